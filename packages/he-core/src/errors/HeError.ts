@@ -17,7 +17,11 @@ export class HeError extends Error {
   readonly code: HeErrorCode
   readonly details: Record<string, unknown> | undefined
 
-  constructor(code: HeErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: HeErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.details = options.details

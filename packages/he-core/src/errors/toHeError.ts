@@ -18,8 +18,14 @@ export function sealExceptionCount(): number {
   return sealExceptions
 }
 
-function isWasmException(error: unknown): error is WebAssembly.Exception {
-  return typeof WebAssembly !== 'undefined' && 'Exception' in WebAssembly && error instanceof WebAssembly.Exception
+/** `WebAssembly.Exception` (not in TypeScript's lib yet): what C++ throws through node-seal. */
+const WasmException: (new (...args: never[]) => object) | undefined =
+  typeof WebAssembly === 'undefined'
+    ? undefined
+    : (WebAssembly as unknown as { Exception?: new (...args: never[]) => object }).Exception
+
+function isWasmException(error: unknown): error is object {
+  return WasmException !== undefined && error instanceof WasmException
 }
 
 /** Reads a thrown value from node-seal: C++ exceptions carry `message = [type, what]`. */
@@ -43,7 +49,10 @@ const SEAL_MESSAGE_CODES: ReadonlyArray<[RegExp, HeErrorCode]> = [
   [/unsupported scheme|unsupported operation for scheme|not supported for this scheme/, 'SCHEME_MISMATCH'],
   [/scale out of bounds|too large|values_size|values_matrix/, 'VALUE_OUT_OF_RANGE'],
   [/end of modulus switching chain reached/, 'LEVEL_MISMATCH'],
-  [/data is invalid|incompatible version|input buffer ended|in cannot be null|insufficient size|loaded SEALHeader/, 'INVALID_ENVELOPE'],
+  [
+    /data is invalid|incompatible version|input buffer ended|in cannot be null|insufficient size|loaded SEALHeader/,
+    'INVALID_ENVELOPE',
+  ],
 ]
 
 /**

@@ -63,15 +63,20 @@ async function instantiate(options: LoadSealOptions): Promise<LoadedSeal> {
   // node-seal has no export for its heap, so capture the instance as it is made.
   // The Emscripten `instantiateWasm` hook is the documented way in; `locateFile:
   // undefined` lets bundlers (Vite) rewrite the glue's own `new URL(..wasm)`.
-  const restore = module ? undefined : captureInstantiation((instance, compiled) => {
-    memory = findMemory(instance)
-    module = compiled
-  })
+  const restore = module
+    ? undefined
+    : captureInstantiation((instance, compiled) => {
+        memory = findMemory(instance)
+        module = compiled
+      })
   const seal = await SEAL({
     locateFile: undefined,
     ...(module
       ? {
-          instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
+          instantiateWasm(
+            imports: WebAssembly.Imports,
+            done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void,
+          ) {
             void WebAssembly.instantiate(module as WebAssembly.Module, imports).then((instance) => {
               memory = findMemory(instance)
               done(instance, module as WebAssembly.Module)
