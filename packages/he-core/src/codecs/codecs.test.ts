@@ -76,7 +76,7 @@ describe('CKKS codec', () => {
         ckks,
         decrypt(keys, encryptSymmetric(keys, encodeCkks(ckks, values, scope), scope), scope),
       )
-      values.forEach((v, i) => expect(Math.abs((decoded[i] as number) - v)).toBeLessThan(1e-6))
+      for (const [i, v] of values.entries()) expect(Math.abs((decoded[i] as number) - v)).toBeLessThan(1e-6)
       expect(decoded).toHaveLength(4096)
     })
   })
