@@ -63,7 +63,9 @@ function ensureNode() {
       log(`Node ${process.version} cannot load node-seal 7; install Node 24 (this bootstrap only knows linux-x64).`)
       process.exit(1)
     }
-    log(`Node ${process.version} cannot load node-seal 7: fetching ${NODE_PACKAGE} from the npm registry into .tools/node`)
+    log(
+      `Node ${process.version} cannot load node-seal 7: fetching ${NODE_PACKAGE} from the npm registry into .tools/node`,
+    )
     mkdirSync(join(TOOLS, 'node'), { recursive: true })
     mustRun('npm', ['install', '--no-save', '--no-package-lock', '--prefix', join(TOOLS, 'node'), NODE_PACKAGE], {
       cwd: TOOLS,
@@ -129,7 +131,8 @@ function ensureBrowsers() {
   }
   log(`installing Debian browsers for the browser tests: ${missing.join(' ')}`)
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  const apt = (args) => run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(isRoot ? [] : ['apt-get']), ...args], { env })
+  const apt = (args) =>
+    run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(isRoot ? [] : ['apt-get']), ...args], { env })
   if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
     apt(['update'])
     if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
