@@ -163,7 +163,7 @@ function main() {
   ensureDependencies(nodeBin, pnpmEntry, env)
   if (spec.browsers) ensureBrowsers()
   if (!spec.script) return
-  process.exit(run(nodeBin, [pnpmEntry, 'run', '--silent', spec.script, ...rest], { cwd: ROOT, env }))
+  process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...rest], { cwd: ROOT, env }))
 }
 
 main()
