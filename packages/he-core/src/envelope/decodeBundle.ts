@@ -1,0 +1,97 @@
+import { HeError } from '../errors/HeError.ts'
+import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
+import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
+import { type EnvelopeExpect, validateEnvelopeExpect } from './envelopeExpect.ts'
+import type { EnvelopeKind, SealObjectKind } from './envelopeKinds.ts'
+import { DEFAULT_MAX_BUNDLE_COUNT } from './envelopeLayout.ts'
+import { readEnvelopeFrame } from './readEnvelopeHeader.ts'
+
+/** What the caller expects of a bundle and of every item in it. */
+export interface BundleExpect<K extends SealObjectKind = SealObjectKind> {
+  /** The kind, or set of kinds, every item must have. */
+  itemKind?: K | readonly K[]
+  /** The params fingerprint of the bundle (and so of every item). */
+  fingerprint?: string
+  /** The key set every key and ciphertext item must belong to. */
+  keySetId?: string
+  /** Refuse a bundle that holds a secret key (SECRET_KEY_REFUSED). */
+  refuseSecretKey?: boolean
+  /** Cap on the number of items (LIMIT_EXCEEDED above it); default `DEFAULT_MAX_BUNDLE_COUNT`. */
+  maxCount?: number
+}
+
+/** A verified bundle: the outer envelope plus its items (views into the input, no copies). */
+export type Bundle<K extends SealObjectKind = SealObjectKind> = Envelope<'bundle'> & { items: Envelope<K>[] }
+
+/**
+ * Decodes a bundle and verifies every item as `decodeEnvelope` does, before any SEAL
+ * call. Beyond the single-envelope checks: the declared count against `maxCount`
+ * (LIMIT_EXCEEDED, checked before any item is parsed), each item's fingerprint equals
+ * the bundle's (PARAMS_MISMATCH), each item's key set is the bundle's (KEY_SET_MISMATCH),
+ * no nested bundle, and the items fill the payload exactly and match the count
+ * (INVALID_ENVELOPE).
+ */
+export function decodeBundle<K extends SealObjectKind = SealObjectKind>(
+  bytes: BytesLike,
+  expect: BundleExpect<K> = {},
+): Bundle<K> {
+  const maxCount = expect.maxCount ?? DEFAULT_MAX_BUNDLE_COUNT
+  const itemExpect: EnvelopeExpect<K> = {
+    ...(expect.itemKind === undefined ? {} : { kind: expect.itemKind }),
+    ...(expect.keySetId === undefined ? {} : { keySetId: expect.keySetId }),
+    ...(expect.refuseSecretKey === undefined ? {} : { refuseSecretKey: expect.refuseSecretKey }),
+  }
+  validateEnvelopeExpect(itemExpect)
+  const bundle = decodeEnvelopeBytes(
+    asPlainUint8Array(bytes),
+    {
+      kind: 'bundle',
+      ...(expect.fingerprint === undefined ? {} : { fingerprint: expect.fingerprint }),
+      ...(expect.keySetId === undefined ? {} : { keySetId: expect.keySetId }),
+    },
+    'bundle',
+  )
+  const { count } = bundle.meta
+  if (count > maxCount) {
+    throw new HeError('LIMIT_EXCEEDED', `bundle holds ${count} envelopes; at most ${maxCount} are accepted here`, {
+      details: { limit: maxCount, found: count },
+    })
+  }
+  const items: Envelope<K>[] = []
+  const payload = bundle.payload
+  let offset = 0
+  while (offset < payload.length) {
+    const what = `bundle item ${items.length}`
+    if (items.length === count) {
+      throw new HeError('INVALID_ENVELOPE', `bundle declares ${count} envelopes but holds more`)
+    }
+    const rest = payload.subarray(offset)
+    const { byteLength } = readEnvelopeFrame(rest, false, what)
+    if (byteLength > rest.length) {
+      throw new HeError(
+        'INVALID_ENVELOPE',
+        `${what} is truncated: it declares ${byteLength} bytes, ${rest.length} remain`,
+      )
+    }
+    const item = decodeEnvelopeBytes(
+      rest.subarray(0, byteLength),
+      { ...itemExpect, fingerprint: bundle.fingerprint },
+      what,
+    )
+    if ((item.kind as EnvelopeKind) === 'bundle')
+      throw new HeError('INVALID_ENVELOPE', `${what} is a bundle; bundles do not nest`)
+    if (item.keySetId !== undefined && item.keySetId !== bundle.keySetId) {
+      throw new HeError(
+        'KEY_SET_MISMATCH',
+        `${what} belongs to key set ${item.keySetId}, but the bundle to ${bundle.keySetId ?? 'none'}`,
+        { details: { expected: bundle.keySetId ?? null, found: item.keySetId } },
+      )
+    }
+    items.push(item)
+    offset += byteLength
+  }
+  if (items.length !== count) {
+    throw new HeError('INVALID_ENVELOPE', `bundle declares ${count} envelopes but holds ${items.length}`)
+  }
+  return { ...bundle, items }
+}

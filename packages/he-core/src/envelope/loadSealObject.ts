@@ -1,0 +1,99 @@
+import type {
+  Ciphertext,
+  EncryptionParameters,
+  GaloisKeys,
+  Plaintext,
+  PublicKey,
+  RelinKeys,
+  SEALContext,
+  SecretKey,
+} from 'node-seal/throws'
+import { HeError } from '../errors/HeError.ts'
+import { sealCall } from '../errors/toHeError.ts'
+import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
+import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
+import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
+import type { SealObjectKind } from './envelopeKinds.ts'
+import { sealClassKind } from './sealClassKinds.ts'
+
+/** The node-seal class each kind loads into. */
+export interface SealLoadTargets {
+  params: EncryptionParameters
+  secretKey: SecretKey
+  publicKey: PublicKey
+  relinKeys: RelinKeys
+  galoisKeys: GaloisKeys
+  plaintext: Plaintext
+  ciphertext: Ciphertext
+}
+
+/** Kinds that load into a SEAL context (all but params). */
+export type ContextObjectKind = Exclude<SealObjectKind, 'params'>
+
+/** A built context and its params fingerprint: an `HeContext` fits. */
+export interface SealLoadContext {
+  readonly context: SEALContext
+  readonly fingerprint: string
+}
+
+/** What `loadSealObject` checks: the kind (required), and optionally the key set and secret-key refusal. */
+export type LoadSealObjectExpect<K extends ContextObjectKind> = Omit<EnvelopeExpect<K>, 'kind' | 'fingerprint'> & {
+  kind: K
+}
+
+/** A decoded envelope, or bytes to decode. */
+export type EnvelopeSource<K extends SealObjectKind> = BytesLike | Envelope<K>
+
+function isEnvelope<K extends SealObjectKind>(source: EnvelopeSource<K>): source is Envelope<K> {
+  return typeof source === 'object' && source !== null && 'payload' in source && 'kind' in source
+}
+
+function verify<K extends SealObjectKind>(source: EnvelopeSource<K>, expect: EnvelopeExpect<K>): Envelope<K> {
+  if (!isEnvelope(source)) return decodeEnvelopeBytes(asPlainUint8Array(source), expect)
+  // Already decoded (and checksummed) by decodeEnvelope: only the expectations are new.
+  checkEnvelopeExpect(source, expect)
+  return source
+}
+
+function checkTarget(target: object, kind: SealObjectKind): void {
+  const known = sealClassKind(target)
+  if (known === undefined) return
+  if (known.seeded)
+    throw new HeError('INVALID_INPUT', `cannot load into a ${known.className}; load into a ${kind} object`)
+  if (known.kind !== kind) {
+    throw new HeError('INVALID_INPUT', `cannot load a ${kind} into a ${known.className}`)
+  }
+}
+
+/**
+ * Verifies an envelope — checksum, kind, the context's params fingerprint, key set,
+ * secret-key refusal, meta, SEAL header — and only then loads its payload into
+ * `target` (owned by the caller) with SEAL's `loadFromArray`. Returns the envelope
+ * (meta included). Any SEAL failure becomes an `HeError` (SEAL_ERROR / INVALID_ENVELOPE).
+ */
+export function loadSealObject<K extends ContextObjectKind>(
+  target: SealLoadTargets[K],
+  context: SealLoadContext,
+  source: EnvelopeSource<K>,
+  expect: LoadSealObjectExpect<K>,
+): Envelope<K> {
+  checkTarget(target, expect.kind)
+  const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
+  sealCall(`load ${envelope.kind}`, () => target.loadFromArray(context.context, envelope.payload))
+  return envelope
+}
+
+/**
+ * Verifies a params envelope and loads it into `target` (EncryptionParameters take no
+ * context). Pass `fingerprint` when the parameters must be a known set.
+ */
+export function loadSealParams(
+  target: EncryptionParameters,
+  source: EnvelopeSource<'params'>,
+  expect: Pick<EnvelopeExpect<'params'>, 'fingerprint'> = {},
+): Envelope<'params'> {
+  checkTarget(target, 'params')
+  const envelope = verify(source, { ...expect, kind: 'params' })
+  sealCall('load params', () => target.loadFromArray(envelope.payload))
+  return envelope
+}
