@@ -1,0 +1,12 @@
+import { fileURLToPath } from 'node:url'
+import { build } from 'vite'
+
+/** apps/web, resolved from this file. */
+export const WEB_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+/** Where `vite build` writes the sandbox (the server serves it at `/`). */
+export const DIST_DIR = fileURLToPath(new URL('../../dist', import.meta.url))
+
+/** Builds the sandbox with its own vite.config.ts, so a clean checkout tests what it ships. */
+export async function buildApp(): Promise<void> {
+  await build({ root: WEB_ROOT, configFile: `${WEB_ROOT}/vite.config.ts`, logLevel: 'warn' })
+}

@@ -1,0 +1,14 @@
+import { mkdir } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import type { Page } from 'playwright-core'
+
+/** Committed screenshots of each panel (the README shows them). */
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../../screenshots', import.meta.url))
+
+/** Saves a full-page screenshot as screenshots/<name>.png. */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true })
+  // Park the mouse so no hover state leaks into the picture.
+  await page.mouse.move(0, 0)
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}.png`, fullPage: true, animations: 'disabled' })
+}

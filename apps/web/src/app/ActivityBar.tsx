@@ -1,0 +1,106 @@
+import { useEffect, useState } from 'react'
+import { formatBytes, formatMs } from '../ui/format.ts'
+import { Spinner } from '../ui/Spinner.tsx'
+import { useActivity, useSandbox } from './SandboxContext.tsx'
+
+/** Milliseconds since `startedAt`, re-rendered ten times a second while `running`. */
+function useElapsed(startedAt: number | undefined): number {
+  const [now, setNow] = useState(() => performance.now())
+  useEffect(() => {
+    if (startedAt === undefined) return
+    const timer = setInterval(() => setNow(performance.now()), 100)
+    return () => clearInterval(timer)
+  }, [startedAt])
+  return startedAt === undefined ? 0 : Math.max(0, now - startedAt)
+}
+
+/**
+ * The status strip under the header: what the SEAL worker is doing right now, with a
+ * live clock and a Cancel button for long work, the WASM heap size, and whether the
+ * workspace is saved. The clock ticking during key generation is the visible proof
+ * that the page's thread is free.
+ */
+export function ActivityBar() {
+  const sandbox = useSandbox()
+  const activity = useActivity()
+  const { job } = activity
+  const elapsed = useElapsed(job?.startedAt)
+  return (
+    <div className="activity-bar" aria-live="polite">
+      <div className="activity-main">
+        {job ? (
+          <>
+            <Spinner label={job.label} />
+            <span className="activity-label" data-testid="job-label">
+              {job.label}
+              {job.progress ? ` — ${job.progress.label} (${job.progress.done}/${job.progress.total})` : ''}
+            </span>
+            <span className="activity-clock mono">{formatMs(elapsed)}</span>
+            {job.progress ? (
+              <progress className="activity-progress" max={job.progress.total} value={job.progress.done} />
+            ) : null}
+            {job.cancellable ? (
+              <button type="button" className="button-small" onClick={() => sandbox.cancel()}>
+                Cancel
+              </button>
+            ) : null}
+          </>
+        ) : (
+          <WorkerStatus />
+        )}
+      </div>
+      <div className="activity-side">
+        {activity.heapBytes !== undefined ? (
+          <span title="WebAssembly heap of the SEAL worker (it only grows; cancel or reload to reset it)">
+            WASM heap <span className="mono">{formatBytes(activity.heapBytes)}</span>
+          </span>
+        ) : null}
+        <span className={`save-state save-${activity.saved}`} title={activity.saveError}>
+          {activity.saved === 'saving'
+            ? 'Saving…'
+            : activity.saved === 'saved'
+              ? 'Saved in this browser'
+              : activity.saved === 'failed'
+                ? 'Not saved'
+                : ''}
+        </span>
+      </div>
+    </div>
+  )
+}
+
+function WorkerStatus() {
+  const activity = useActivity()
+  switch (activity.worker) {
+    case 'starting':
+      return (
+        <>
+          <Spinner label="Starting" />
+          <span className="activity-label">Starting the SEAL worker…</span>
+        </>
+      )
+    case 'restoring':
+      return (
+        <>
+          <Spinner label="Restoring" />
+          <span className="activity-label">Loading SEAL and restoring your workspace…</span>
+        </>
+      )
+    case 'ready':
+      return (
+        <span className="activity-label activity-ready" data-testid="worker-ready">
+          <span className="dot dot-ok" aria-hidden="true" /> SEAL worker ready
+        </span>
+      )
+    case 'failed':
+      return (
+        <span className="activity-label activity-failed" role="alert">
+          <span className="dot dot-bad" aria-hidden="true" /> The SEAL worker failed: {activity.workerError}
+        </span>
+      )
+    default: {
+      const never: never = activity.worker
+      return never
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { ReactNode } from 'react'
+import { PlaceholderPanel } from '../panels/PlaceholderPanel.tsx'
+import { ParametersPanel } from '../panels/parameters/ParametersPanel.tsx'
+import { ActivityBar } from './ActivityBar.tsx'
+import { NoticeBanner } from './NoticeBanner.tsx'
+import { PanelNav } from './PanelNav.tsx'
+import { PANELS, type PanelId } from './panels.ts'
+import { useWorkspace } from './SandboxContext.tsx'
+import { useHashPanel } from './useHashPanel.ts'
+import { usePanelBadges } from './usePanelBadges.ts'
+
+function panelBody(panel: PanelId): ReactNode {
+  switch (panel) {
+    case 'parameters':
+      return <ParametersPanel />
+    case 'keys':
+    case 'variables':
+    case 'functions':
+    case 'code':
+    case 'server':
+      return <PlaceholderPanel />
+    default: {
+      const never: never = panel
+      return never
+    }
+  }
+}
+
+/** The sandbox shell: header, activity bar, panel tabs and the open panel. */
+export function App() {
+  const [panel, open] = useHashPanel()
+  const workspace = useWorkspace()
+  const badges = usePanelBadges(workspace)
+  const meta = PANELS.find((p) => p.id === panel)
+  return (
+    <div className="app">
+      <header className="app-header">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>
+          <span className="brand-name">sealbox</span>
+          <span className="brand-tagline">Homomorphic encryption sandbox · Microsoft SEAL in WebAssembly</span>
+        </div>
+      </header>
+      <ActivityBar />
+      <NoticeBanner />
+      <div className="app-body">
+        <PanelNav current={panel} onOpen={open} badges={badges} />
+        <main
+          className="panel"
+          id={`panel-${panel}`}
+          role="tabpanel"
+          aria-labelledby={`tab-${panel}`}
+          data-panel={panel}
+          tabIndex={-1}
+        >
+          <h1 className="panel-title">{meta?.title}</h1>
+          {panelBody(panel)}
+        </main>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,128 @@
+import { HeError, toHeError } from '@sealbox/he-core'
+import type { ProgressReply } from '../worker/protocol.ts'
+import { SealWorkerClient, type WorkerFactory } from '../worker/SealWorkerClient.ts'
+import { loadStoredWorkspace, saveStoredWorkspace } from '../workspace/workspaceDb.ts'
+import { emptyWorkspace, type WorkspaceState } from '../workspace/workspaceState.ts'
+import { type Activity, INITIAL_ACTIVITY } from './activity.ts'
+import { ExternalStore } from './ExternalStore.ts'
+import { restoreIntoWorker } from './restoreIntoWorker.ts'
+
+/** Success with a value, or a coded error to show next to the control that failed. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: HeError }
+
+/** What a job body receives: progress reporting for the activity bar. */
+export interface JobControl {
+  onProgress: (progress: ProgressReply) => void
+}
+
+const SAVE_DELAY_MS = 400
+
+/**
+ * The page-side controller: the workspace store, the activity bar, the SEAL worker
+ * and persistence, wired together once. Panels read the stores and call the action
+ * modules (sandbox/actions/*), which go through `run`.
+ */
+export class Sandbox {
+  readonly workspace = new ExternalStore<WorkspaceState>(emptyWorkspace())
+  readonly activity = new ExternalStore<Activity>(INITIAL_ACTIVITY)
+  readonly worker: SealWorkerClient
+  #nextJob = 1
+  #saveTimer: ReturnType<typeof setTimeout> | undefined
+  #persist = false
+
+  constructor(factory: WorkerFactory) {
+    this.worker = new SealWorkerClient(factory)
+    this.worker.onRestart(() => void this.#restore())
+    this.workspace.subscribe(() => this.#scheduleSave())
+  }
+
+  /** Loads the saved workspace, starts the worker and restores the workspace into it. */
+  async start(): Promise<void> {
+    try {
+      const stored = await loadStoredWorkspace()
+      if (stored.status === 'found') {
+        this.workspace.update(() => stored.state)
+      } else if (stored.status === 'invalid') {
+        this.#notice('error', `The saved workspace could not be read (${stored.reason}); starting fresh.`)
+      }
+    } catch (error) {
+      this.#notice('error', `Browser storage is unavailable (${String(error)}); the workspace will not be saved.`)
+    }
+    this.#persist = true
+    await this.#restore()
+  }
+
+  /**
+   * Runs one piece of worker work as the page's current job (shown with a spinner,
+   * cancellable when asked). Never throws: failures come back as an `Outcome`.
+   */
+  async run<T>(
+    label: string,
+    body: (control: JobControl) => Promise<T>,
+    options: { cancellable?: boolean } = {},
+  ): Promise<Outcome<T>> {
+    const id = this.#nextJob++
+    this.activity.update((a) => ({
+      ...a,
+      job: { id, label, startedAt: performance.now(), cancellable: options.cancellable ?? false },
+    }))
+    const onProgress = (progress: ProgressReply) =>
+      this.activity.update((a) =>
+        a.job?.id === id
+          ? { ...a, job: { ...a.job, progress: { label: progress.label, done: progress.done, total: progress.total } } }
+          : a,
+      )
+    try {
+      return { ok: true, value: await body({ onProgress }) }
+    } catch (error) {
+      return { ok: false, error: toHeError(error, undefined, 'INTERNAL') }
+    } finally {
+      this.activity.update((a) => (a.job?.id === id ? { ...a, job: undefined } : a))
+    }
+  }
+
+  /** Cancels the current job by restarting the worker (SEAL calls cannot be interrupted). */
+  cancel(): void {
+    this.worker.cancel()
+  }
+
+  /** Records the worker's heap size after a reply that reports it. */
+  noteHeap(heapBytes: number | undefined): void {
+    if (heapBytes !== undefined) this.activity.update((a) => ({ ...a, heapBytes }))
+  }
+
+  #notice(tone: 'info' | 'error', text: string): void {
+    this.activity.update((a) => ({ ...a, notice: { tone, text } }))
+  }
+
+  async #restore(): Promise<void> {
+    this.activity.update((a) => ({ ...a, worker: 'restoring', workerError: undefined, heapBytes: undefined }))
+    try {
+      const hello = await this.worker.request({ type: 'hello' })
+      this.noteHeap(hello.heapBytes)
+      await restoreIntoWorker(this)
+      this.activity.update((a) => ({ ...a, worker: 'ready' }))
+    } catch (error) {
+      const heError = error instanceof HeError ? error : toHeError(error)
+      // A cancel during restore starts another restore; only report real failures.
+      if (heError.code === 'CANCELLED') return
+      this.activity.update((a) => ({ ...a, worker: 'failed', workerError: heError.message }))
+    }
+  }
+
+  #scheduleSave(): void {
+    if (!this.#persist) return
+    clearTimeout(this.#saveTimer)
+    this.#saveTimer = setTimeout(() => void this.#save(), SAVE_DELAY_MS)
+  }
+
+  async #save(): Promise<void> {
+    this.activity.update((a) => ({ ...a, saved: 'saving' }))
+    try {
+      await saveStoredWorkspace(this.workspace.state)
+      this.activity.update((a) => ({ ...a, saved: 'saved', saveError: undefined }))
+    } catch (error) {
+      this.activity.update((a) => ({ ...a, saved: 'failed', saveError: String(error) }))
+    }
+  }
+}

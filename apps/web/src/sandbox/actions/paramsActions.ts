@@ -1,0 +1,39 @@
+import { type ParamsInput, ParamsSpec } from '@sealbox/he-core'
+import type { Outcome, Sandbox } from '../Sandbox.ts'
+
+/** True when the workspace holds keys or variables that new parameters would discard. */
+export function hasObjects(sandbox: Sandbox): boolean {
+  const { keys } = sandbox.workspace.state
+  return keys.secretKey !== undefined || keys.publicKey !== undefined
+}
+
+/**
+ * Builds the SEAL context for `input` in the worker and makes it the workspace's
+ * parameters. Keys and variables of other parameters are dropped (they cannot be
+ * used with the new ones); the pipeline is kept.
+ */
+export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise<Outcome<void>> {
+  const spec = ParamsSpec.parse(input)
+  const n = spec.polyModulusDegree
+  return sandbox.run(
+    `Building the SEAL context (n = ${n})`,
+    async () => {
+      const ready = await sandbox.worker.request({ type: 'setParams', params: spec })
+      sandbox.noteHeap(ready.heapBytes)
+      sandbox.workspace.update((state) => {
+        const same = state.applied?.fingerprint === ready.fingerprint
+        return {
+          ...state,
+          applied: {
+            input: spec,
+            fingerprint: ready.fingerprint,
+            plainModulus: ready.plainModulus,
+            contextMs: ready.contextMs,
+          },
+          keys: same ? state.keys : {},
+        }
+      })
+    },
+    { cancellable: n >= 16384 },
+  )
+}

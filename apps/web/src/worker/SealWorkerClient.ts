@@ -1,0 +1,138 @@
+import { HeError, isHeErrorCode } from '@sealbox/he-core'
+import {
+  type ProgressReply,
+  REPLY_TYPE,
+  type ReplyOf,
+  type RequestOf,
+  type WorkerErrorJSON,
+  type WorkerRequest,
+  type WorkerRequestType,
+  workerReply,
+} from './protocol.ts'
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Called for each progress report of this request. */
+  onProgress?: (progress: ProgressReply) => void
+  /** Buffers to hand over to the worker (they become unusable here). */
+  transfer?: Transferable[]
+}
+
+interface Pending {
+  expect: string
+  resolve: (reply: unknown) => void
+  reject: (error: HeError) => void
+  onProgress: ((progress: ProgressReply) => void) | undefined
+}
+
+/** Makes a worker; a factory so a cancelled worker can be replaced. */
+export type WorkerFactory = () => Worker
+
+/** The page's side of the SEAL worker protocol: typed requests, correlated replies, cancel by restart. */
+export class SealWorkerClient {
+  readonly #factory: WorkerFactory
+  readonly #pending = new Map<number, Pending>()
+  readonly #restartListeners = new Set<() => void>()
+  #worker: Worker
+  #nextId = 1
+
+  constructor(factory: WorkerFactory) {
+    this.#factory = factory
+    this.#worker = this.#spawn()
+  }
+
+  /** Sends `request` and resolves with its final reply, or rejects with an `HeError`. */
+  request<T extends WorkerRequestType>(
+    request: RequestOf<T> & { type: T },
+    options: RequestOptions = {},
+  ): Promise<ReplyOf<T>> {
+    const id = this.#nextId++
+    const type = request.type
+    return new Promise<ReplyOf<T>>((resolve, reject) => {
+      this.#pending.set(id, {
+        expect: REPLY_TYPE[type],
+        resolve: resolve as (reply: unknown) => void,
+        reject,
+        onProgress: options.onProgress,
+      })
+      this.#worker.postMessage({ ...request, id } as WorkerRequest, options.transfer ?? [])
+    })
+  }
+
+  /** Requests still waiting for their reply. */
+  get busy(): boolean {
+    return this.#pending.size > 0
+  }
+
+  /**
+   * Stops whatever the worker is doing by terminating it (SEAL calls cannot be
+   * interrupted), fails every pending request with CANCELLED, and starts a fresh
+   * worker. Listeners then restore the workspace into it.
+   */
+  cancel(): void {
+    this.#worker.terminate()
+    this.#failAll(new HeError('CANCELLED', 'Cancelled. The SEAL worker was restarted.'))
+    this.#worker = this.#spawn()
+    for (const listener of this.#restartListeners) listener()
+  }
+
+  /** Called after every restart (cancel or crash): the new worker holds nothing yet. */
+  onRestart(listener: () => void): () => void {
+    this.#restartListeners.add(listener)
+    return () => this.#restartListeners.delete(listener)
+  }
+
+  dispose(): void {
+    this.#worker.terminate()
+    this.#failAll(new HeError('CANCELLED', 'The SEAL worker was shut down.'))
+  }
+
+  #spawn(): Worker {
+    const worker = this.#factory()
+    worker.onmessage = (event: MessageEvent<unknown>) => this.#receive(event.data)
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault()
+      // An uncaught error or a failed module load: the worker is unusable.
+      this.#failAll(new HeError('WORKER_FAILED', `The SEAL worker failed: ${event.message || 'it could not start'}`))
+      if (this.#worker === worker) {
+        worker.terminate()
+        this.#worker = this.#spawn()
+        for (const listener of this.#restartListeners) listener()
+      }
+    }
+    return worker
+  }
+
+  #receive(data: unknown): void {
+    const parsed = workerReply.safeParse(data)
+    if (!parsed.success) {
+      this.#failAll(
+        new HeError('WORKER_FAILED', `The SEAL worker sent a malformed reply: ${parsed.error.issues[0]?.message}`),
+      )
+      return
+    }
+    const reply = parsed.data
+    const pending = this.#pending.get(reply.id)
+    if (!pending) return
+    if (reply.type === 'progress') {
+      pending.onProgress?.(reply)
+      return
+    }
+    this.#pending.delete(reply.id)
+    if (reply.type === 'failed') pending.reject(errorFromJson(reply.error))
+    else if (reply.type !== pending.expect) {
+      pending.reject(new HeError('WORKER_FAILED', `expected a ${pending.expect} reply, got ${reply.type}`))
+    } else pending.resolve(reply)
+  }
+
+  #failAll(error: HeError): void {
+    const pending = [...this.#pending.values()]
+    this.#pending.clear()
+    for (const entry of pending) entry.reject(error)
+  }
+}
+
+function errorFromJson(json: WorkerErrorJSON): HeError {
+  const code = isHeErrorCode(json.code) ? json.code : 'INTERNAL'
+  return new HeError(code, json.message, json.details === undefined ? {} : { details: json.details })
+}

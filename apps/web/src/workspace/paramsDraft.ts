@@ -1,0 +1,118 @@
+import {
+  describeParams,
+  HeError,
+  type ParamsFacts,
+  type ParamsInput,
+  parseParams,
+  type ResolvedParams,
+  SCHEMES,
+} from '@sealbox/he-core'
+import { z } from 'zod'
+
+/** Security levels the sandbox offers (`none` is for benchmarks only). */
+export const SANDBOX_SECURITY_LEVELS = ['tc128', 'tc192', 'tc256'] as const
+
+/**
+ * The Parameters form as typed: text fields stay text so a half-typed value
+ * ("36, 3") is kept and explained rather than lost.
+ */
+export const ParamsDraft = z.object({
+  scheme: z.enum(SCHEMES),
+  security: z.enum(SANDBOX_SECURITY_LEVELS),
+  polyModulusDegree: z.number().int(),
+  coeffMode: z.enum(['default', 'custom']),
+  /** Comma-separated prime bit sizes, special prime last (custom mode). */
+  coeffBits: z.string(),
+  /** BFV/BGV: bits of the batching prime t. */
+  plainBits: z.string(),
+  /** CKKS: log2 of the scale; empty means the preset's. */
+  scaleBits: z.string(),
+})
+export type ParamsDraft = z.infer<typeof ParamsDraft>
+
+export const DEFAULT_PARAMS_DRAFT: ParamsDraft = {
+  scheme: 'bfv',
+  security: 'tc128',
+  polyModulusDegree: 4096,
+  coeffMode: 'default',
+  coeffBits: '36, 36, 37',
+  plainBits: '20',
+  scaleBits: '',
+}
+
+/** The outcome of validating a draft: resolved parameters and their facts, or the reason they are invalid. */
+export type DraftCheck =
+  | { ok: true; input: ParamsInput; resolved: ResolvedParams; facts: ParamsFacts }
+  | { ok: false; field: string; message: string }
+
+function parseInteger(text: string, field: string): number | { field: string; message: string } {
+  const trimmed = text.trim()
+  if (!/^-?\d+$/.test(trimmed)) return { field, message: `${field}: "${text}" is not a whole number` }
+  return Number(trimmed)
+}
+
+/** The ParamsInput a draft describes, or the first field that cannot be read. */
+export function draftToInput(draft: ParamsDraft): ParamsInput | { field: string; message: string } {
+  const input: ParamsInput = {
+    scheme: draft.scheme,
+    polyModulusDegree: draft.polyModulusDegree,
+    security: draft.security,
+  }
+  if (draft.coeffMode === 'custom') {
+    const parts = draft.coeffBits.split(',').map((part) => part.trim())
+    if (parts.length === 0 || parts.every((part) => part === '')) {
+      return { field: 'coeffModulus', message: 'coeffModulus: enter the prime bit sizes, e.g. 36, 36, 37' }
+    }
+    const bits: number[] = []
+    for (const [index, part] of parts.entries()) {
+      const value = parseInteger(part, `coeffModulus[${index}]`)
+      if (typeof value !== 'number') return value
+      bits.push(value)
+    }
+    input.coeffModulus = bits
+  }
+  if (draft.scheme === 'ckks') {
+    if (draft.scaleBits.trim() !== '') {
+      const scale = Number(draft.scaleBits.trim())
+      if (!Number.isFinite(scale) || scale <= 0) {
+        return { field: 'scaleBits', message: `scaleBits: "${draft.scaleBits}" is not a positive number` }
+      }
+      input.scaleBits = scale
+    }
+  } else {
+    const bits = parseInteger(draft.plainBits, 'plainModulus.batchingBits')
+    if (typeof bits !== 'number') return bits
+    input.plainModulus = { batchingBits: bits }
+  }
+  return input
+}
+
+/**
+ * Validates a draft with he-core's own rules (pure, no SEAL): safe on every keystroke.
+ * The message names the field and the limit, as `parseParams` words it.
+ */
+export function checkDraft(draft: ParamsDraft): DraftCheck {
+  const input = draftToInput(draft)
+  if ('message' in input) return { ok: false, ...input }
+  try {
+    const resolved = parseParams(input)
+    return { ok: true, input, resolved, facts: describeParams(resolved) }
+  } catch (error) {
+    if (error instanceof HeError) {
+      const field = typeof error.details?.field === 'string' ? error.details.field : 'params'
+      return { ok: false, field, message: error.message }
+    }
+    throw error
+  }
+}
+
+/** The field a validation message is about, mapped to the form control that should show it. */
+export function draftFieldOf(field: string): keyof ParamsDraft | 'params' {
+  if (field.startsWith('coeffModulus')) return 'coeffBits'
+  if (field.startsWith('plainModulus')) return 'plainBits'
+  if (field === 'scaleBits') return 'scaleBits'
+  if (field === 'polyModulusDegree') return 'polyModulusDegree'
+  if (field === 'security') return 'security'
+  if (field === 'scheme') return 'scheme'
+  return 'params'
+}

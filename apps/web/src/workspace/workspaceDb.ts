@@ -1,0 +1,81 @@
+import { type WorkspaceState, WorkspaceState as WorkspaceStateSchema } from './workspaceState.ts'
+
+/*
+ * IndexedDB persistence of the workspace: one record, written after changes settle.
+ * IndexedDB stores structured clones, so envelopes (Uint8Array) and bigints are kept
+ * as they are. The secret key is stored here, in this browser's own storage, and
+ * nowhere else unless the user downloads it.
+ */
+
+const DB_NAME = 'sealbox'
+const DB_VERSION = 1
+const STORE = 'workspace'
+const RECORD_KEY = 'current'
+
+function openDb(): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB_NAME, DB_VERSION)
+    request.onupgradeneeded = () => {
+      if (!request.result.objectStoreNames.contains(STORE)) request.result.createObjectStore(STORE)
+    }
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB open failed'))
+    request.onblocked = () => reject(new Error('IndexedDB is blocked by another tab'))
+  })
+}
+
+function done<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB request failed'))
+  })
+}
+
+/** What was found in storage: a workspace, nothing, or a record that no longer parses. */
+export type StoredWorkspace =
+  | { status: 'found'; state: WorkspaceState }
+  | { status: 'empty' }
+  | { status: 'invalid'; reason: string }
+
+/** Reads the saved workspace. */
+export async function loadStoredWorkspace(): Promise<StoredWorkspace> {
+  const db = await openDb()
+  try {
+    const raw = await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(RECORD_KEY))
+    if (raw === undefined) return { status: 'empty' }
+    const parsed = WorkspaceStateSchema.safeParse(raw)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      return { status: 'invalid', reason: `${issue?.path.join('.') || 'workspace'}: ${issue?.message}` }
+    }
+    return { status: 'found', state: parsed.data }
+  } finally {
+    db.close()
+  }
+}
+
+/** Writes the workspace (replacing the saved one). */
+export async function saveStoredWorkspace(state: WorkspaceState): Promise<void> {
+  const db = await openDb()
+  try {
+    const tx = db.transaction(STORE, 'readwrite')
+    tx.objectStore(STORE).put(state, RECORD_KEY)
+    await new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve()
+      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB write failed'))
+      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB write aborted (storage full?)'))
+    })
+  } finally {
+    db.close()
+  }
+}
+
+/** Deletes the saved workspace. */
+export async function clearStoredWorkspace(): Promise<void> {
+  const db = await openDb()
+  try {
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(RECORD_KEY))
+  } finally {
+    db.close()
+  }
+}

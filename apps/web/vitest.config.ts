@@ -1,0 +1,20 @@
+import { defineProject } from 'vitest/config'
+
+/**
+ * The sandbox's tests are end-to-end: the real built app in real browsers
+ * (Chromium, Firefox, WebKitGTK), served by the real server when it can start.
+ */
+export default defineProject({
+  resolve: { conditions: ['@sealbox/source'] },
+  ssr: { resolve: { conditions: ['@sealbox/source'] } },
+  test: {
+    name: 'web',
+    include: ['e2e/**/*.e2e.test.ts'],
+    environment: 'node',
+    globalSetup: ['e2e/globalSetup.ts'],
+    // Browsers and SEAL key generation: generous per-test limits, files one at a time (2 cores).
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    fileParallelism: false,
+  },
+})
