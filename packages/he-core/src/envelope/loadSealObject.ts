@@ -41,18 +41,21 @@ export type LoadSealObjectExpect<K extends ContextObjectKind> = Omit<EnvelopeExp
   kind: K
 }
 
-/** A decoded envelope, or bytes to decode. */
-export type EnvelopeSource<K extends SealObjectKind> = BytesLike | Envelope<K>
+/**
+ * Bytes to decode, or an envelope already decoded (e.g. a bundle item) of any kind:
+ * its kind is checked at run time like everything else.
+ */
+export type EnvelopeSource = BytesLike | Envelope
 
-function isEnvelope<K extends SealObjectKind>(source: EnvelopeSource<K>): source is Envelope<K> {
+function isEnvelope(source: EnvelopeSource): source is Envelope {
   return typeof source === 'object' && source !== null && 'payload' in source && 'kind' in source
 }
 
-function verify<K extends SealObjectKind>(source: EnvelopeSource<K>, expect: EnvelopeExpect<K>): Envelope<K> {
+function verify<K extends SealObjectKind>(source: EnvelopeSource, expect: EnvelopeExpect<K>): Envelope<K> {
   if (!isEnvelope(source)) return decodeEnvelopeBytes(asPlainUint8Array(source), expect)
   // Already decoded (and checksummed) by decodeEnvelope: only the expectations are new.
   checkEnvelopeExpect(source, expect)
-  return source
+  return source as Envelope<K>
 }
 
 function checkTarget(target: object, kind: SealObjectKind): void {
@@ -74,7 +77,7 @@ function checkTarget(target: object, kind: SealObjectKind): void {
 export function loadSealObject<K extends ContextObjectKind>(
   target: SealLoadTargets[K],
   context: SealLoadContext,
-  source: EnvelopeSource<K>,
+  source: EnvelopeSource,
   expect: LoadSealObjectExpect<K>,
 ): Envelope<K> {
   checkTarget(target, expect.kind)
@@ -89,7 +92,7 @@ export function loadSealObject<K extends ContextObjectKind>(
  */
 export function loadSealParams(
   target: EncryptionParameters,
-  source: EnvelopeSource<'params'>,
+  source: EnvelopeSource,
   expect: Pick<EnvelopeExpect<'params'>, 'fingerprint'> = {},
 ): Envelope<'params'> {
   checkTarget(target, 'params')
