@@ -11,6 +11,47 @@ export {
   encryptSymmetricSeeded,
   noiseBudget,
 } from './crypto/encrypt.ts'
+export { asPlainUint8Array, type BytesLike } from './envelope/asPlainUint8Array.ts'
+export { base64ToBytes, bytesToBase64 } from './envelope/base64.ts'
+export { crc32 } from './envelope/crc32.ts'
+export { type Bundle, type BundleExpect, decodeBundle } from './envelope/decodeBundle.ts'
+export { decodeEnvelope, type Envelope } from './envelope/decodeEnvelope.ts'
+export { type EncodeBundleOptions, encodeBundle } from './envelope/encodeBundle.ts'
+export { type EncodeEnvelopeInput, encodeEnvelope } from './envelope/encodeEnvelope.ts'
+export type { EnvelopeExpect } from './envelope/envelopeExpect.ts'
+export { isEnvelopeId } from './envelope/envelopeIds.ts'
+export {
+  ENVELOPE_COMPRESSIONS,
+  ENVELOPE_KINDS,
+  type EnvelopeCompression,
+  type EnvelopeKind,
+  isEnvelopeKind,
+  type SealObjectKind,
+} from './envelope/envelopeKinds.ts'
+export {
+  DEFAULT_MAX_BUNDLE_COUNT,
+  ENVELOPE_FORMAT_VERSION,
+  ENVELOPE_HEADER_BYTES,
+  MAX_META_BYTES,
+} from './envelope/envelopeLayout.ts'
+export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
+export { fakeSealPayload, heErrorOf, rechecksum } from './envelope/envelopeTestKit.ts'
+export {
+  type ContextObjectKind,
+  type EnvelopeSource,
+  type LoadSealObjectExpect,
+  loadSealObject,
+  loadSealParams,
+  type SealLoadContext,
+  type SealLoadTargets,
+} from './envelope/loadSealObject.ts'
+export { type EnvelopeHeader, peekEnvelope } from './envelope/readEnvelopeHeader.ts'
+export {
+  type SaveSealObjectOptions,
+  type SealSavable,
+  saveSealObject,
+  sealCompressionMode,
+} from './envelope/saveSealObject.ts'
 export { HeError, type HeErrorJSON, isHeErrorJSON } from './errors/HeError.ts'
 export {
   HE_ERROR_CODES,
