@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sealExceptionCount } from '../errors/toHeError.ts'
 import { getHeContext } from '../params/ContextCache.ts'
 import { liveSealHandles, SealScope, withScope } from '../scope/SealScope.ts'
 import { measureHeap } from '../testing/measureHeap.ts'
 import { decodeBundle } from './decodeBundle.ts'
 import { encodeBundle } from './encodeBundle.ts'
+import { encodeEnvelope } from './encodeEnvelope.ts'
+import { fakeSealPayload } from './envelopeTestKit.ts'
 import { loadSealObject } from './loadSealObject.ts'
 import { saveSealObject } from './saveSealObject.ts'
 import { makeSealTestFixture, type SealTestFixture } from './sealTestFixture.ts'
@@ -108,5 +111,22 @@ describe('envelope load/free loops keep the WASM heap flat', () => {
         { expectErrors: true },
       ),
     )
+  })
+
+  it('forged envelopes that SEAL itself refuses free everything too, 60 times', () => {
+    const bytes = encodeEnvelope({
+      kind: 'ciphertext',
+      fingerprint: f.ctx.fingerprint,
+      payload: fakeSealPayload(200, 'none', 0xab),
+    })
+    const before = sealExceptionCount()
+    expectFlat(
+      measureHeap(
+        () =>
+          withScope((s) => loadSealObject(s.track(new f.ctx.seal.Ciphertext()), f.ctx, bytes, { kind: 'ciphertext' })),
+        { warmup: 10, iterations: 60, expectErrors: true },
+      ),
+    )
+    expect(sealExceptionCount()).toBe(before + 70)
   })
 })

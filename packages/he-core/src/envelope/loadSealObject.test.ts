@@ -7,7 +7,8 @@ import type { HeContext } from '../params/HeContext.ts'
 import { SealScope } from '../scope/SealScope.ts'
 import { decodeBundle } from './decodeBundle.ts'
 import { encodeBundle } from './encodeBundle.ts'
-import { heErrorOf } from './envelopeTestKit.ts'
+import { encodeEnvelope } from './encodeEnvelope.ts'
+import { fakeSealPayload, heErrorOf } from './envelopeTestKit.ts'
 import { loadSealObject, loadSealParams } from './loadSealObject.ts'
 import { saveSealObject } from './saveSealObject.ts'
 import { makeSealTestFixture, type SealTestFixture } from './sealTestFixture.ts'
@@ -122,6 +123,14 @@ describe('loadSealObject refuses bad envelopes before SEAL sees them', () => {
     expect(error.message).toBe('cannot load a galoisKeys into a RelinKeys')
   })
 
+  it('a deleted target is a binding error (SEAL_ERROR), not an invalid envelope', () => {
+    const target = new f.ctx.seal.Ciphertext()
+    target.delete()
+    const error = heErrorOf(() => loadSealObject(target, f.ctx, envelopes.ciphertext, { kind: 'ciphertext' }))
+    expect(error.code).toBe('SEAL_ERROR')
+    expect(error.message).toMatch(/deleted/)
+  })
+
   it('empty, one byte, truncated, corrupted, raw SEAL bytes, a Buffer of garbage', () => {
     const target = scope.track(new f.ctx.seal.Ciphertext())
     const load = (bytes: Uint8Array) => () => loadSealObject(target, f.ctx, bytes, { kind: 'ciphertext' })
@@ -138,6 +147,28 @@ describe('loadSealObject refuses bad envelopes before SEAL sees them', () => {
     }
     refusedBeforeSeal(load(f.ciphertext.saveToArray(f.ctx.seal.ComprModeType.none)), 'INVALID_ENVELOPE')
     refusedBeforeSeal(load(Buffer.from('definitely not an envelope')), 'INVALID_ENVELOPE')
+  })
+})
+
+describe('a forged envelope that passes every check', () => {
+  it('fails inside SEAL as INVALID_ENVELOPE (the checksum is not authentication)', () => {
+    for (const compression of ['none', 'zstd'] as const) {
+      for (const fill of [0x00, 0xab]) {
+        const bytes = encodeEnvelope({
+          kind: 'ciphertext',
+          fingerprint: f.ctx.fingerprint,
+          keySetId: KEY_SET,
+          payload: fakeSealPayload(200, compression, fill),
+        })
+        const target = scope.track(new f.ctx.seal.Ciphertext())
+        const before = sealExceptionCount()
+        const error = heErrorOf(() => loadSealObject(target, f.ctx, bytes, { kind: 'ciphertext', keySetId: KEY_SET }))
+        expect(error.code, error.message).toBe('INVALID_ENVELOPE')
+        expect(error.message).toMatch(/passed its checks but SEAL cannot read its payload: load ciphertext: SEAL says/)
+        // This one did reach SEAL: servers count these and recycle the worker (NODE-SEAL.md §15).
+        expect(sealExceptionCount()).toBe(before + 1)
+      }
+    }
   })
 })
 

@@ -72,7 +72,8 @@ function checkTarget(target: object, kind: SealObjectKind): void {
  * Verifies an envelope — checksum, kind, the context's params fingerprint, key set,
  * secret-key refusal, meta, SEAL header — and only then loads its payload into
  * `target` (owned by the caller) with SEAL's `loadFromArray`. Returns the envelope
- * (meta included). Any SEAL failure becomes an `HeError` (SEAL_ERROR / INVALID_ENVELOPE).
+ * (meta included). If SEAL still refuses the payload (only a forged or buggy writer gets
+ * that far), the error is INVALID_ENVELOPE, and `sealExceptionCount()` counts it.
  */
 export function loadSealObject<K extends ContextObjectKind>(
   target: SealLoadTargets[K],
@@ -82,8 +83,35 @@ export function loadSealObject<K extends ContextObjectKind>(
 ): Envelope<K> {
   checkTarget(target, expect.kind)
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
-  sealCall(`load ${envelope.kind}`, () => target.loadFromArray(context.context, envelope.payload))
+  loadPayload(envelope.kind, () => target.loadFromArray(context.context, envelope.payload))
   return envelope
+}
+
+/**
+ * Runs SEAL's load. The envelope checks passed, so a refusal here means a well-framed
+ * envelope around a body SEAL cannot read (a forged or buggy writer; SEAL says e.g.
+ * "cast failed", "stream decompression failed"): that is an invalid envelope, not a
+ * SEAL malfunction. Out-of-memory keeps its own code.
+ */
+function loadPayload(kind: SealObjectKind, load: () => void): void {
+  try {
+    sealCall(`load ${kind}`, load)
+  } catch (error) {
+    // toHeError guesses a code from SEAL's words; for a load, every C++ refusal but OOM means the same
+    // thing. JS-side binding errors (a deleted target) stay SEAL_ERROR: they are the caller's bug.
+    const fromCpp = error instanceof HeError && error.details !== undefined && 'sealKind' in error.details
+    if (fromCpp && error.code !== 'OUT_OF_MEMORY') {
+      throw new HeError(
+        'INVALID_ENVELOPE',
+        `the ${kind} envelope passed its checks but SEAL cannot read its payload: ${error.message}`,
+        {
+          cause: error,
+          ...(error.details === undefined ? {} : { details: error.details }),
+        },
+      )
+    }
+    throw error
+  }
 }
 
 /**
@@ -97,6 +125,6 @@ export function loadSealParams(
 ): Envelope<'params'> {
   checkTarget(target, 'params')
   const envelope = verify(source, { ...expect, kind: 'params' })
-  sealCall('load params', () => target.loadFromArray(envelope.payload))
+  loadPayload('params', () => target.loadFromArray(envelope.payload))
   return envelope
 }

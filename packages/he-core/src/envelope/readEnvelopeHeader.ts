@@ -145,10 +145,12 @@ export function readEnvelopeIdentity(bytes: Uint8Array, what = 'envelope'): Enve
   if (seeded && !SEEDABLE_KINDS.has(kind)) throw invalid(`${what} is marked seeded, but a ${kind} cannot be seeded`)
   const compressionByte = view.getUint8(OFFSET_COMPRESSION)
   const compression = compressionFromCode(compressionByte)
-  if (compression === undefined)
+  if (compression === undefined) {
     throw invalid(`${what} has unknown compression code ${compressionByte}`, { found: compressionByte })
-  if (kind === 'bundle' && compression !== 'none')
+  }
+  if (kind === 'bundle' && compression !== 'none') {
     throw invalid(`${what} is a bundle with compression ${compression}; bundles are stored uncompressed`)
+  }
   if (view.getUint8(OFFSET_RESERVED) !== 0) throw invalid(`${what} has a non-zero reserved byte`)
   const fingerprint = readEnvelopeId(bytes, OFFSET_FINGERPRINT)
   const rawKeySetId = readEnvelopeId(bytes, OFFSET_KEY_SET_ID)
