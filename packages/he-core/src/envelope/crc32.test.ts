@@ -1,3 +1,4 @@
+import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { crc32 } from './crc32.ts'
 
@@ -30,6 +31,12 @@ describe('crc32', () => {
         expect(crc32(view)).toBe(referenceCrc32(view))
       }
     }
+  })
+
+  it('equals zlib’s crc32 on large buffers', () => {
+    const data = Uint8Array.from({ length: 1_000_003 }, (_, i) => (i * 2654435761) >>> 24)
+    expect(crc32(data)).toBe(zlibCrc32(data))
+    expect(crc32(data.subarray(5, 999_999))).toBe(zlibCrc32(data.subarray(5, 999_999)))
   })
 
   it('continues over chunks', () => {
