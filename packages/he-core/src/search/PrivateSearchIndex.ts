@@ -1,0 +1,283 @@
+import type { Ciphertext } from 'node-seal/throws'
+import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
+import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { sealCompressionMode } from '../envelope/saveSealObject.ts'
+import { HeError } from '../errors/HeError.ts'
+import { toHeError } from '../errors/toHeError.ts'
+import { galoisElementOf } from '../keys/galoisElements.ts'
+import type { HeContext } from '../params/HeContext.ts'
+import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
+import {
+  processSearchDatabase,
+  type SearchBlockRange,
+  type SearchProcessingReport,
+  selectBlocks,
+} from './processSearchDatabase.ts'
+import type { SearchConfig } from './SearchConfig.ts'
+import type { SearchDatabase } from './SearchDatabase.ts'
+import type { SearchKeys } from './SearchEvaluationKeys.ts'
+import { type ProcessedSearchBlock, runSearchKernel } from './searchKernel.ts'
+import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
+
+/** Where one query's server time went (milliseconds). */
+export interface SearchEvaluationTimings {
+  /** Envelope checks of the query (checksums, ids, labels): JavaScript only. */
+  decodeMs: number
+  /** SEAL loads of the query ciphertexts (seed expansion, decompression). */
+  loadMs: number
+  /** The homomorphic work: rotations, multiplies, additions, mod switches. */
+  computeMs: number
+  /** SEAL saves of the results plus the response envelope. */
+  saveMs: number
+  totalMs: number
+}
+
+/** One evaluated query. */
+export interface SearchEvaluation {
+  /** The response envelope (a bundle of one ciphertext per block evaluated). */
+  response: Uint8Array
+  /** Block indices in the response. */
+  blocks: number[]
+  /** The key set the query (and so the response) belongs to. */
+  keySetId: string
+  timings: SearchEvaluationTimings
+}
+
+/** Options of `evaluate`. */
+export interface SearchEvaluateOptions {
+  /** Evaluate only these blocks (of those this index holds), to split one query across workers. */
+  blocks?: SearchBlockRange
+}
+
+/** One query of a batch and the keys of its user (null when the config needs no Galois keys). */
+export interface SearchBatchItem {
+  query: BytesLike
+  keys: SearchKeys | null
+}
+
+/** A batch item's outcome: queries are independent, so one bad query fails alone. */
+export type SearchBatchResult = { ok: true; evaluation: SearchEvaluation } | { ok: false; error: HeError }
+
+/**
+ * The server half of private search: a database processed once into encoded
+ * diagonals, then any number of encrypted queries from any number of users.
+ * `evaluate` is re-entrant: it keeps no per-query state, and every temporary SEAL
+ * object it makes is deleted before it returns (or throws). The index owns its
+ * plaintexts; `dispose()` frees them.
+ *
+ * ```ts
+ * const index = PrivateSearchIndex.process(ctx, database, config)
+ * const { response, timings } = index.evaluate(queryBytes, keysOrNull)
+ * ```
+ */
+export class PrivateSearchIndex implements Disposable {
+  readonly ctx: HeContext
+  readonly config: SearchConfig
+  readonly processing: SearchProcessingReport
+  readonly #blocks: ProcessedSearchBlock[]
+  readonly #owned: SealHandle[]
+  #disposed = false
+
+  private constructor(
+    ctx: HeContext,
+    config: SearchConfig,
+    blocks: ProcessedSearchBlock[],
+    report: SearchProcessingReport,
+    owned: SealHandle[],
+  ) {
+    this.ctx = ctx
+    this.config = config
+    this.#blocks = blocks
+    this.processing = report
+    this.#owned = owned
+  }
+
+  /**
+   * Processes `database` for `config` (all blocks, or `blocks` only — a worker that
+   * serves part of every query). `ctx` must be built from `config.params`.
+   */
+  static process(
+    ctx: HeContext,
+    database: SearchDatabase,
+    config: SearchConfig,
+    options: { blocks?: SearchBlockRange } = {},
+  ): PrivateSearchIndex {
+    const owned: SealHandle[] = []
+    try {
+      const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
+      return new PrivateSearchIndex(ctx, config, blocks, report, owned)
+    } catch (error) {
+      for (const handle of owned) disown(handle)
+      throw toHeError(error, 'process search database')
+    }
+  }
+
+  /** Block indices this index holds. */
+  get blocks(): number[] {
+    return this.#blocks.map(({ block }) => block.index)
+  }
+
+  /**
+   * Evaluates one query envelope and returns the response envelope. Everything is
+   * checked before SEAL runs: params (PARAMS_MISMATCH), config and ciphertext count
+   * (INVALID_INPUT), the keys' key set (KEY_SET_MISMATCH) and Galois steps (MISSING_KEY).
+   */
+  evaluate(query: BytesLike, keys: SearchKeys | null, options: SearchEvaluateOptions = {}): SearchEvaluation {
+    this.#assertLive()
+    const started = performance.now()
+    const { config, ctx } = this
+    const decoded = decodeSearchQuery(query, {
+      fingerprint: ctx.fingerprint,
+      configId: config.configId,
+      count: config.queryCiphertexts,
+    })
+    this.#checkKeys(decoded.keySetId, keys)
+    const blocks = this.#selectBlocks(options.blocks)
+    const decodedAt = performance.now()
+    const timings: SearchEvaluationTimings = {
+      decodeMs: decodedAt - started,
+      loadMs: 0,
+      computeMs: 0,
+      saveMs: 0,
+      totalMs: 0,
+    }
+    const results: (WireCiphertext & { index: number })[] = []
+    withScope((scope) => {
+      const ciphertexts = decoded.items.map((item) => {
+        const ciphertext = scope.track(new ctx.seal.Ciphertext())
+        loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' })
+        return ciphertext
+      })
+      for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
+      const loadedAt = performance.now()
+      timings.loadMs = loadedAt - decodedAt
+      const mode = sealCompressionMode(config.compression)
+      try {
+        runSearchKernel({
+          ctx,
+          config,
+          blocks,
+          query: ciphertexts,
+          galoisKeys: keys?.galoisKeys,
+          scope,
+          onBlock: (block, result) => {
+            const saveStart = performance.now()
+            results.push({
+              index: block.index,
+              payload: result.saveToArray(mode) as Uint8Array,
+              seeded: false,
+              level: 0,
+            })
+            timings.saveMs += performance.now() - saveStart
+          },
+        })
+      } catch (error) {
+        throw toHeError(error, 'search evaluation', 'SEAL_ERROR')
+      }
+      timings.computeMs = performance.now() - loadedAt - timings.saveMs
+    })
+    const encodeStart = performance.now()
+    const response = encodeSearchResponse(
+      { fingerprint: ctx.fingerprint, keySetId: decoded.keySetId, configId: config.configId },
+      results,
+    )
+    const finished = performance.now()
+    timings.saveMs += finished - encodeStart
+    timings.totalMs = finished - started
+    return { response, blocks: results.map((r) => r.index), keySetId: decoded.keySetId, timings }
+  }
+
+  /**
+   * Several independent queries against the shared database, each with its own
+   * user's keys and its own timings. A failing query does not stop the others.
+   */
+  evaluateBatch(items: readonly SearchBatchItem[], options: SearchEvaluateOptions = {}): SearchBatchResult[] {
+    return items.map(({ query, keys }) => {
+      try {
+        return { ok: true, evaluation: this.evaluate(query, keys, options) }
+      } catch (error) {
+        return { ok: false, error: toHeError(error, 'search query') }
+      }
+    })
+  }
+
+  #selectBlocks(range: SearchBlockRange | undefined): ProcessedSearchBlock[] {
+    if (range === undefined) return this.#blocks
+    const wanted = new Set(selectBlocks(this.config, range).map((block) => block.index))
+    const held = this.#blocks.filter(({ block }) => wanted.has(block.index))
+    if (held.length !== wanted.size) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `blocks [${range.start}, ${range.end}) are not all processed here (this index holds ${this.blocks.join(', ')})`,
+      )
+    }
+    return held
+  }
+
+  #checkKeys(keySetId: string, keys: SearchKeys | null): void {
+    const steps = this.config.galoisSteps
+    if (keys !== null && keys.id !== keySetId) {
+      throw new HeError(
+        'KEY_SET_MISMATCH',
+        `the query belongs to key set ${keySetId}, the Galois keys given to ${keys.id}`,
+        { details: { expected: keys.id, found: keySetId } },
+      )
+    }
+    if (steps.length === 0) return
+    if (keys === null || keys.galoisKeys === undefined) {
+      throw new HeError(
+        'MISSING_KEY',
+        `search config ${this.config.configId} rotates by ${steps.join(' and ')}: Galois keys for those steps are required`,
+        { details: { steps } },
+      )
+    }
+    if (keys.ctx.fingerprint !== this.ctx.fingerprint) {
+      throw new HeError('PARAMS_MISMATCH', 'the Galois keys were made under other encryption parameters')
+    }
+    const galoisKeys = keys.galoisKeys
+    const n = this.config.polyModulusDegree
+    const missing = steps.filter((step) => !galoisKeys.hasKey(galoisElementOf(n, step)))
+    if (missing.length > 0) {
+      throw new HeError(
+        'MISSING_KEY',
+        `the Galois keys of key set ${keys.id} lack rotation step ${missing.join(', ')} (this search needs ${steps.join(', ')})`,
+        { details: { missing, steps } },
+      )
+    }
+  }
+
+  /** A query ciphertext must be fresh: size 2, first data level, in the scheme's form. */
+  #checkQueryCiphertext(ciphertext: Ciphertext): void {
+    const { ctx } = this
+    if (ciphertext.size() !== 2) {
+      throw new HeError('INVALID_INPUT', `a query ciphertext has ${ciphertext.size()} polynomials, expected 2 (fresh)`)
+    }
+    if (ctx.levelOf(ciphertext) !== ctx.topLevel) {
+      throw new HeError('LEVEL_MISMATCH', 'a query ciphertext is not at the first data level (it was mod-switched)')
+    }
+    if (ciphertext.isNttForm() !== (this.config.scheme === 'bgv')) {
+      throw new HeError('INVALID_INPUT', `a query ciphertext is ${ciphertext.isNttForm() ? '' : 'not '}in NTT form`)
+    }
+  }
+
+  get disposed(): boolean {
+    return this.#disposed
+  }
+
+  #assertLive(): void {
+    if (this.#disposed) throw new HeError('INVALID_INPUT', 'this search index was disposed')
+  }
+
+  /** Deletes every processed plaintext. */
+  dispose(): void {
+    if (this.#disposed) return
+    this.#disposed = true
+    for (const handle of this.#owned) disown(handle)
+    this.#owned.length = 0
+    this.#blocks.length = 0
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose()
+  }
+}

@@ -1,0 +1,262 @@
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { z } from 'zod'
+import { HeError } from '../errors/HeError.ts'
+import { describeParams } from '../params/describeParams.ts'
+import { ParamsSpec, type ResolvedParams } from '../params/ParamsSpec.ts'
+import { parseParams } from '../params/parseParams.ts'
+import {
+  type BabyStepSide,
+  chooseBabyStep,
+  countSearchOperations,
+  estimateServerMs,
+  galoisStepsFor,
+  type SearchOperationCount,
+} from './searchCost.ts'
+import { nextPowerOfTwo, planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
+import {
+  isSearchProfileName,
+  plainModulusOf,
+  SEARCH_PARAMS_PROFILES,
+  SEARCH_SCHEMES,
+  type SearchScheme,
+  searchProfileParams,
+} from './searchParams.ts'
+
+/** Largest V accepted: 2^24 rows (4,096 blocks at n=4096). Processed size is checked separately. */
+export const SEARCH_MAX_ROWS = 1 << 24
+/** Largest D accepted; D' must also divide n/2. */
+export const SEARCH_MAX_DIMENSION = 4096
+/** Processed databases above this many bytes of plaintexts are refused (the WASM heap is 4 GiB). */
+export const SEARCH_MAX_PROCESSED_BYTES = 2 ** 31
+
+const profileNames = Object.keys(SEARCH_PARAMS_PROFILES) as [keyof typeof SEARCH_PARAMS_PROFILES]
+
+/**
+ * What a user states about a private search. Only `dimension` and `rows` are
+ * required; everything else has a default tuned on this project's machines.
+ */
+export const SearchConfigInput = z
+  .object({
+    /** A profile name (default `n4096`) or a full BFV/BGV parameter spec. */
+    params: z.union([z.enum(profileNames), ParamsSpec]).default('n4096'),
+    /** Scheme for a profile. BGV (default) keeps ciphertexts in NTT form; BFV pays 2 NTTs per query ciphertext. */
+    scheme: z.enum(SEARCH_SCHEMES).default('bgv'),
+    /** D: components per vector. */
+    dimension: z.number().int().min(1).max(SEARCH_MAX_DIMENSION),
+    /** V: rows in the database. */
+    rows: z.number().int().min(1).max(SEARCH_MAX_ROWS),
+    /** `cosine` normalises every vector (scores ≈ cosine × s²); `dot` keeps norms up to `maxNorm`. */
+    metric: z.enum(['cosine', 'dot']).default('cosine'),
+    /** `dot` only: the largest Euclidean norm of any database or query vector. */
+    maxNorm: z.number().positive().finite().optional(),
+    /** Scale factor s; default the largest that keeps every score inside (−t/2, t/2). */
+    scale: z.number().int().positive().optional(),
+    /** `client` (default): the client encrypts the g rotations of q and the server rotates nothing it need not. */
+    babySteps: z.enum(['client', 'server']).default('client'),
+    /** g, the baby step; chosen to minimise the server's estimated time when left out. */
+    babyStep: z.number().int().min(1).optional(),
+    /** `client` baby steps: at most this many query ciphertexts (upload bound) when choosing g. */
+    maxQueryCiphertexts: z.number().int().min(1).max(4096).default(16),
+    /** SEAL compression of query and response ciphertexts: zstd (≈ 45% smaller) or none (faster). */
+    compression: z.enum(['zstd', 'none']).default('zstd'),
+    /** Server: keep the processed database in NTT form (default; 2.5–7× faster multiplies). */
+    nttForm: z.boolean().default(true),
+  })
+  .strict()
+
+export type SearchConfigInput = z.input<typeof SearchConfigInput>
+
+/** A validated search config with every derived number. Plain data: post it to workers as is. */
+export interface SearchConfig {
+  /** 32 hex chars: SHA-256 of the fields client and server must agree on. */
+  configId: string
+  params: ResolvedParams
+  scheme: SearchScheme
+  polyModulusDegree: number
+  /** The plain modulus t. */
+  plainModulus: number
+  /** D */
+  dimension: number
+  /** D' = nextPow2(D): the query's period along a batching row. */
+  paddedDimension: number
+  /** V */
+  rows: number
+  metric: 'cosine' | 'dot'
+  /** Norm bound of every vector (1 for cosine). */
+  maxNorm: number
+  /** s: vectors are scaled by s and rounded; |score| ≤ (s·maxNorm + √D/2)² ≤ (t−1)/2. */
+  scale: number
+  /** The largest s these params allow for D and maxNorm. */
+  maxScale: number
+  babySteps: BabyStepSide
+  /** g */
+  babyStep: number
+  /** h = ceil(D'/g) for a full block. */
+  giantSteps: number
+  /** Exactly the rotation steps the server uses (empty: no Galois keys at all). */
+  galoisSteps: number[]
+  /** Ciphertexts in one query: g with client-side baby steps, else 1. */
+  queryCiphertexts: number
+  blocks: SearchBlock[]
+  operations: SearchOperationCount
+  /** Model estimate for this VM, used to choose g. Measured numbers come from the benchmark. */
+  estimatedServerMs: number
+  compression: 'zstd' | 'none'
+  nttForm: boolean
+}
+
+function invalid(field: string, message: string, details: Record<string, unknown> = {}): HeError {
+  return new HeError('INVALID_PARAMS', `${field}: ${message}`, { details: { field, ...details } })
+}
+
+/**
+ * The largest scale s with (s·R + √D/2)² ≤ (t−1)/2: a scaled, rounded vector has
+ * norm ≤ s·R + √D/2 (each coordinate moves by ≤ 1/2), so by Cauchy–Schwarz every
+ * score of a database row and a query is at most (t−1)/2 in absolute value and
+ * decrypts exactly (centred mod t). For t = 65537, D = 16, R = 1: s = 179.
+ */
+export function maxSearchScale(plainModulus: number, dimension: number, maxNorm: number): number {
+  return Math.floor((Math.sqrt((plainModulus - 1) / 2) - Math.sqrt(dimension) / 2) / maxNorm)
+}
+
+function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParams {
+  if (isSearchProfileName(input.params)) return parseParams(searchProfileParams(input.params, input.scheme))
+  const params = parseParams(input.params)
+  if (params.scheme === 'ckks') {
+    throw invalid('params.scheme', 'private search needs exact integer scores: use BFV or BGV batching, not CKKS')
+  }
+  return params
+}
+
+function configIdOf(fields: Record<string, unknown>): string {
+  return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(fields)))).slice(0, 32)
+}
+
+/**
+ * Validates a search config and derives everything client and server need: D', s,
+ * g (chosen by the cost model unless given), the blocks, the exact Galois steps and
+ * the configId. Impossible combinations throw `INVALID_PARAMS` naming the limit.
+ */
+export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchConfig {
+  const parsed = SearchConfigInput.safeParse(input)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const field = issue?.path.join('.') || 'config'
+    throw new HeError('INVALID_INPUT', `search config ${field}: ${issue?.message ?? 'invalid'}`, {
+      cause: parsed.error,
+      details: { field },
+    })
+  }
+  const spec = parsed.data
+  const params = resolveParams(spec)
+  const scheme = params.scheme as SearchScheme
+  const facts = describeParams(params)
+  const n = params.polyModulusDegree
+  const t = plainModulusOf(params)
+  const dimension = spec.dimension
+  const paddedDimension = nextPowerOfTwo(dimension)
+  if (paddedDimension > n / 2) {
+    throw invalid(
+      'dimension',
+      `D=${dimension} pads to D'=${paddedDimension}, which must divide the batching row of n/2=${n / 2} slots (the query repeats with period D' along each row and rotations act on rows); use D ≤ ${n / 2} or a larger n`,
+      { limit: n / 2 },
+    )
+  }
+  if (spec.metric === 'cosine' && spec.maxNorm !== undefined) {
+    throw invalid('maxNorm', 'cosine normalises every vector to norm 1; maxNorm applies to the dot metric only')
+  }
+  const maxNorm = spec.metric === 'dot' ? (spec.maxNorm ?? 1) : 1
+  const maxScale = maxSearchScale(t, dimension, maxNorm)
+  if (maxScale < 1) {
+    throw invalid(
+      'params.plainModulus',
+      `t=${t} is too small for D=${dimension} and norm ${maxNorm}: scores must fit (−t/2, t/2), which needs (s·${maxNorm} + √D/2)² ≤ (t−1)/2 with s ≥ 1; use a larger t or a smaller maxNorm`,
+      { limit: t },
+    )
+  }
+  const scale = spec.scale ?? maxScale
+  if (scale > maxScale) {
+    throw invalid(
+      'scale',
+      `s=${scale} can overflow: scores must fit (−t/2, t/2) with t=${t}, so s ≤ (√((t−1)/2) − √D/2)/maxNorm = ${maxScale}`,
+      { limit: maxScale },
+    )
+  }
+  const side = spec.babySteps
+  const base = { polyModulusDegree: n, dimension, paddedDimension, rows: spec.rows }
+  if (spec.babyStep !== undefined && spec.babyStep > paddedDimension) {
+    throw new HeError(
+      'INVALID_INPUT',
+      `search config babyStep: g=${spec.babyStep} exceeds D'=${paddedDimension} (there are only D' diagonals)`,
+      { details: { field: 'babyStep', limit: paddedDimension } },
+    )
+  }
+  const babyStep =
+    spec.babyStep ?? chooseBabyStep(base, scheme, side, facts, spec.nttForm, spec.maxQueryCiphertexts).babyStep
+  const shape: SearchShape = { ...base, babyStep }
+  const galoisSteps = galoisStepsFor(shape, side)
+  if (galoisSteps.length > 0 && !facts.keySwitching) {
+    throw invalid(
+      'babyStep',
+      `rotations by ${galoisSteps.join(', ')} need Galois keys, which n=${n} with a single prime cannot have; use client-side baby steps with g=D'=${paddedDimension}`,
+    )
+  }
+  const blocks = planBlocks(shape)
+  const processedBytes = blocks.reduce((sum, b) => sum + b.diagonals, 0) * n * 8 * facts.dataPrimeCount
+  if (spec.nttForm && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `rows: V=${spec.rows} × D'=${paddedDimension} needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${SEARCH_MAX_PROCESSED_BYTES / 2 ** 30} GiB of the 4 GiB WASM heap`,
+      { details: { field: 'rows', limit: SEARCH_MAX_PROCESSED_BYTES } },
+    )
+  }
+  const operations = countSearchOperations(shape, scheme, side)
+  const contract = {
+    v: 1,
+    params,
+    t,
+    dimension,
+    rows: spec.rows,
+    metric: spec.metric,
+    maxNorm,
+    scale,
+    babySteps: side,
+    babyStep,
+  }
+  return {
+    configId: configIdOf(contract),
+    params,
+    scheme,
+    polyModulusDegree: n,
+    plainModulus: t,
+    dimension,
+    paddedDimension,
+    rows: spec.rows,
+    metric: spec.metric,
+    maxNorm,
+    scale,
+    maxScale,
+    babySteps: side,
+    babyStep,
+    giantSteps: Math.ceil(paddedDimension / babyStep),
+    galoisSteps,
+    queryCiphertexts: operations.queryCiphertexts,
+    blocks,
+    operations,
+    estimatedServerMs: estimateServerMs(operations, facts, scheme, spec.nttForm),
+    compression: spec.compression,
+    nttForm: spec.nttForm,
+  }
+}
+
+/** The shape numbers of a resolved config (for the layout functions). */
+export function searchShapeOf(config: SearchConfig): SearchShape {
+  return {
+    polyModulusDegree: config.polyModulusDegree,
+    dimension: config.dimension,
+    paddedDimension: config.paddedDimension,
+    rows: config.rows,
+    babyStep: config.babyStep,
+  }
+}

@@ -1,0 +1,151 @@
+import type { ParamsFacts } from '../params/describeParams.ts'
+import { planBlocks, type SearchShape } from './searchLayout.ts'
+import type { SearchScheme } from './searchParams.ts'
+
+/** Who computes the baby-step rotations of the query. */
+export type BabyStepSide = 'client' | 'server'
+
+/** SEAL operations one query costs the server. */
+export interface SearchOperationCount {
+  /** Seeded query ciphertexts the server loads (each expands its seed). */
+  queryCiphertexts: number
+  babyRotations: number
+  giantRotations: number
+  /** Ciphertext × plaintext multiplies (NTT form unless the database is kept in coefficient form). */
+  multiplies: number
+  additions: number
+  /** BFV only: ciphertexts moved into / out of NTT form (BGV ciphertexts live in NTT form). */
+  nttTransforms: number
+  /** Response ciphertexts, each mod-switched to the last level. */
+  responseCiphertexts: number
+}
+
+/**
+ * Cost of each operation in units of one NTT-form plaintext multiply, measured with
+ * node-seal 7 on Node 24 at n=4096 with two data primes (one unit ≈ 0.2 ms on this
+ * project's 2-core VM). Only ratios matter: they choose the baby step. They scale
+ * with n × primes like the operations themselves.
+ */
+const UNIT_COST: Record<SearchScheme, Record<keyof SearchOperationCount, number>> = {
+  // Rotation = key switching (≈ 13 multiplies); a BFV rotation needs coefficient form.
+  bfv: {
+    queryCiphertexts: 2.5,
+    babyRotations: 13,
+    giantRotations: 13,
+    multiplies: 1,
+    additions: 0.1,
+    nttTransforms: 2.3,
+    responseCiphertexts: 0.6,
+  },
+  // BGV keeps ciphertexts in NTT form: no transforms, but its mod switch does two NTTs.
+  bgv: {
+    queryCiphertexts: 2.5,
+    babyRotations: 12,
+    giantRotations: 12,
+    multiplies: 1,
+    additions: 0.1,
+    nttTransforms: 2.3,
+    responseCiphertexts: 3.3,
+  },
+}
+/** A plaintext multiply with a coefficient-form plaintext (SEAL transforms it on every use). */
+const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3 }
+/** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
+const UNIT_MS = 0.2
+
+/** Operation counts for one query of `shape` with baby step g on `side`. */
+export function countSearchOperations(
+  shape: SearchShape,
+  scheme: SearchScheme,
+  side: BabyStepSide,
+): SearchOperationCount {
+  const g = shape.babyStep
+  const blocks = planBlocks(shape)
+  const queryCiphertexts = side === 'client' ? g : 1
+  const babyRotations = side === 'server' ? g - 1 : 0
+  let giantRotations = 0
+  let multiplies = 0
+  let innerSums = 0
+  for (const block of blocks) {
+    giantRotations += block.giantSteps - 1
+    multiplies += block.diagonals
+    innerSums += block.giantSteps
+  }
+  // BFV: the g query ciphertexts go into NTT form; each inner sum comes out of it
+  // before its rotation (or before the mod switch).
+  const nttTransforms = scheme === 'bfv' ? g + innerSums : 0
+  return {
+    queryCiphertexts,
+    babyRotations,
+    giantRotations,
+    multiplies,
+    additions: multiplies - blocks.length + giantRotations,
+    nttTransforms,
+    responseCiphertexts: blocks.length,
+  }
+}
+
+/** Estimated server milliseconds per query on this project's VM (a model, not a measurement). */
+export function estimateServerMs(
+  counts: SearchOperationCount,
+  facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount'>,
+  scheme: SearchScheme,
+  nttForm: boolean,
+): number {
+  const unit = UNIT_COST[scheme]
+  let units = 0
+  for (const key of Object.keys(unit) as (keyof SearchOperationCount)[]) {
+    const perOp = key === 'multiplies' && !nttForm ? COEFFICIENT_FORM_MULTIPLY[scheme] : unit[key]
+    units += perOp * counts[key]
+  }
+  const size = (facts.polyModulusDegree / 4096) * (facts.dataPrimeCount / 2)
+  return units * UNIT_MS * size
+}
+
+/** Why a baby step was chosen: the candidates and their estimates. */
+export interface BabyStepChoice {
+  babyStep: number
+  candidates: { babyStep: number; estimatedServerMs: number; queryCiphertexts: number; galoisSteps: number[] }[]
+}
+
+/** Galois steps one query needs: 1 for server-side baby rotations, g for giant rotations. */
+export function galoisStepsFor(shape: SearchShape, side: BabyStepSide): number[] {
+  const steps = new Set<number>()
+  if (side === 'server' && shape.babyStep > 1) steps.add(1)
+  if (planBlocks(shape).some((block) => block.giantSteps > 1)) steps.add(shape.babyStep)
+  return [...steps].sort((a, b) => a - b)
+}
+
+/**
+ * Picks the baby step g minimising the estimated server time, among 1…D' (capped by
+ * `maxQueryCiphertexts` when the client sends the baby steps). Ties go to fewer
+ * query ciphertexts (less upload), then fewer Galois keys.
+ */
+export function chooseBabyStep(
+  shape: Omit<SearchShape, 'babyStep'>,
+  scheme: SearchScheme,
+  side: BabyStepSide,
+  facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount'>,
+  nttForm: boolean,
+  maxQueryCiphertexts: number,
+): BabyStepChoice {
+  const limit = side === 'client' ? Math.min(shape.paddedDimension, maxQueryCiphertexts) : shape.paddedDimension
+  const candidates: BabyStepChoice['candidates'] = []
+  for (let g = 1; g <= limit; g++) {
+    const withG = { ...shape, babyStep: g }
+    const counts = countSearchOperations(withG, scheme, side)
+    candidates.push({
+      babyStep: g,
+      estimatedServerMs: estimateServerMs(counts, facts, scheme, nttForm),
+      queryCiphertexts: counts.queryCiphertexts,
+      galoisSteps: galoisStepsFor(withG, side),
+    })
+  }
+  const best = [...candidates].sort(
+    (x, y) =>
+      x.estimatedServerMs - y.estimatedServerMs ||
+      x.queryCiphertexts - y.queryCiphertexts ||
+      x.galoisSteps.length - y.galoisSteps.length,
+  )[0]
+  return { babyStep: best?.babyStep ?? 1, candidates }
+}

@@ -1,0 +1,83 @@
+import { HeError } from '../errors/HeError.ts'
+import type { ParamsInput, ResolvedParams } from '../params/ParamsSpec.ts'
+
+/**
+ * The parameter sets private search is tuned and tested for. All use t = 65537
+ * (a 17-bit batching prime for every n ≤ 32768) and two data primes, so the scores
+ * are computed at two primes and the response drops to one by a mod switch.
+ */
+export const SEARCH_PARAMS_PROFILES = {
+  /** n=4096, coeff modulus [27, 28, 28]: the smallest and fastest (one special prime, two data primes). */
+  n4096: { polyModulusDegree: 4096, coeffModulus: [27, 28, 28] },
+  /** n=4096 with SEAL's default chain [36, 36, 37]: more noise budget, same speed class. */
+  'n4096-seal-default': { polyModulusDegree: 4096, coeffModulus: 'default' },
+  /** n=8192, coeff modulus [43, 43, 44]: twice the slots per ciphertext, twice the cost per operation. */
+  n8192: { polyModulusDegree: 8192, coeffModulus: [43, 43, 44] },
+} as const satisfies Record<string, Pick<ParamsInput, 'polyModulusDegree' | 'coeffModulus'>>
+
+export type SearchParamsProfileName = keyof typeof SEARCH_PARAMS_PROFILES
+
+/** The plain modulus every search profile uses. */
+export const SEARCH_PLAIN_MODULUS = 65537
+
+/** The two schemes with exact integer batching. */
+export const SEARCH_SCHEMES = ['bgv', 'bfv'] as const
+export type SearchScheme = (typeof SEARCH_SCHEMES)[number]
+
+export function isSearchProfileName(value: unknown): value is SearchParamsProfileName {
+  return typeof value === 'string' && Object.hasOwn(SEARCH_PARAMS_PROFILES, value)
+}
+
+/** The full parameter spec of a profile under `scheme`. */
+export function searchProfileParams(profile: SearchParamsProfileName, scheme: SearchScheme): ParamsInput {
+  const { polyModulusDegree, coeffModulus } = SEARCH_PARAMS_PROFILES[profile]
+  return {
+    scheme,
+    polyModulusDegree,
+    coeffModulus: coeffModulus === 'default' ? 'default' : [...coeffModulus],
+    plainModulus: { value: SEARCH_PLAIN_MODULUS },
+    security: 'tc128',
+  }
+}
+
+function isPrime(value: number): boolean {
+  if (value < 2) return false
+  if (value % 2 === 0) return value === 2
+  for (let d = 3; d * d <= value; d += 2) if (value % d === 0) return false
+  return true
+}
+
+/**
+ * The prime SEAL's `PlainModulus.Batching(n, bits)` picks: the largest `bits`-bit
+ * prime ≡ 1 (mod 2n). Needed before SEAL runs because the scale factor depends on t.
+ */
+export function batchingPrime(polyModulusDegree: number, bits: number): number {
+  if (bits > 31) {
+    throw new HeError(
+      'INVALID_PARAMS',
+      `plainModulus.batchingBits: private search supports plain moduli up to 31 bits (got ${bits}); give the value explicitly`,
+      { details: { field: 'plainModulus' } },
+    )
+  }
+  const step = 2 * polyModulusDegree
+  let candidate = Math.floor((2 ** bits - 1 - 1) / step) * step + 1
+  while (candidate >= 2 ** (bits - 1)) {
+    if (isPrime(candidate)) return candidate
+    candidate -= step
+  }
+  throw new HeError('INVALID_PARAMS', `no ${bits}-bit prime ≡ 1 (mod ${step}) exists for batching`, {
+    details: { field: 'plainModulus' },
+  })
+}
+
+/** The plain modulus t of resolved BFV/BGV params, as a number. */
+export function plainModulusOf(params: ResolvedParams): number {
+  const spec = params.plainModulus
+  if (spec === undefined) {
+    throw new HeError(
+      'INVALID_PARAMS',
+      `private search needs BFV or BGV batching; ${params.scheme} has no plain modulus`,
+    )
+  }
+  return 'value' in spec ? spec.value : batchingPrime(params.polyModulusDegree, spec.batchingBits)
+}
