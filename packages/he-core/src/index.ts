@@ -61,6 +61,16 @@ export {
   isHeErrorCode,
 } from './errors/heErrorCodes.ts'
 export { readSealError, type SealErrorInfo, sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
+export {
+  type ExportKeyOptions,
+  exportEvaluationKeys,
+  exportGaloisKeys,
+  exportPublicKey,
+  exportRelinKeys,
+  exportSecretKey,
+  importSecretKey,
+  inspectEvaluationKeys,
+} from './keys/exportKeys.ts'
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings, newKeySetId } from './keys/KeySet.ts'
 export { ContextCache, getHeContext, paramsInputOf, sharedContextCache } from './params/ContextCache.ts'
