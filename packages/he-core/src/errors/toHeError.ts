@@ -50,7 +50,7 @@ const SEAL_MESSAGE_CODES: ReadonlyArray<[RegExp, HeErrorCode]> = [
   [/scale out of bounds|too large|values_size|values_matrix/, 'VALUE_OUT_OF_RANGE'],
   [/end of modulus switching chain reached/, 'LEVEL_MISMATCH'],
   [
-    /data is invalid|incompatible version|input buffer ended|in cannot be null|insufficient size|loaded SEALHeader/,
+    /data is invalid|incompatible version|input buffer ended|in cannot be null|insufficient size|loaded SEALHeader|cast failed|stream decompression failed|invalid data size|expected Uint8Array/,
     'INVALID_ENVELOPE',
   ],
 ]
