@@ -1,0 +1,29 @@
+import type { ServerConfig } from '../config/ServerConfig.ts'
+import type { ExecutorHub } from '../executor/ExecutorHub.ts'
+import type { ServerTiming } from '../http/ServerTiming.ts'
+import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
+import type { KeyStore } from '../store/KeyStore.ts'
+import type { TokenAuthority } from '../tenancy/TokenAuthority.ts'
+import type { SearchSummary } from './SearchSummary.ts'
+
+/** What every route handler can reach (`app.sealbox`). */
+export interface SealboxServices {
+  config: ServerConfig
+  auth: TokenAuthority
+  store: KeyStore
+  metrics: ServerMetrics
+  hub: ExecutorHub
+  /** Resolves when the executors have warm workers; rejects when they cannot start. */
+  warmup: Promise<void>
+  /** The served search config, once a worker is warm. */
+  search(): SearchSummary
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sealbox: SealboxServices
+  }
+  interface FastifyRequest {
+    timing: ServerTiming
+  }
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+
+/**
+ * What a warm worker reports about the search it serves: the main thread checks
+ * requests against it (params, key set, Galois elements) before queueing any work.
+ */
+export const SearchSummarySchema = z.object({
+  configId: z.string(),
+  /** Params fingerprint of queries, keys and responses. */
+  fingerprint: z.string(),
+  /** Galois elements a query needs (empty: no evaluation keys at all). */
+  galoisElements: z.array(z.number().int()),
+  /** Ciphertexts in one query. */
+  queryCiphertexts: z.number().int(),
+  /** he-core's full search config (plain JSON) for clients. */
+  config: z.record(z.string(), z.unknown()),
+  database: z.record(z.string(), z.unknown()),
+})
+export type SearchSummary = z.infer<typeof SearchSummarySchema>

@@ -1,0 +1,140 @@
+import { availableParallelism } from 'node:os'
+import { z } from 'zod'
+
+/** Where HE work runs: Piscina worker threads, the main event loop, or child processes. */
+export const EXECUTOR_MODES = ['pool', 'inline', 'process'] as const
+export type ExecutorMode = (typeof EXECUTOR_MODES)[number]
+
+/** `local`: anyone on the machine may get an anonymous token. `production`: configured tokens only. */
+export const SERVER_MODES = ['local', 'production'] as const
+export type ServerMode = (typeof SERVER_MODES)[number]
+
+const MiB = 2 ** 20
+
+/** Tenant names and key-set ids: safe as file names (no `.`/`..`, no separators). */
+export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => {
+  if (typeof v === 'boolean') return v
+  return v === 'true' || v === '1' || v === 'yes'
+})
+
+/** `tenant:token` pairs, comma separated; tokens must be long enough to be secrets. */
+const tokenList = z
+  .string()
+  .transform((text, ctx) => {
+    const tokens: Array<{ tenant: string; token: string }> = []
+    for (const entry of text.split(',').map((s) => s.trim())) {
+      if (entry === '') continue
+      const colon = entry.indexOf(':')
+      const tenant = entry.slice(0, colon)
+      const token = entry.slice(colon + 1)
+      if (colon <= 0 || !TENANT_ID.test(tenant)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected "tenant:token" pairs (tenant: letters, digits, _ . -; 1–64, starting with a letter or digit), got "${entry}"`,
+        })
+        return z.NEVER
+      }
+      if (token.length < 16) {
+        ctx.addIssue({ code: 'custom', message: `the token of tenant "${tenant}" is shorter than 16 characters` })
+        return z.NEVER
+      }
+      tokens.push({ tenant, token })
+    }
+    return tokens
+  })
+  .default([])
+
+/**
+ * Every setting of the server, validated at start-up. Keys are the environment
+ * variable names; flags are the same names in kebab case (`--key-cache-bytes`).
+ */
+export const ServerConfigSchema = z
+  .object({
+    PORT: int(0, 65535).default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Key sets and the local-mode token secret live here. */
+    DATA_DIR: z.string().min(1).default('.sealbox-data'),
+    EXECUTOR: z.enum(EXECUTOR_MODES).default('pool'),
+    /** Worker threads (pool) or child processes (process); inline always uses the main thread. */
+    WORKERS: int(1, 64).default(Math.max(1, availableParallelism() - 1)),
+    /** `synthetic` (seeded demo set) or a JSONL / CSV / .npy file of vectors. */
+    DATABASE: z.string().min(1).default('synthetic'),
+    SYNTHETIC_ROWS: int(1, 1_000_000).default(10_000),
+    SYNTHETIC_DIM: int(1, 4096).default(16),
+    SYNTHETIC_SEED: int(0, 2 ** 31 - 1).default(1),
+    /** Search parameters: an he-core profile (`n4096`, `n4096-seal-default`, `n8192`). */
+    SEARCH_PROFILE: z.string().min(1).default('n4096'),
+    SEARCH_SCHEME: z.enum(['bgv', 'bfv']).default('bgv'),
+    SEARCH_METRIC: z.enum(['cosine', 'dot']).default('cosine'),
+    /** Who computes the baby-step rotations of the query: the client (default) or the server. */
+    SEARCH_BABY_STEPS: z.enum(['client', 'server']).default('client'),
+    /** Baby step g of the search; unset lets he-core choose from its cost model. */
+    SEARCH_BABY_STEP: int(1, 4096).optional(),
+    MODE: z.enum(SERVER_MODES).default('local'),
+    /** Production tenants: `tenant:token,tenant2:token2`. */
+    TOKENS: tokenList,
+    /** Per-worker budget of deserialized evaluation keys (LRU). */
+    KEY_CACHE_BYTES: int(0, 64 * 1024 * MiB).default(256 * MiB),
+    /** Jobs waiting for a worker, all tenants together; beyond it: 503 + Retry-After. */
+    QUEUE_SIZE: int(1, 100_000).default(64),
+    /** Jobs one tenant may have waiting; keeps one tenant from filling the whole queue. */
+    TENANT_QUEUE_SIZE: int(1, 100_000).default(32),
+    /** Whole request deadline, queue wait included; a running job past it is killed with its worker. */
+    REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
+    /** Lets a request pick its executor (`x-sealbox-executor`); for benchmarks. */
+    ALLOW_EXECUTOR_OVERRIDE: bool.default(false),
+    MAX_POLY_DEGREE: z.coerce
+      .number()
+      .int()
+      .refine((n) => [4096, 8192, 16384, 32768].includes(n), 'one of 4096, 8192, 16384, 32768')
+      .default(16384),
+    /** Stored bytes per tenant. */
+    TENANT_QUOTA_BYTES: int(0, 2 ** 50).default(512 * MiB),
+    /** Largest key set one PUT may upload (sets that route's body limit). */
+    MAX_KEYSET_BYTES: int(1024, 4096 * MiB).default(64 * MiB),
+    /** Key sets per tenant. */
+    MAX_KEYSETS: int(1, 100_000).default(64),
+    /** Largest search or evaluate body. */
+    MAX_REQUEST_BYTES: int(1024, 4096 * MiB).default(32 * MiB),
+    MAX_QUERIES_PER_SEARCH: int(1, 1024).default(16),
+    MAX_PROGRAM_STEPS: int(1, 10_000).default(64),
+    /** A worker is replaced after this many caught SEAL exceptions (node-seal breaks near 4,000). */
+    SEAL_ERROR_RECYCLE: int(1, 3500).default(1000),
+    /** Built sandbox to serve at `/`; empty disables. Relative paths resolve against the server package. */
+    WEB_DIST: z.string().default('../web/dist'),
+    /** Test-only faults (`x-sealbox-fault`); refused in production mode. */
+    FAULT_INJECTION: bool.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** How long shutdown waits for in-flight work. */
+    SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(30_000),
+    /** Event-loop delay above which `@fastify/under-pressure` answers 503. */
+    MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(1000),
+  })
+  .superRefine((config, ctx) => {
+    if (config.MODE === 'production' && config.TOKENS.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: 'production mode needs at least one tenant:token' })
+    }
+    if (config.MODE === 'production' && config.FAULT_INJECTION) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FAULT_INJECTION'],
+        message: 'fault injection is refused in production mode',
+      })
+    }
+    const tenants = new Set<string>()
+    const secrets = new Set<string>()
+    for (const { tenant, token } of config.TOKENS) {
+      if (tenants.has(tenant)) ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: `tenant "${tenant}" twice` })
+      if (secrets.has(token)) ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: 'the same token twice' })
+      tenants.add(tenant)
+      secrets.add(token)
+    }
+  })
+
+/** What callers may pass (strings from env/flags, or typed values from tests). */
+export type ServerConfigInput = z.input<typeof ServerConfigSchema>
+/** The validated configuration. */
+export type ServerConfig = z.output<typeof ServerConfigSchema>

@@ -1,0 +1,52 @@
+import type { ExecutorMode } from '../config/ServerConfig.ts'
+import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
+
+/** Why a worker was replaced (a metrics label). */
+export type ReplacementReason = 'sealExceptions' | 'outOfMemory' | 'fault' | 'crashed' | 'timeout'
+
+/** What an executor tells the server as it runs. */
+export interface ExecutorEvents {
+  /** A worker became warm (the first one also brings the search config). */
+  onWarm?(info: WarmInfo): void
+  /** A worker was taken out of service; a new one is on its way. */
+  onReplaced?(workerId: string, reason: ReplacementReason): void
+  /** Free slots may have appeared (a worker got warm, a job finished). */
+  onCapacity?(): void
+}
+
+/** A snapshot for `/readyz` and `/metrics`. */
+export interface ExecutorStatus {
+  mode: ExecutorMode
+  /** Workers wanted. */
+  size: number
+  /** Workers warm and in service. */
+  warm: number
+  /** Jobs running now. */
+  running: number
+  replacements: number
+}
+
+/**
+ * Where HE jobs run. One class per strategy (worker threads, the main event loop,
+ * child processes), chosen at start-up from configuration. Executors run at most
+ * `freeSlots()` jobs at once; queueing and fairness live in front of them, in the
+ * `FairScheduler`, so every strategy is scheduled the same way.
+ */
+export interface Executor {
+  readonly mode: ExecutorMode
+  /** Starts the workers and resolves once at least one is warm (`ready()` tracks all). */
+  start(): Promise<WarmInfo>
+  /** True when every worker is warm. */
+  ready(): boolean
+  /** Jobs that could start right now. */
+  freeSlots(): number
+  /**
+   * Runs one job. `deadline` aborts work that overstays: an isolated executor kills
+   * the worker (the reply is a TIMEOUT error and the worker is replaced). Failures of
+   * the job itself come back in the reply; a rejection means the worker failed.
+   */
+  run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply>
+  status(): ExecutorStatus
+  /** Waits for running jobs, then stops every worker. */
+  close(): Promise<void>
+}

@@ -1,0 +1,146 @@
+import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
+import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
+import type { Executor, ExecutorEvents } from './Executor.ts'
+import { FairScheduler, type Scheduled } from './FairScheduler.ts'
+import { InlineExecutor } from './InlineExecutor.ts'
+import type { WarmInfo, WorkerJob } from './jobMessages.ts'
+import { ProcessExecutor } from './ProcessExecutor.ts'
+import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
+import type { WorkerSetup } from './WorkerSetup.ts'
+
+/** Options of one submission through the hub. */
+export interface HubSubmitOptions {
+  /** Executor override (only when the server allows it). */
+  mode?: ExecutorMode
+  signal?: AbortSignal
+  timeoutMs: number
+}
+
+/** A finished job, with the executor that ran it. */
+export interface HubResult extends Scheduled {
+  mode: ExecutorMode
+}
+
+/**
+ * The executors of this server, each behind its own fair scheduler: the configured
+ * one, and — when requests may pick their executor (benchmarks) — the other two as
+ * well, all warm before the server reports ready.
+ */
+export class ExecutorHub {
+  readonly defaultMode: ExecutorMode
+  readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
+  readonly #config: ServerConfig
+  readonly #setup: WorkerSetup
+  readonly #metrics: ServerMetrics
+  readonly #log: FastifyBaseLogger
+  #warm: WarmInfo | undefined
+
+  constructor(options: { config: ServerConfig; setup: WorkerSetup; metrics: ServerMetrics; log: FastifyBaseLogger }) {
+    this.#config = options.config
+    this.#setup = options.setup
+    this.#metrics = options.metrics
+    this.#log = options.log
+    this.defaultMode = options.config.EXECUTOR
+  }
+
+  /** Creates and warms the executors; resolves when each has a warm worker. */
+  async start(): Promise<WarmInfo> {
+    const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
+      ? [this.defaultMode, ...(['pool', 'inline', 'process'] as const).filter((m) => m !== this.defaultMode)]
+      : [this.defaultMode]
+    // Compile node-seal once here and hand the compiled module to every worker thread.
+    await loadSeal()
+    const wasmModule = sealWasmModule()
+    const warmed = await Promise.all(
+      modes.map((mode) => {
+        let scheduler: FairScheduler | undefined
+        const events: ExecutorEvents = {
+          onWarm: (info) => {
+            this.#log.info({ worker: info.worker.workerId, warmMs: Math.round(info.warmMs) }, `${mode} worker warm`)
+          },
+          onReplaced: (workerId, reason) => {
+            this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
+            this.#metrics.replaced(mode, reason)
+          },
+          onCapacity: () => scheduler?.pump(),
+        }
+        const executor = this.#create(mode, events, wasmModule)
+        scheduler = new FairScheduler({
+          executor,
+          maxQueued: this.#config.QUEUE_SIZE,
+          maxQueuedPerTenant: this.#config.TENANT_QUEUE_SIZE,
+        })
+        this.#schedulers.set(mode, scheduler)
+        this.#metrics.watch(mode, scheduler)
+        return executor.start()
+      }),
+    )
+    this.#warm = warmed[0]
+    return warmed[0] as WarmInfo
+  }
+
+  #create(mode: ExecutorMode, events: ExecutorEvents, wasmModule: WebAssembly.Module | undefined): Executor {
+    const setup = this.#setup
+    switch (mode) {
+      case 'pool':
+        return new WorkerPoolExecutor({
+          setup,
+          threads: this.#config.WORKERS,
+          events,
+          ...(wasmModule ? { wasmModule } : {}),
+        })
+      case 'inline':
+        return new InlineExecutor(setup, events)
+      case 'process':
+        return new ProcessExecutor({ setup, processes: this.#config.WORKERS, events })
+      default: {
+        const never: never = mode
+        throw new HeError('INVALID_INPUT', `unknown executor ${String(never)}`)
+      }
+    }
+  }
+
+  /** What the first warm worker reported (search config, database facts). */
+  get warmInfo(): WarmInfo | undefined {
+    return this.#warm
+  }
+
+  /** Every executor has all its workers warm. */
+  ready(): boolean {
+    if (this.#schedulers.size === 0) return false
+    for (const scheduler of this.#schedulers.values()) if (!scheduler.executor.ready()) return false
+    return true
+  }
+
+  scheduler(mode: ExecutorMode): FairScheduler | undefined {
+    return this.#schedulers.get(mode)
+  }
+
+  schedulers(): ReadonlyMap<ExecutorMode, FairScheduler> {
+    return this.#schedulers
+  }
+
+  /** Queues a job for a tenant on the chosen (or default) executor. */
+  async submit(tenant: string, job: WorkerJob, options: HubSubmitOptions): Promise<HubResult> {
+    const mode = options.mode ?? this.defaultMode
+    if (mode !== this.defaultMode && !this.#config.ALLOW_EXECUTOR_OVERRIDE) {
+      throw new HeError('FORBIDDEN', 'this server does not let requests choose the executor (ALLOW_EXECUTOR_OVERRIDE)')
+    }
+    const scheduler = this.#schedulers.get(mode)
+    if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
+    const result = await scheduler.submit(tenant, job, {
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    })
+    this.#metrics.job(mode, result.reply)
+    return { ...result, mode }
+  }
+
+  /** Lets queued and running jobs finish, then stops every worker. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.drain()))
+    await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.executor.close()))
+  }
+}

@@ -1,0 +1,56 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import type { ServerConfig } from '../config/ServerConfig.ts'
+import type { KeyStoreLocation } from '../store/KeyStore.ts'
+
+/** The database a worker processes at warm-up. */
+export const DatabaseSourceSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('synthetic'), rows: z.number().int(), dim: z.number().int(), seed: z.number().int() }),
+  z.object({ type: z.literal('file'), path: z.string() }),
+])
+export type DatabaseSource = z.infer<typeof DatabaseSourceSchema>
+
+/** Everything a worker (thread, child process or inline runner) needs to warm up. Plain data. */
+export const WorkerSetupSchema = z.object({
+  store: z.object({ type: z.literal('file'), dir: z.string() }),
+  keyCacheBytes: z.number().int().nonnegative(),
+  sealErrorRecycle: z.number().int().positive(),
+  maxPolyDegree: z.number().int(),
+  maxProgramSteps: z.number().int(),
+  maxQueriesPerSearch: z.number().int(),
+  faultInjection: z.boolean(),
+  database: DatabaseSourceSchema,
+  search: z.object({
+    profile: z.string(),
+    scheme: z.enum(['bgv', 'bfv']),
+    metric: z.enum(['cosine', 'dot']),
+    babySteps: z.enum(['client', 'server']),
+    babyStep: z.number().int().optional(),
+  }),
+})
+export type WorkerSetup = z.infer<typeof WorkerSetupSchema>
+
+/** The worker setup that follows from the server configuration. */
+export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): WorkerSetup {
+  // Workers and child processes may not share our working directory: pass absolute paths.
+  return {
+    store,
+    keyCacheBytes: config.KEY_CACHE_BYTES,
+    sealErrorRecycle: config.SEAL_ERROR_RECYCLE,
+    maxPolyDegree: config.MAX_POLY_DEGREE,
+    maxProgramSteps: config.MAX_PROGRAM_STEPS,
+    maxQueriesPerSearch: config.MAX_QUERIES_PER_SEARCH,
+    faultInjection: config.FAULT_INJECTION,
+    database:
+      config.DATABASE === 'synthetic'
+        ? { type: 'synthetic', rows: config.SYNTHETIC_ROWS, dim: config.SYNTHETIC_DIM, seed: config.SYNTHETIC_SEED }
+        : { type: 'file', path: resolve(config.DATABASE) },
+    search: {
+      profile: config.SEARCH_PROFILE,
+      scheme: config.SEARCH_SCHEME,
+      metric: config.SEARCH_METRIC,
+      babySteps: config.SEARCH_BABY_STEPS,
+      ...(config.SEARCH_BABY_STEP === undefined ? {} : { babyStep: config.SEARCH_BABY_STEP }),
+    },
+  }
+}

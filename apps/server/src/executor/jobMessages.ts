@@ -1,0 +1,153 @@
+import { HE_ERROR_CODES } from '@sealbox/he-core'
+import { z } from 'zod'
+import { SearchSummarySchema } from '../app/SearchSummary.ts'
+import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
+
+/*
+ * Everything that crosses a thread or a socket between the HTTP layer and the code
+ * that runs HE work: discriminated unions keyed on `type`, validated with zod on
+ * arrival. Binary fields are Uint8Arrays (structured clone keeps them; the process
+ * socket uses v8 serialization, which does too).
+ */
+
+const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (Uint8Array)')
+
+/** Evaluate encrypted queries against the server's processed database. */
+export const SearchJobSchema = z.object({
+  type: z.literal('search'),
+  /** The tenant's stored evaluation keys, when the search config needs Galois keys. */
+  keys: KeyBlobRefSchema.optional(),
+  /** The key-set id every query ciphertext must carry (from the stored record). */
+  keySetId: z.string().optional(),
+  /** One envelope or bundle per query. */
+  queries: z.array(bytes).min(1),
+})
+
+/** Run an he-core program on uploaded inputs. */
+export const EvaluateJobSchema = z.object({
+  type: z.literal('evaluate'),
+  /** The encryption parameters (an he-core ParamsSpec), validated again in the worker. */
+  params: z.unknown(),
+  /** The program as sent; he-core validates it in the worker. */
+  program: z.unknown(),
+  /** Input envelopes by name. */
+  inputs: z.record(z.string(), bytes),
+  keys: KeyBlobRefSchema.optional(),
+  keySetId: z.string().optional(),
+})
+
+/** Check an upload by loading it into SEAL before it is stored. */
+export const InspectKeysJobSchema = z.object({
+  type: z.literal('inspectKeys'),
+  bytes,
+})
+
+/** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
+export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError'] as const
+export type Fault = (typeof FAULTS)[number]
+export const FaultJobSchema = z.object({ type: z.literal('fault'), fault: z.enum(FAULTS) })
+
+export const WorkerJobSchema = z.discriminatedUnion('type', [
+  SearchJobSchema,
+  EvaluateJobSchema,
+  InspectKeysJobSchema,
+  FaultJobSchema,
+])
+export type WorkerJob = z.infer<typeof WorkerJobSchema>
+export type SearchJob = z.infer<typeof SearchJobSchema>
+export type EvaluateJob = z.infer<typeof EvaluateJobSchema>
+export type InspectKeysJob = z.infer<typeof InspectKeysJobSchema>
+
+const HeErrorJSONSchema = z.object({
+  code: z.enum(HE_ERROR_CODES),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+})
+
+export const JobResultSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('searchResult'),
+    /** One response envelope per query, in order. */
+    responses: z.array(bytes),
+    /** Per-query compute milliseconds. */
+    queryMs: z.array(z.number()),
+  }),
+  z.object({
+    type: z.literal('evaluateResult'),
+    outputs: z.record(z.string(), bytes),
+    /** The program's per-step report (he-core's shape, plain JSON). */
+    report: z.unknown(),
+  }),
+  z.object({ type: z.literal('keysInspected'), facts: KeySetFactsSchema, sha256: z.string() }),
+  z.object({ type: z.literal('faultSurvived') }),
+  z.object({ type: z.literal('failed'), error: HeErrorJSONSchema }),
+])
+export type JobResult = z.infer<typeof JobResultSchema>
+
+/** Counters of one worker (thread, child process, or the main thread for inline). */
+export const WorkerStatsSchema = z.object({
+  /** `thread-3`, `process-12345`, `inline`. */
+  workerId: z.string(),
+  threadId: z.number().int(),
+  pid: z.number().int(),
+  jobs: z.number().int(),
+  sealExceptions: z.number().int(),
+  heapBytes: z.number().optional(),
+  cacheBytes: z.number(),
+  cacheEntries: z.number().int(),
+  cacheHits: z.number().int(),
+  cacheMisses: z.number().int(),
+  cacheEvictions: z.number().int(),
+})
+export type WorkerStats = z.infer<typeof WorkerStatsSchema>
+
+const ms = z.number().nonnegative()
+export const PhaseTimingsSchema = z.object({
+  keyload: ms.optional(),
+  deserialize: ms.optional(),
+  compute: ms.optional(),
+  serialize: ms.optional(),
+})
+
+export const WorkerReplySchema = z.object({
+  result: JobResultSchema,
+  timings: PhaseTimingsSchema,
+  /** Whether this job's evaluation keys came from the worker's cache. */
+  keyCache: z.enum(['hit', 'miss', 'none']),
+  worker: WorkerStatsSchema,
+  /** Set when this worker must be replaced after this job (and why). */
+  recycle: z.enum(['sealExceptions', 'outOfMemory', 'fault']).optional(),
+})
+export type WorkerReply = z.infer<typeof WorkerReplySchema>
+
+/** What a warm worker reports once (search config for `/api/v1/search/config`). */
+export const WarmInfoSchema = z.object({
+  worker: WorkerStatsSchema,
+  warmMs: z.number(),
+  /** The search this worker serves (what clients need to make keys and queries). */
+  search: SearchSummarySchema,
+})
+export type WarmInfo = z.infer<typeof WarmInfoSchema>
+
+/** Messages a Piscina worker posts on its parent port (outside task replies). */
+export const PoolEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
+])
+export type PoolEvent = z.infer<typeof PoolEventSchema>
+
+/** Child process → server, over the Unix socket. */
+export const ProcessUpMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hello'), nonce: z.string(), pid: z.number().int() }),
+  z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
+  z.object({ type: z.literal('reply'), id: z.number().int(), reply: WorkerReplySchema }),
+])
+export type ProcessUpMessage = z.infer<typeof ProcessUpMessageSchema>
+
+/** Server → child process, over the Unix socket. */
+export const ProcessDownMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('job'), id: z.number().int(), job: WorkerJobSchema }),
+  z.object({ type: z.literal('shutdown') }),
+])
+export type ProcessDownMessage = z.infer<typeof ProcessDownMessageSchema>

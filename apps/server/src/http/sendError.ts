@@ -1,0 +1,107 @@
+import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode, toHeError } from '@sealbox/he-core'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: { code: HeErrorCode; message: string; hint: string; details?: Record<string, unknown> }
+}
+
+/** Fastify's own error codes, mapped onto ours (anything else falls back on its status). */
+const FASTIFY_CODES: Record<string, HeErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_INPUT',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_INPUT',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_INPUT',
+  FST_ERR_VALIDATION: 'INVALID_INPUT',
+  FST_UNDER_PRESSURE: 'OVERLOADED',
+  FST_ERR_NOT_FOUND: 'NOT_FOUND',
+}
+
+function codeForStatus(status: number): HeErrorCode {
+  if (status === 404) return 'NOT_FOUND'
+  if (status === 413) return 'PAYLOAD_TOO_LARGE'
+  if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE'
+  if (status === 503) return 'OVERLOADED'
+  if (status === 408 || status === 504) return 'TIMEOUT'
+  if (status >= 400 && status < 500) return 'INVALID_INPUT'
+  return 'INTERNAL'
+}
+
+function isFastifyError(error: unknown): error is FastifyError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string'
+}
+
+/** A zod failure as a message naming the field: `query.k: expected number`. */
+export function describeZodError(error: z.ZodError, where: string): string {
+  const issue = error.issues[0]
+  if (!issue) return `${where}: invalid`
+  const path = [where, ...issue.path.map(String)].join('.')
+  return `${path}: ${issue.message}`
+}
+
+/**
+ * Turns anything thrown while handling a request into an `HeError`: ours pass
+ * through, zod and Fastify errors become coded client errors, and anything else
+ * becomes INTERNAL with a generic message (the original is logged, never sent).
+ */
+export function toRequestError(error: unknown): { error: HeError; internal: boolean } {
+  if (error instanceof HeError) return { error, internal: false }
+  if (error instanceof z.ZodError) {
+    return {
+      error: new HeError('INVALID_INPUT', describeZodError(error, 'request'), { cause: error }),
+      internal: false,
+    }
+  }
+  if (isFastifyError(error)) {
+    const known = FASTIFY_CODES[error.code]
+    const status = error.statusCode ?? 500
+    const code = known ?? codeForStatus(status)
+    if (code !== 'INTERNAL') {
+      return { error: new HeError(code, error.message, { cause: error }), internal: false }
+    }
+  }
+  const wrapped = toHeError(error)
+  if (wrapped.code === 'INTERNAL') {
+    return { error: new HeError('INTERNAL', 'internal error; see the server log', { cause: error }), internal: true }
+  }
+  return { error: wrapped, internal: false }
+}
+
+/** The JSON body for an error (no stack, no cause). */
+export function errorBody(error: HeError): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      hint: error.hint,
+      ...(error.details ? { details: safeDetails(error.details) } : {}),
+    },
+  }
+}
+
+// Details may hold a SEAL exception or other objects; only plain values go out.
+function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(details)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value
+    else if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) out[key] = value
+  }
+  return out
+}
+
+/** Sends `error` with the status from `HE_ERROR_HTTP_STATUS`. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
+  const { error, internal } = toRequestError(thrown)
+  if (internal) request.log.error({ err: thrown }, 'internal error')
+  else if (error.code === 'WORKER_FAILED' || error.code === 'OUT_OF_MEMORY')
+    request.log.warn({ err: error }, error.message)
+  if (error.code === 'OVERLOADED') {
+    const seconds = error.details?.retryAfterSeconds
+    reply.header('retry-after', String(typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : 1))
+  }
+  if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
+  return reply.status(HE_ERROR_HTTP_STATUS[error.code]).type('application/json; charset=utf-8').send(errorBody(error))
+}

@@ -1,0 +1,64 @@
+import { HeError } from '@sealbox/he-core'
+import { buildServer } from './app/buildServer.ts'
+import { loadConfig } from './config/loadConfig.ts'
+import type { ServerConfig } from './config/ServerConfig.ts'
+
+/*
+ * `node --conditions=@sealbox/source src/main.ts [--flag value …]`: reads the
+ * configuration (flags win over environment), starts the server, and shuts down
+ * gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests and
+ * jobs, stop the workers, flush the key store, exit.
+ */
+
+function fail(message: string): never {
+  process.stderr.write(`sealbox: ${message}\n`)
+  process.exit(1)
+}
+
+let config: ServerConfig
+try {
+  config = loadConfig({ argv: process.argv.slice(2), env: process.env })
+} catch (error) {
+  fail(error instanceof HeError ? error.message : String(error))
+}
+
+const app = await buildServer(config)
+let stopping = false
+
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return
+  stopping = true
+  app.log.info({ signal }, 'shutting down: finishing in-flight work')
+  const force = setTimeout(() => {
+    app.log.error(`shutdown took longer than ${config.SHUTDOWN_TIMEOUT_MS} ms; exiting`)
+    process.exit(1)
+  }, config.SHUTDOWN_TIMEOUT_MS)
+  force.unref()
+  try {
+    await app.close()
+    app.log.info('stopped')
+    process.exit(0)
+  } catch (error) {
+    app.log.error({ err: error }, 'shutdown failed')
+    process.exit(1)
+  }
+}
+process.once('SIGINT', () => void shutdown('SIGINT'))
+process.once('SIGTERM', () => void shutdown('SIGTERM'))
+
+try {
+  await app.listen({ port: config.PORT, host: config.HOST })
+} catch (error) {
+  fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
+}
+try {
+  await app.sealbox.warmup
+  app.log.info(
+    { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE },
+    'ready: workers warm, database processed',
+  )
+} catch (error) {
+  app.log.fatal({ err: error }, 'workers failed to start')
+  await app.close().catch(() => undefined)
+  fail(`workers failed to start: ${error instanceof Error ? error.message : String(error)}`)
+}

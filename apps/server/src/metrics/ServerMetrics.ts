@@ -1,0 +1,106 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { ExecutorMode } from '../config/ServerConfig.ts'
+import type { ReplacementReason } from '../executor/Executor.ts'
+import type { FairScheduler } from '../executor/FairScheduler.ts'
+import type { WorkerReply } from '../executor/jobMessages.ts'
+import type { PhaseTimings } from '../http/ServerTiming.ts'
+
+const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/**
+ * The server's Prometheus metrics: request phases, queue depth, running jobs, warm
+ * workers, key-cache hits and misses, worker replacements, job errors, plus Node's
+ * default metrics (event-loop delay and utilisation, heap, GC).
+ */
+export class ServerMetrics {
+  readonly registry = new Registry()
+  readonly #requests: Counter<'route' | 'method' | 'status'>
+  readonly #phases: Histogram<'route' | 'phase'>
+  readonly #keyCache: Counter<'executor' | 'result'>
+  readonly #replacements: Counter<'executor' | 'reason'>
+  readonly #jobErrors: Counter<'executor' | 'code'>
+  readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'sealbox_', eventLoopMonitoringPrecision: 10 })
+    this.#requests = new Counter({
+      name: 'sealbox_http_requests_total',
+      help: 'HTTP requests answered, by route and status',
+      labelNames: ['route', 'method', 'status'],
+      registers: [this.registry],
+    })
+    this.#phases = new Histogram({
+      name: 'sealbox_request_phase_seconds',
+      help: 'Time per request phase (queue, keyload, deserialize, compute, serialize, total)',
+      labelNames: ['route', 'phase'],
+      buckets: PHASE_BUCKETS,
+      registers: [this.registry],
+    })
+    this.#keyCache = new Counter({
+      name: 'sealbox_key_cache_lookups_total',
+      help: 'Evaluation-key lookups in the worker caches (hit: already deserialized)',
+      labelNames: ['executor', 'result'],
+      registers: [this.registry],
+    })
+    this.#replacements = new Counter({
+      name: 'sealbox_worker_replacements_total',
+      help: 'Workers taken out of service and replaced, by reason',
+      labelNames: ['executor', 'reason'],
+      registers: [this.registry],
+    })
+    this.#jobErrors = new Counter({
+      name: 'sealbox_job_errors_total',
+      help: 'Jobs that failed in a worker, by error code',
+      labelNames: ['executor', 'code'],
+      registers: [this.registry],
+    })
+    const schedulers = this.#schedulers
+    new Gauge({
+      name: 'sealbox_queue_depth',
+      help: 'Jobs waiting for a worker',
+      labelNames: ['executor'],
+      registers: [this.registry],
+      collect() {
+        for (const [mode, scheduler] of schedulers) this.set({ executor: mode }, scheduler.queued)
+      },
+    })
+    new Gauge({
+      name: 'sealbox_jobs_running',
+      help: 'Jobs running on workers',
+      labelNames: ['executor'],
+      registers: [this.registry],
+      collect() {
+        for (const [mode, scheduler] of schedulers) this.set({ executor: mode }, scheduler.running)
+      },
+    })
+    new Gauge({
+      name: 'sealbox_workers_warm',
+      help: 'Workers warm and in service',
+      labelNames: ['executor'],
+      registers: [this.registry],
+      collect() {
+        for (const [mode, scheduler] of schedulers) this.set({ executor: mode }, scheduler.executor.status().warm)
+      },
+    })
+  }
+
+  /** Reports the queue of an executor in the gauges. */
+  watch(mode: ExecutorMode, scheduler: FairScheduler): void {
+    this.#schedulers.set(mode, scheduler)
+  }
+
+  request(route: string, method: string, status: number, phases: PhaseTimings, totalMs: number): void {
+    this.#requests.inc({ route, method, status: String(status) })
+    for (const [phase, ms] of Object.entries(phases)) this.#phases.observe({ route, phase }, ms / 1000)
+    this.#phases.observe({ route, phase: 'total' }, totalMs / 1000)
+  }
+
+  job(mode: ExecutorMode, reply: WorkerReply): void {
+    if (reply.keyCache !== 'none') this.#keyCache.inc({ executor: mode, result: reply.keyCache })
+    if (reply.result.type === 'failed') this.#jobErrors.inc({ executor: mode, code: reply.result.error.code })
+  }
+
+  replaced(mode: ExecutorMode, reason: ReplacementReason): void {
+    this.#replacements.inc({ executor: mode, reason })
+  }
+}

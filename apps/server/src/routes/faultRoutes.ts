@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { FAULTS } from '../executor/jobMessages.ts'
+import { executorOverride } from '../http/executorOverride.ts'
+import { jobResult } from '../http/jobReply.ts'
+import { parseInput } from '../http/parseInput.ts'
+import { tenantOf } from '../http/tenantOf.ts'
+
+const FaultParams = z.object({ fault: z.enum(FAULTS) })
+
+/** Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run out of memory or throw. */
+export async function faultRoutes(app: FastifyInstance): Promise<void> {
+  const { hub, config } = app.sealbox
+  app.post('/api/v1/_faults/:fault', { schema: { hide: true } }, async (request, reply) => {
+    const tenant = tenantOf(request)
+    const { fault } = parseInput(FaultParams, request.params, 'params')
+    const done = await hub.submit(
+      tenant.id,
+      { type: 'fault', fault },
+      { timeoutMs: config.REQUEST_TIMEOUT_MS, ...executorOverride(request) },
+    )
+    reply.header('x-sealbox-executor', done.mode)
+    jobResult(request, done, 'faultSurvived')
+    return { survived: true }
+  })
+}

@@ -1,0 +1,112 @@
+import { HeError, peekEnvelope } from '@sealbox/he-core'
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { TENANT_ID } from '../config/ServerConfig.ts'
+import { executorOverride } from '../http/executorOverride.ts'
+import { jobResult } from '../http/jobReply.ts'
+import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
+import { splitEnvelopes } from '../http/splitEnvelopes.ts'
+import { bearer, tenantOf } from '../http/tenantOf.ts'
+
+const SearchQueryString = z
+  .object({ keySet: z.string().regex(TENANT_ID, 'keySet must be a key-set id').optional() })
+  .strict()
+
+/** The search config, and encrypted search against the server's database. */
+export async function searchRoutes(app: FastifyInstance): Promise<void> {
+  const services = app.sealbox
+  const { store, hub, config } = services
+
+  app.get(
+    '/api/v1/search/config',
+    {
+      schema: {
+        tags: ['search'],
+        summary: 'The search config clients need to make keys and queries',
+        description:
+          'Parameters, D, V, scale, baby step, Galois steps and the configId; `galoisElements` empty means no evaluation keys are needed.',
+      },
+    },
+    async () => {
+      const search = services.search()
+      return { ...search.config, configId: search.configId, fingerprint: search.fingerprint, database: search.database }
+    },
+  )
+
+  app.post(
+    '/api/v1/search',
+    {
+      bodyLimit: config.MAX_REQUEST_BYTES,
+      schema: {
+        tags: ['search'],
+        summary: 'Evaluate one or several encrypted queries',
+        description:
+          'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. Response: one response bundle per query, back to back, in order.',
+        security: bearer,
+        querystring: { type: 'object', properties: { keySet: { type: 'string' } } },
+        consumes: ['application/octet-stream'],
+      },
+    },
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      const query = parseInput(SearchQueryString, request.query, 'query')
+      const search = services.search()
+      const queries = splitEnvelopes(binaryBody(request), config.MAX_QUERIES_PER_SEARCH)
+      // Cheap header checks on the loop so obvious mistakes never queue; the worker verifies everything.
+      const keySetIds = new Set<string>()
+      for (const [i, bytes] of queries.entries()) {
+        const header = peekEnvelope(bytes)
+        if (header.kind !== 'bundle') {
+          throw new HeError('ENVELOPE_KIND_MISMATCH', `query ${i}: expected a query bundle, got ${header.kind}`)
+        }
+        if (header.fingerprint !== search.fingerprint) {
+          throw new HeError('PARAMS_MISMATCH', `query ${i} was made under other encryption parameters`, {
+            details: { expected: search.fingerprint, found: header.fingerprint },
+          })
+        }
+        if (header.keySetId) keySetIds.add(header.keySetId)
+      }
+      let keys: { ref: { tenant: string; id: string; sha256: string; bytes: number }; keySetId: string } | undefined
+      if (query.keySet !== undefined) {
+        const record = await store.get(tenant.id, query.keySet)
+        if (!record) throw new HeError('NOT_FOUND', `no key set "${query.keySet}"`)
+        if (record.fingerprint !== search.fingerprint) {
+          throw new HeError('PARAMS_MISMATCH', `key set "${record.id}" was made under other encryption parameters`)
+        }
+        const missing = search.galoisElements.filter((element) => !record.galoisElements.includes(element))
+        if (missing.length > 0) {
+          throw new HeError(
+            'MISSING_KEY',
+            `key set "${record.id}" lacks the Galois elements ${missing.join(', ')} this search needs`,
+            { details: { missing } },
+          )
+        }
+        for (const id of keySetIds) {
+          if (id !== record.keySetId) {
+            throw new HeError(
+              'KEY_SET_MISMATCH',
+              `the queries were encrypted under another secret key than key set "${record.id}"`,
+            )
+          }
+        }
+        keys = {
+          ref: { tenant: tenant.id, id: record.id, sha256: record.sha256, bytes: record.bytes },
+          keySetId: record.keySetId,
+        }
+      } else if (search.galoisElements.length > 0) {
+        throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
+      }
+      const done = await hub.submit(
+        tenant.id,
+        { type: 'search', queries, ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}) },
+        { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply), ...executorOverride(request) },
+      )
+      const result = jobResult(request, done, 'searchResult')
+      reply
+        .type('application/octet-stream')
+        .header('x-sealbox-executor', done.mode)
+        .header('x-sealbox-query-ms', result.queryMs.map((ms) => ms.toFixed(2)).join(','))
+      return Buffer.concat(result.responses)
+    },
+  )
+}

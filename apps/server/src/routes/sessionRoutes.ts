@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify'
+
+/** Local mode: anyone who can reach the server may get an anonymous tenant and its token. */
+export async function sessionRoutes(app: FastifyInstance): Promise<void> {
+  const { auth } = app.sealbox
+  app.post(
+    '/api/v1/session',
+    {
+      schema: {
+        tags: ['session'],
+        summary: 'Get an anonymous bearer token (local mode only)',
+        description:
+          'Returns a new tenant and its token. Production servers refuse (403): their tokens are configured by the operator (TOKENS).',
+      },
+    },
+    async (_request, reply) => {
+      const issued = auth.issueAnonymous()
+      reply.status(201)
+      return { ...issued, mode: auth.mode }
+    },
+  )
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod'
+
+/** Evaluation-key kinds a key set may hold (never a secret key). */
+export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
+export type EvaluationKeyKind = (typeof EVALUATION_KEY_KINDS)[number]
+
+/** What the server learned about an uploaded key set before storing it. */
+export const KeySetFactsSchema = z.object({
+  /** The secret key's id from the envelopes (32 hex): queries must carry the same one. */
+  keySetId: z.string().regex(/^[0-9a-f]{32}$/),
+  /** Params fingerprint of the keys. */
+  fingerprint: z.string().regex(/^[0-9a-f]{32}$/),
+  /** The server's search configId when the keys were made for it. */
+  configId: z.string().optional(),
+  kinds: z.array(z.enum(EVALUATION_KEY_KINDS)).min(1),
+  /** Galois elements present (what rotations the set supports). */
+  galoisElements: z.array(z.number().int()).default([]),
+  polyModulusDegree: z.number().int().optional(),
+  label: z.string().max(200).optional(),
+})
+export type KeySetFacts = z.infer<typeof KeySetFactsSchema>
+
+/** One stored key set, as listed by its tenant. */
+export const KeySetRecordSchema = KeySetFactsSchema.extend({
+  tenant: z.string(),
+  /** The name chosen by the client in `PUT /api/v1/keysets/:id`. */
+  id: z.string(),
+  /** Bytes stored (the uploaded envelope or bundle). */
+  bytes: z.number().int().nonnegative(),
+  /** SHA-256 of the stored bytes: the version of this key set (caches key on it). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type KeySetRecord = z.infer<typeof KeySetRecordSchema>
+
+/** Where a worker finds a key set's bytes (plain data: crosses threads and sockets). */
+export const KeyBlobRefSchema = z.object({
+  tenant: z.string(),
+  id: z.string(),
+  sha256: z.string(),
+  bytes: z.number().int(),
+})
+export type KeyBlobRef = z.infer<typeof KeyBlobRefSchema>
+
+/** Limits a store enforces per tenant on every write. */
+export interface KeyStoreLimits {
+  quotaBytes: number
+  maxKeySets: number
+}
+
+/**
+ * Durable per-tenant storage of evaluation-key sets. Every method takes the tenant:
+ * a tenant can only ever see, use or delete its own key sets.
+ */
+export interface KeyStore {
+  /**
+   * Creates or replaces a key set atomically (QUOTA_EXCEEDED / LIMIT_EXCEEDED first).
+   * `sha256` of the bytes may be passed when already known (workers compute it).
+   */
+  put(tenant: string, id: string, facts: KeySetFacts, bytes: Uint8Array, sha256?: string): Promise<KeySetRecord>
+  get(tenant: string, id: string): Promise<KeySetRecord | undefined>
+  list(tenant: string): Promise<KeySetRecord[]>
+  /** True when something was deleted. */
+  delete(tenant: string, id: string): Promise<boolean>
+  /** Stored bytes of the tenant. */
+  usage(tenant: string): Promise<number>
+  /** The bytes of a key set version (what workers read on a cache miss). */
+  read(ref: KeyBlobRef): Promise<Uint8Array>
+  /** Settles every write in progress (shutdown). */
+  flush(): Promise<void>
+  /** How a worker opens the same store for reading (plain data). */
+  readonly location: KeyStoreLocation
+}
+
+/** A store's address, for workers that open their own reader. */
+export type KeyStoreLocation = { type: 'file'; dir: string }
+
+/** What a worker needs to read key bytes. */
+export interface KeyBlobReader {
+  read(ref: KeyBlobRef): Promise<Uint8Array>
+}

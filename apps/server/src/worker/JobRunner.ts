@@ -1,0 +1,154 @@
+import { threadId } from 'node:worker_threads'
+import {
+  HeError,
+  type HeErrorJSON,
+  loadSeal,
+  type Seal,
+  sealExceptionCount,
+  toHeError,
+  wasmHeapBytes,
+} from '@sealbox/he-core'
+import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
+import { KeyCache } from '../executor/KeyCache.ts'
+import type { WorkerSetup } from '../executor/WorkerSetup.ts'
+import { FileKeyBlobReader } from '../store/FileKeyStore.ts'
+import type { KeyBlobReader } from '../store/KeyStore.ts'
+import type { EvaluationKeys } from './EvaluationKeys.ts'
+import { inspectKeys } from './inspectKeys.ts'
+import { type JobContext, type PhaseClock, startPhaseClock } from './PhaseClock.ts'
+import { runEvaluate } from './runEvaluate.ts'
+import { runFault } from './runFault.ts'
+import { runSearch } from './runSearch.ts'
+import { SearchService } from './SearchService.ts'
+
+/** How the runner is hosted: isolated hosts may crash or hang on purpose (fault tests); inline may not. */
+export interface JobRunnerOptions {
+  workerId: string
+  isolated: boolean
+  wasmModule?: WebAssembly.Module
+}
+
+/**
+ * Does the HE work of every job, wherever it is hosted: a Piscina thread, a child
+ * process, or the main thread (inline). Warm-up loads node-seal, builds the search
+ * context and processes the database once; every job then reuses them and the
+ * per-worker key cache. Failures come back as `failed` results with an HeError,
+ * never as exceptions, and the reply says when this worker must be replaced.
+ */
+export class JobRunner implements JobContext {
+  readonly setup: WorkerSetup
+  readonly seal: Seal
+  readonly search: SearchService
+  readonly keys: KeyCache<EvaluationKeys>
+  readonly reader: KeyBlobReader
+  readonly workerId: string
+  readonly isolated: boolean
+  #jobs = 0
+
+  private constructor(setup: WorkerSetup, seal: Seal, search: SearchService, options: JobRunnerOptions) {
+    this.setup = setup
+    this.seal = seal
+    this.search = search
+    this.keys = new KeyCache(setup.keyCacheBytes)
+    this.reader = new FileKeyBlobReader(setup.store.dir)
+    this.workerId = options.workerId
+    this.isolated = options.isolated
+  }
+
+  /** Loads SEAL and processes the database; returns the runner and what it reports as warm. */
+  static async create(setup: WorkerSetup, options: JobRunnerOptions): Promise<{ runner: JobRunner; warm: WarmInfo }> {
+    const started = performance.now()
+    const seal = await loadSeal(options.wasmModule ? { wasmModule: options.wasmModule } : {})
+    const search = await SearchService.create(setup)
+    const runner = new JobRunner(setup, seal, search, options)
+    return {
+      runner,
+      warm: {
+        worker: runner.stats(),
+        warmMs: performance.now() - started,
+        search: search.summary,
+      },
+    }
+  }
+
+  /** Runs one job; never throws. */
+  async run(job: WorkerJob): Promise<WorkerReply> {
+    this.#jobs++
+    const clock = startPhaseClock()
+    let result: JobResult
+    let failure: HeError | undefined
+    try {
+      result = await this.#dispatch(job, clock)
+    } catch (error) {
+      failure = toHeError(error)
+      result = { type: 'failed', error: plainError(failure) }
+    }
+    return {
+      result,
+      timings: clock.timings,
+      keyCache: clock.keyCache,
+      worker: this.stats(),
+      ...this.#recycleReason(failure),
+    }
+  }
+
+  #dispatch(job: WorkerJob, clock: PhaseClock): Promise<JobResult> {
+    switch (job.type) {
+      case 'search':
+        return runSearch(this, job, clock)
+      case 'evaluate':
+        return runEvaluate(this, job, clock)
+      case 'inspectKeys':
+        return inspectKeys(this, job, clock)
+      case 'fault':
+        return runFault(this, job.fault)
+      default: {
+        const never: never = job
+        throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
+      }
+    }
+  }
+
+  #recycleReason(failure: HeError | undefined): Pick<WorkerReply, 'recycle'> {
+    // After bad_alloc node-seal deadlocks on the next call: never reuse this instance.
+    if (failure?.code === 'OUT_OF_MEMORY') return { recycle: 'outOfMemory' }
+    // Each caught C++ exception leaks 16 bytes of a 64 KiB stack; ~4,000 break the instance.
+    if (sealExceptionCount() >= this.setup.sealErrorRecycle) return { recycle: 'sealExceptions' }
+    return {}
+  }
+
+  stats(): WorkerStats {
+    const cache = this.keys.stats()
+    const heap = wasmHeapBytes()
+    return {
+      workerId: this.workerId,
+      threadId,
+      pid: process.pid,
+      jobs: this.#jobs,
+      sealExceptions: sealExceptionCount(),
+      ...(heap === undefined ? {} : { heapBytes: heap }),
+      cacheBytes: cache.bytes,
+      cacheEntries: cache.entries,
+      cacheHits: cache.hits,
+      cacheMisses: cache.misses,
+      cacheEvictions: cache.evictions,
+    }
+  }
+
+  /** Frees the cached keys (the search index lives as long as the thread). */
+  dispose(): void {
+    this.keys.clear()
+  }
+}
+
+/** An HeError as plain data for a reply (no cause, plain details only). */
+export function plainError(error: HeError): HeErrorJSON {
+  const json = error.toJSON()
+  if (!json.details) return json
+  const details: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(json.details)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) details[key] = value
+    else if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) details[key] = value
+  }
+  return { ...json, details }
+}

@@ -1,0 +1,55 @@
+import type { Seal } from '@sealbox/he-core'
+import type { KeyCache } from '../executor/KeyCache.ts'
+import type { WorkerSetup } from '../executor/WorkerSetup.ts'
+import type { KeyBlobReader } from '../store/KeyStore.ts'
+import type { EvaluationKeys } from './EvaluationKeys.ts'
+import type { SearchService } from './SearchService.ts'
+
+/** Phases measured inside a worker (queue and HTTP phases are measured by the server). */
+export type WorkerPhase = 'keyload' | 'deserialize' | 'compute' | 'serialize'
+
+/** Times the phases of one job and notes whether its keys came from the cache. */
+export interface PhaseClock {
+  readonly timings: Partial<Record<WorkerPhase, number>>
+  keyCache: 'hit' | 'miss' | 'none'
+  /** Runs `fn` and books its duration to `phase`. */
+  time<T>(phase: WorkerPhase, fn: () => T): T
+  timeAsync<T>(phase: WorkerPhase, fn: () => Promise<T>): Promise<T>
+}
+
+export function startPhaseClock(): PhaseClock {
+  const timings: Partial<Record<WorkerPhase, number>> = {}
+  const book = (phase: WorkerPhase, start: number) => {
+    timings[phase] = (timings[phase] ?? 0) + (performance.now() - start)
+  }
+  return {
+    timings,
+    keyCache: 'none',
+    time(phase, fn) {
+      const start = performance.now()
+      try {
+        return fn()
+      } finally {
+        book(phase, start)
+      }
+    },
+    async timeAsync(phase, fn) {
+      const start = performance.now()
+      try {
+        return await fn()
+      } finally {
+        book(phase, start)
+      }
+    },
+  }
+}
+
+/** What job handlers use of their runner. */
+export interface JobContext {
+  readonly setup: WorkerSetup
+  readonly seal: Seal
+  readonly search: SearchService
+  readonly keys: KeyCache<EvaluationKeys>
+  readonly reader: KeyBlobReader
+  readonly isolated: boolean
+}

@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto'
+import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
+import { decodeKeySet, EvaluationKeys, factsOf } from './EvaluationKeys.ts'
+import type { JobContext, PhaseClock } from './PhaseClock.ts'
+
+/**
+ * Checks an upload before it is stored. Keys for the server's search parameters are
+ * loaded into SEAL (a forged payload fails here, not on a later search); keys for
+ * other parameters are checked as envelopes and loaded when a program uses them.
+ */
+export async function inspectKeys(job: JobContext, request: InspectKeysJob, clock: PhaseClock): Promise<JobResult> {
+  const decoded = clock.time('deserialize', () => decodeKeySet(request.bytes))
+  // Hashed here, not on the event loop: key sets run to tens of megabytes.
+  const sha256 = createHash('sha256').update(request.bytes).digest('hex')
+  const search = job.search
+  if (decoded.fingerprint !== search.ctx.fingerprint) {
+    return { type: 'keysInspected', facts: factsOf(decoded), sha256 }
+  }
+  const keys = clock.time('deserialize', () => EvaluationKeys.load(search.ctx, decoded))
+  try {
+    return {
+      type: 'keysInspected',
+      sha256,
+      facts: factsOf(decoded, {
+        configId: search.configId,
+        polyModulusDegree: search.ctx.params.polyModulusDegree,
+      }),
+    }
+  } finally {
+    keys.dispose()
+  }
+}

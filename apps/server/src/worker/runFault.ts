@@ -1,0 +1,46 @@
+import { HeError, sealCall, withScope } from '@sealbox/he-core'
+import type { Fault, JobResult } from '../executor/jobMessages.ts'
+import type { JobContext } from './PhaseClock.ts'
+
+/**
+ * Test-only failures (FAULT_INJECTION, never in production mode), each the real
+ * thing: the thread or process exits, loops forever, fills the 4 GiB WASM heap
+ * until SEAL throws bad_alloc, or makes SEAL throw one C++ exception.
+ */
+export async function runFault(job: JobContext, fault: Fault): Promise<JobResult> {
+  if (!job.setup.faultInjection) throw new HeError('FORBIDDEN', 'fault injection is disabled on this server')
+  if (!job.isolated && (fault === 'crash' || fault === 'hang')) {
+    throw new HeError('INVALID_INPUT', `fault "${fault}" would take the whole server down in inline mode`)
+  }
+  switch (fault) {
+    case 'crash':
+      process.exit(70)
+      break
+    case 'hang':
+      for (;;) {
+        // A spinning worker is what node-seal does after an OOM at the heap cap.
+      }
+    case 'outOfMemory': {
+      if (!job.isolated) throw new HeError('INVALID_INPUT', 'fault "outOfMemory" needs an isolated executor')
+      // Never deleted: after bad_alloc the instance may deadlock, and the worker is replaced.
+      const hog: unknown[] = []
+      for (;;) {
+        const plaintext = new job.seal.Plaintext()
+        hog.push(plaintext)
+        sealCall('fault: allocate', () => plaintext.resize(2 ** 26 * 1.5))
+      }
+    }
+    case 'sealError':
+      withScope((scope) => {
+        const ciphertext = scope.track(new job.seal.Ciphertext())
+        sealCall('fault: load garbage', () =>
+          ciphertext.loadFromArray(job.search.ctx.context, new Uint8Array([1, 2, 3, 4])),
+        )
+      })
+      return { type: 'faultSurvived' }
+    default: {
+      const never: never = fault
+      throw new HeError('INVALID_INPUT', `unknown fault ${String(never)}`)
+    }
+  }
+}

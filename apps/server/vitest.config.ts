@@ -1,0 +1,16 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  resolve: { conditions: ['@sealbox/source'] },
+  ssr: { resolve: { conditions: ['@sealbox/source'] } },
+  test: {
+    name: 'server',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+    // Real servers, real worker threads and child processes, real SEAL: suites start
+    // several servers each, and files run one at a time so they do not fight over 2 cores.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    fileParallelism: false,
+  },
+})
