@@ -1,5 +1,20 @@
 // Public surface of @sealbox/he-core. Every export is named here by hand.
 
+export type {
+  EvaluateCall,
+  EvaluateCallResult,
+  KeySetInfo,
+  KeySetList,
+  PutKeySetResult,
+  SearchCallResult,
+  ServerExecutorMode,
+  ServerReadiness,
+  ServerSearchConfig,
+  ServerSession,
+  ServerWork,
+} from './client/clientTypes.ts'
+export { type CallOptions, SealboxClient, type SealboxClientOptions } from './client/SealboxClient.ts'
+export { parseServerTiming, type ServerTimingPhases } from './client/serverTiming.ts'
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
 export {

@@ -1,0 +1,27 @@
+/** Phase durations in milliseconds from a `Server-Timing` header, by metric name. */
+export type ServerTimingPhases = Record<string, number>
+
+/**
+ * Parses a `Server-Timing` header (`queue;dur=0.4, compute;dur=27.1;desc="x"`) into
+ * `{ queue: 0.4, compute: 27.1 }`. Metrics without a duration are 0; malformed parts
+ * are skipped. Browsers expose the header to scripts only when the server lists it in
+ * `Access-Control-Expose-Headers` (same-origin requests always see it).
+ */
+export function parseServerTiming(header: string | null | undefined): ServerTimingPhases {
+  const phases: ServerTimingPhases = {}
+  if (!header) return phases
+  for (const part of header.split(',')) {
+    const [rawName, ...params] = part.split(';').map((piece) => piece.trim())
+    if (!rawName || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(rawName)) continue
+    let duration = 0
+    for (const param of params) {
+      const match = /^dur\s*=\s*"?([0-9.eE+-]+)"?$/.exec(param)
+      if (match) {
+        const value = Number(match[1])
+        if (Number.isFinite(value)) duration = value
+      }
+    }
+    phases[rawName] = (phases[rawName] ?? 0) + duration
+  }
+  return phases
+}
