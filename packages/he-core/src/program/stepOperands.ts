@@ -52,8 +52,9 @@ function closeScale(x: number, y: number): boolean {
   return Math.abs(x - y) <= ALIGN_SCALE_TOLERANCE * Math.max(Math.abs(x), Math.abs(y))
 }
 
+/** "2^40", or "2^40.0000002" after a rescale by a prime that is not exactly 2^40. */
 function log2(scale: number): string {
-  return `2^${Math.log2(scale).toFixed(2).replace(/\.00$/, '')}`
+  return `2^${Number(Math.log2(scale).toFixed(7))}`
 }
 
 /** The level of an object the program already validated (inputs are checked up front). */
