@@ -103,6 +103,45 @@ export {
   type SecurityLevelName,
 } from './params/ParamsSpec.ts'
 export { type ParseParamsOptions, parseParams } from './params/parseParams.ts'
+export {
+  analyzeProgram,
+  type ProgramAnalysis,
+  type ProgramTarget,
+  type StepAnalysis,
+} from './program/analyzeProgram.ts'
+export {
+  checkProgramKeys,
+  type KeyLookup,
+  type MissingKey,
+  missingProgramKeys,
+  type ProgramKeys,
+} from './program/checkProgramKeys.ts'
+export { type ChainLevel, chainLevelOf } from './program/levelTable.ts'
+export { DEFAULT_PROGRAM_LIMITS, type ProgramLimits } from './program/ProgramLimits.ts'
+export {
+  type ProgramInput,
+  ProgramInputSpec,
+  type ProgramOp,
+  ProgramSpec,
+  ProgramStep,
+  type StepOf,
+  ValueKind,
+  ValueName,
+} from './program/ProgramSpec.ts'
+export { type ParsedProgram, type ParseProgramOptions, parseProgram } from './program/parseProgram.ts'
+export {
+  type OperandKind,
+  operandsOf,
+  PROGRAM_OP_NAMES,
+  PROGRAM_OPS,
+  type ProgramOpInfo,
+  stepLabel,
+} from './program/programOps.ts'
+export { checkRotationKeys, nafTerms, type RotationKeyCheck, sumElementsSteps } from './program/rotationKeys.ts'
+export { type RunProgramOptions, type RunProgramResult, runProgram, type StepReport } from './program/runProgram.ts'
+export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
+export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
+export { sumElementsInto } from './program/sumElements.ts'
 export { adopt, disown, liveSealHandles, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
 export { type LoadSealOptions, loadSeal, type Seal, sealSync, sealWasmModule, wasmHeapBytes } from './seal/loadSeal.ts'
 export { type HeapReport, measureHeap } from './testing/measureHeap.ts'
