@@ -42,4 +42,84 @@ describe('sandbox in Chromium', () => {
     await saveScreenshot(page, 'parameters')
     expect(errors).toEqual([])
   })
+
+  it('generates keys with relinearization and chosen rotation steps', async () => {
+    await openPanel('Keys')
+    await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page.getByTestId('key-galoisKeys').getByText('ready').waitFor({ timeout: 60_000 })
+    for (const kind of ['secretKey', 'publicKey', 'relinKeys']) {
+      await expect(page.getByTestId(`key-${kind}`).textContent()).resolves.toMatch(/KiB/)
+    }
+    await expect(page.getByTestId('key-galoisKeys').textContent()).resolves.toMatch(/steps -1, 1/)
+    await saveScreenshot(page, 'keys')
+  })
+
+  it('refuses a key file of the wrong kind with a plain-language error', async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download galois keys' }).click(),
+    ])
+    const path = await download.path()
+    await page.getByTestId('upload-relinKeys').setInputFiles(path)
+    const alert = page.getByTestId('key-relinKeys').getByRole('alert')
+    await alert.waitFor()
+    await expect(alert.textContent()).resolves.toMatch(/This file holds Galois keys, not relinearization keys/)
+    expect(await alert.getAttribute('data-error-code')).toBe('ENVELOPE_KIND_MISMATCH')
+    await saveScreenshot(page, 'keys-wrong-file')
+  })
+
+  it('encrypts two vectors into ciphertexts', async () => {
+    await openPanel('Variables')
+    await page.getByLabel('Values').fill('1, 2, 3, 4')
+    await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+    await page.getByTestId('variable-x').waitFor()
+    await page.getByLabel('Values').fill('5, 6, 7, 8')
+    await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+    await page.getByTestId('variable-y').waitFor()
+    await expect(page.getByTestId('variable-x').getByTestId('preview').textContent()).resolves.toBe(
+      '[1, 2, 3, 4, 0, 0, 0, 0, …]',
+    )
+    await expect(page.getByTestId('variable-y').textContent()).resolves.toMatch(/bits budget/)
+    await saveScreenshot(page, 'variables')
+  })
+
+  it('runs multiply → relinearize → rotate and shows the right decrypted values', async () => {
+    await openPanel('Functions')
+    const addStep = async (label: string) => {
+      await page.getByLabel('Operation to add').selectOption({ label })
+      await page.getByRole('button', { name: 'Add step' }).click()
+    }
+    await addStep('Multiply')
+    await addStep('Relinearize')
+    await addStep('Rotate rows')
+    const step1 = page.getByTestId('step-1')
+    await expect(step1.getByLabel('Step 1 operand a').inputValue()).resolves.toBe('x')
+    await expect(step1.getByLabel('Step 1 operand b').inputValue()).resolves.toBe('y')
+    await expect(page.getByTestId('step-2').getByLabel('Step 2 operand a').inputValue()).resolves.toBe('r1')
+    await expect(page.getByTestId('step-3').getByLabel('Step 3 operand a').inputValue()).resolves.toBe('r2')
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    const last = page.getByTestId('step-3').getByTestId('step-result')
+    await last.getByText('✓').waitFor({ timeout: 60_000 })
+    // x·y = [5, 12, 21, 32]; rotating the rows left by one drops the first slot.
+    await expect(page.getByTestId('step-1').getByTestId('preview').textContent()).resolves.toBe(
+      '[5, 12, 21, 32, 0, 0, 0, 0, …]',
+    )
+    await expect(page.getByTestId('step-1').textContent()).resolves.toMatch(/size 3/)
+    await expect(page.getByTestId('step-2').textContent()).resolves.toMatch(/size 2/)
+    await expect(last.getByTestId('preview').textContent()).resolves.toBe('[12, 21, 32, 0, 0, 0, 0, 0, …]')
+    await expect(last.textContent()).resolves.toMatch(/bits budget/)
+    await saveScreenshot(page, 'functions')
+  })
+
+  it('stops at the first failing step and says why', async () => {
+    await page.getByLabel('Operation to add').selectOption({ label: 'Rotate rows' })
+    await page.getByRole('button', { name: 'Add step' }).click()
+    await page.getByLabel('Step 4 rotation steps').fill('2')
+    await expect(page.getByTestId('pipeline-problem').textContent()).resolves.toMatch(/rotation/)
+    await page.getByRole('button', { name: 'Run step 4' }).click()
+    const error = page.getByTestId('step-4').getByRole('alert')
+    await error.waitFor()
+    await expect(error.textContent()).resolves.toMatch(/Step 4 \(rotateRows\)/)
+    await page.getByRole('button', { name: 'Remove step 4' }).click()
+  })
 })

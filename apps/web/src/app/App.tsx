@@ -1,6 +1,9 @@
 import type { ReactNode } from 'react'
+import { FunctionsPanel } from '../panels/functions/FunctionsPanel.tsx'
+import { KeysPanel } from '../panels/keys/KeysPanel.tsx'
 import { PlaceholderPanel } from '../panels/PlaceholderPanel.tsx'
 import { ParametersPanel } from '../panels/parameters/ParametersPanel.tsx'
+import { VariablesPanel } from '../panels/variables/VariablesPanel.tsx'
 import { ActivityBar } from './ActivityBar.tsx'
 import { NoticeBanner } from './NoticeBanner.tsx'
 import { PanelNav } from './PanelNav.tsx'
@@ -14,8 +17,11 @@ function panelBody(panel: PanelId): ReactNode {
     case 'parameters':
       return <ParametersPanel />
     case 'keys':
+      return <KeysPanel />
     case 'variables':
+      return <VariablesPanel />
     case 'functions':
+      return <FunctionsPanel />
     case 'code':
     case 'server':
       return <PlaceholderPanel />

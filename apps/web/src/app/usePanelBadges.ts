@@ -14,5 +14,10 @@ export function usePanelBadges(workspace: WorkspaceState): Partial<Record<PanelI
     workspace.keys.galoisKeys,
   ].filter(Boolean).length
   if (keyCount > 0) badges.keys = `${keyCount} key${keyCount === 1 ? '' : 's'}`
+  const count = workspace.variables.length
+  if (count > 0) badges.variables = `${count} variable${count === 1 ? '' : 's'}`
+  if (workspace.pipeline.length > 0) {
+    badges.functions = `${workspace.pipeline.length} step${workspace.pipeline.length === 1 ? '' : 's'}`
+  }
   return badges
 }

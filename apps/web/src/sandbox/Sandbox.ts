@@ -100,8 +100,11 @@ export class Sandbox {
     try {
       const hello = await this.worker.request({ type: 'hello' })
       this.noteHeap(hello.heapBytes)
-      await restoreIntoWorker(this)
+      const lost = await restoreIntoWorker(this)
       this.activity.update((a) => ({ ...a, worker: 'ready' }))
+      if (lost.length > 0) {
+        this.#notice('info', `Not kept across the restart (regenerate or upload them again): ${lost.join(', ')}.`)
+      }
     } catch (error) {
       const heError = error instanceof HeError ? error : toHeError(error)
       // A cancel during restore starts another restore; only report real failures.

@@ -1,4 +1,7 @@
 import { loadSeal, wasmHeapBytes } from '@sealbox/he-core'
+import { exportKey, generateKeys, loadKey } from './handlers/keyHandlers.ts'
+import { runStep } from './handlers/pipelineHandlers.ts'
+import { convertVariable, createVariable, decodeValue, loadVariable } from './handlers/variableHandlers.ts'
 import type { WorkerReply, WorkerRequest } from './protocol.ts'
 import type { WorkerSession } from './WorkerSession.ts'
 
@@ -12,10 +15,12 @@ function heap(): { heapBytes?: number } {
 
 /** Runs one request against the session and posts its final reply. Throws coded errors. */
 export async function handleRequest(session: WorkerSession, request: WorkerRequest, post: PostReply): Promise<void> {
+  const { id } = request
+  const progress = (label: string, done: number, total: number) => post({ type: 'progress', id, label, done, total })
   switch (request.type) {
     case 'hello': {
       await loadSeal()
-      post({ type: 'hello', id: request.id, ...heap() })
+      post({ type: 'hello', id, ...heap() })
       return
     }
     case 'setParams': {
@@ -23,12 +28,57 @@ export async function handleRequest(session: WorkerSession, request: WorkerReque
       const context = await session.applyParams(request.params)
       post({
         type: 'paramsReady',
-        id: request.id,
+        id,
         fingerprint: context.fingerprint,
         ...(context.plainModulus !== undefined ? { plainModulus: context.plainModulus } : {}),
         contextMs: performance.now() - started,
         ...heap(),
       })
+      return
+    }
+    case 'generateKeys':
+    case 'loadKey': {
+      const outcome =
+        request.type === 'generateKeys' ? generateKeys(session, request, progress) : loadKey(session, request)
+      const transfer = outcome.keys.flatMap((key) => (key.envelope ? [key.envelope.buffer] : []))
+      post({ type: 'keysReady', id, ...outcome, ...heap() }, transfer)
+      return
+    }
+    case 'exportKey': {
+      const envelope = exportKey(session, request.kind, request.seeded)
+      post({ type: 'keyExported', id, envelope }, [envelope.buffer])
+      return
+    }
+    case 'dropKeys': {
+      session.dropKeys(request.kinds)
+      post({ type: 'done', id, ...heap() })
+      return
+    }
+    case 'createVariable':
+    case 'convertVariable':
+    case 'loadVariable': {
+      const variable =
+        request.type === 'createVariable'
+          ? createVariable(session, request)
+          : request.type === 'convertVariable'
+            ? convertVariable(session, request)
+            : loadVariable(session, request)
+      post({ type: 'variableReady', id, variable, ...heap() }, [variable.envelope.buffer])
+      return
+    }
+    case 'decodeVariable': {
+      const values = decodeValue(session, session.requireValue(request.name))
+      post({ type: 'decoded', id, name: request.name, values })
+      return
+    }
+    case 'dropVariable': {
+      session.dropValue(request.name)
+      post({ type: 'done', id, ...heap() })
+      return
+    }
+    case 'runStep': {
+      const outcome = runStep(session, request)
+      post({ type: 'stepDone', id, ...outcome, ...heap() }, [outcome.variable.envelope.buffer])
       return
     }
     default: {

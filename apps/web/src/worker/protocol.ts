@@ -1,4 +1,4 @@
-import { ParamsSpec } from '@sealbox/he-core'
+import { ParamsSpec, ProgramStep } from '@sealbox/he-core'
 import { z } from 'zod'
 
 /*
@@ -9,7 +9,8 @@ import { z } from 'zod'
  */
 
 const id = z.number().int().nonnegative()
-const bytes = z.instanceof(Uint8Array)
+/** Bytes (an he-core envelope); structured clone keeps a Uint8Array a Uint8Array. */
+export const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (Uint8Array)')
 const errorJson = z.object({
   code: z.string(),
   message: z.string(),
@@ -22,7 +23,77 @@ const errorJson = z.object({
 export const helloRequest = z.object({ type: z.literal('hello'), id })
 export const setParamsRequest = z.object({ type: z.literal('setParams'), id, params: ParamsSpec })
 
-export const workerRequest = z.discriminatedUnion('type', [helloRequest, setParamsRequest])
+export const KEY_KINDS = ['secretKey', 'publicKey', 'relinKeys', 'galoisKeys'] as const
+const keyKind = z.enum(KEY_KINDS)
+export const galoisChoice = z.union([
+  z.literal(false),
+  z.literal('powerOfTwo'),
+  z.object({ steps: z.array(z.number().int()) }),
+])
+
+/** Generate keys: a fresh secret key, or new evaluation keys for the current one. */
+export const generateKeysRequest = z.object({
+  type: z.literal('generateKeys'),
+  id,
+  freshSecretKey: z.boolean(),
+  relin: z.boolean(),
+  galois: galoisChoice,
+  /** Keep seeded (half-size) forms of the public/evaluation keys for download and upload. */
+  seeded: z.boolean(),
+})
+/** Load a key from an envelope file (kind, parameters and key set are checked first). */
+export const loadKeyRequest = z.object({ type: z.literal('loadKey'), id, kind: keyKind, envelope: bytes })
+/** Serialize a key on demand (for keys too large to keep in the workspace). */
+export const exportKeyRequest = z.object({ type: z.literal('exportKey'), id, kind: keyKind, seeded: z.boolean() })
+export const dropKeysRequest = z.object({ type: z.literal('dropKeys'), id, kinds: z.array(keyKind) })
+
+const valueKind = z.enum(['plaintext', 'ciphertext'])
+const numbers = z.union([z.array(z.bigint()), z.array(z.number())])
+
+/** Encode (and for a ciphertext, encrypt) a list of numbers as a named variable. */
+export const createVariableRequest = z.object({
+  type: z.literal('createVariable'),
+  id,
+  name: z.string(),
+  kind: valueKind,
+  values: numbers,
+})
+/** Encrypt a plaintext variable, or decrypt a ciphertext variable, into a new one. */
+export const convertVariableRequest = z.object({
+  type: z.literal('convertVariable'),
+  id,
+  source: z.string(),
+  name: z.string(),
+  to: valueKind,
+})
+/** Every slot of a variable, decoded (decrypting first when it is a ciphertext). */
+export const decodeVariableRequest = z.object({ type: z.literal('decodeVariable'), id, name: z.string() })
+/** Load a variable from an envelope file; `name` defaults to the file's label. */
+export const loadVariableRequest = z.object({
+  type: z.literal('loadVariable'),
+  id,
+  name: z.string().optional(),
+  envelope: bytes,
+})
+export const dropVariableRequest = z.object({ type: z.literal('dropVariable'), id, name: z.string() })
+
+/** Run one pipeline step (an he-core program step) on workspace values. */
+export const runStepRequest = z.object({ type: z.literal('runStep'), id, index: z.number().int(), step: ProgramStep })
+
+export const workerRequest = z.discriminatedUnion('type', [
+  runStepRequest,
+  createVariableRequest,
+  convertVariableRequest,
+  decodeVariableRequest,
+  loadVariableRequest,
+  dropVariableRequest,
+  helloRequest,
+  setParamsRequest,
+  generateKeysRequest,
+  loadKeyRequest,
+  exportKeyRequest,
+  dropKeysRequest,
+])
 export type WorkerRequest = z.infer<typeof workerRequest>
 export type WorkerRequestType = WorkerRequest['type']
 
@@ -38,6 +109,79 @@ export const paramsReadyReply = z.object({
   contextMs: z.number(),
   heapBytes: z.number().optional(),
 })
+/** One key as the workspace records it. */
+export const keyReport = z.object({
+  kind: keyKind,
+  /** The he-core envelope; absent when the key is too large to keep outside the worker. */
+  envelope: bytes.optional(),
+  bytes: z.number(),
+  ms: z.number().optional(),
+  seeded: z.boolean(),
+  steps: z.array(z.number().int()).optional(),
+})
+export type KeyReport = z.infer<typeof keyReport>
+
+export const keysReadyReply = z.object({
+  type: z.literal('keysReady'),
+  id,
+  keySetId: z.string(),
+  keys: z.array(keyReport),
+  /** Ciphertexts dropped because they belong to a replaced secret key. */
+  dropped: z.array(z.string()).optional(),
+  heapBytes: z.number().optional(),
+})
+/** A variable as the workspace records it: envelope, facts and the first decoded values. */
+export const variableReport = z.object({
+  name: z.string(),
+  kind: valueKind,
+  envelope: bytes,
+  bytes: z.number(),
+  /** Chain index (top level when fresh, 0 at the last level); BFV/BGV plaintexts have none. */
+  level: z.number().optional(),
+  /** Ciphertext size in polynomials (3 after a multiplication, until relinearized). */
+  size: z.number().optional(),
+  /** CKKS: log2 of the scale. */
+  scaleBits: z.number().optional(),
+  /** BFV/BGV ciphertexts with the secret key at hand: bits of noise budget left. */
+  noiseBudget: z.number().optional(),
+  /** The first decoded slots (absent when the secret key is not here). */
+  preview: numbers.optional(),
+  ms: z.number().optional(),
+})
+export type VariableReport = z.infer<typeof variableReport>
+
+export const variableReadyReply = z.object({
+  type: z.literal('variableReady'),
+  id,
+  variable: variableReport,
+  /** Ciphertexts dropped because they belong to a replaced secret key. */
+  dropped: z.array(z.string()).optional(),
+  heapBytes: z.number().optional(),
+})
+export const decodedReply = z.object({ type: z.literal('decoded'), id, name: z.string(), values: numbers })
+
+/** What a step did: time, and the level/size/noise budget or scale of its result. */
+export const stepResult = z.object({
+  timeMs: z.number(),
+  level: z.number().optional(),
+  size: z.number().optional(),
+  noiseBudget: z.number().optional(),
+  scaleBits: z.number().optional(),
+})
+export type StepResult = z.infer<typeof stepResult>
+
+export const stepDoneReply = z.object({
+  type: z.literal('stepDone'),
+  id,
+  index: z.number().int(),
+  result: stepResult,
+  variable: variableReport,
+  heapBytes: z.number().optional(),
+})
+
+export const keyExportedReply = z.object({ type: z.literal('keyExported'), id, envelope: bytes })
+export const doneReply = z.object({ type: z.literal('done'), id, heapBytes: z.number().optional() })
+
 export const progressReply = z.object({
   type: z.literal('progress'),
   id,
@@ -47,7 +191,18 @@ export const progressReply = z.object({
 })
 export const failedReply = z.object({ type: z.literal('failed'), id, error: errorJson })
 
-export const workerReply = z.discriminatedUnion('type', [helloReply, paramsReadyReply, progressReply, failedReply])
+export const workerReply = z.discriminatedUnion('type', [
+  helloReply,
+  paramsReadyReply,
+  keysReadyReply,
+  keyExportedReply,
+  variableReadyReply,
+  decodedReply,
+  stepDoneReply,
+  doneReply,
+  progressReply,
+  failedReply,
+])
 export type WorkerReply = z.infer<typeof workerReply>
 export type WorkerErrorJSON = z.infer<typeof errorJson>
 
@@ -55,6 +210,16 @@ export type WorkerErrorJSON = z.infer<typeof errorJson>
 export const REPLY_TYPE = {
   hello: 'hello',
   setParams: 'paramsReady',
+  generateKeys: 'keysReady',
+  loadKey: 'keysReady',
+  exportKey: 'keyExported',
+  dropKeys: 'done',
+  createVariable: 'variableReady',
+  convertVariable: 'variableReady',
+  decodeVariable: 'decoded',
+  loadVariable: 'variableReady',
+  dropVariable: 'done',
+  runStep: 'stepDone',
 } as const satisfies Record<WorkerRequestType, WorkerReply['type']>
 
 /** A request of type `T`, without its id (the client assigns ids). */

@@ -1,5 +1,6 @@
 import { ParamsSpec } from '@sealbox/he-core'
 import { z } from 'zod'
+import { bytes } from '../worker/protocol.ts'
 import { DEFAULT_PARAMS_DRAFT, ParamsDraft } from './paramsDraft.ts'
 
 /*
@@ -25,7 +26,7 @@ export type KeyKind = (typeof KEY_KINDS)[number]
 export const KeyEntry = z.object({
   kind: z.enum(KEY_KINDS),
   /** The he-core envelope; absent when too large to keep (it then lives only in the worker). */
-  envelope: z.instanceof(Uint8Array).optional(),
+  envelope: bytes.optional(),
   /** Serialized size in bytes. */
   bytes: z.number(),
   /** Generation time; absent for uploaded keys. */
@@ -47,6 +48,60 @@ export const KeysState = z.object({
 })
 export type KeysState = z.infer<typeof KeysState>
 
+const numbers = z.union([z.array(z.bigint()), z.array(z.number())])
+
+/** A named plaintext or ciphertext of the workspace. */
+export const VariableEntry = z.object({
+  name: z.string(),
+  kind: z.enum(['plaintext', 'ciphertext']),
+  envelope: bytes,
+  bytes: z.number(),
+  level: z.number().optional(),
+  size: z.number().optional(),
+  scaleBits: z.number().optional(),
+  noiseBudget: z.number().optional(),
+  /** The first decoded slots (absent when the secret key is not here). */
+  preview: numbers.optional(),
+  /** How it came to be: typed numbers, an upload, a conversion, or a pipeline step. */
+  origin: z.enum(['values', 'upload', 'convert', 'pipeline']),
+  /** The numbers as typed (for 'values'): kept so generated code can reproduce the variable. */
+  values: z.string().optional(),
+  ms: z.number().optional(),
+  createdAt: z.number(),
+})
+export type VariableEntry = z.infer<typeof VariableEntry>
+
+/** What the last run of a pipeline step did. */
+export const StepOutcome = z.union([
+  z.object({
+    status: z.literal('ok'),
+    timeMs: z.number(),
+    level: z.number().optional(),
+    size: z.number().optional(),
+    noiseBudget: z.number().optional(),
+    scaleBits: z.number().optional(),
+  }),
+  z.object({ status: z.literal('failed'), code: z.string(), message: z.string() }),
+])
+export type StepOutcome = z.infer<typeof StepOutcome>
+
+/**
+ * One pipeline step as edited: every field any op may use, so switching the op keeps
+ * what was typed. `toProgramStep` turns it into the he-core step of its op.
+ */
+export const PipelineEntry = z.object({
+  id: z.string(),
+  op: z.string(),
+  a: z.string(),
+  b: z.string(),
+  steps: z.number().int(),
+  exponent: z.number().int(),
+  align: z.boolean(),
+  out: z.string(),
+  last: StepOutcome.optional(),
+})
+export type PipelineEntry = z.infer<typeof PipelineEntry>
+
 /** Where the sandbox server lives and how to run there. */
 export const ServerSettings = z.object({
   /** Empty: the same origin that served the sandbox. */
@@ -60,6 +115,8 @@ export const WorkspaceState = z.object({
   draft: ParamsDraft,
   applied: AppliedParams.optional(),
   keys: KeysState,
+  variables: z.array(VariableEntry),
+  pipeline: z.array(PipelineEntry),
   server: ServerSettings,
 })
 export type WorkspaceState = z.infer<typeof WorkspaceState>
@@ -69,6 +126,8 @@ export function emptyWorkspace(): WorkspaceState {
     version: 1,
     draft: { ...DEFAULT_PARAMS_DRAFT },
     keys: {},
+    variables: [],
+    pipeline: [],
     server: { baseUrl: '', mode: 'pool' },
   }
 }

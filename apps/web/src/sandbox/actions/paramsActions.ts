@@ -3,8 +3,8 @@ import type { Outcome, Sandbox } from '../Sandbox.ts'
 
 /** True when the workspace holds keys or variables that new parameters would discard. */
 export function hasObjects(sandbox: Sandbox): boolean {
-  const { keys } = sandbox.workspace.state
-  return keys.secretKey !== undefined || keys.publicKey !== undefined
+  const { keys, variables } = sandbox.workspace.state
+  return keys.secretKey !== undefined || keys.publicKey !== undefined || variables.length > 0
 }
 
 /**
@@ -31,6 +31,7 @@ export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise
             contextMs: ready.contextMs,
           },
           keys: same ? state.keys : {},
+          variables: same ? state.variables : [],
         }
       })
     },

@@ -1,0 +1,222 @@
+import { PROGRAM_OPS, type SchemeName } from '@sealbox/he-core'
+import type { KeyboardEvent } from 'react'
+import { useSandbox } from '../../app/SandboxContext.tsx'
+import { changeStep, moveStep, removeStep, runOneStep } from '../../sandbox/actions/pipelineActions.ts'
+import { formatMs } from '../../ui/format.ts'
+import { hasOperandB, hasRotationSteps, isProgramOp } from '../../workspace/pipeline.ts'
+import type { PipelineEntry, VariableEntry } from '../../workspace/workspaceState.ts'
+import { Preview, ValueFacts } from '../variables/ValueFacts.tsx'
+import { OpSelect } from './OpSelect.tsx'
+
+type Operand = { name: string; kind: 'plaintext' | 'ciphertext' }
+
+function OperandSelect({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string
+  label: string
+  value: string
+  options: Operand[]
+  onChange: (name: string) => void
+}) {
+  const known = options.some((o) => o.name === value)
+  return (
+    <select id={id} aria-label={label} value={value} onChange={(event) => onChange(event.target.value)}>
+      {!known ? <option value={value}>{value === '' ? 'choose…' : `${value} (missing)`}</option> : null}
+      {options.map((o) => (
+        <option key={o.name} value={o.name}>
+          {o.name} ({o.kind === 'ciphertext' ? 'ct' : 'pt'})
+        </option>
+      ))}
+    </select>
+  )
+}
+
+/**
+ * One pipeline step: operation, operands from the workspace (and earlier results),
+ * its parameter, the name of its result, and what its last run did. Alt+↑/↓ moves it.
+ */
+export function StepCard({
+  entry,
+  index,
+  count,
+  scheme,
+  available,
+  result,
+  busy,
+  problem,
+}: {
+  entry: PipelineEntry
+  index: number
+  count: number
+  scheme: SchemeName
+  available: Operand[]
+  result: VariableEntry | undefined
+  busy: boolean
+  problem: string | undefined
+}) {
+  const sandbox = useSandbox()
+  const info = isProgramOp(entry.op) ? PROGRAM_OPS[entry.op] : undefined
+  const kindOf = (field: 'a' | 'b') => info?.operands.find((o) => o.field === field)?.kind ?? 'ciphertext'
+  const optionsFor = (field: 'a' | 'b') => {
+    const kind = kindOf(field)
+    return kind === 'either' ? available : available.filter((o) => o.kind === kind)
+  }
+  const set = (change: Partial<PipelineEntry>) => changeStep(sandbox, entry.id, change)
+  const prefix = `step-${entry.id}`
+  const label = `Step ${index + 1}`
+
+  const onKeyDown = (event: KeyboardEvent<HTMLLIElement>) => {
+    if (!event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown')) return
+    event.preventDefault()
+    moveStep(sandbox, entry.id, event.key === 'ArrowUp' ? -1 : 1)
+  }
+
+  const last = entry.last
+  return (
+    <li
+      className={`step-card ${last?.status === 'failed' ? 'step-failed' : last?.status === 'ok' ? 'step-ok' : ''}`}
+      data-testid={`step-${index + 1}`}
+      aria-label={label}
+      onKeyDown={onKeyDown}
+    >
+      <div className="step-main">
+        <span className="step-number" aria-hidden="true">
+          {index + 1}
+        </span>
+        <div className="step-fields">
+          <OpSelect
+            id={`${prefix}-op`}
+            label={`${label} operation`}
+            value={entry.op}
+            scheme={scheme}
+            onChange={(op) => set({ op })}
+          />
+          <span className="step-of">of</span>
+          <OperandSelect
+            id={`${prefix}-a`}
+            label={`${label} operand a`}
+            value={entry.a}
+            options={optionsFor('a')}
+            onChange={(a) => set({ a })}
+          />
+          {hasOperandB(entry.op) ? (
+            <>
+              <span className="step-of">and</span>
+              <OperandSelect
+                id={`${prefix}-b`}
+                label={`${label} operand b`}
+                value={entry.b}
+                options={optionsFor('b')}
+                onChange={(b) => set({ b })}
+              />
+            </>
+          ) : null}
+          {hasRotationSteps(entry.op) ? (
+            <label className="step-param">
+              by
+              <input
+                type="number"
+                aria-label={`${label} rotation steps`}
+                value={entry.steps}
+                onChange={(event) => set({ steps: Math.trunc(Number(event.target.value)) })}
+              />
+            </label>
+          ) : null}
+          {entry.op === 'exponentiate' ? (
+            <label className="step-param">
+              to the power
+              <input
+                type="number"
+                min={1}
+                aria-label={`${label} exponent`}
+                value={entry.exponent}
+                onChange={(event) => set({ exponent: Math.max(1, Math.trunc(Number(event.target.value))) })}
+              />
+            </label>
+          ) : null}
+          <span className="step-arrow" aria-hidden="true">
+            →
+          </span>
+          <input
+            className="mono step-out"
+            aria-label={`${label} result name`}
+            value={entry.out}
+            spellCheck={false}
+            onChange={(event) => set({ out: event.target.value })}
+          />
+          {info?.alignable ? (
+            <label
+              className="step-param"
+              title="Mod-switch the higher operand down (and accept rescaling round-off in scales)"
+            >
+              <input type="checkbox" checked={entry.align} onChange={(event) => set({ align: event.target.checked })} />
+              align levels
+            </label>
+          ) : null}
+        </div>
+        <div className="step-actions">
+          <button
+            type="button"
+            className="button-small"
+            disabled={busy}
+            onClick={() => void runOneStep(sandbox, index)}
+            aria-label={`Run step ${index + 1}`}
+          >
+            Run
+          </button>
+          <button
+            type="button"
+            className="button-small button-ghost"
+            disabled={index === 0}
+            onClick={() => moveStep(sandbox, entry.id, -1)}
+            aria-label={`Move step ${index + 1} up`}
+          >
+            ↑
+          </button>
+          <button
+            type="button"
+            className="button-small button-ghost"
+            disabled={index === count - 1}
+            onClick={() => moveStep(sandbox, entry.id, 1)}
+            aria-label={`Move step ${index + 1} down`}
+          >
+            ↓
+          </button>
+          <button
+            type="button"
+            className="button-small button-ghost"
+            onClick={() => removeStep(sandbox, entry.id)}
+            aria-label={`Remove step ${index + 1}`}
+          >
+            ✕
+          </button>
+        </div>
+      </div>
+      <div className="step-result" data-testid="step-result">
+        {last?.status === 'failed' ? (
+          <p className="step-error" role="alert" data-error-code={last.code}>
+            <strong>Stopped here.</strong> {last.message}
+          </p>
+        ) : last?.status === 'ok' ? (
+          <div className="step-done">
+            <span className="step-check" role="img" aria-label="done">
+              ✓
+            </span>
+            <span className="mono">{formatMs(last.timeMs)}</span>
+            <ValueFacts level={last.level} size={last.size} scaleBits={last.scaleBits} noiseBudget={last.noiseBudget} />
+            {result ? <Preview values={result.preview} /> : null}
+          </div>
+        ) : problem ? (
+          <p className="step-warning">{problem}</p>
+        ) : (
+          <p className="muted">{info?.summary ?? 'Choose an operation.'}</p>
+        )}
+      </div>
+    </li>
+  )
+}

@@ -1,0 +1,121 @@
+import type { HeError } from '@sealbox/he-core'
+import { useState } from 'react'
+import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
+import { downloadKey, KEY_LABELS, removeKeys, uploadKey } from '../../sandbox/actions/keyActions.ts'
+import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
+import { FileButton } from '../../ui/FileButton.tsx'
+import { formatBytes, formatMs } from '../../ui/format.ts'
+import { explainUploadError } from '../../ui/uploadErrors.ts'
+import { KEY_KINDS, type KeyEntry, type KeyKind } from '../../workspace/workspaceState.ts'
+
+const KEY_NOTES: Record<KeyKind, string> = {
+  secretKey: 'Decrypts. Stays in this browser.',
+  publicKey: 'Encrypts. Safe to share.',
+  relinKeys: 'Shrinks a product back to size 2. For the server.',
+  galoisKeys: 'Rotates slots. For the server.',
+}
+
+const KIND_WORDS: Record<KeyKind, string> = {
+  secretKey: 'a secret key',
+  publicKey: 'a public key',
+  relinKeys: 'relinearization keys',
+  galoisKeys: 'Galois keys',
+}
+
+function describe(entry: KeyEntry): string {
+  const parts = [formatBytes(entry.bytes)]
+  if (entry.ms !== undefined) parts.push(`made in ${formatMs(entry.ms)}`)
+  if (entry.source === 'uploaded') parts.push('uploaded')
+  if (!entry.envelope) parts.push('kept in this tab only')
+  return parts.join(' · ')
+}
+
+/** The workspace's keys with time, size, download, upload and removal for each kind. */
+export function KeyList() {
+  const sandbox = useSandbox()
+  const { keys } = useWorkspace()
+  const { job } = useActivity()
+  const [errors, setErrors] = useState<Partial<Record<KeyKind, HeError>>>({})
+  const busy = job !== undefined
+
+  const setError = (kind: KeyKind, error: HeError | undefined) => setErrors((e) => ({ ...e, [kind]: error }))
+
+  const upload = async (kind: KeyKind, file: File) => {
+    setError(kind, undefined)
+    const outcome = await uploadKey(sandbox, kind, file)
+    if (!outcome.ok) setError(kind, explainUploadError(outcome.error, KIND_WORDS[kind]))
+  }
+
+  return (
+    <section className="card" aria-label="Keys in this workspace">
+      <div className="card-header">
+        <h2>Keys in this workspace</h2>
+        {keys.keySetId ? (
+          <span className="muted mono" title="Key-set id: every key and ciphertext of this secret key carries it">
+            key set {keys.keySetId.slice(0, 8)}
+          </span>
+        ) : null}
+      </div>
+      <ul className="variable-list">
+        {KEY_KINDS.map((kind) => {
+          const entry = keys[kind]
+          const error = errors[kind]
+          return (
+            <li key={kind} className="variable-row" data-testid={`key-${kind}`}>
+              <div className="variable-head">
+                <span className="key-name">{KEY_LABELS[kind]}</span>
+                {entry ? <span className="badge badge-ok">ready</span> : <span className="badge">none</span>}
+                {entry?.seeded ? <span className="badge badge-accent">seeded</span> : null}
+                <span className="row-actions">
+                  <button
+                    type="button"
+                    className="button-small"
+                    disabled={!entry || busy}
+                    onClick={() => void downloadKey(sandbox, kind)}
+                    aria-label={`Download ${KEY_LABELS[kind].toLowerCase()}`}
+                  >
+                    Download
+                  </button>
+                  <FileButton
+                    label="Upload…"
+                    testId={`upload-${kind}`}
+                    disabled={busy || (kind !== 'secretKey' && !keys.secretKey)}
+                    onFile={(file) => void upload(kind, file)}
+                  />
+                  {entry && (kind === 'relinKeys' || kind === 'galoisKeys') ? (
+                    <button
+                      type="button"
+                      className="button-small button-ghost"
+                      disabled={busy}
+                      onClick={() => void removeKeys(sandbox, [kind])}
+                      aria-label={`Remove ${KEY_LABELS[kind].toLowerCase()}`}
+                    >
+                      Remove
+                    </button>
+                  ) : null}
+                </span>
+              </div>
+              <div className="field-help">
+                {entry ? describe(entry) : KEY_NOTES[kind]}
+                {entry?.steps && entry.steps.length > 0 ? (
+                  <span className="mono"> · steps {entry.steps.join(', ')}</span>
+                ) : null}
+              </div>
+              {error ? (
+                <ErrorNotice
+                  error={error}
+                  title={`Could not load ${KIND_WORDS[kind]}`}
+                  onDismiss={() => setError(kind, undefined)}
+                />
+              ) : null}
+            </li>
+          )
+        })}
+      </ul>
+      <p className="field-help">
+        Files are sealbox envelopes (<code>.sbx</code>): kind, parameters and key set are checked before anything is
+        loaded, so a wrong file gets a clear error instead of garbage.
+      </p>
+    </section>
+  )
+}

@@ -1,0 +1,149 @@
+import { describeParams, type HeError, parseParams } from '@sealbox/he-core'
+import { useMemo, useState } from 'react'
+import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
+import { createVariable, uploadVariable } from '../../sandbox/actions/variableActions.ts'
+import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
+import { FieldError } from '../../ui/FieldError.tsx'
+import { FileButton } from '../../ui/FileButton.tsx'
+import { formatInteger } from '../../ui/format.ts'
+import { Segmented } from '../../ui/Segmented.tsx'
+import { explainUploadError } from '../../ui/uploadErrors.ts'
+import { nameProblem, nextVariableName } from '../../workspace/names.ts'
+import { parseValues } from '../../workspace/parseValues.ts'
+import type { VariableEntry } from '../../workspace/workspaceState.ts'
+
+/** Creates a variable from typed numbers (validated as you type), or loads one from a file. */
+export function NewVariableForm() {
+  const sandbox = useSandbox()
+  const { applied, variables, keys } = useWorkspace()
+  const { job } = useActivity()
+  const taken = useMemo(() => new Set(variables.map((v) => v.name)), [variables])
+  const [name, setName] = useState('')
+  const [kind, setKind] = useState<VariableEntry['kind']>('ciphertext')
+  const [text, setText] = useState('1, 2, 3, 4')
+  const [error, setError] = useState<HeError>()
+  const [touched, setTouched] = useState(false)
+  const facts = useMemo(() => (applied ? describeParams(parseParams(applied.input)) : undefined), [applied])
+  if (!applied || !facts) return null
+
+  const effectiveName = name === '' && !touched ? nextVariableName(taken) : name
+  const problem = nameProblem(effectiveName, taken)
+  const limits = {
+    scheme: applied.input.scheme,
+    slotCount: facts.slotCount,
+    ...(applied.plainModulus === undefined ? {} : { plainModulus: applied.plainModulus }),
+  }
+  const parsed = parseValues(text, limits)
+  const needsKeys = kind === 'ciphertext' && !keys.secretKey
+  const ckks = applied.input.scheme === 'ckks'
+  const half = applied.plainModulus === undefined ? undefined : (applied.plainModulus - 1n) / 2n
+
+  const submit = async () => {
+    if (!parsed.ok || problem || needsKeys) return
+    setError(undefined)
+    const outcome = await createVariable(sandbox, { name: effectiveName, kind, values: parsed.values, text })
+    if (outcome.ok) {
+      setName('')
+      setTouched(false)
+    } else setError(outcome.error)
+  }
+
+  const upload = async (file: File) => {
+    setError(undefined)
+    const outcome = await uploadVariable(sandbox, file)
+    if (!outcome.ok) setError(explainUploadError(outcome.error, 'a plaintext or ciphertext'))
+  }
+
+  return (
+    <form
+      className="card"
+      aria-label="New variable"
+      onSubmit={(event) => {
+        event.preventDefault()
+        void submit()
+      }}
+    >
+      <h2>New variable</h2>
+      <div className="field-row">
+        <div className="field grow">
+          <label className="field-label" htmlFor="variable-name">
+            Name
+          </label>
+          <input
+            id="variable-name"
+            className="mono"
+            value={effectiveName}
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={problem !== undefined}
+            onChange={(event) => {
+              setTouched(true)
+              setName(event.target.value)
+            }}
+          />
+        </div>
+        <fieldset className="field">
+          <legend className="field-label">Kind</legend>
+          <Segmented
+            name="kind"
+            value={kind}
+            options={[
+              { value: 'ciphertext', label: 'Ciphertext' },
+              { value: 'plaintext', label: 'Plaintext' },
+            ]}
+            onChange={setKind}
+          />
+        </fieldset>
+      </div>
+      <FieldError message={problem} />
+
+      <div className="field">
+        <label className="field-label" htmlFor="variable-values">
+          Values
+        </label>
+        <textarea
+          id="variable-values"
+          value={text}
+          rows={3}
+          spellCheck={false}
+          aria-invalid={!parsed.ok}
+          aria-describedby="variable-values-help"
+          onChange={(event) => setText(event.target.value)}
+        />
+        <p className="field-help" id="variable-values-help">
+          {ckks
+            ? `Real numbers, separated by commas or spaces; up to ${formatInteger(facts.slotCount)} slots.`
+            : `Whole numbers from ${half !== undefined ? formatInteger(-half) : '−t/2'} to ${
+                half !== undefined ? formatInteger(half) : 't/2'
+              }, separated by commas or spaces; up to ${formatInteger(facts.slotCount)} slots.`}{' '}
+          {parsed.ok ? `${parsed.values.length} given; the other slots are 0.` : ''}
+        </p>
+        <FieldError message={parsed.ok ? undefined : parsed.message} />
+      </div>
+
+      {needsKeys ? (
+        <p className="field-error">
+          Encrypting needs keys: <a href="#keys">generate them on the Keys panel</a>, or make a plaintext.
+        </p>
+      ) : null}
+
+      <div className="actions">
+        <button
+          type="submit"
+          className="button-primary"
+          disabled={!parsed.ok || problem !== undefined || needsKeys || job !== undefined}
+        >
+          {kind === 'ciphertext' ? 'Encode and encrypt' : 'Encode'}
+        </button>
+        <span className="muted">or</span>
+        <FileButton
+          label="Upload a file…"
+          testId="upload-variable"
+          disabled={job !== undefined}
+          onFile={(f) => void upload(f)}
+        />
+      </div>
+      {error ? <ErrorNotice error={error} onDismiss={() => setError(undefined)} /> : null}
+    </form>
+  )
+}
