@@ -100,8 +100,9 @@ export class PrivateSearchClient implements Disposable {
    * or null when the server needs none (client-side baby steps with g = D').
    */
   evaluationKeys(): Uint8Array | null {
-    const steps = this.config.galoisSteps
-    if (steps.length === 0) return null
+    if (this.config.galoisSteps.length === 0) return null
+    // A shared key set may cover more steps than this config needs: describe what it holds.
+    const steps = this.keySet.galoisSteps
     const n = this.config.polyModulusDegree
     return encodeEnvelope({
       kind: 'galoisKeys',

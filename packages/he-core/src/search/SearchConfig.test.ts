@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest'
+import { HeError } from '../errors/HeError.ts'
+import { getHeContext } from '../params/ContextCache.ts'
+import { maxSearchScale, resolveSearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { batchingPrime, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from './searchParams.ts'
+
+function failure(input: unknown): HeError {
+  try {
+    resolveSearchConfig(input)
+  } catch (error) {
+    expect(error).toBeInstanceOf(HeError)
+    return error as HeError
+  }
+  throw new Error('expected the config to be refused')
+}
+
+describe('resolveSearchConfig', () => {
+  it('derives the default config of the issue: n=4096 [27,28,28], t=65537, s=179, g=D with no Galois keys', () => {
+    const config = resolveSearchConfig({ rows: 10_000, dimension: 16 })
+    expect(config.params.polyModulusDegree).toBe(4096)
+    expect(config.params.coeffModulusBits).toEqual([27, 28, 28])
+    expect(config.plainModulus).toBe(65537)
+    expect(config.scale).toBe(179)
+    expect(config.paddedDimension).toBe(16)
+    expect(config.babySteps).toBe('client')
+    expect(config.babyStep).toBe(16)
+    expect(config.giantSteps).toBe(1)
+    expect(config.galoisSteps).toEqual([])
+    expect(config.queryCiphertexts).toBe(16)
+    // 2 full blocks of 16 diagonals and a folded last block (1808 rows ≤ n/2) of 8.
+    expect(config.blocks.map((b) => [b.firstRow, b.rows, b.folded, b.diagonals])).toEqual([
+      [0, 4096, false, 16],
+      [4096, 4096, false, 16],
+      [8192, 1808, true, 8],
+    ])
+    expect(config.operations).toMatchObject({ multiplies: 40, babyRotations: 0, giantRotations: 0 })
+    expect(config.configId).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  it('keeps every score inside (−t/2, t/2): (s·R + √D/2)² ≤ (t−1)/2 and s+1 breaks it', () => {
+    for (const [t, d, norm] of [
+      [65537, 16, 1],
+      [65537, 3, 1],
+      [65537, 10, 2.5],
+      [1032193, 128, 1],
+    ] as const) {
+      const s = maxSearchScale(t, d, norm)
+      expect((s * norm + Math.sqrt(d) / 2) ** 2).toBeLessThanOrEqual((t - 1) / 2)
+      expect(((s + 1) * norm + Math.sqrt(d) / 2) ** 2).toBeGreaterThan((t - 1) / 2)
+    }
+  })
+
+  it('chooses g by the cost model: server-side BSGS picks g=8 for D=16 (9 rotations), client-side g=D', () => {
+    const server = resolveSearchConfig({ rows: 10_000, dimension: 16, babySteps: 'server' })
+    expect(server.babyStep).toBe(8)
+    expect(server.galoisSteps).toEqual([1, 8])
+    expect(server.operations).toMatchObject({ babyRotations: 7, giantRotations: 2, queryCiphertexts: 1 })
+    // The client cap bounds the upload: D=64 sends at most 16 ciphertexts and rotates by g on the server.
+    const wide = resolveSearchConfig({ rows: 10_000, dimension: 64 })
+    expect(wide.babyStep).toBe(16)
+    expect(wide.galoisSteps).toEqual([16])
+    // g need not be a power of two: V=1000 (one folded block of 32 diagonals) costs least at g=11.
+    const folded = resolveSearchConfig({ rows: 1000, dimension: 64 })
+    expect(folded.babyStep).toBe(11)
+    expect(folded.operations).toMatchObject({ queryCiphertexts: 11, giantRotations: 2, multiplies: 32 })
+    // Loading a seeded ciphertext costs about a fifth of a rotation, so g = D' is not always cheapest.
+    const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64 })
+    expect(all.babyStep).toBe(32)
+    expect(all.galoisSteps).toEqual([32])
+    const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babyStep: 64 })
+    expect(given.galoisSteps).toEqual([])
+    expect(given.queryCiphertexts).toBe(64)
+  })
+
+  it('lists exactly the Galois steps used', () => {
+    const steps = (input: SearchConfigInput) => resolveSearchConfig(input).galoisSteps
+    expect(steps({ rows: 100, dimension: 16, babySteps: 'server', babyStep: 1 })).toEqual([1])
+    expect(steps({ rows: 5000, dimension: 16, babySteps: 'server', babyStep: 4 })).toEqual([1, 4])
+    expect(steps({ rows: 5000, dimension: 16, babySteps: 'server', babyStep: 16 })).toEqual([1])
+    expect(steps({ rows: 5000, dimension: 16, babySteps: 'client', babyStep: 4 })).toEqual([4])
+    // A folded single block needs only D'/2 diagonals: g = D'/2 has no giant step.
+    expect(steps({ rows: 100, dimension: 16, babySteps: 'client', babyStep: 8 })).toEqual([])
+  })
+
+  it('gives a stable configId that changes with every contract field', () => {
+    const base = { rows: 5000, dimension: 10 }
+    const id = resolveSearchConfig(base).configId
+    expect(resolveSearchConfig({ ...base }).configId).toBe(id)
+    // Server-side details do not change the query/response contract.
+    expect(resolveSearchConfig({ ...base, nttForm: false, compression: 'none' }).configId).toBe(id)
+    const variants: SearchConfigInput[] = [
+      { ...base, rows: 5001 },
+      { ...base, dimension: 11 },
+      { ...base, metric: 'dot' },
+      { ...base, scale: 100 },
+      { ...base, babyStep: 4 },
+      { ...base, babySteps: 'server' },
+      { ...base, scheme: 'bfv' },
+      { ...base, params: 'n8192' },
+    ]
+    const ids = variants.map((v) => resolveSearchConfig(v).configId)
+    expect(new Set([id, ...ids]).size).toBe(variants.length + 1)
+  })
+
+  it('refuses impossible configs, naming the limit', () => {
+    const tooWide = failure({ rows: 10, dimension: 2049 })
+    expect(tooWide.code).toBe('INVALID_PARAMS')
+    expect(tooWide.message).toMatch(/D=2049 pads to D'=4096, which must divide the batching row of n\/2=2048 slots/)
+    expect(tooWide.details).toMatchObject({ field: 'dimension', limit: 2048 })
+    expect(failure({ rows: 10, dimension: 16, babyStep: 32 }).message).toMatch(/g=32 exceeds D'=16/)
+    expect(failure({ rows: 10, dimension: 16, scale: 180 }).message).toMatch(/s=180 can overflow.*s ≤ .* = 179/)
+    expect(failure({ rows: 10, dimension: 16, metric: 'dot', maxNorm: 500 }).message).toMatch(
+      /t=65537 is too small for D=16 and norm 500/,
+    )
+    expect(failure({ rows: 10, dimension: 4, maxNorm: 2 }).message).toMatch(/maxNorm applies to the dot metric only/)
+    expect(failure({ rows: 10, dimension: 4, params: { scheme: 'ckks', polyModulusDegree: 8192 } }).message).toMatch(
+      /not CKKS/,
+    )
+    const overLimit = failure({ rows: 10_000_000, dimension: 1024 })
+    expect(overLimit.code).toBe('LIMIT_EXCEEDED')
+    expect(overLimit.message).toMatch(/GiB of NTT-form plaintexts; the limit is 2 GiB/)
+    expect(failure({ rows: 0, dimension: 4 }).code).toBe('INVALID_INPUT')
+    expect(failure({ rows: 10, dimension: 4, extra: true }).code).toBe('INVALID_INPUT')
+    // Single-prime params cannot rotate: only client-side baby steps with g = D' work.
+    const single = { params: { scheme: 'bfv', polyModulusDegree: 2048, plainModulus: { value: 65537 } } } as const
+    expect(failure({ ...single, rows: 5000, dimension: 8, babySteps: 'server' }).message).toMatch(
+      /need Galois keys, which n=2048 with a single prime cannot have/,
+    )
+    expect(resolveSearchConfig({ ...single, rows: 5000, dimension: 8 }).galoisSteps).toEqual([])
+  })
+
+  it('knows the plain modulus SEAL picks for batchingBits', async () => {
+    for (const [n, bits] of [
+      [4096, 20],
+      [8192, 17],
+      [4096, 30],
+    ] as const) {
+      const ctx = await getHeContext({ scheme: 'bfv', polyModulusDegree: n, plainModulus: { batchingBits: bits } })
+      expect(BigInt(batchingPrime(n, bits))).toBe(ctx.plainModulus)
+    }
+  })
+
+  it('builds every profile under both schemes', async () => {
+    for (const params of Object.keys(SEARCH_PARAMS_PROFILES) as SearchParamsProfileName[]) {
+      for (const scheme of ['bgv', 'bfv'] as const) {
+        const config = resolveSearchConfig({ rows: 100, dimension: 3, params, scheme })
+        const ctx = await getHeContext(config.params)
+        expect(ctx.plainModulus).toBe(65537n)
+        expect(ctx.scheme).toBe(scheme)
+      }
+    }
+  })
+})
