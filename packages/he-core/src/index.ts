@@ -144,4 +144,74 @@ export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
 export { sumElementsInto } from './program/sumElements.ts'
 export { adopt, disown, liveSealHandles, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
 export { type LoadSealOptions, loadSeal, type Seal, sealSync, sealWasmModule, wasmHeapBytes } from './seal/loadSeal.ts'
+export {
+  PrivateSearchClient,
+  type PrivateSearchClientOptions,
+  type SearchHit,
+  type SearchScores,
+} from './search/PrivateSearchClient.ts'
+export {
+  PrivateSearchIndex,
+  type SearchBatchItem,
+  type SearchBatchResult,
+  type SearchEvaluateOptions,
+  type SearchEvaluation,
+  type SearchEvaluationTimings,
+} from './search/PrivateSearchIndex.ts'
+export { encodeNpyFloat32, parseNpy } from './search/parseNpy.ts'
+export { parseSearchCsv } from './search/parseSearchCsv.ts'
+export {
+  parseSearchDatabase,
+  SEARCH_DATABASE_FORMATS,
+  type SearchDatabaseFormat,
+  searchDatabaseFormatOf,
+} from './search/parseSearchDatabase.ts'
+export { parseSearchJsonl } from './search/parseSearchJsonl.ts'
+export { plaintextSearchScores } from './search/plaintextSearchScores.ts'
+export type { SearchBlockRange, SearchProcessingReport } from './search/processSearchDatabase.ts'
+export {
+  maxSearchScale,
+  resolveSearchConfig,
+  SEARCH_MAX_DIMENSION,
+  SEARCH_MAX_PROCESSED_BYTES,
+  SEARCH_MAX_ROWS,
+  type SearchConfig,
+  SearchConfigInput,
+  searchShapeOf,
+} from './search/SearchConfig.ts'
+export {
+  catalogOf,
+  type SearchCatalog,
+  type SearchDatabase,
+  type SearchRowId,
+  validateSearchDatabase,
+} from './search/SearchDatabase.ts'
+export { SearchEvaluationKeys, type SearchKeys } from './search/SearchEvaluationKeys.ts'
+export { scaleDatabaseVectors, scaleQueryVector } from './search/scaleVectors.ts'
+export {
+  type BabyStepChoice,
+  type BabyStepSide,
+  chooseBabyStep,
+  countSearchOperations,
+  estimateServerMs,
+  galoisStepsFor,
+  type SearchOperationCount,
+} from './search/searchCost.ts'
+export { planBlocks, type SearchBlock, type SearchShape } from './search/searchLayout.ts'
+export {
+  batchingPrime,
+  SEARCH_PARAMS_PROFILES,
+  SEARCH_PLAIN_MODULUS,
+  SEARCH_SCHEMES,
+  type SearchParamsProfileName,
+  type SearchScheme,
+  searchProfileParams,
+} from './search/searchParams.ts'
+export { type DecodedSearchResponse, decodeSearchResponse } from './search/searchWire.ts'
+export {
+  type SyntheticSearchDatabaseOptions,
+  syntheticSearchDatabase,
+  syntheticSearchQuery,
+} from './search/syntheticSearchDatabase.ts'
+export { topKIndices } from './search/topK.ts'
 export { type HeapReport, measureHeap } from './testing/measureHeap.ts'

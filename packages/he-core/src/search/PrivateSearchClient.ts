@@ -1,10 +1,9 @@
 import { encryptSymmetricSeeded } from '../crypto/encrypt.ts'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
-import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall, toHeError } from '../errors/toHeError.ts'
-import { galoisElementOf } from '../keys/galoisElements.ts'
+import { exportGaloisKeys } from '../keys/exportKeys.ts'
 import { KeySet } from '../keys/KeySet.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
@@ -101,17 +100,7 @@ export class PrivateSearchClient implements Disposable {
    */
   evaluationKeys(): Uint8Array | null {
     if (this.config.galoisSteps.length === 0) return null
-    // A shared key set may cover more steps than this config needs: describe what it holds.
-    const steps = this.keySet.galoisSteps
-    const n = this.config.polyModulusDegree
-    return encodeEnvelope({
-      kind: 'galoisKeys',
-      fingerprint: this.ctx.fingerprint,
-      keySetId: this.keySet.id,
-      seeded: true,
-      payload: this.keySet.serializeGaloisKeys('zstd', true),
-      meta: { steps: [...steps], elements: steps.map((step) => galoisElementOf(n, step)) },
-    })
+    return exportGaloisKeys(this.keySet, { seeded: true, compression: 'zstd' })
   }
 
   /**
