@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { BenchError } from '../BenchError.ts'
+
+/** Debian packages behind each browser column's binaries. */
+const PACKAGES: Record<string, string> = {
+  '/usr/bin/chromium': 'chromium',
+  '/usr/bin/firefox-esr': 'firefox-esr',
+  '/usr/bin/WebKitWebDriver': 'webkit2gtk-driver',
+  '/usr/bin/xvfb-run': 'xvfb',
+  '/usr/bin/xauth': 'xauth',
+}
+
+/**
+ * `--install-browsers`: apt-get installs the missing Debian browsers (as root, or
+ * through passwordless sudo). Returns the packages it installed.
+ */
+export function installBrowsers(log: (line: string) => void): string[] {
+  const missing = Object.entries(PACKAGES)
+    .filter(([binary]) => !existsSync(binary))
+    .map(([, pkg]) => pkg)
+  if (missing.length === 0) {
+    log('all browsers are installed')
+    return []
+  }
+  const root = typeof process.getuid === 'function' && process.getuid() === 0
+  if (!root && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status !== 0) {
+    throw new BenchError(
+      'INSTALL_FAILED',
+      `not root and no passwordless sudo: run  sudo apt-get install -y ${missing.join(' ')}`,
+    )
+  }
+  const apt = (args: string[]) =>
+    spawnSync(root ? 'apt-get' : 'sudo', root ? args : ['apt-get', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status
+  log(`installing ${missing.join(' ')}`)
+  const install = ['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']
+  if (apt(install) !== 0 && (apt(['update']) !== 0 || apt(install) !== 0)) {
+    throw new BenchError('INSTALL_FAILED', `apt-get install ${missing.join(' ')} failed (see the output above)`)
+  }
+  return missing
+}

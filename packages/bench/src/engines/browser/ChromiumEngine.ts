@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchPageHost } from './BenchPageHost.ts'
+import { runInBrowser } from './runInBrowser.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+
+/** Flags from BROWSERS.md: no sandbox as root, no GPU, no background traffic. */
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+/** The Chromium column: Debian's Chromium, headless, driven by playwright-core. */
+export class ChromiumEngine implements BenchEngine {
+  readonly id = 'chromium'
+  readonly label = 'Chromium'
+  readonly #host: BenchPageHost
+
+  constructor(host: BenchPageHost) {
+    this.#host = host
+  }
+
+  async detect(): Promise<EngineAvailability> {
+    if (existsSync(CHROMIUM)) return { available: true }
+    return {
+      available: false,
+      reason: `${CHROMIUM} not found`,
+      install: 'sudo apt-get install -y chromium (or rerun with --install-browsers)',
+    }
+  }
+
+  run(context: EngineRunContext): Promise<EngineRunOutcome> {
+    return runInBrowser('chromium', this.#host, context, async (url, onCrash) => {
+      // Playwright rejects --user-data-dir in args: a persistent context owns the profile directory.
+      const profile = await mkdtemp(join(tmpdir(), 'sealbox-chromium-'))
+      const browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ARGS,
+      })
+      const page = browser.pages()[0] ?? (await browser.newPage())
+      page.on('crash', () => onCrash('the page crashed (out of memory?)'))
+      browser.on('close', () => onCrash('the browser closed'))
+      await page.goto(url)
+      return {
+        version: async () =>
+          (await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? 'unknown',
+        close: async () => {
+          await browser.close()
+          await rm(profile, { recursive: true, force: true })
+        },
+      }
+    })
+  }
+}

@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs'
+import puppeteer from 'puppeteer-core'
+import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchPageHost } from './BenchPageHost.ts'
+import { runInBrowser } from './runInBrowser.ts'
+
+const FIREFOX = '/usr/bin/firefox-esr'
+
+/**
+ * The Firefox column: Debian's Firefox ESR, headless, driven by puppeteer-core over
+ * WebDriver BiDi (Playwright's firefox launcher cannot drive a stock Firefox).
+ */
+export class FirefoxEngine implements BenchEngine {
+  readonly id = 'firefox'
+  readonly label = 'Firefox ESR'
+  readonly #host: BenchPageHost
+
+  constructor(host: BenchPageHost) {
+    this.#host = host
+  }
+
+  async detect(): Promise<EngineAvailability> {
+    if (existsSync(FIREFOX)) return { available: true }
+    return {
+      available: false,
+      reason: `${FIREFOX} not found`,
+      install: 'sudo apt-get install -y firefox-esr (or rerun with --install-browsers)',
+    }
+  }
+
+  run(context: EngineRunContext): Promise<EngineRunOutcome> {
+    return runInBrowser('firefox', this.#host, context, async (url, onCrash) => {
+      const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
+      browser.on('disconnected', () => onCrash('the browser went away'))
+      const page = (await browser.pages())[0] ?? (await browser.newPage())
+      await page.goto(url)
+      return {
+        version: async () => (await browser.version()).replace(/^firefox\//i, ''),
+        close: () => browser.close(),
+      }
+    })
+  }
+}

@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { Builder, Capabilities } from 'selenium-webdriver'
+import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchPageHost } from './BenchPageHost.ts'
+import { runInBrowser } from './runInBrowser.ts'
+
+const DRIVER = '/usr/bin/WebKitWebDriver'
+const XVFB_RUN = '/usr/bin/xvfb-run'
+const XAUTH = '/usr/bin/xauth'
+const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+async function waitForDriver(port: number, driver: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited with code ${driver.exitCode}`)
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/status`)
+      if (response.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error('WebKitWebDriver did not start within 20 s')
+}
+
+/**
+ * The WebKit column: WebKitGTK's MiniBrowser through `WebKitWebDriver` and
+ * selenium-webdriver. WebKitGTK has no headless switch, so the driver runs under
+ * `xvfb-run -a`. Labelled WebKit (WebKitGTK), not Safari: same engine family, not Apple's build.
+ */
+export class WebKitEngine implements BenchEngine {
+  readonly id = 'webkit'
+  readonly label = 'WebKit (WebKitGTK)'
+  readonly #host: BenchPageHost
+
+  constructor(host: BenchPageHost) {
+    this.#host = host
+  }
+
+  async detect(): Promise<EngineAvailability> {
+    const missing = [DRIVER, XVFB_RUN, XAUTH].filter((path) => !existsSync(path))
+    if (missing.length === 0) return { available: true }
+    return {
+      available: false,
+      reason: `${missing.join(', ')} not found`,
+      install: 'sudo apt-get install -y webkit2gtk-driver xvfb xauth (or rerun with --install-browsers)',
+    }
+  }
+
+  run(context: EngineRunContext): Promise<EngineRunOutcome> {
+    return runInBrowser('webkit', this.#host, context, async (url, onCrash) => {
+      const port = await freePort()
+      const driver = spawn(XVFB_RUN, ['-a', DRIVER, `--port=${port}`], {
+        // NO_AT_BRIDGE silences the accessibility bus warning; SharedArrayBuffer stays
+        // undefined in WebKitGTK, even isolated, unless JSC is told otherwise.
+        env: { ...process.env, NO_AT_BRIDGE: '1', JSC_useSharedArrayBuffer: '1' },
+        stdio: 'ignore',
+        detached: true,
+      })
+      const stopDriver = () => {
+        // xvfb-run starts Xvfb and the driver as children: end the whole process group.
+        if (driver.exitCode === null && driver.pid) process.kill(-driver.pid, 'SIGTERM')
+      }
+      try {
+        await waitForDriver(port, driver)
+        const capabilities = new Capabilities({
+          browserName: 'MiniBrowser',
+          'webkitgtk:browserOptions': {
+            binary: MINIBROWSER,
+            args: ['--automation', '--enable-write-console-messages-to-stdout=false'],
+          },
+        })
+        const webdriver = await new Builder()
+          .usingServer(`http://127.0.0.1:${port}`)
+          .withCapabilities(capabilities)
+          .build()
+        driver.once('exit', () => onCrash('WebKitWebDriver exited'))
+        await webdriver.get(url)
+        return {
+          version: async () => String((await webdriver.getCapabilities()).get('browserVersion') ?? 'unknown'),
+          close: async () => {
+            await webdriver.quit().catch(() => undefined)
+            stopDriver()
+          },
+        }
+      } catch (error) {
+        stopDriver()
+        throw error
+      }
+    })
+  }
+}

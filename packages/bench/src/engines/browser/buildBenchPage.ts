@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url'
+import { build } from 'vite'
+
+const PAGE_ROOT = fileURLToPath(new URL('../../page/', import.meta.url))
+
+/**
+ * Builds the benchmark page (index.html + main + module worker + node-seal's .wasm) into
+ * `outDir` with Vite, using NODE-SEAL.md §0.3's settings: node-seal excluded from
+ * dependency optimisation, ES workers, and `locateFile: undefined` in the worker so the
+ * hashed `.wasm` asset is found.
+ */
+export async function buildBenchPage(outDir: string): Promise<void> {
+  await build({
+    configFile: false,
+    root: PAGE_ROOT,
+    base: './',
+    // 'error': the glue's Node-only `import('module')` is externalized for the browser, which Vite warns about.
+    logLevel: 'error',
+    resolve: { conditions: ['@sealbox/source'] },
+    optimizeDeps: { exclude: ['node-seal'] },
+    worker: { format: 'es' },
+    build: { outDir, emptyOutDir: true, target: 'esnext', minify: false, reportCompressedSize: false },
+  })
+}

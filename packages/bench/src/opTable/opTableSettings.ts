@@ -1,0 +1,81 @@
+import { fileURLToPath } from 'node:url'
+import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
+import { ALL_NS } from '../harness/benchParameters.ts'
+import type { BenchPlan, CellBudget, MeasurePolicy } from '../protocol/benchProtocol.ts'
+import type { OpTableFlags } from './opTableFlags.ts'
+import { selectOps } from './opTableFlags.ts'
+
+/** The package's results folder (committed: the latest full run). */
+export const RESULTS_DIR = fileURLToPath(new URL('../../results/', import.meta.url))
+
+/**
+ * Per-n caps that keep a full default run (5 engines, all rows) inside 30 minutes on a
+ * 2-core machine. Big-n rows are seconds per call, so they get few calls (never fewer
+ * than a cold call plus `minRepeats` samples) — sealbench's 10 fixed iterations would
+ * take hours there in a browser.
+ */
+export const DEFAULT_BUDGETS: readonly CellBudget[] = [
+  { n: 1024, measureMs: 250, warmupMs: 150 },
+  { n: 2048, measureMs: 250, warmupMs: 150 },
+  { n: 4096, measureMs: 500, warmupMs: 300 },
+  { n: 8192, measureMs: 800, warmupMs: 400 },
+  { n: 16384, measureMs: 1200, warmupMs: 400 },
+  { n: 32768, measureMs: 1500, warmupMs: 400 },
+]
+
+const QUICK_BUDGETS: readonly CellBudget[] = ALL_NS.map((n) => ({ n, measureMs: 150, warmupMs: 60 }))
+
+/** `--quick`: a handful of rows at n=4096 that touch every scheme and key kind. */
+export const QUICK_OPS: readonly string[] = [
+  'KeyGen/Public',
+  'KeyGen/Relin',
+  'BFV/EncryptPublic',
+  'BFV/Decrypt',
+  'BFV/EvaluateMulCt',
+  'BFV/EvaluateRotateRows',
+  'CKKS/EncodeDouble',
+  'CKKS/EvaluateMulCt',
+  'CKKS/EvaluateRotate',
+  'BGV/EvaluateAddCt',
+  'Setup/ContextBFV',
+]
+
+/** Everything one `npm run benchmark` invocation does, resolved from its flags. */
+export interface OpTableSettings {
+  engines: EngineId[]
+  plan: BenchPlan
+  outDir: string
+  quick: boolean
+  installBrowsers: boolean
+}
+
+/** Applies defaults (full or `--quick`) under the explicit flags. */
+export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: ReadonlySet<string>): OpTableSettings {
+  const quick = flags.quick === true
+  const policy: MeasurePolicy = {
+    iterations: flags.iterations ?? (quick ? 3 : 10),
+    repeats: flags.repeats ?? (quick ? 3 : 5),
+    minRepeats: 3,
+    minSampleMs: 2,
+    warmupWindow: 3,
+    warmupTolerance: 0.1,
+    warmupMinCalls: quick ? 2 : 5,
+    budgets: [...(quick ? QUICK_BUDGETS : DEFAULT_BUDGETS)],
+    engineWarmupMs: flags['warmup-ms'] ?? (quick ? 300 : 6000),
+  }
+  policy.minRepeats = Math.min(policy.minRepeats, policy.repeats)
+  const ops = flags.ops ? selectOps(flags.ops, publishedIds) : quick ? [...QUICK_OPS] : selectOps(['all'], publishedIds)
+  return {
+    engines: flags.engines ?? [...ENGINE_IDS],
+    plan: {
+      runId: new Date().toISOString(),
+      ns: flags.n ?? (quick ? [4096] : [...ALL_NS]),
+      ops,
+      policy,
+      seed: flags.seed ?? 1,
+    },
+    outDir: flags.out ?? (quick ? `${RESULTS_DIR}tmp/quick` : RESULTS_DIR),
+    quick,
+    installBrowsers: flags['install-browsers'] === true,
+  }
+}

@@ -1,0 +1,172 @@
+import type { EngineId } from '../engines/BenchEngine.ts'
+import { formatBytes, formatMicros, formatMillis, formatRatio } from '../report/formatNumbers.ts'
+import { escapeHtml, htmlPage, htmlTable } from '../report/htmlPage.ts'
+import { svgBarChart } from '../report/svgBarChart.ts'
+import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
+import { engineColumns, meanRatio, ratioPairs } from './opTableSummary.ts'
+import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
+import { engineFactRows, methodText } from './renderOpTableMarkdown.ts'
+
+/** One colour per column, the same in every chart. */
+export const ENGINE_COLORS: Record<EngineId, string> = {
+  native: '#4a4a4a',
+  node: '#3c873a',
+  chromium: '#4285f4',
+  firefox: '#e66000',
+  webkit: '#8e44ad',
+}
+
+/** `**bold**` and `code` spans of our own Markdown, as HTML. */
+function inlineMarkdown(text: string): string {
+  return escapeHtml(text)
+    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
+    .replace(/`(.+?)`/g, '<code>$1</code>')
+}
+
+function rowName(row: OpTableRow): string {
+  return `${row.spec.group} ${row.spec.op}${row.spec.origin === 'sealbench' ? '' : ' †'}`
+}
+
+function timingChart(report: OpTableReport, rows: OpTableRow[], n: number): string {
+  const timed = rows.filter((row) => row.n === n && row.spec.group !== 'Setup')
+  return svgBarChart({
+    title: `n=${n}: median µs per call (log scale)`,
+    categories: timed.map(rowName),
+    series: engineColumns(report).map((e) => ({
+      name: e.label,
+      color: ENGINE_COLORS[e.id],
+      values: timed.map((row) => row.cells[e.id]?.medianUs),
+    })),
+    scale: 'log',
+    axisLabel: 'µs per call (log scale)',
+    format: formatMicros,
+  })
+}
+
+function ratioChart(report: OpTableReport, rows: OpTableRow[], n: number): string {
+  const pairs = ratioPairs(report).filter((p) => p.b.id === 'native')
+  if (pairs.length === 0) return ''
+  const timed = rows.filter((row) => row.n === n && row.spec.group !== 'Setup')
+  return svgBarChart({
+    title: `n=${n}: WASM time / native time, per operation (log scale)`,
+    categories: timed.map(rowName),
+    series: pairs.map((p) => ({
+      name: p.heading,
+      color: ENGINE_COLORS[p.a.id],
+      values: timed.map((row) => cellRatio(row, p.a.id, 'native')),
+    })),
+    scale: 'log',
+    axisLabel: 'ratio to native SEAL (log scale; 1× = as fast as native)',
+    format: formatRatio,
+    reference: { value: 1, label: '1× native' },
+  })
+}
+
+function headlineChart(report: OpTableReport, rows: OpTableRow[]): string {
+  const pairs = ratioPairs(report)
+  if (pairs.length === 0) return ''
+  return svgBarChart({
+    title: 'Geometric-mean slowdown per n (log scale)',
+    categories: report.plan.ns.map((n) => `n=${n}`),
+    series: pairs.map((p) => ({
+      name: p.heading,
+      color: ENGINE_COLORS[p.a.id],
+      values: report.plan.ns.map((n) => meanRatio(rows, n, p.a.id, p.b.id)),
+    })),
+    scale: 'log',
+    axisLabel: 'ratio (log scale)',
+    format: formatRatio,
+    reference: { value: 1, label: '1×' },
+  })
+}
+
+function contextChart(report: OpTableReport, rows: OpTableRow[]): string {
+  const setup = rows.filter((row) => row.spec.group === 'Setup')
+  if (setup.length === 0) return ''
+  return svgBarChart({
+    title: 'SEALContext construction (one cold call, log scale)',
+    categories: setup.map((row) => `n=${row.n} ${row.spec.op}`),
+    series: engineColumns(report).map((e) => ({
+      name: e.label,
+      color: ENGINE_COLORS[e.id],
+      values: setup.map((row) => row.cells[e.id]?.medianUs),
+    })),
+    scale: 'log',
+    axisLabel: 'µs (log scale)',
+    format: formatMicros,
+  })
+}
+
+function fullTable(report: OpTableReport, rows: OpTableRow[], pick: 'medianUs' | 'minUs'): string {
+  const engines = engineColumns(report)
+  const pairs = pick === 'medianUs' ? ratioPairs(report) : []
+  const published = pick === 'medianUs' ? PUBLISHED_COLUMNS : []
+  const columns = [
+    { heading: 'n', numeric: true },
+    { heading: 'log(q)', numeric: true },
+    { heading: 'Group' },
+    { heading: 'Operation' },
+    ...engines.map((e) => ({ heading: e.label, numeric: true })),
+    ...pairs.map((p) => ({ heading: p.heading, numeric: true })),
+    ...published.map((c) => ({ heading: `pub. ${PUBLISHED_LABELS[c]}`, numeric: true })),
+  ]
+  return htmlTable(
+    columns,
+    rows.map((row) => [
+      String(row.n),
+      String(row.logQ),
+      row.spec.group,
+      `${row.spec.op}${row.spec.origin === 'sealbench' ? '' : ' †'}`,
+      ...engines.map((e) => {
+        const cell = row.cells[e.id]
+        return cell ? formatMicros(cell[pick]) : row.missing[e.id] ? 'failed' : ''
+      }),
+      ...pairs.map((p) => formatRatio(cellRatio(row, p.a.id, p.b.id))),
+      ...published.map((c) => formatMicros(row.published?.values[c])),
+    ]),
+  )
+}
+
+/** The self-contained HTML report: facts, charts (inline SVG) and the full tables. */
+export function renderOpTableHtml(report: OpTableReport): string {
+  const rows = opTableRows(report)
+  const m = report.machine
+  const facts = engineFactRows(report)
+  const perN = report.plan.ns
+    .map(
+      (n) => `<details${n === 4096 || n === 8192 ? ' open' : ''}><summary>n=${n}</summary>
+<figure>${timingChart(report, rows, n)}</figure>
+<figure>${ratioChart(report, rows, n)}</figure>
+</details>`,
+    )
+    .join('\n')
+  const body = `
+<h1>SEAL operation timings on this machine</h1>
+<p>Generated by <code>npm run benchmark</code> (<code>${escapeHtml(report.command)}</code>) on ${escapeHtml(report.startedAt)}; wall time <strong>${escapeHtml(formatMillis(report.wallMs))}</strong>.</p>
+<p><strong>Machine:</strong> ${escapeHtml(`${m.cpuModel}, ${m.cores} logical CPUs, ${formatBytes(m.memoryBytes)} RAM, ${m.os} (${m.arch})`)}.
+<strong>Load average</strong> before ${escapeHtml(report.loadAverageBefore.join(' '))}, after ${escapeHtml(report.loadAverageAfter.join(' '))}.</p>
+<p><strong>Parameters (as sealbench):</strong> ${inlineMarkdown(`${report.parameters.coeffModulus}; ${report.parameters.plainModulus}; CKKS scale ${report.parameters.ckksScale}.`)}
+<strong class="bad">Security level SecLevelType.none</strong> — ${escapeHtml(report.parameters.securityLevel)}.</p>
+<h2>Engines</h2>
+${htmlTable(
+  facts.columns.map((c) => ({ heading: c.heading, numeric: c.align === 'right' })),
+  facts.rows.map((row) => row.map((cell) => cell.replace(/`/g, ''))),
+)}
+<h2>Headline</h2>
+<figure>${headlineChart(report, rows)}</figure>
+<h2>Per n</h2>
+${perN}
+<h2>Context construction</h2>
+<figure>${contextChart(report, rows)}</figure>
+<h2>Tables</h2>
+<details><summary>Median µs per call, ratios, published figures</summary>${fullTable(report, rows, 'medianUs')}
+<p class="note">Published: ${escapeHtml(report.publishedSource)}. † = not in the published table.</p></details>
+<details><summary>Minimum µs per call</summary>${fullTable(report, rows, 'minUs')}</details>
+<h2>Method</h2>
+<ul>${methodText(report)
+    .split('\n')
+    .map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`)
+    .join('\n')}</ul>
+`
+  return htmlPage('SEAL operation timings', body)
+}
