@@ -43,7 +43,7 @@ export const InspectKeysJobSchema = z.object({
 })
 
 /** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
-export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError'] as const
+export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError', 'slow'] as const
 export type Fault = (typeof FAULTS)[number]
 export const FaultJobSchema = z.object({ type: z.literal('fault'), fault: z.enum(FAULTS) })
 

@@ -19,6 +19,8 @@ export class ServerMetrics {
   readonly #keyCache: Counter<'executor' | 'result'>
   readonly #replacements: Counter<'executor' | 'reason'>
   readonly #jobErrors: Counter<'executor' | 'code'>
+  readonly #heap: Gauge<'executor'>
+  readonly #sealExceptions: Gauge<'executor'>
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
 
   constructor() {
@@ -52,6 +54,18 @@ export class ServerMetrics {
       name: 'sealbox_job_errors_total',
       help: 'Jobs that failed in a worker, by error code',
       labelNames: ['executor', 'code'],
+      registers: [this.registry],
+    })
+    this.#heap = new Gauge({
+      name: 'sealbox_worker_wasm_heap_bytes',
+      help: 'WASM heap of the worker that answered last (it only grows; flat under load means no leak)',
+      labelNames: ['executor'],
+      registers: [this.registry],
+    })
+    this.#sealExceptions = new Gauge({
+      name: 'sealbox_worker_seal_exceptions',
+      help: 'C++ exceptions caught on the worker that answered last (it is replaced at SEAL_ERROR_RECYCLE)',
+      labelNames: ['executor'],
       registers: [this.registry],
     })
     const schedulers = this.#schedulers
@@ -98,6 +112,8 @@ export class ServerMetrics {
   job(mode: ExecutorMode, reply: WorkerReply): void {
     if (reply.keyCache !== 'none') this.#keyCache.inc({ executor: mode, result: reply.keyCache })
     if (reply.result.type === 'failed') this.#jobErrors.inc({ executor: mode, code: reply.result.error.code })
+    if (reply.worker.heapBytes !== undefined) this.#heap.set({ executor: mode }, reply.worker.heapBytes)
+    this.#sealExceptions.set({ executor: mode }, reply.worker.sealExceptions)
   }
 
   replaced(mode: ExecutorMode, reason: ReplacementReason): void {

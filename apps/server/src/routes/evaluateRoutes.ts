@@ -1,4 +1,108 @@
+import {
+  analyzeProgram,
+  base64ToBytes,
+  bytesToBase64,
+  HeError,
+  missingProgramKeys,
+  parseParams,
+} from '@sealbox/he-core'
 import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { TENANT_ID } from '../config/ServerConfig.ts'
+import { executorOverride } from '../http/executorOverride.ts'
+import { jobResult } from '../http/jobReply.ts'
+import { clientGoneSignal, mediaType, parseInput } from '../http/parseInput.ts'
+import { bearer, tenantOf } from '../http/tenantOf.ts'
 
-/** Runs an he-core program on encrypted inputs (wired in once he-core exports its program analysis). */
-export async function evaluateRoutes(_app: FastifyInstance): Promise<void> {}
+const MAX_INPUTS = 64
+
+const EvaluateBody = z
+  .object({
+    /** An he-core ParamsSpec (scheme, polyModulusDegree, coeffModulus, plainModulus, …). */
+    params: z.record(z.string(), z.unknown()),
+    /** An he-core ProgramSpec. */
+    program: z.record(z.string(), z.unknown()),
+    /** Input envelopes (base64) by program input name. */
+    inputs: z
+      .record(z.string().max(64), z.string().min(1))
+      .refine((inputs) => Object.keys(inputs).length <= MAX_INPUTS, {
+        message: `at most ${MAX_INPUTS} inputs`,
+      }),
+    /** The key set holding the relinearization / Galois keys the program needs. */
+    keySet: z.string().regex(TENANT_ID, 'keySet must be a key-set id').optional(),
+  })
+  .strict()
+
+/** Runs an he-core program on encrypted inputs. */
+export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
+  const { store, hub, config } = app.sealbox
+
+  app.post(
+    '/api/v1/evaluate',
+    {
+      bodyLimit: config.MAX_REQUEST_BYTES,
+      schema: {
+        tags: ['evaluate'],
+        summary: 'Run an HE program on encrypted inputs',
+        description:
+          'Body (application/json): `{ params, program, inputs: { name: base64 envelope }, keySet? }`. The program is analysed before any work: unknown ops, cycles, too many steps, n above MAX_POLY_DEGREE and missing keys are refused up front. Response: `{ outputs: { name: base64 envelope }, steps }`.',
+        security: bearer,
+        consumes: ['application/json'],
+      },
+    },
+    async (request, reply) => {
+      const tenant = tenantOf(request)
+      if (mediaType(request) !== 'application/json') {
+        throw new HeError('UNSUPPORTED_MEDIA_TYPE', 'send the program as application/json')
+      }
+      const body = parseInput(EvaluateBody, request.body, 'body')
+      const params = parseParams(body.params)
+      if (params.polyModulusDegree > config.MAX_POLY_DEGREE) {
+        throw new HeError(
+          'LIMIT_EXCEEDED',
+          `n=${params.polyModulusDegree} is above this server's limit of ${config.MAX_POLY_DEGREE} (MAX_POLY_DEGREE)`,
+          { details: { limit: config.MAX_POLY_DEGREE } },
+        )
+      }
+      // Static analysis on the loop (no SEAL): a bad program never reaches a worker.
+      const analysis = analyzeProgram(body.program, params, { limits: { maxSteps: config.MAX_PROGRAM_STEPS } })
+      const needsKeys = analysis.needsRelinKeys || analysis.galoisElements.length > 0
+      let keys: { ref: { tenant: string; id: string; sha256: string; bytes: number }; keySetId: string } | undefined
+      if (body.keySet !== undefined) {
+        const record = await store.get(tenant.id, body.keySet)
+        if (!record) throw new HeError('NOT_FOUND', `no key set "${body.keySet}"`)
+        const elements = new Set(record.galoisElements)
+        const missing = missingProgramKeys(analysis, {
+          relinKeys: record.kinds.includes('relinKeys') ? { hasKey: (power) => power === 2 } : undefined,
+          galoisKeys: record.kinds.includes('galoisKeys') ? { hasKey: (element) => elements.has(element) } : undefined,
+        })
+        if (missing[0]) throw new HeError('MISSING_KEY', `key set "${record.id}": ${missing[0].message}`)
+        keys = {
+          ref: { tenant: tenant.id, id: record.id, sha256: record.sha256, bytes: record.bytes },
+          keySetId: record.keySetId,
+        }
+      } else if (needsKeys) {
+        const what = analysis.needsRelinKeys ? 'relinearization keys' : 'Galois keys'
+        throw new HeError('MISSING_KEY', `this program needs ${what}: upload a key set and pass "keySet"`)
+      }
+      const inputs: Record<string, Uint8Array> = {}
+      for (const [name, text] of Object.entries(body.inputs)) inputs[name] = base64ToBytes(text)
+      const done = await hub.submit(
+        tenant.id,
+        {
+          type: 'evaluate',
+          params: body.params,
+          program: body.program,
+          inputs,
+          ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}),
+        },
+        { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply), ...executorOverride(request) },
+      )
+      const result = jobResult(request, done, 'evaluateResult')
+      reply.header('x-sealbox-executor', done.mode)
+      const outputs: Record<string, string> = {}
+      for (const [name, bytes] of Object.entries(result.outputs)) outputs[name] = bytesToBase64(bytes)
+      return { outputs, ...(result.report as Record<string, unknown>) }
+    },
+  )
+}

@@ -153,6 +153,16 @@ export class EvaluationKeys {
     })
   }
 
+  /** `SearchKeys`: the key-set id the queries must carry. */
+  get id(): string {
+    return this.keySetId
+  }
+
+  /** `SearchKeys`: the params the keys were made under. */
+  get ctx(): { fingerprint: string } {
+    return { fingerprint: this.fingerprint }
+  }
+
   /** Throws MISSING_KEY naming the first Galois element the keys lack. */
   requireGaloisElements(elements: readonly number[], what: string): void {
     const missing = elements.filter((element) => !this.galoisElements.includes(element))

@@ -12,6 +12,8 @@ export type WorkerPhase = 'keyload' | 'deserialize' | 'compute' | 'serialize'
 export interface PhaseClock {
   readonly timings: Partial<Record<WorkerPhase, number>>
   keyCache: 'hit' | 'miss' | 'none'
+  /** Books `ms` to `phase` (durations measured elsewhere, e.g. by he-core). */
+  add(phase: WorkerPhase, ms: number): void
   /** Runs `fn` and books its duration to `phase`. */
   time<T>(phase: WorkerPhase, fn: () => T): T
   timeAsync<T>(phase: WorkerPhase, fn: () => Promise<T>): Promise<T>
@@ -25,6 +27,9 @@ export function startPhaseClock(): PhaseClock {
   return {
     timings,
     keyCache: 'none',
+    add(phase, ms) {
+      timings[phase] = (timings[phase] ?? 0) + ms
+    },
     time(phase, fn) {
       const start = performance.now()
       try {

@@ -1,47 +1,105 @@
-import { getHeContext, type HeContext, HeError } from '@sealbox/he-core'
+import { readFile } from 'node:fs/promises'
+import {
+  galoisElementOf,
+  getHeContext,
+  type HeContext,
+  HeError,
+  PrivateSearchIndex,
+  parseSearchDatabase,
+  resolveSearchConfig,
+  type SearchConfig,
+  type SearchDatabase,
+  type SearchEvaluation,
+  type SearchKeys,
+  searchDatabaseFormatOf,
+  syntheticSearchDatabase,
+} from '@sealbox/he-core'
 import type { SearchSummary } from '../app/SearchSummary.ts'
-import type { WorkerSetup } from '../executor/WorkerSetup.ts'
-import type { EvaluationKeys } from './EvaluationKeys.ts'
+import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
+
+async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
+  if (source.type === 'synthetic') {
+    return syntheticSearchDatabase({ rows: source.rows, dimension: source.dim, seed: source.seed })
+  }
+  const format = searchDatabaseFormatOf(source.path)
+  if (!format) {
+    throw new HeError('INVALID_INPUT', `DATABASE ${source.path}: use a .jsonl, .csv or .npy file (or "synthetic")`)
+  }
+  let bytes: Buffer
+  try {
+    bytes = await readFile(source.path)
+  } catch (error) {
+    throw new HeError('INVALID_INPUT', `DATABASE ${source.path} cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+  return parseSearchDatabase(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), format)
+}
 
 /**
- * The server half of private search in one worker: the search context and the
- * processed database, built once at warm-up and shared by every query.
+ * The server half of private search in one worker: the search config, its context
+ * and the database processed once into NTT-form diagonals at warm-up, shared by
+ * every query of every tenant (he-core's `PrivateSearchIndex`).
  */
 export class SearchService {
   readonly ctx: HeContext
-  readonly configId: string
+  readonly config: SearchConfig
+  readonly index: PrivateSearchIndex
   readonly summary: SearchSummary
   /** Galois elements a query needs (empty: no evaluation keys needed). */
   readonly galoisElements: readonly number[]
 
-  private constructor(ctx: HeContext) {
+  private constructor(ctx: HeContext, config: SearchConfig, index: PrivateSearchIndex, source: DatabaseSource) {
     this.ctx = ctx
-    this.configId = ctx.fingerprint
-    this.galoisElements = []
+    this.config = config
+    this.index = index
+    const n = config.polyModulusDegree
+    this.galoisElements = config.galoisSteps.map((step) => galoisElementOf(n, step))
     this.summary = {
-      configId: this.configId,
+      configId: config.configId,
       fingerprint: ctx.fingerprint,
-      galoisElements: [],
-      queryCiphertexts: 1,
-      config: {},
-      database: {},
+      galoisElements: [...this.galoisElements],
+      queryCiphertexts: config.queryCiphertexts,
+      config: JSON.parse(JSON.stringify(config)) as Record<string, unknown>,
+      database: {
+        source: source.type === 'synthetic' ? `synthetic (seed ${source.seed})` : source.path,
+        rows: config.rows,
+        dimension: config.dimension,
+        processing: { ...index.processing },
+      },
     }
   }
 
-  static async create(_setup: WorkerSetup): Promise<SearchService> {
-    const ctx = await getHeContext({
-      scheme: 'bfv',
-      polyModulusDegree: 4096,
-      coeffModulus: [27, 28, 28],
-      plainModulus: { value: 65537 },
+  get configId(): string {
+    return this.config.configId
+  }
+
+  /** Loads and processes the configured database (the slow part of warm-up). */
+  static async create(setup: WorkerSetup): Promise<SearchService> {
+    const database = await loadDatabase(setup.database)
+    const config = resolveSearchConfig({
+      params: setup.search.profile,
+      scheme: setup.search.scheme,
+      metric: setup.search.metric,
+      babySteps: setup.search.babySteps,
+      ...(setup.search.babyStep === undefined ? {} : { babyStep: setup.search.babyStep }),
+      dimension: database.dimension,
+      rows: database.rows,
     })
-    return new SearchService(ctx)
+    if (config.polyModulusDegree > setup.maxPolyDegree) {
+      throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
+    }
+    const ctx = await getHeContext(config.params)
+    const index = PrivateSearchIndex.process(ctx, database, config)
+    return new SearchService(ctx, config, index, setup.database)
   }
 
-  /** Evaluates one query envelope; returns the response envelope. */
-  evaluate(_query: Uint8Array, _keys: EvaluationKeys | undefined): Uint8Array {
-    throw new HeError('INTERNAL', 'private search is not wired in yet')
+  /** Evaluates one query envelope (everything is verified before SEAL runs). */
+  evaluate(query: Uint8Array, keys: SearchKeys | null): SearchEvaluation {
+    return this.index.evaluate(query, keys)
   }
 
-  dispose(): void {}
+  dispose(): void {
+    this.index.dispose()
+  }
 }

@@ -1,8 +1,99 @@
-import { HeError } from '@sealbox/he-core'
+import {
+  decodeEnvelope,
+  getHeContext,
+  HeError,
+  loadSealObject,
+  parseParams,
+  runProgram,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
+import type { Ciphertext, Plaintext } from 'node-seal/throws'
+import { z } from 'zod'
 import type { EvaluateJob, JobResult } from '../executor/jobMessages.ts'
+import { acquireKeys } from './acquireKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
-/** Runs an he-core program on the job's inputs (wired in once he-core exports its program runner). */
-export async function runEvaluate(_job: JobContext, _request: EvaluateJob, _clock: PhaseClock): Promise<JobResult> {
-  throw new HeError('INTERNAL', 'programs are not wired in yet')
+const ProgramInputs = z.object({
+  inputs: z.array(z.object({ name: z.string(), kind: z.enum(['ciphertext', 'plaintext']) })),
+})
+
+/**
+ * Runs an he-core program: builds (or reuses) the context of the request's
+ * parameters, loads the inputs and the tenant's keys, runs every step with
+ * he-core's evaluator, and saves the outputs as envelopes. Everything made here is
+ * owned by one scope and deleted on success and on failure.
+ */
+export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: PhaseClock): Promise<JobResult> {
+  const params = parseParams(request.params)
+  if (params.polyModulusDegree > job.setup.maxPolyDegree) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `n=${params.polyModulusDegree} is above this server's limit of ${job.setup.maxPolyDegree} (MAX_POLY_DEGREE)`,
+    )
+  }
+  const ctx = await clock.timeAsync('deserialize', () => getHeContext(params))
+  const declared = ProgramInputs.safeParse(request.program)
+  const kinds = new Map(declared.success ? declared.data.inputs.map((input) => [input.name, input.kind]) : [])
+  const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock) : undefined
+  try {
+    return withScope((scope) => {
+      const inputs: Record<string, Ciphertext | Plaintext> = {}
+      let keySetId = request.keySetId
+      clock.time('deserialize', () => {
+        for (const [name, bytes] of Object.entries(request.inputs)) {
+          const kind = kinds.get(name)
+          if (kind === undefined) {
+            throw new HeError('INVALID_INPUT', `input '${name}' is not declared by the program`, {
+              details: { input: name },
+            })
+          }
+          if (kind === 'plaintext') {
+            const plaintext = scope.track(new ctx.seal.Plaintext())
+            loadSealObject(plaintext, ctx, bytes, { kind: 'plaintext', refuseSecretKey: true })
+            inputs[name] = plaintext
+            continue
+          }
+          // Every ciphertext must belong to one secret key, and to the keys' when keys are used.
+          const envelope = decodeEnvelope(bytes, {
+            kind: 'ciphertext',
+            fingerprint: ctx.fingerprint,
+            refuseSecretKey: true,
+            ...(keySetId ? { keySetId } : {}),
+          })
+          keySetId ??= envelope.keySetId
+          const ciphertext = scope.track(new ctx.seal.Ciphertext())
+          loadSealObject(ciphertext, ctx, envelope, { kind: 'ciphertext' })
+          inputs[name] = ciphertext
+        }
+      })
+      const result = clock.time('compute', () =>
+        runProgram(ctx, request.program, {
+          inputs,
+          relinKeys: lease?.value.relinKeys,
+          galoisKeys: lease?.value.galoisKeys,
+          limits: { maxSteps: job.setup.maxProgramSteps },
+        }),
+      )
+      for (const output of Object.values(result.outputs)) scope.track(output)
+      const outputs = clock.time('serialize', () => {
+        const saved: Record<string, Uint8Array> = {}
+        for (const [name, value] of Object.entries(result.outputs)) {
+          saved[name] =
+            value instanceof ctx.seal.Ciphertext
+              ? saveSealObject(value, {
+                  kind: 'ciphertext',
+                  fingerprint: ctx.fingerprint,
+                  compression: 'zstd',
+                  ...(keySetId ? { keySetId } : {}),
+                })
+              : saveSealObject(value, { kind: 'plaintext', fingerprint: ctx.fingerprint, compression: 'zstd' })
+        }
+        return saved
+      })
+      return { type: 'evaluateResult', outputs, report: { steps: result.steps } }
+    })
+  } finally {
+    lease?.release()
+  }
 }

@@ -2,10 +2,14 @@ import { HeError, sealCall, withScope } from '@sealbox/he-core'
 import type { Fault, JobResult } from '../executor/jobMessages.ts'
 import type { JobContext } from './PhaseClock.ts'
 
+/** How long the `slow` fault keeps a worker busy. */
+export const SLOW_FAULT_MS = 1500
+
 /**
  * Test-only failures (FAULT_INJECTION, never in production mode), each the real
  * thing: the thread or process exits, loops forever, fills the 4 GiB WASM heap
- * until SEAL throws bad_alloc, or makes SEAL throw one C++ exception.
+ * until SEAL throws bad_alloc, makes SEAL throw one C++ exception, or keeps the
+ * worker busy for 1.5 s (a long job, to fill queues deterministically).
  */
 export async function runFault(job: JobContext, fault: Fault): Promise<JobResult> {
   if (!job.setup.faultInjection) throw new HeError('FORBIDDEN', 'fault injection is disabled on this server')
@@ -29,6 +33,13 @@ export async function runFault(job: JobContext, fault: Fault): Promise<JobResult
         hog.push(plaintext)
         sealCall('fault: allocate', () => plaintext.resize(2 ** 26 * 1.5))
       }
+    }
+    case 'slow': {
+      const until = performance.now() + SLOW_FAULT_MS
+      while (performance.now() < until) {
+        // Busy on purpose: a worker occupied by one long job.
+      }
+      return { type: 'faultSurvived' }
     }
     case 'sealError':
       withScope((scope) => {

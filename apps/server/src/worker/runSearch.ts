@@ -3,24 +3,29 @@ import type { JobResult, SearchJob } from '../executor/jobMessages.ts'
 import { acquireKeys } from './acquireKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
-/** Evaluates every query of a search job against the worker's processed database. */
+/**
+ * Evaluates every query of a search job against the worker's processed database,
+ * with the tenant's Galois keys from the worker's cache when the config needs them.
+ */
 export async function runSearch(job: JobContext, request: SearchJob, clock: PhaseClock): Promise<JobResult> {
   const search = job.search
   if (request.queries.length > job.setup.maxQueriesPerSearch) {
     throw new HeError('LIMIT_EXCEEDED', `at most ${job.setup.maxQueriesPerSearch} queries per search`)
   }
+  if (search.galoisElements.length > 0 && !request.keys) {
+    throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
+  }
   const lease = request.keys ? await acquireKeys(job, search.ctx, request.keys, clock) : undefined
   try {
-    if (search.galoisElements.length > 0) {
-      if (!lease) throw new HeError('MISSING_KEY', 'this search configuration needs Galois keys: upload a key set')
-      lease.value.requireGaloisElements(search.galoisElements, 'the search')
-    }
     const responses: Uint8Array[] = []
     const queryMs: number[] = []
     for (const query of request.queries) {
-      const start = performance.now()
-      responses.push(clock.time('compute', () => search.evaluate(query, lease?.value)))
-      queryMs.push(performance.now() - start)
+      const { response, timings } = search.evaluate(query, lease?.value ?? null)
+      clock.add('deserialize', timings.decodeMs + timings.loadMs)
+      clock.add('compute', timings.computeMs)
+      clock.add('serialize', timings.saveMs)
+      responses.push(response)
+      queryMs.push(timings.totalMs)
     }
     return { type: 'searchResult', responses, queryMs }
   } finally {

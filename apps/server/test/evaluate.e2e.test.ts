@@ -1,0 +1,102 @@
+import {
+  decodeBatch,
+  decrypt,
+  encodeBatch,
+  encryptSymmetric,
+  exportEvaluationKeys,
+  getHeContext,
+  KeySet,
+  loadSealObject,
+  runProgramPlain,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, startServer, type TestServer } from './harness.ts'
+
+const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
+
+/** multiply → relinearize → rotate → add, plus a plaintext: the keys it needs are relin + Galois step 1. */
+const program = {
+  version: 1,
+  inputs: [
+    { name: 'x', kind: 'ciphertext' },
+    { name: 'y', kind: 'ciphertext' },
+    { name: 'p', kind: 'plaintext' },
+  ],
+  steps: [
+    { op: 'multiply', a: 'x', b: 'y', out: 'xy' },
+    { op: 'relinearize', a: 'xy', out: 'r' },
+    { op: 'rotateRows', a: 'r', steps: 1, out: 'rot' },
+    { op: 'add', a: 'rot', b: 'x', out: 's' },
+    { op: 'addPlain', a: 's', b: 'p', out: 'out' },
+  ],
+  outputs: ['out', 'r'],
+}
+
+describe('POST /api/v1/evaluate', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer({ EXECUTOR: 'pool' })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('runs a multi-step program (multiply, relinearize, rotate, add) on encrypted inputs', async () => {
+    const ctx = await getHeContext(params)
+    using keys = KeySet.generate(ctx, { relin: true, galois: { steps: [1] } })
+    const client = await server.tenant()
+    await client.putKeySet('program-keys', exportEvaluationKeys(keys))
+    const x = Array.from({ length: 64 }, (_, i) => i - 20)
+    const y = Array.from({ length: 64 }, (_, i) => 3 * i + 1)
+    const p = Array.from({ length: 64 }, (_, i) => 1000 - i)
+    const inputs = withScope((scope) => ({
+      x: saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, x, scope), scope), {
+        kind: 'ciphertext',
+        fingerprint: ctx.fingerprint,
+        keySetId: keys.id,
+        compression: 'zstd',
+      }),
+      y: saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, y, scope), scope), {
+        kind: 'ciphertext',
+        fingerprint: ctx.fingerprint,
+        keySetId: keys.id,
+        compression: 'zstd',
+      }),
+      p: saveSealObject(encodeBatch(ctx, p, scope), {
+        kind: 'plaintext',
+        fingerprint: ctx.fingerprint,
+        compression: 'zstd',
+      }),
+    }))
+    const result = await client.evaluate({ params, program, inputs, keySet: 'program-keys' })
+    expect(Object.keys(result.outputs).sort()).toEqual(['out', 'r'])
+    expect(result.steps).toHaveLength(5)
+    expect(result.timing.compute).toBeGreaterThan(0)
+    const expected = runProgramPlain(
+      program,
+      { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: ctx.plainModulus },
+      { x, y, p },
+    )
+    for (const name of ['out', 'r']) {
+      const slots = withScope((scope) => {
+        const ciphertext = scope.track(new ctx.seal.Ciphertext())
+        loadSealObject(ciphertext, ctx, result.outputs[name] as Uint8Array, { kind: 'ciphertext', keySetId: keys.id })
+        return decodeBatch(ctx, decrypt(keys, ciphertext, scope))
+      })
+      expect(slots.map(String), name).toEqual((expected[name] as bigint[]).map(String))
+    }
+  })
+
+  it('refuses a program whose keys are missing before any work is queued', async () => {
+    const ctx = await getHeContext(params)
+    using keys = KeySet.generate(ctx, { relin: true })
+    const client = await server.tenant()
+    await client.putKeySet('relin-only', exportEvaluationKeys(keys))
+    const error = await errorOf(client.evaluate({ params, program, inputs: {}, keySet: 'relin-only' }))
+    expect(error.code).toBe('MISSING_KEY')
+    expect(error.message).toMatch(/rotation by 1/)
+    expect((await errorOf(client.evaluate({ params, program, inputs: {} }))).code).toBe('MISSING_KEY')
+  })
+})
