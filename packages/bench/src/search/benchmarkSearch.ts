@@ -1,0 +1,160 @@
+/**
+ * `npm run benchmark:search` (root) → `pnpm --filter @sealbox/bench benchmark:search` →
+ * this file: times the private search of @sealbox/he-core on this machine and writes
+ * packages/bench/results/search/search-benchmark.{md,json}. `--help` lists the flags.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { cpus, loadavg, type as osType, release } from 'node:os'
+import { dirname, join } from 'node:path'
+import process from 'node:process'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { loadSeal, type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core'
+import { measureBatch } from './measureBatch.ts'
+import { measureSearch, type SampleCounts, type SearchMeasurement } from './measureSearch.ts'
+import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
+import { SealCallClock } from './sealCallClock.ts'
+import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
+
+const HELP = `npm run benchmark:search -- [flags]
+
+  --samples N      timed queries per config (default 40; --quick: 10)
+  --warmup N       warm-up queries per config (default 5)
+  --rows V         database rows of the main runs (default 10000)
+  --dimension D    vector dimension (default 16)
+  --large V        rows of the large run (default 100000; 0 skips it)
+  --no-threads     skip the worker-thread runs
+  --quick          fewer samples, no large run
+  --out DIR        output directory (default packages/bench/results/search)
+`
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv.filter((arg) => arg !== '--'),
+    options: {
+      samples: { type: 'string' },
+      warmup: { type: 'string' },
+      rows: { type: 'string' },
+      dimension: { type: 'string' },
+      large: { type: 'string' },
+      'no-threads': { type: 'boolean' },
+      quick: { type: 'boolean' },
+      out: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(HELP)
+    return
+  }
+  const counts: SampleCounts = {
+    warmup: Number(values.warmup ?? 5),
+    samples: Number(values.samples ?? (values.quick ? 10 : 40)),
+  }
+  const rows = Number(values.rows ?? 10_000)
+  const dimension = Number(values.dimension ?? 16)
+  const largeRows = values.quick ? 0 : Number(values.large ?? 100_000)
+  const here = dirname(fileURLToPath(import.meta.url))
+  const outDir = values.out ?? join(here, '..', '..', 'results', 'search')
+
+  const seal = await loadSeal()
+  const clock = new SealCallClock(seal)
+  const database = syntheticSearchDatabase({ rows, dimension, seed: 1 })
+  const paddedDimension = 2 ** Math.ceil(Math.log2(dimension))
+  const gs = [...new Set([1, 2, 4, 8, paddedDimension].filter((g) => g <= paddedDimension))]
+  const run = async (label: string, input: SearchConfigInput, withClock = false): Promise<SearchMeasurement> => {
+    log(`[search] ${label}`)
+    const result = await measureSearch(label, input, database, counts, withClock ? clock : undefined)
+    log(
+      `         compute ${result.compute.median.toFixed(2)} ms median, ${result.compute.min.toFixed(2)} min; total ${result.total.median.toFixed(2)} ms; exact ${result.exact}`,
+    )
+    return result
+  }
+
+  const defaults: SearchConfigInput = { rows, dimension }
+  const headline = await run('default config', defaults, true)
+  const schemes = [
+    headline,
+    await run("BFV, client-side g = D'", { ...defaults, scheme: 'bfv', babyStep: paddedDimension }, true),
+  ]
+  const tradeOff: SearchMeasurement[] = []
+  for (const scheme of ['bgv', 'bfv'] as const) {
+    for (const babySteps of ['client', 'server'] as const) {
+      for (const g of gs) {
+        tradeOff.push(await run(`${scheme} ${babySteps}-side g=${g}`, { ...defaults, scheme, babySteps, babyStep: g }))
+      }
+    }
+  }
+  const forms: SearchMeasurement[] = []
+  for (const scheme of ['bgv', 'bfv'] as const) {
+    for (const nttForm of [true, false]) {
+      forms.push(
+        await run(`${scheme} ${nttForm ? 'NTT' : 'coefficient'} form`, {
+          ...defaults,
+          scheme,
+          babyStep: paddedDimension,
+          nttForm,
+        }),
+      )
+    }
+  }
+  let large: SearchMeasurement | undefined
+  if (largeRows > 0) {
+    log(`[search] V=${largeRows}`)
+    const big = syntheticSearchDatabase({ rows: largeRows, dimension, seed: 2 })
+    large = await measureSearch(
+      `V=${largeRows}`,
+      { rows: largeRows, dimension },
+      big,
+      { warmup: 2, samples: Math.max(5, counts.samples >> 2) },
+      clock,
+    )
+    log(`         compute ${large.compute.median.toFixed(1)} ms median; exact ${large.exact}`)
+  }
+  const threads: ThreadedMeasurement[] = []
+  if (!values['no-threads']) {
+    for (const v of largeRows > 0 ? [rows, largeRows] : [rows]) {
+      for (const count of [1, 2]) {
+        log(`[search] V=${v} on ${count} worker thread(s)`)
+        const result = await measureThreaded(defaults, { rows: v, dimension, seed: 3 }, count, counts)
+        log(`         latency ${result.latency.median.toFixed(2)} ms median; exact ${result.exact}`)
+        threads.push(result)
+      }
+    }
+  }
+  log('[search] batch of 8 users')
+  const batch = await measureBatch(defaults, database, 8, Math.max(3, counts.samples >> 3))
+
+  const report: SearchBenchReport = {
+    command: ['npm run benchmark:search', ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(' '),
+    date: new Date().toISOString(),
+    machine: {
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      cores: cpus().length,
+      node: process.version,
+      os: `${osType()} ${release()}`,
+      loadAverage: loadavg().map((v) => Math.round(v * 100) / 100),
+    },
+    samples: counts,
+    headline,
+    schemes,
+    tradeOff,
+    forms,
+    large,
+    threads,
+    batch,
+  }
+  await mkdir(outDir, { recursive: true })
+  const markdown = renderSearchReport(report)
+  await writeFile(join(outDir, 'search-benchmark.md'), markdown)
+  await writeFile(join(outDir, 'search-benchmark.json'), `${JSON.stringify(report, null, 1)}\n`)
+  process.stdout.write(`\n${markdown}`)
+  log(`wrote ${join(outDir, 'search-benchmark.md')} and .json`)
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  log(`benchmark:search failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  process.exitCode = 1
+})

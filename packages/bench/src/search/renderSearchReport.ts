@@ -1,0 +1,177 @@
+import type { BatchMeasurement } from './measureBatch.ts'
+import type { SearchMeasurement } from './measureSearch.ts'
+import type { ThreadedMeasurement } from './threadedSearch.ts'
+
+/** Everything one `benchmark:search` run produced. */
+export interface SearchBenchReport {
+  command: string
+  date: string
+  machine: { cpuModel: string; cores: number; node: string; os: string; loadAverage: number[] }
+  samples: { warmup: number; samples: number }
+  headline: SearchMeasurement
+  schemes: SearchMeasurement[]
+  tradeOff: SearchMeasurement[]
+  forms: SearchMeasurement[]
+  large: SearchMeasurement | undefined
+  threads: ThreadedMeasurement[]
+  batch: BatchMeasurement | undefined
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : '–')
+const kib = (bytes: number) => (bytes === 0 ? '0' : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KiB`)
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
+const pct = (value: number) => `${(value * 100).toFixed(1)} %`
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  return [line(head), `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n')
+}
+
+function describe(m: SearchMeasurement): string {
+  const c = m.config
+  return `${c.scheme.toUpperCase()} n=${c.polyModulusDegree} [${c.coeffModulusBits.join(',')}], ${c.babySteps}-side g=${c.babyStep}, ${c.nttForm ? 'NTT' : 'coefficient'} form`
+}
+
+function headline(m: SearchMeasurement): string {
+  const c = m.config
+  const rows: string[][] = [
+    ['config', `${describe(m)}; V=${c.rows}, D=${c.dimension}, s=${c.scale}, ${c.blocks} blocks`],
+    [
+      'server compute per query, median / min',
+      `**${ms(m.compute.median)} ms** / ${ms(m.compute.min)} ms (${m.compute.samples} queries)`,
+    ],
+    [
+      'server total per query (envelope decode + SEAL load + compute + save), median / min',
+      `${ms(m.total.median)} ms / ${ms(m.total.min)} ms (decode ${ms(m.decodeMs)}, load ${ms(m.loadMs)}, save ${ms(m.saveMs)})`,
+    ],
+    [
+      'operations per query',
+      `${c.operations.multiplies} multiplies, ${c.operations.babyRotations + c.operations.giantRotations} rotations, ${c.operations.queryCiphertexts} query ciphertexts, ${c.operations.responseCiphertexts} mod switches`,
+    ],
+    ['query bytes (seeded, zstd)', `${m.queryBytes.toLocaleString('en')} (${kib(m.queryBytes)})`],
+    [
+      'key bytes (Galois keys, seeded, zstd)',
+      m.keyBytes === 0 ? '0 — no evaluation keys at all' : `${m.keyBytes.toLocaleString('en')} (${kib(m.keyBytes)})`,
+    ],
+    ['response bytes (last level, zstd)', `${m.responseBytes.toLocaleString('en')} (${kib(m.responseBytes)})`],
+    ['database processing', `${ms(m.processMs)} ms → ${mib(m.processedBytes)} of NTT-form plaintexts`],
+    ['noise budget left in the responses', `${m.minNoiseBudget} bits; scores exact: ${m.exact ? 'yes' : '**NO**'}`],
+    ['client: encrypt query / decrypt + rank', `${ms(m.clientEncryptMs)} ms / ${ms(m.clientDecryptMs)} ms`],
+  ]
+  if (m.jsShare) {
+    rows.push([
+      'JavaScript outside SEAL calls',
+      `${pct(m.jsShare.compute)} of compute; ${pct(m.jsShare.total)} of the whole evaluate (envelope checks alone ${pct(m.jsShare.decode)})`,
+    ])
+  }
+  return table(['', 'value'], rows)
+}
+
+function tradeOff(list: SearchMeasurement[]): string {
+  return table(
+    [
+      'scheme',
+      'baby steps',
+      'g',
+      'query cts',
+      'upload',
+      'Galois steps',
+      'key bytes',
+      'rotations',
+      'multiplies',
+      'server compute ms (median / min)',
+      'server total ms',
+      'response',
+      'model ms',
+    ],
+    list.map((m) => {
+      const c = m.config
+      return [
+        c.scheme.toUpperCase(),
+        c.babySteps,
+        String(c.babyStep),
+        String(c.queryCiphertexts),
+        kib(m.queryBytes),
+        c.galoisSteps.length ? c.galoisSteps.join(', ') : 'none',
+        kib(m.keyBytes),
+        String(c.operations.babyRotations + c.operations.giantRotations),
+        String(c.operations.multiplies),
+        `${ms(m.compute.median)} / ${ms(m.compute.min)}`,
+        ms(m.total.median),
+        kib(m.responseBytes),
+        ms(c.estimatedServerMs),
+      ]
+    }),
+  )
+}
+
+/** The report as Markdown. */
+export function renderSearchReport(report: SearchBenchReport): string {
+  const parts = [
+    '# Private search benchmark',
+    '',
+    `Command: \`${report.command}\`  `,
+    `Date: ${report.date}; ${report.machine.cpuModel}, ${report.machine.cores} logical cores, Node ${report.machine.node}, ${report.machine.os}; load average ${report.machine.loadAverage.join(' / ')}.  `,
+    `Timings: ${report.samples.samples} queries after ${report.samples.warmup} warm-up queries, one core (main thread), node-seal 7 (SEAL 4.1 in WebAssembly). Server times exclude the network and the client.`,
+    '',
+    '## Headline: the default config',
+    '',
+    headline(report.headline),
+    '',
+    "## Schemes (same parameters, client-side g = D')",
+    '',
+    tradeOff(report.schemes),
+    '',
+    '## Trade-off over the baby step g',
+    '',
+    "Client-side baby steps: the client encrypts the g rotations of q (g ciphertexts up); the server skips the g−1 baby rotations. Server-side: one ciphertext up, g−1 baby rotations by 1 and ceil(D'/g)−1 giant rotations by g per block. Key bytes are the Galois keys for exactly the steps used (seeded, zstd), uploaded once per key set.",
+    '',
+    tradeOff(report.tradeOff),
+    '',
+    '## Database in NTT form vs coefficient form',
+    '',
+    tradeOff(report.forms),
+  ]
+  if (report.large) {
+    parts.push('', `## V = ${report.large.config.rows.toLocaleString('en')}`, '', headline(report.large))
+  }
+  if (report.threads.length) {
+    parts.push(
+      '',
+      "## Splitting one query's blocks across worker threads",
+      '',
+      'Each worker thread holds its share of the processed blocks; the query is posted to all and the parts are merged by the client. One thread is the same set-up with one worker (same messaging).',
+      '',
+      table(
+        [
+          'V',
+          'blocks',
+          'threads',
+          'blocks per thread',
+          'latency ms (median / min)',
+          'slowest worker compute ms (median)',
+          'exact',
+        ],
+        report.threads.map((t) => [
+          t.rows.toLocaleString('en'),
+          String(t.blocks),
+          String(t.threads),
+          t.split.join(' + '),
+          `${ms(t.latency.median)} / ${ms(t.latency.min)}`,
+          ms(t.slowestCompute.median),
+          t.exact ? 'yes' : '**NO**',
+        ]),
+      ),
+    )
+  }
+  if (report.batch) {
+    const b = report.batch
+    parts.push(
+      '',
+      '## Batching',
+      '',
+      `${b.users} users (${b.users} key sets), one query each, in one \`evaluateBatch\` call: ${ms(b.batch.median)} ms per call (median of ${b.rounds}), ${ms(b.perQuery.median)} ms per query (min ${ms(b.perQuery.min)}); all ok: ${b.allOk ? 'yes' : 'no'}.`,
+    )
+  }
+  return `${parts.join('\n')}\n`
+}

@@ -1,0 +1,129 @@
+import { Worker } from 'node:worker_threads'
+import {
+  getHeContext,
+  PrivateSearchClient,
+  plaintextSearchScores,
+  resolveSearchConfig,
+  type SearchConfigInput,
+  sealWasmModule,
+  syntheticSearchDatabase,
+  syntheticSearchQuery,
+} from '@sealbox/he-core'
+import type { SampleCounts } from './measureSearch.ts'
+import { type Spread, spread } from './searchStats.ts'
+import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
+
+/** One query's latency with its blocks split over `threads` worker threads. */
+export interface ThreadedMeasurement {
+  threads: number
+  rows: number
+  blocks: number
+  /** Blocks per worker. */
+  split: number[]
+  /** Wall time from posting the query to holding every part (ms). */
+  latency: Spread
+  /** Longest worker compute per query (ms). */
+  slowestCompute: Spread
+  exact: boolean
+}
+
+class SearchWorker {
+  readonly worker: Worker
+  readonly #pending = new Map<number, (reply: SearchWorkerReply) => void>()
+  readonly ready: Promise<Extract<SearchWorkerReply, { type: 'ready' }>>
+
+  constructor(data: SearchWorkerData) {
+    this.worker = new Worker(new URL('./searchWorker.ts', import.meta.url), { workerData: data })
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject)
+      const onMessage = (message: SearchWorkerReply) => {
+        if (message.type === 'ready') resolve(message)
+        else if (message.type === 'error' && message.id === undefined) reject(new Error(message.message))
+        else if ('id' in message && message.id !== undefined) this.#pending.get(message.id)?.(message)
+      }
+      this.worker.on('message', onMessage)
+    })
+  }
+
+  evaluate(id: number, query: Uint8Array): Promise<Extract<SearchWorkerReply, { type: 'response' }>> {
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, (message) => {
+        this.#pending.delete(id)
+        if (message.type === 'response') resolve(message)
+        else reject(new Error(message.type === 'error' ? message.message : 'unexpected reply'))
+      })
+      const request: SearchWorkerRequest = { type: 'query', id, query }
+      this.worker.postMessage(request)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.worker.postMessage({ type: 'close' } satisfies SearchWorkerRequest)
+    await this.worker.terminate()
+  }
+}
+
+/** Splits `blocks` into `parts` contiguous ranges of near-equal size. */
+function splitBlocks(blocks: number, parts: number): { start: number; end: number }[] {
+  const ranges: { start: number; end: number }[] = []
+  let start = 0
+  for (let part = 0; part < parts; part++) {
+    const size = Math.ceil((blocks - start) / (parts - part))
+    ranges.push({ start, end: start + size })
+    start += size
+  }
+  return ranges.filter((range) => range.end > range.start)
+}
+
+/**
+ * Runs one query at a time over `threads` workers, each holding a contiguous share of
+ * the blocks (one worker = all blocks, as a baseline with the same messaging cost).
+ */
+export async function measureThreaded(
+  input: SearchConfigInput,
+  database: { rows: number; dimension: number; seed: number },
+  threads: number,
+  counts: SampleCounts,
+): Promise<ThreadedMeasurement> {
+  const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
+  const ctx = await getHeContext(config.params)
+  const ranges = splitBlocks(config.blocks.length, threads)
+  const workers = ranges.map(
+    (blocks) => new SearchWorker({ config: input, database, blocks, wasmModule: sealWasmModule() }),
+  )
+  try {
+    await Promise.all(workers.map((worker) => worker.ready))
+    using client = PrivateSearchClient.create(ctx, config)
+    const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 200 + i))
+    const queries = vectors.map((vector) => client.encryptQuery(vector))
+    let id = 0
+    const run = async (query: Uint8Array) => {
+      const started = performance.now()
+      const parts = await Promise.all(workers.map((worker) => worker.evaluate(id++, query)))
+      return { latency: performance.now() - started, parts }
+    }
+    const check = await run(queries[0] as Uint8Array)
+    const scores = client.decryptScores(check.parts.map((part) => part.response)).scores
+    const oracle = plaintextSearchScores(config, syntheticSearchDatabase(database), vectors[0] as Float64Array)
+    const exact = oracle.every((score, row) => scores[row] === score)
+    for (let i = 0; i < counts.warmup; i++) await run(queries[i % queries.length] as Uint8Array)
+    const latency: number[] = []
+    const slowest: number[] = []
+    for (let i = 0; i < counts.samples; i++) {
+      const result = await run(queries[i % queries.length] as Uint8Array)
+      latency.push(result.latency)
+      slowest.push(Math.max(...result.parts.map((part) => part.timings.computeMs)))
+    }
+    return {
+      threads,
+      rows: database.rows,
+      blocks: config.blocks.length,
+      split: ranges.map((range) => range.end - range.start),
+      latency: spread(latency),
+      slowestCompute: spread(slowest),
+      exact,
+    }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.close()))
+  }
+}
