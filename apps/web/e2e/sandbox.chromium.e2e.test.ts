@@ -122,4 +122,43 @@ describe('sandbox in Chromium', () => {
     await expect(error.textContent()).resolves.toMatch(/Step 4 \(rotateRows\)/)
     await page.getByRole('button', { name: 'Remove step 4' }).click()
   })
+
+  it('runs the pipeline on the real server in pool and inline mode with the same results', async () => {
+    await openPanel('Server')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+    const card = page.getByRole('region', { name: 'Run the pipeline on the server' })
+    for (const mode of ['Pool (worker threads)', 'Inline (event loop)']) {
+      await card.getByText(mode).click()
+      await card.getByRole('button', { name: 'Run pipeline on server' }).click()
+      await card.getByTestId('remote-run').first().waitFor()
+      await page.waitForFunction(() => !document.querySelector('[data-testid="job-label"]'))
+    }
+    const runs = card.getByTestId('remote-run')
+    await expect(runs.count()).resolves.toBe(2)
+    await expect(runs.nth(0).textContent()).resolves.toMatch(/inline/)
+    await expect(runs.nth(1).textContent()).resolves.toMatch(/pool/)
+    for (const index of [0, 1]) {
+      const r3 = runs.nth(index).getByTestId('remote-output-r3')
+      await expect(r3.textContent()).resolves.toMatch(/\[12, 21, 32, 0, 0, …\].*same/)
+      await expect(runs.nth(index).getByTestId('timing').textContent()).resolves.toMatch(/compute/)
+    }
+  })
+
+  it('runs a private search against the server and decrypts the top-k', async () => {
+    const card = page.getByRole('region', { name: 'Private search' })
+    await card.getByLabel('Database row').fill('42')
+    await card.getByRole('button', { name: 'Use database row' }).click()
+    await expect.poll(() => card.getByLabel(/Query vector/).inputValue()).toMatch(/^-?\d\.\d{4}(, -?\d\.\d{4}){15}$/)
+    await card.getByRole('button', { name: 'Search privately' }).click()
+    const result = card.getByTestId('search-result').first()
+    await result.waitFor({ timeout: 60_000 })
+    const hits = result.getByTestId('search-hits')
+    // The query is row 42 itself: the best match is row 42 with cosine ≈ 1.
+    await expect(hits.locator('tbody tr').first().textContent()).resolves.toMatch(/^142/)
+    await expect(hits.locator('tbody tr').count()).resolves.toBe(5)
+    await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/Same ranking/)
+    await expect(result.textContent()).resolves.toMatch(/bits of noise budget left/)
+    await saveScreenshot(page, 'server')
+  })
 })

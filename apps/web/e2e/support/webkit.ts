@@ -1,21 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { Builder, type WebDriver } from 'selenium-webdriver'
 import { WEBKIT_DRIVER_PATH } from './browsers.ts'
+import { freePort } from './freePort.ts'
 
 const MINIBROWSER = process.env.SEALBOX_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      )
-    })
-  })
-}
 
 async function waitForDriver(url: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {

@@ -3,6 +3,7 @@ import { FunctionsPanel } from '../panels/functions/FunctionsPanel.tsx'
 import { KeysPanel } from '../panels/keys/KeysPanel.tsx'
 import { PlaceholderPanel } from '../panels/PlaceholderPanel.tsx'
 import { ParametersPanel } from '../panels/parameters/ParametersPanel.tsx'
+import { ServerPanel } from '../panels/server/ServerPanel.tsx'
 import { VariablesPanel } from '../panels/variables/VariablesPanel.tsx'
 import { ActivityBar } from './ActivityBar.tsx'
 import { NoticeBanner } from './NoticeBanner.tsx'
@@ -23,8 +24,9 @@ function panelBody(panel: PanelId): ReactNode {
     case 'functions':
       return <FunctionsPanel />
     case 'code':
-    case 'server':
       return <PlaceholderPanel />
+    case 'server':
+      return <ServerPanel />
     default: {
       const never: never = panel
       return never

@@ -1,6 +1,7 @@
 import { createContext, type ReactNode, useContext, useSyncExternalStore } from 'react'
 import type { Activity } from '../sandbox/activity.ts'
 import type { Sandbox } from '../sandbox/Sandbox.ts'
+import type { ServerView } from '../sandbox/serverView.ts'
 import type { WorkspaceState } from '../workspace/workspaceState.ts'
 
 const SandboxContext = createContext<Sandbox | undefined>(undefined)
@@ -27,4 +28,10 @@ export function useWorkspace(): WorkspaceState {
 export function useActivity(): Activity {
   const { activity } = useSandbox()
   return useSyncExternalStore(activity.subscribe, activity.getSnapshot)
+}
+
+/** The Server panel's connection and runs. */
+export function useServerView(): ServerView {
+  const { server } = useSandbox()
+  return useSyncExternalStore(server.subscribe, server.getSnapshot)
 }

@@ -6,6 +6,7 @@ import { emptyWorkspace, type WorkspaceState } from '../workspace/workspaceState
 import { type Activity, INITIAL_ACTIVITY } from './activity.ts'
 import { ExternalStore } from './ExternalStore.ts'
 import { restoreIntoWorker } from './restoreIntoWorker.ts'
+import { EMPTY_SERVER_VIEW, type ServerView } from './serverView.ts'
 
 /** Success with a value, or a coded error to show next to the control that failed. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: HeError }
@@ -25,6 +26,8 @@ const SAVE_DELAY_MS = 400
 export class Sandbox {
   readonly workspace = new ExternalStore<WorkspaceState>(emptyWorkspace())
   readonly activity = new ExternalStore<Activity>(INITIAL_ACTIVITY)
+  /** The Server panel's connection and runs; a restarted worker has no connection. */
+  readonly server = new ExternalStore<ServerView>(EMPTY_SERVER_VIEW)
   readonly worker: SealWorkerClient
   #nextJob = 1
   #saveTimer: ReturnType<typeof setTimeout> | undefined
@@ -32,7 +35,10 @@ export class Sandbox {
 
   constructor(factory: WorkerFactory) {
     this.worker = new SealWorkerClient(factory)
-    this.worker.onRestart(() => void this.#restore())
+    this.worker.onRestart(() => {
+      this.server.update((view) => ({ ...view, connection: undefined, uploaded: undefined }))
+      void this.#restore()
+    })
     this.workspace.subscribe(() => this.#scheduleSave())
   }
 

@@ -1,8 +1,10 @@
 import { loadSeal, wasmHeapBytes } from '@sealbox/he-core'
 import { exportKey, generateKeys, loadKey } from './handlers/keyHandlers.ts'
 import { runStep } from './handlers/pipelineHandlers.ts'
+import { serverEvaluate } from './handlers/serverHandlers.ts'
 import { convertVariable, createVariable, decodeValue, loadVariable } from './handlers/variableHandlers.ts'
 import type { WorkerReply, WorkerRequest } from './protocol.ts'
+import type { ServerLink } from './ServerLink.ts'
 import type { WorkerSession } from './WorkerSession.ts'
 
 /** Posts a reply to the page, transferring the listed buffers. */
@@ -14,7 +16,12 @@ function heap(): { heapBytes?: number } {
 }
 
 /** Runs one request against the session and posts its final reply. Throws coded errors. */
-export async function handleRequest(session: WorkerSession, request: WorkerRequest, post: PostReply): Promise<void> {
+export async function handleRequest(
+  session: WorkerSession,
+  link: ServerLink,
+  request: WorkerRequest,
+  post: PostReply,
+): Promise<void> {
   const { id } = request
   const progress = (label: string, done: number, total: number) => post({ type: 'progress', id, label, done, total })
   switch (request.type) {
@@ -79,6 +86,26 @@ export async function handleRequest(session: WorkerSession, request: WorkerReque
     case 'runStep': {
       const outcome = runStep(session, request)
       post({ type: 'stepDone', id, ...outcome, ...heap() }, [outcome.variable.envelope.buffer])
+      return
+    }
+    case 'serverConnect': {
+      post({ type: 'serverConnected', id, ...(await link.connect(request)) })
+      return
+    }
+    case 'serverUploadKeys': {
+      post({ type: 'serverKeysUploaded', id, ...(await link.uploadKeys(request)) })
+      return
+    }
+    case 'serverEvaluate': {
+      post({ type: 'serverEvaluated', id, ...(await serverEvaluate(session, link, request)), ...heap() })
+      return
+    }
+    case 'searchRow': {
+      post({ type: 'searchRow', id, vector: await link.row(request.row) })
+      return
+    }
+    case 'serverSearch': {
+      post({ type: 'serverSearched', id, ...(await link.search(request)) })
       return
     }
     default: {

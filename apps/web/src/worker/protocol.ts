@@ -1,5 +1,6 @@
 import { ParamsSpec, ProgramStep } from '@sealbox/he-core'
 import { z } from 'zod'
+import { SERVER_REPLIES, SERVER_REPLY_TYPE, SERVER_REQUESTS } from './serverProtocol.ts'
 
 /*
  * The one protocol between the page and the SEAL worker. Every request carries an
@@ -81,6 +82,7 @@ export const dropVariableRequest = z.object({ type: z.literal('dropVariable'), i
 export const runStepRequest = z.object({ type: z.literal('runStep'), id, index: z.number().int(), step: ProgramStep })
 
 export const workerRequest = z.discriminatedUnion('type', [
+  ...SERVER_REQUESTS,
   runStepRequest,
   createVariableRequest,
   convertVariableRequest,
@@ -192,6 +194,7 @@ export const progressReply = z.object({
 export const failedReply = z.object({ type: z.literal('failed'), id, error: errorJson })
 
 export const workerReply = z.discriminatedUnion('type', [
+  ...SERVER_REPLIES,
   helloReply,
   paramsReadyReply,
   keysReadyReply,
@@ -220,6 +223,7 @@ export const REPLY_TYPE = {
   loadVariable: 'variableReady',
   dropVariable: 'done',
   runStep: 'stepDone',
+  ...SERVER_REPLY_TYPE,
 } as const satisfies Record<WorkerRequestType, WorkerReply['type']>
 
 /** A request of type `T`, without its id (the client assigns ids). */

@@ -1,6 +1,7 @@
 import { HeError, toHeError } from '@sealbox/he-core'
 import { handleRequest } from './handleRequest.ts'
 import { type WorkerReply, workerRequest } from './protocol.ts'
+import { ServerLink } from './ServerLink.ts'
 import { WorkerSession } from './WorkerSession.ts'
 
 /*
@@ -17,6 +18,7 @@ interface WorkerScope {
 
 const scope = self as unknown as WorkerScope
 const session = new WorkerSession()
+const link = new ServerLink()
 let queue: Promise<void> = Promise.resolve()
 
 function post(reply: WorkerReply, transfer: Transferable[] = []): void {
@@ -39,7 +41,7 @@ scope.onmessage = (event: MessageEvent<unknown>) => {
   // Requests run strictly in order: SEAL objects are shared state.
   queue = queue.then(async () => {
     try {
-      await handleRequest(session, request, post)
+      await handleRequest(session, link, request, post)
     } catch (thrown) {
       const error = toHeError(thrown, undefined, 'INTERNAL')
       post({ type: 'failed', id: request.id, error: { ...error.toJSON(), hint: error.hint } })

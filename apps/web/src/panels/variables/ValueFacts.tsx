@@ -52,11 +52,11 @@ export function ValueFacts({
 }
 
 /** The first decoded slots of a vector that continues: "[5, 12, 21, 32, 0, 0, 0, 0, …]". */
-export function Preview({ values }: { values: ReadonlyArray<bigint | number> | undefined }) {
+export function Preview({ values, count = 8 }: { values: ReadonlyArray<bigint | number> | undefined; count?: number }) {
   if (!values) return <span className="muted">encrypted (no secret key here to look inside)</span>
   return (
     <code className="values" data-testid="preview">
-      [{values.slice(0, 8).map(formatValue).join(', ')}, …]
+      [{values.slice(0, count).map(formatValue).join(', ')}, …]
     </code>
   )
 }
