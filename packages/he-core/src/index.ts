@@ -188,6 +188,7 @@ export {
 } from './search/SearchDatabase.ts'
 export { SearchEvaluationKeys, type SearchKeys } from './search/SearchEvaluationKeys.ts'
 export { scaleDatabaseVectors, scaleQueryVector } from './search/scaleVectors.ts'
+export { searchConfigInputOf, verifySearchConfig } from './search/searchConfigInputOf.ts'
 export {
   type BabyStepChoice,
   type BabyStepSide,

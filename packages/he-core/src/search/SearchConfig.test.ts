@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { getHeContext } from '../params/ContextCache.ts'
 import { maxSearchScale, resolveSearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 import { batchingPrime, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from './searchParams.ts'
 
 function failure(input: unknown): HeError {
@@ -127,6 +128,20 @@ describe('resolveSearchConfig', () => {
       /need Galois keys, which n=2048 with a single prime cannot have/,
     )
     expect(resolveSearchConfig({ ...single, rows: 5000, dimension: 8 }).galoisSteps).toEqual([])
+  })
+
+  it('round-trips through JSON and refuses a config whose fields do not match its id', () => {
+    for (const input of [
+      { rows: 10_000, dimension: 16 },
+      { rows: 300, dimension: 5, metric: 'dot', maxNorm: 3, babySteps: 'server', params: 'n8192', scheme: 'bfv' },
+    ] as const) {
+      const config = resolveSearchConfig(input)
+      expect(resolveSearchConfig(searchConfigInputOf(config))).toEqual(config)
+      expect(verifySearchConfig(JSON.parse(JSON.stringify(config)))).toEqual(config)
+      const tampered = { ...JSON.parse(JSON.stringify(config)), scale: 3 }
+      expect(() => verifySearchConfig(tampered)).toThrow(/claims id .* but its fields resolve to/)
+    }
+    expect(() => verifySearchConfig({ configId: 'x' })).toThrow(/does not resolve/)
   })
 
   it('knows the plain modulus SEAL picks for batchingBits', async () => {

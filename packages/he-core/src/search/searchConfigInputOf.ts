@@ -1,0 +1,44 @@
+import { HeError } from '../errors/HeError.ts'
+import { paramsInputOf } from '../params/ContextCache.ts'
+import { resolveSearchConfig, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+
+/** The input that resolves to `config` again (every choice explicit). */
+export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
+  return {
+    params: paramsInputOf(config.params),
+    dimension: config.dimension,
+    rows: config.rows,
+    metric: config.metric,
+    ...(config.metric === 'dot' ? { maxNorm: config.maxNorm } : {}),
+    scale: config.scale,
+    babySteps: config.babySteps,
+    babyStep: config.babyStep,
+    compression: config.compression,
+    nttForm: config.nttForm,
+  }
+}
+
+/**
+ * Rebuilds a search config received as JSON (e.g. from `GET /api/v1/search/config`)
+ * from its contract fields and checks that it names the same configId, so a client
+ * never trusts derived numbers it did not derive itself.
+ */
+export function verifySearchConfig(json: unknown): SearchConfig {
+  if (typeof json !== 'object' || json === null) throw new HeError('INVALID_INPUT', 'a search config must be an object')
+  const claimed = json as SearchConfig
+  let config: SearchConfig
+  try {
+    config = resolveSearchConfig(searchConfigInputOf(claimed))
+  } catch (error) {
+    throw new HeError('INVALID_INPUT', `the search config does not resolve: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+  if (config.configId !== claimed.configId) {
+    throw new HeError(
+      'INVALID_INPUT',
+      `the search config claims id ${String(claimed.configId)} but its fields resolve to ${config.configId}`,
+    )
+  }
+  return config
+}
