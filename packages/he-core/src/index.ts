@@ -17,6 +17,7 @@ export { type CallOptions, SealboxClient, type SealboxClientOptions } from './cl
 export { parseServerTiming, type ServerTimingPhases } from './client/serverTiming.ts'
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
+export { type CodegenOptions, codeFileName, generateCode } from './codegen/generateCode.ts'
 export {
   type CiphertextInfo,
   decrypt,
@@ -216,3 +217,24 @@ export {
 } from './search/syntheticSearchDatabase.ts'
 export { topKIndices } from './search/topK.ts'
 export { type HeapReport, measureHeap } from './testing/measureHeap.ts'
+export { EXAMPLE_WORKSPACES } from './workspace/exampleWorkspaces.ts'
+export { formatOutputLine, formatSlot, type OutputFormat } from './workspace/formatOutput.ts'
+export {
+  type ParsedWorkspace,
+  type ParseWorkspaceOptions,
+  parseWorkspace,
+  type WorkspaceKeys,
+} from './workspace/parseWorkspace.ts'
+export {
+  type RunWorkspaceOptions,
+  runWorkspace,
+  type WorkspaceOutput,
+  type WorkspaceRun,
+} from './workspace/runWorkspace.ts'
+export {
+  WorkspaceDisplay,
+  type WorkspaceInput,
+  WorkspaceKeysSpec,
+  WorkspaceSpec,
+  WorkspaceVariable,
+} from './workspace/WorkspaceSpec.ts'
