@@ -30,6 +30,15 @@ export function helpersOf(step: ProgramStep, scheme: SchemeName): HelperName[] {
   return helpers
 }
 
+/** The op's summary with the step's own names and numbers, e.g. "xy × plaintext w → out (align)". */
+function describeStep(step: ProgramStep): string {
+  let text = PROGRAM_OPS[step.op].summary.replace(/\ba\b/g, step.a)
+  if ('b' in step) text = text.replace(/\bb\b/g, step.b)
+  if ('steps' in step) text = text.replace(/\bby steps\b/, `by ${step.steps}`)
+  if ('exponent' in step) text = text.replace(/\^exponent\b/, `^${step.exponent}`)
+  return `${text} → ${step.out}${'align' in step && step.align ? ' (align)' : ''}`
+}
+
 function block(lines: string[]): string[] {
   return ['{', ...lines.map((line) => `  ${line}`), '}']
 }
@@ -41,7 +50,7 @@ function block(lines: string[]): string[] {
 export function emitStep(step: ProgramStep, index: number, e: EmitContext): string[] {
   const a = e.id(step.a)
   const out = e.id(step.out)
-  const comment = `// ${stepLabel(index, step.op)}: ${PROGRAM_OPS[step.op].summary}${'align' in step && step.align ? ' (align)' : ''}`
+  const comment = `// ${stepLabel(index, step.op)}: ${describeStep(step)}`
   const ciphertext = `const ${out} = own(new seal.Ciphertext())`
   const plaintext = `const ${out} = own(new seal.Plaintext())`
   const ckks = e.scheme === 'ckks'

@@ -13,7 +13,10 @@ export interface ProgramOpInfo {
   relin: boolean
   /** Accepts `align: true`. */
   alignable: boolean
-  /** One line for people (UI tooltips, generated-code comments). */
+  /**
+   * One line for people (UI tooltips, generated-code comments). `a` and `b` stand for
+   * the operands (codegen substitutes the names), so no English article "a" here.
+   */
   summary: string
 }
 
@@ -44,15 +47,15 @@ export const PROGRAM_OPS: Readonly<Record<ProgramOp, ProgramOpInfo>> = {
   addPlain: info([ct, pt2], ALL, 'a + plaintext b', { alignable: true }),
   subPlain: info([ct, pt2], ALL, 'a − plaintext b', { alignable: true }),
   multiplyPlain: info([ct, pt2], ALL, 'a × plaintext b', { alignable: true }),
-  relinearize: info([ct], ALL, 'back to size 2 (relinearization keys)', { relin: true }),
-  rescaleToNext: info([ct], CKKS, 'divide by the last prime: scale and level drop by one'),
-  modSwitchToNext: info([{ field: 'a', kind: 'either' }], ALL, 'drop one prime (level − 1) without rescaling'),
-  modSwitchToLast: info([{ field: 'a', kind: 'either' }], ALL, 'drop to the last level (smallest ciphertext)'),
-  rotateRows: info([ct], BATCHED, 'rotate both batching rows left by steps (negative: right)'),
-  rotateColumns: info([ct], BATCHED, 'swap the two batching rows'),
-  rotateVector: info([ct], CKKS, 'rotate the slots left by steps (negative: right)'),
-  complexConjugate: info([ct], CKKS, 'complex-conjugate every slot'),
-  sumElements: info([ct], ALL, 'every slot becomes the sum of all slots'),
+  relinearize: info([ct], ALL, 'a back to size 2 (relinearization keys)', { relin: true }),
+  rescaleToNext: info([ct], CKKS, 'a divided by its last prime: scale and level drop by one'),
+  modSwitchToNext: info([{ field: 'a', kind: 'either' }], ALL, 'a one level down (one prime dropped, no rescaling)'),
+  modSwitchToLast: info([{ field: 'a', kind: 'either' }], ALL, 'a at the last level (smallest ciphertext)'),
+  rotateRows: info([ct], BATCHED, 'a with both batching rows rotated left by steps (negative: right)'),
+  rotateColumns: info([ct], BATCHED, 'a with its two batching rows swapped'),
+  rotateVector: info([ct], CKKS, 'a with its slots rotated left by steps (negative: right)'),
+  complexConjugate: info([ct], CKKS, 'a with every slot complex-conjugated'),
+  sumElements: info([ct], ALL, 'every slot becomes the sum of all slots of a'),
   innerProduct: info([ct, ct2], ALL, 'every slot becomes Σ aᵢbᵢ (multiply, relinearize, sum)', {
     relin: true,
     alignable: true,
