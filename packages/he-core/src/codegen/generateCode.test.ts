@@ -153,7 +153,9 @@ describe('generateCode', () => {
     )
     expect(source).toMatch(/createGaloisKeysWithSteps\(Int32Array\.from\(\[-3\]\)\)/)
     expect(source).not.toMatch(/relinKeys|sumElements|alignCiphertexts/)
-    expect(source).toContain('// step 1 (rotateRows): x with both batching rows rotated left by -3 (negative: right) → r')
+    expect(source).toContain(
+      '// step 1 (rotateRows): x with both batching rows rotated left by -3 (negative: right) → r',
+    )
   })
 
   it('refuses what runWorkspace refuses, with the same errors', async () => {
