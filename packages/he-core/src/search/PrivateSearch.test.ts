@@ -141,3 +141,8 @@ describe('private search under the other parameter profiles', () => {
   ).filter((c) => (c.side === 'client') === (c.g === babySteps(c.shape[1]).at(-1)))
   for (const c of list) it(name(c), () => checkCase(c))
 })
+
+describe('private search beyond one block', () => {
+  it('V=100,000 spans 25 blocks and still decrypts every score exactly', () =>
+    checkCase({ params: 'n4096', scheme: 'bgv', side: 'client', shape: [100_000, 4], g: 4, nttForm: true }))
+})
