@@ -46,13 +46,17 @@ async function shutdown(signal: string): Promise<void> {
 process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
 
+let address: string
 try {
-  await app.listen({ port: config.PORT, host: config.HOST })
+  address = await app.listen({ port: config.PORT, host: config.HOST })
 } catch (error) {
   fail(`cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}`)
 }
 try {
+  // One plain line for people (and scripts) whatever the log level; pino's JSON is for machines.
+  process.stderr.write(`sealbox: listening on ${address} (workers warming up; /readyz says when ready)\n`)
   await app.sealbox.warmup
+  process.stderr.write(`sealbox: ready — ${address} (docs at ${address}/docs)\n`)
   app.log.info(
     { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE },
     'ready: workers warm, database processed',

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
 import { searchSide, sleep, spawnServer } from './harness.ts'
@@ -31,6 +34,7 @@ describe('event-loop isolation: pool vs inline', () => {
   it('keeps /healthz near idle under HE load in pool mode, not in inline mode', async () => {
     const results: Record<string, { idle: number; loaded: number; compute: number }> = {}
     for (const mode of ['pool', 'inline'] as const) {
+      const dataDir = await mkdtemp(join(tmpdir(), `sealbox-eventloop-${mode}-`))
       const server = await spawnServer({
         EXECUTOR: mode,
         WORKERS: '1',
@@ -38,7 +42,7 @@ describe('event-loop isolation: pool vs inline', () => {
         SYNTHETIC_ROWS: String(database.rows),
         SYNTHETIC_DIM: String(database.dim),
         SYNTHETIC_SEED: String(database.seed),
-        DATA_DIR: `/tmp/sealbox-eventloop-${process.pid}-${mode}`,
+        DATA_DIR: dataDir,
         QUEUE_SIZE: '64',
       })
       try {
@@ -60,6 +64,7 @@ describe('event-loop isolation: pool vs inline', () => {
       } finally {
         server.process.kill('SIGTERM')
         await server.exited
+        await rm(dataDir, { recursive: true, force: true })
       }
     }
     const pool = results.pool as { idle: number; loaded: number; compute: number }

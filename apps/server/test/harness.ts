@@ -15,7 +15,7 @@ import {
 } from '@sealbox/he-core'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from '../src/app/buildServer.ts'
-import { configFor } from '../src/config/loadConfig.ts'
+import { CONFIG_KEYS, configFor } from '../src/config/loadConfig.ts'
 import type { ServerConfigInput } from '../src/config/ServerConfig.ts'
 
 /*
@@ -146,6 +146,13 @@ export async function raw(
   return { status: response.status, headers: response.headers, json }
 }
 
+/** Our environment minus server settings (vitest sets MODE=test, for one). */
+export function inheritedEnv(): Record<string, string | undefined> {
+  const env = { ...process.env }
+  for (const key of CONFIG_KEYS) delete env[key]
+  return env
+}
+
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 
 /** The server as users run it: `node src/main.ts` in a child process. */
@@ -159,7 +166,7 @@ export interface SpawnedServer {
 
 export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
   const child = spawn(process.execPath, ['--conditions=@sealbox/source', MAIN], {
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...inheritedEnv(), LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -173,13 +180,14 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not listen:\n${output}`)), 60_000)
     const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
       if (match) {
         clearTimeout(timer)
         resolve(match[1] as string)
       }
     }
     child.stdout?.on('data', check)
+    child.stderr?.on('data', check)
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)))
   })
   await new SealboxClient({ baseUrl: url }).waitUntilReady(60_000)

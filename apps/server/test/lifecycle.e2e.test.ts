@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, raw, searchSide, sleep, spawnServer } from './harness.ts'
+import { errorOf, inheritedEnv, raw, searchSide, sleep, spawnServer } from './harness.ts'
 
 const database = { rows: 300, dim: 6, seed: 7 }
 const SMALL = {
@@ -82,7 +82,7 @@ describe('the server as users run it (node src/main.ts)', () => {
   it('a bad setting stops the server with a message that names it', async () => {
     const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
     const child = spawn(process.execPath, ['--conditions=@sealbox/source', main, '--workers', 'many'], {
-      env: { ...process.env, PORT: '99999' },
+      env: { ...inheritedEnv(), PORT: '99999' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''

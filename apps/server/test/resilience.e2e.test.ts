@@ -85,6 +85,7 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
 
   it('answers 503 with Retry-After when the queue is full, and serves the queued work after', async () => {
     const other = await server.tenant()
+    await other.putKeySet('k', side.keys as Uint8Array)
     const slow = fault(server, token, 'slow')
     await running(server)
     const queued = [1, 2, 3].map((seed) => client.search(side.query(seed).bytes, { keySet: 'k' }))
@@ -165,7 +166,7 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
       /sealbox_worker_replacements_total\{executor="pool",reason="sealExceptions"\} (\d+)/,
     )
     expect(replaced).toBeGreaterThanOrEqual(9)
-    expect(await metric(server, /sealbox_worker_seal_exceptions\{executor="pool"\} (\d+)/)).toBeLessThan(1000)
+    expect(await metric(server, /sealbox_worker_seal_exceptions\{executor="pool"\} (\d+)/)).toBeLessThanOrEqual(1000)
     await goodSearch(10)
     await goodSearch(11)
   })

@@ -93,8 +93,15 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   app.addHook('onRequest', async (request) => {
     request.timing = new ServerTiming()
   })
+  let closing = false
+  // Node's server.close() closes idle keep-alive connections once, not those that go
+  // idle later: answers finished during shutdown close their connection themselves.
+  app.addHook('preClose', async () => {
+    closing = true
+  })
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('server-timing', request.timing.header())
+    if (closing) reply.header('connection', 'close')
     return payload
   })
   app.addHook('onResponse', async (request, reply) => {
