@@ -54,7 +54,8 @@ const tokenList = z
 export const ServerConfigSchema = z
   .object({
     PORT: int(0, 65535).default(8080),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    /** `localhost` listens on the loopback addresses only (IPv4 and IPv6); `0.0.0.0` on every interface. */
+    HOST: z.string().min(1).default('localhost'),
     /** Key sets and the local-mode token secret live here. */
     DATA_DIR: z.string().min(1).default('.sealbox-data'),
     EXECUTOR: z.enum(EXECUTOR_MODES).default('pool'),
