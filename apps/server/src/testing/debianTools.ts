@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { HeError } from '@sealbox/he-core'
+
+/*
+ * Helpers for tests that start real Debian services (PostgreSQL, nginx) on loopback.
+ * `.ci/run` and `npm test` install the packages; these helpers only find them and
+ * say clearly which package is missing.
+ */
+
+/** The directory of PostgreSQL's server binaries (`initdb`, `pg_ctl`): the newest under /usr/lib/postgresql. */
+export function postgresBinDir(): string {
+  const fromEnv = process.env.SEALBOX_PG_BIN_DIR
+  if (fromEnv) return fromEnv
+  const root = '/usr/lib/postgresql'
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name) && existsSync(join(root, name, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
+  const newest = versions[0]
+  if (newest === undefined) {
+    throw new HeError(
+      'INTERNAL',
+      'PostgreSQL server binaries not found under /usr/lib/postgresql: install the Debian package `postgresql` (apt-get install postgresql) or set SEALBOX_PG_BIN_DIR',
+    )
+  }
+  return join(root, newest, 'bin')
+}
+
+/** The nginx binary. */
+export function nginxBinary(): string {
+  const candidate = process.env.SEALBOX_NGINX ?? '/usr/sbin/nginx'
+  if (!existsSync(candidate)) {
+    throw new HeError(
+      'INTERNAL',
+      `nginx not found at ${candidate}: install the Debian package \`nginx\` (apt-get install nginx) or set SEALBOX_NGINX`,
+    )
+  }
+  return candidate
+}
+
+/** True when running as root (PostgreSQL refuses to run as root: we switch to the `postgres` user). */
+export function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0
+}
+
+/** Output of a finished command. */
+export interface CommandResult {
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs a command to completion; as root, `asUser` runs it through `runuser -u` (Debian's
+ * util-linux). A failure throws with the command's stderr in the message.
+ */
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: { asUser?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CommandResult> {
+  const [cmd, argv] =
+    options.asUser !== undefined && isRoot() ? ['runuser', ['-u', options.asUser, '--', file, ...args]] : [file, args]
+  return new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      argv,
+      { timeout: options.timeoutMs ?? 60_000, env: options.env ?? process.env, maxBuffer: 16 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(
+            new HeError('INTERNAL', `${[cmd, ...argv].join(' ')} failed: ${stderr.trim() || error.message}`, {
+              cause: error,
+            }),
+          )
+        } else resolve({ stdout, stderr })
+      },
+    )
+  })
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    if (await check().catch(() => false)) return
+    if (Date.now() > until) throw new HeError('TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
