@@ -98,6 +98,21 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     for (const result of await Promise.all(queued)) expect(result.responses).toHaveLength(1)
   })
 
+  it('a client that goes away cancels its queued job before it runs', async () => {
+    const slow = fault(server, token, 'slow')
+    await running(server)
+    const abort = new AbortController()
+    const cancelled = errorOf(client.search(side.query(12).bytes, { keySet: 'k', signal: abort.signal }))
+    await sleep(50)
+    expect((await server.client.readiness()).executors.find((e) => e.mode === 'pool')?.queued).toBe(1)
+    abort.abort()
+    expect((await cancelled).code).toBe('CANCELLED')
+    await sleep(50)
+    // Gone from the queue before the worker was free: it will never run.
+    expect((await server.client.readiness()).executors.find((e) => e.mode === 'pool')?.queued).toBe(0)
+    expect((await slow).status).toBe(200)
+  })
+
   it('replaces a worker that crashes: its request gets a 5xx, the next ones succeed', async () => {
     for (const mode of ['pool', 'process'] as const) {
       const before = await metric(
