@@ -76,6 +76,7 @@ describe('event-loop isolation: pool vs inline', () => {
     expect(inline.loaded).toBeGreaterThan(inline.idle)
     // Inline, a probe waits for the query on the loop: of the order of one query's compute time.
     expect(inline.loaded).toBeGreaterThan(inline.compute / 4)
-    expect(pool.loaded).toBeLessThan(inline.compute)
+    // Pool stays near its idle value: it grows by far less than inline's does.
+    expect(pool.loaded - pool.idle).toBeLessThan((inline.loaded - inline.idle) / 2)
   })
 })
