@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { HeError } from '@sealbox/he-core'
+import { freePort, waitFor } from './debianTools.ts'
+
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url))
+
+/** Options of one sealbox node process. */
+export interface ServerNodeOptions {
+  /** Settings as environment variables (`KEY_CACHE_BYTES`, `MODE`, …); PORT, HOST and DATA_DIR are set here. */
+  env?: Record<string, string>
+  /** How long to wait for `/readyz`. */
+  readyTimeoutMs?: number
+  /** A name for logs and failure messages. */
+  name?: string
+}
+
+/**
+ * One real sealbox server process (`node --conditions=@sealbox/source src/main.ts`)
+ * on a free loopback port, with its own data directory and log file; resolves once
+ * `/readyz` says its workers are warm. `stop()` sends SIGTERM (graceful shutdown) and
+ * removes the directory.
+ */
+export class ServerNode {
+  readonly name: string
+  readonly port: number
+  readonly dir: string
+  readonly #child: ChildProcess
+  readonly #log: WriteStream
+  readonly #exited: Promise<number | null>
+
+  private constructor(name: string, port: number, dir: string, child: ChildProcess, log: WriteStream) {
+    this.name = name
+    this.port = port
+    this.dir = dir
+    this.#child = child
+    this.#log = log
+    this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+  }
+
+  static async start(options: ServerNodeOptions = {}): Promise<ServerNode> {
+    const name = options.name ?? 'node'
+    const dir = await mkdtemp(join(tmpdir(), `sealbox-${name}-`))
+    const port = await freePort()
+    const log = createWriteStream(join(dir, 'server.log'))
+    const child = spawn(process.execPath, ['--conditions=@sealbox/source', MAIN], {
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        ...options.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: join(dir, 'data'),
+        WEB_DIST: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout?.pipe(log, { end: false })
+    child.stderr?.pipe(log, { end: false })
+    const node = new ServerNode(name, port, dir, child, log)
+    let exitCode: number | null | undefined
+    child.once('exit', (code) => {
+      exitCode = code
+    })
+    try {
+      await waitFor(
+        `${name} to be ready on port ${port}`,
+        async () => {
+          if (exitCode !== undefined) {
+            throw new HeError('INTERNAL', `${name} exited (${exitCode}) at start:\n${(await node.log()).slice(-2000)}`)
+          }
+          const response = await fetch(`${node.url}/readyz`, { signal: AbortSignal.timeout(2000) })
+          return response.status === 200
+        },
+        options.readyTimeoutMs ?? 90_000,
+      )
+    } catch (error) {
+      await node.stop()
+      throw error
+    }
+    return node
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+
+  /** `host:port`, for nginx's upstream block. */
+  get address(): string {
+    return `127.0.0.1:${this.port}`
+  }
+
+  /** What the process printed so far. */
+  log(): Promise<string> {
+    return readFile(join(this.dir, 'server.log'), 'utf8').catch(() => '')
+  }
+
+  /** Graceful shutdown (SIGTERM), SIGKILL after `timeoutMs`; removes the directory. */
+  async stop(timeoutMs = 30_000): Promise<number | null> {
+    let code: number | null = null
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      this.#child.kill('SIGTERM')
+      const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs)
+      code = await this.#exited
+      clearTimeout(timer)
+    } else {
+      code = this.#child.exitCode
+    }
+    this.#log.end()
+    await rm(this.dir, { recursive: true, force: true })
+    return code
+  }
+}

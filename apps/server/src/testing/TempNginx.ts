@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { HeError } from '@sealbox/he-core'
+import { freePort, isRoot, nginxBinary, runCommand, waitFor } from './debianTools.ts'
+
+/** The repository's deploy/nginx directory: the tests run the configuration users deploy. */
+export const DEPLOY_NGINX_DIR = fileURLToPath(new URL('../../../../deploy/nginx/', import.meta.url))
+
+/** Options of a throwaway nginx in front of sealbox nodes. */
+export interface TempNginxOptions {
+  /** `host:port` of each sealbox node. */
+  nodes: readonly string[]
+  maxBody?: string
+  readTimeout?: string
+}
+
+/**
+ * nginx from Debian's package with its own configuration in a temporary directory:
+ * the site rendered from deploy/nginx/sealbox-site.conf.template by deploy/nginx/render.mjs,
+ * wrapped in a minimal main config (`daemon off`, one worker, logs and temp files in
+ * the directory), listening on a free loopback port. `stop()` ends it and removes the
+ * directory.
+ */
+export class TempNginx {
+  readonly dir: string
+  readonly port: number
+  readonly #process: ChildProcess
+  #exited: Promise<void>
+
+  private constructor(dir: string, port: number, child: ChildProcess) {
+    this.dir = dir
+    this.port = port
+    this.#process = child
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()))
+  }
+
+  /** Renders the configuration, checks it with `nginx -t`, starts nginx and waits until it answers. */
+  static async start(options: TempNginxOptions): Promise<TempNginx> {
+    const binary = nginxBinary()
+    const dir = await mkdtemp(join(tmpdir(), 'sealbox-nginx-'))
+    try {
+      // As root, nginx's workers run as `nobody`: they must reach the temp directories.
+      if (isRoot()) await chmod(dir, 0o755)
+      const port = await freePort()
+      const args = ['--listen', `127.0.0.1:${port}`, '--max-body', options.maxBody ?? '80m']
+      args.push('--read-timeout', options.readTimeout ?? '40s')
+      for (const node of options.nodes) args.push('--node', node)
+      const site = await runCommand(process.execPath, [join(DEPLOY_NGINX_DIR, 'render.mjs'), ...args])
+      await writeFile(join(dir, 'sealbox-site.conf'), site.stdout)
+      await writeFile(join(dir, 'nginx.conf'), mainConfig(dir))
+      const confArgs = ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')]
+      await runCommand(binary, ['-t', '-q', ...confArgs])
+      const child = spawn(binary, confArgs, { stdio: ['ignore', 'ignore', 'pipe'] })
+      let stderr = ''
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      const nginx = new TempNginx(dir, port, child)
+      let exited = false
+      child.once('exit', () => {
+        exited = true
+      })
+      await waitFor('nginx to listen', async () => {
+        if (exited) throw new HeError('INTERNAL', `nginx exited at start: ${stderr || (await nginx.errorLog())}`)
+        // Any answer will do (502 while no node is up yet): nginx is listening.
+        await fetch(`${nginx.url}/healthz`, { signal: AbortSignal.timeout(2000) })
+        return true
+      })
+      return nginx
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true })
+      throw error
+    }
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+
+  /** nginx's access log (one line per request, with the node that answered). */
+  accessLog(): Promise<string> {
+    return readFile(join(this.dir, 'access.log'), 'utf8').catch(() => '')
+  }
+
+  errorLog(): Promise<string> {
+    return readFile(join(this.dir, 'error.log'), 'utf8').catch(() => '')
+  }
+
+  /** Stops nginx (SIGQUIT: graceful) and removes its directory. */
+  async stop(): Promise<void> {
+    if (this.#process.exitCode === null && this.#process.signalCode === null) {
+      this.#process.kill('SIGQUIT')
+      const timer = setTimeout(() => this.#process.kill('SIGKILL'), 5000)
+      await this.#exited
+      clearTimeout(timer)
+    }
+    await rm(this.dir, { recursive: true, force: true })
+  }
+}
+
+function mainConfig(dir: string): string {
+  return `# sealbox test nginx (generated)
+daemon off;
+master_process on;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+    log_format sealbox '$request_method $uri $status node=$upstream_addr keyset="$sealbox_path_keyset$arg_keySet"';
+    access_log ${dir}/access.log sealbox;
+    client_body_temp_path ${dir}/client_body;
+    proxy_temp_path ${dir}/proxy;
+    fastcgi_temp_path ${dir}/fastcgi;
+    uwsgi_temp_path ${dir}/uwsgi;
+    scgi_temp_path ${dir}/scgi;
+    default_type application/octet-stream;
+    include ${dir}/sealbox-site.conf;
+}
+`
+}
