@@ -92,6 +92,7 @@ export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings, newK
 export { ContextCache, getHeContext, paramsInputOf, sharedContextCache } from './params/ContextCache.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export { type HasParmsId, HeContext } from './params/HeContext.ts'
+export { type ChainLevel, chainLevelOf } from './params/levelTable.ts'
 export {
   type ParamsInput,
   ParamsSpec,
@@ -117,7 +118,6 @@ export {
   missingProgramKeys,
   type ProgramKeys,
 } from './program/checkProgramKeys.ts'
-export { type ChainLevel, chainLevelOf } from './program/levelTable.ts'
 export { DEFAULT_PROGRAM_LIMITS, type ProgramLimits } from './program/ProgramLimits.ts'
 export {
   type ProgramInput,

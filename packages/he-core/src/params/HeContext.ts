@@ -13,6 +13,7 @@ import { sealCall } from '../errors/toHeError.ts'
 import { adopt, disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import type { Seal } from '../seal/loadSeal.ts'
 import { describeParams, type ParamsFacts } from './describeParams.ts'
+import { chainLevelOf } from './levelTable.ts'
 import type { ResolvedParams, SchemeName } from './ParamsSpec.ts'
 
 /** Anything that lives at a level of the modulus chain (ciphertexts, plaintexts). */
@@ -104,13 +105,12 @@ export class HeContext {
 
   /** Chain index of a ciphertext/plaintext: `topLevel` when fresh, 0 at the last level. */
   levelOf(object: HasParmsId): number {
-    return withScope((scope) => {
-      const parmsId = scope.track(object.parmsId())
-      const data = this.context.getContextData(parmsId)
-      if (!data) throw new HeError('PARAMS_MISMATCH', 'object is not at any level of this context')
-      scope.track(data)
-      return data.chainIndex()
-    })
+    // getContextData() hands back a non-null handle for unknown parms ids, so look
+    // the id up in this context's own chain instead.
+    const level = chainLevelOf(this, object)
+    if (!level)
+      throw new HeError('PARAMS_MISMATCH', 'object is not at any level of this context (other parameters, or empty)')
+    return level.chainIndex
   }
 
   /** Chain index of fresh ciphertexts (the first data level). */

@@ -1,5 +1,5 @@
 import type { ParmsIdType } from 'node-seal/throws'
-import type { HasParmsId, HeContext } from '../params/HeContext.ts'
+import type { HasParmsId, HeContext } from './HeContext.ts'
 
 /** One level of the modulus chain. */
 export interface ChainLevel {
