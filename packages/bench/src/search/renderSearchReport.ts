@@ -37,13 +37,14 @@ function headline(m: SearchMeasurement): string {
   const rows: string[][] = [
     ['config', `${describe(m)}; V=${c.rows}, D=${c.dimension}, s=${c.scale}, ${c.blocks} blocks`],
     [
-      'server compute per query, median / min',
+      'server compute per query (CPU), median / min',
       `**${ms(m.compute.median)} ms** / ${ms(m.compute.min)} ms (${m.compute.samples} queries)`,
     ],
     [
-      'server total per query (envelope decode + SEAL load + compute + save), median / min',
+      'server total per query (envelope decode + SEAL load + compute + save; CPU), median / min',
       `${ms(m.total.median)} ms / ${ms(m.total.min)} ms (decode ${ms(m.decodeMs)}, load ${ms(m.loadMs)}, save ${ms(m.saveMs)})`,
     ],
+    ['server total per query, wall clock, median / min', `${ms(m.wallTotal.median)} ms / ${ms(m.wallTotal.min)} ms`],
     [
       'operations per query',
       `${c.operations.multiplies} multiplies, ${c.operations.babyRotations + c.operations.giantRotations} rotations, ${c.operations.queryCiphertexts} query ciphertexts, ${c.operations.responseCiphertexts} mod switches`,
@@ -79,8 +80,9 @@ function tradeOff(list: SearchMeasurement[]): string {
       'key bytes',
       'rotations',
       'multiplies',
-      'server compute ms (median / min)',
-      'server total ms',
+      'server compute CPU ms (median / min)',
+      'server total CPU ms',
+      'total wall ms',
       'response',
       'model ms',
     ],
@@ -98,6 +100,7 @@ function tradeOff(list: SearchMeasurement[]): string {
         String(c.operations.multiplies),
         `${ms(m.compute.median)} / ${ms(m.compute.min)}`,
         ms(m.total.median),
+        ms(m.wallTotal.median),
         kib(m.responseBytes),
         ms(c.estimatedServerMs),
       ]
@@ -112,7 +115,7 @@ export function renderSearchReport(report: SearchBenchReport): string {
     '',
     `Command: \`${report.command}\`  `,
     `Date: ${report.date}; ${report.machine.cpuModel}, ${report.machine.cores} logical cores, Node ${report.machine.node}, ${report.machine.os}; load average ${report.machine.loadAverage.join(' / ')}.  `,
-    `Timings: ${report.samples.samples} queries after ${report.samples.warmup} warm-up queries, one core (main thread), node-seal 7 (SEAL 4.1 in WebAssembly). Server times exclude the network and the client.`,
+    `Timings: ${report.samples.samples} queries after ${report.samples.warmup} warm-up queries on one thread, node-seal 7 (SEAL 4.1 in WebAssembly), server side only (no network, no client). Server phases are this thread's CPU time (\`process.threadCpuUsage\`): the machine is shared, and a wall clock also counts waiting for a core. Wall-clock totals are listed next to them.`,
     '',
     '## Headline: the default config',
     '',
@@ -149,7 +152,7 @@ export function renderSearchReport(report: SearchBenchReport): string {
           'threads',
           'blocks per thread',
           'latency ms (median / min)',
-          'slowest worker compute ms (median)',
+          'slowest worker compute CPU ms (median)',
           'exact',
         ],
         report.threads.map((t) => [
