@@ -123,6 +123,19 @@ describe('sandbox in Chromium', () => {
     await page.getByRole('button', { name: 'Remove step 4' }).click()
   })
 
+  it('keeps the workspace across a reload, restored into a fresh worker', async () => {
+    // Reloading is safe once the status bar says the workspace is saved.
+    await page.getByText('Saved in this browser').waitFor()
+    await page.reload()
+    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+    await openPanel('Variables')
+    const r3 = page.getByTestId('variable-r3')
+    await expect(r3.getByTestId('preview').textContent()).resolves.toBe('[12, 21, 32, 0, 0, 0, 0, 0, …]')
+    // Decrypting again proves the secret key and the ciphertext were loaded back into SEAL.
+    await r3.getByRole('button', { name: 'Decrypt and decode all slots' }).click()
+    await expect.poll(() => r3.locator('.decoded-all').textContent()).toMatch(/^12, 21, 32, 0, 0/)
+  })
+
   it('runs the pipeline on the real server in pool and inline mode with the same results', async () => {
     await openPanel('Server')
     await page.getByRole('button', { name: 'Connect' }).click()
@@ -160,5 +173,53 @@ describe('sandbox in Chromium', () => {
     await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/Same ranking/)
     await expect(result.textContent()).resolves.toMatch(/bits of noise budget left/)
     await saveScreenshot(page, 'server')
+  })
+
+  it('exports the workspace to one file and imports it back', async () => {
+    await page.getByRole('button', { name: 'Export workspace' }).click()
+    await page.getByLabel('Include the secret key').check()
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('dialog').getByRole('button', { name: 'Download' }).click(),
+    ])
+    expect(download.suggestedFilename()).toMatch(/^sealbox-workspace-bfv-4096-with-secret-key\.json$/)
+    const file = await download.path()
+    await page.getByRole('button', { name: 'Start over' }).click()
+    await page.getByRole('button', { name: 'Remove everything' }).click()
+    await page.getByTestId('worker-ready').waitFor()
+    await openPanel('Variables')
+    await page.getByText('need encryption parameters first').waitFor()
+    await page.getByTestId('import-workspace').setInputFiles(file)
+    await page.getByTestId('variable-r3').waitFor()
+    await page.getByTestId('worker-ready').waitFor()
+    await page.getByTestId('variable-r3').getByRole('button', { name: 'Decrypt', exact: true }).click()
+    await expect(page.getByTestId('variable-r3_dec').getByTestId('preview').textContent()).resolves.toBe(
+      '[12, 21, 32, 0, 0, 0, 0, 0, …]',
+    )
+  })
+
+  it('keeps the page responsive during n = 16384 key generation and cancels it', async () => {
+    await openPanel('Parameters')
+    await page.getByTestId('polyModulusDegree-16384').check({ force: true })
+    await page.getByText('SEAL default').click()
+    await page.getByRole('button', { name: 'Use these parameters' }).click()
+    const discard = page.getByRole('button', { name: 'Discard and use new parameters' })
+    if (await discard.isVisible()) await discard.click()
+    await page.getByTestId('params-in-use').getByText('n = 16384').waitFor({ timeout: 90_000 })
+    await openPanel('Keys')
+    await page.getByText(/Power-of-two set/).click()
+    await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page.getByRole('button', { name: 'Generate anyway' }).click()
+    const label = page.getByTestId('job-label')
+    await label.waitFor()
+    // The clock is re-rendered by the page's own thread while SEAL works in the worker.
+    const clock = page.locator('.activity-clock')
+    const first = await clock.textContent()
+    await expect.poll(() => clock.textContent(), { timeout: 10_000 }).not.toBe(first)
+    await saveScreenshot(page, 'keys-generating')
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await page.getByTestId('worker-ready').waitFor({ timeout: 90_000 })
+    await expect(page.getByTestId('key-secretKey').textContent()).resolves.toMatch(/none/)
+    expect(errors).toEqual([])
   })
 })

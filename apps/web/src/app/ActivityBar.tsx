@@ -33,11 +33,18 @@ export function ActivityBar() {
             <Spinner label={job.label} />
             <span className="activity-label" data-testid="job-label">
               {job.label}
-              {job.progress ? ` — ${job.progress.label} (${job.progress.done}/${job.progress.total})` : ''}
+              {job.progress
+                ? ` — ${job.progress.label} (step ${Math.min(job.progress.done + 1, job.progress.total)} of ${job.progress.total})`
+                : ''}
             </span>
             <span className="activity-clock mono">{formatMs(elapsed)}</span>
             {job.progress ? (
-              <progress className="activity-progress" max={job.progress.total} value={job.progress.done} />
+              // No value while the first step runs: SEAL cannot report inside one call, so show motion, not 0%.
+              job.progress.done === 0 ? (
+                <progress className="activity-progress" />
+              ) : (
+                <progress className="activity-progress" max={job.progress.total} value={job.progress.done} />
+              )
             ) : null}
             {job.cancellable ? (
               <button type="button" className="button-small" onClick={() => sandbox.cancel()}>
@@ -56,7 +63,7 @@ export function ActivityBar() {
           </span>
         ) : null}
         <span className={`save-state save-${activity.saved}`} title={activity.saveError}>
-          {activity.saved === 'saving'
+          {activity.saved === 'saving' || activity.saved === 'pending'
             ? 'Saving…'
             : activity.saved === 'saved'
               ? 'Saved in this browser'

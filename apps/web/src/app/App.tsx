@@ -12,6 +12,7 @@ import { PANELS, type PanelId } from './panels.ts'
 import { useWorkspace } from './SandboxContext.tsx'
 import { useHashPanel } from './useHashPanel.ts'
 import { usePanelBadges } from './usePanelBadges.ts'
+import { WorkspaceMenu } from './WorkspaceMenu.tsx'
 
 function panelBody(panel: PanelId): ReactNode {
   switch (panel) {
@@ -50,6 +51,7 @@ export function App() {
           <span className="brand-name">sealbox</span>
           <span className="brand-tagline">Homomorphic encryption sandbox · Microsoft SEAL in WebAssembly</span>
         </div>
+        <WorkspaceMenu />
       </header>
       <ActivityBar />
       <NoticeBanner />

@@ -31,6 +31,8 @@ export class Sandbox {
   readonly worker: SealWorkerClient
   #nextJob = 1
   #saveTimer: ReturnType<typeof setTimeout> | undefined
+  #dirty = false
+  #flushing: Promise<void> | undefined
   #persist = false
 
   constructor(factory: WorkerFactory) {
@@ -40,6 +42,11 @@ export class Sandbox {
       void this.#restore()
     })
     this.workspace.subscribe(() => this.#scheduleSave())
+    // Best effort: IndexedDB writes started while the page is being hidden usually complete.
+    window.addEventListener('pagehide', () => void this.flush())
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') void this.flush()
+    })
   }
 
   /** Loads the saved workspace, starts the worker and restores the workspace into it. */
@@ -87,6 +94,25 @@ export class Sandbox {
     }
   }
 
+  /**
+   * Restarts the worker and restores the current workspace into it; resolves when
+   * the new worker is ready (or failed). Used after replacing the workspace.
+   */
+  restart(): Promise<void> {
+    const ready = new Promise<void>((resolve) => {
+      const stop = this.activity.subscribe(() => {
+        const { worker } = this.activity.state
+        if (worker === 'ready' || worker === 'failed') {
+          stop()
+          resolve()
+        }
+      })
+    })
+    this.activity.update((a) => ({ ...a, worker: 'restoring' }))
+    this.worker.cancel()
+    return ready
+  }
+
   /** Cancels the current job by restarting the worker (SEAL calls cannot be interrupted). */
   cancel(): void {
     this.worker.cancel()
@@ -121,15 +147,36 @@ export class Sandbox {
 
   #scheduleSave(): void {
     if (!this.#persist) return
-    clearTimeout(this.#saveTimer)
-    this.#saveTimer = setTimeout(() => void this.#save(), SAVE_DELAY_MS)
+    this.#dirty = true
+    if (this.activity.state.saved !== 'saving') this.activity.update((a) => ({ ...a, saved: 'pending' }))
+    // Throttle, not debounce: steady activity (typing, a long pipeline) still saves every interval.
+    this.#saveTimer ??= setTimeout(() => {
+      this.#saveTimer = undefined
+      void this.flush()
+    }, SAVE_DELAY_MS)
+  }
+
+  /** Writes pending changes to IndexedDB now (also called when the page is hidden or closed). */
+  flush(): Promise<void> {
+    // `.finally` runs after the assignment even when there is nothing to write.
+    this.#flushing ??= this.#drain().finally(() => {
+      this.#flushing = undefined
+    })
+    return this.#flushing
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#dirty) {
+      this.#dirty = false
+      await this.#save()
+    }
   }
 
   async #save(): Promise<void> {
     this.activity.update((a) => ({ ...a, saved: 'saving' }))
     try {
       await saveStoredWorkspace(this.workspace.state)
-      this.activity.update((a) => ({ ...a, saved: 'saved', saveError: undefined }))
+      this.activity.update((a) => ({ ...a, saved: this.#dirty ? 'pending' : 'saved', saveError: undefined }))
     } catch (error) {
       this.activity.update((a) => ({ ...a, saved: 'failed', saveError: String(error) }))
     }

@@ -16,7 +16,7 @@ export interface Activity {
   job?: Job
   heapBytes?: number
   /** Outcome of the last save to IndexedDB. */
-  saved: 'idle' | 'saving' | 'saved' | 'failed'
+  saved: 'idle' | 'pending' | 'saving' | 'saved' | 'failed'
   saveError?: string
   /** One-line messages for the status bar (e.g. restored, imported). */
   notice?: { tone: 'info' | 'error'; text: string }

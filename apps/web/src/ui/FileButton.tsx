@@ -7,12 +7,14 @@ export function FileButton({
   disabled,
   testId,
   accept = '.sbx,application/octet-stream',
+  className = 'button-small',
 }: {
   label: string
   onFile: (file: File) => void
   disabled?: boolean
   testId?: string
   accept?: string
+  className?: string
 }) {
   const id = useId()
   const input = useRef<HTMLInputElement>(null)
@@ -33,7 +35,7 @@ export function FileButton({
           if (file) onFile(file)
         }}
       />
-      <button type="button" className="button-small" disabled={disabled} onClick={() => input.current?.click()}>
+      <button type="button" className={className} disabled={disabled} onClick={() => input.current?.click()}>
         {label}
       </button>
     </>

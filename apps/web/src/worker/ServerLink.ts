@@ -10,6 +10,7 @@ import {
   type ServerWork,
   syntheticSearchDatabase,
   topKIndices,
+  verifySearchConfig,
 } from '@sealbox/he-core'
 import type { RequestOf } from './protocol.ts'
 import type {
@@ -85,10 +86,8 @@ export class ServerLink {
     let searchError: string | undefined
     try {
       const served = await client.searchConfig()
-      const config = served as unknown as SearchConfig & { fingerprint: string }
-      if (typeof config.configId !== 'string' || !Array.isArray(config.blocks) || !config.params) {
-        throw new HeError('INVALID_INPUT', 'the server sent a search config this sandbox does not understand')
-      }
+      // Derived numbers are re-derived here, never trusted: the configId must match.
+      const config = { ...verifySearchConfig(served), fingerprint: served.fingerprint }
       this.#searchConfig = config
       const source = served.database?.source
       this.#source = typeof source === 'string' ? source : undefined

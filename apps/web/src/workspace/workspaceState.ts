@@ -66,6 +66,8 @@ export const VariableEntry = z.object({
   origin: z.enum(['values', 'upload', 'convert', 'pipeline']),
   /** The numbers as typed (for 'values'): kept so generated code can reproduce the variable. */
   values: z.string().optional(),
+  /** For 'convert': the variable it was encrypted or decrypted from. */
+  source: z.string().optional(),
   ms: z.number().optional(),
   createdAt: z.number(),
 })

@@ -65,7 +65,7 @@ export async function convertVariable(
   return sandbox.run(`${to === 'ciphertext' ? 'Encrypting' : 'Decrypting'} ${source}`, async () => {
     const reply = await sandbox.worker.request({ type: 'convertVariable', source, name, to })
     sandbox.noteHeap(reply.heapBytes)
-    sandbox.workspace.update((state) => putVariable(state, entryOfVariable(reply.variable, 'convert')))
+    sandbox.workspace.update((state) => putVariable(state, { ...entryOfVariable(reply.variable, 'convert'), source }))
   })
 }
 

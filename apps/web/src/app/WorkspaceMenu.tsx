@@ -1,0 +1,103 @@
+import type { HeError } from '@sealbox/he-core'
+import { useRef, useState } from 'react'
+import { exportWorkspace, importWorkspace, resetWorkspace } from '../sandbox/actions/workspaceActions.ts'
+import { ErrorNotice } from '../ui/ErrorNotice.tsx'
+import { FileButton } from '../ui/FileButton.tsx'
+import { useActivity, useSandbox, useWorkspace } from './SandboxContext.tsx'
+
+/** Workspace-wide actions in the header: export to one file, import one, start over. */
+export function WorkspaceMenu() {
+  const sandbox = useSandbox()
+  const { keys } = useWorkspace()
+  const { job } = useActivity()
+  const exportDialog = useRef<HTMLDialogElement>(null)
+  const resetDialog = useRef<HTMLDialogElement>(null)
+  const [includeSecret, setIncludeSecret] = useState(false)
+  const [error, setError] = useState<HeError>()
+  const busy = job !== undefined
+
+  return (
+    <div className="workspace-menu">
+      <button type="button" className="button-header" onClick={() => exportDialog.current?.showModal()}>
+        Export workspace
+      </button>
+      <FileButton
+        label="Import…"
+        className="button-header"
+        accept=".json,application/json"
+        testId="import-workspace"
+        disabled={busy}
+        onFile={async (file) => {
+          setError(undefined)
+          const outcome = await importWorkspace(sandbox, file)
+          if (!outcome.ok) setError(outcome.error)
+        }}
+      />
+      <button type="button" className="button-header" disabled={busy} onClick={() => resetDialog.current?.showModal()}>
+        Start over
+      </button>
+
+      <dialog ref={exportDialog} className="dialog" aria-labelledby="export-title">
+        <form
+          method="dialog"
+          onSubmit={() => {
+            exportWorkspace(sandbox, { includeSecretKey: includeSecret })
+          }}
+        >
+          <h2 id="export-title">Export the workspace</h2>
+          <p>
+            One file with the parameters, keys, variables (as sealbox envelopes) and the pipeline. Import it here or in
+            another browser to continue.
+          </p>
+          <label className="checkbox-label">
+            <input
+              type="checkbox"
+              checked={includeSecret}
+              disabled={!keys.secretKey}
+              onChange={(event) => setIncludeSecret(event.target.checked)}
+            />
+            Include the secret key
+          </label>
+          <p className="field-help checkbox-help">
+            {includeSecret
+              ? 'Anyone with this file can decrypt your ciphertexts. Keep it private.'
+              : 'Without it the file is safe to share: ciphertexts stay encrypted, and the numbers you typed for them and their decrypted previews are left out.'}
+          </p>
+          <div className="actions">
+            <button type="submit" className="button-primary">
+              Download
+            </button>
+            <button type="button" onClick={() => exportDialog.current?.close()}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </dialog>
+
+      <dialog ref={resetDialog} className="dialog" aria-labelledby="reset-title">
+        <form
+          method="dialog"
+          onSubmit={() => {
+            void resetWorkspace(sandbox)
+          }}
+        >
+          <h2 id="reset-title">Start over?</h2>
+          <p>This removes the parameters, keys, variables and pipeline from this browser. Export first to keep them.</p>
+          <div className="actions">
+            <button type="submit" className="button-danger">
+              Remove everything
+            </button>
+            <button type="button" onClick={() => resetDialog.current?.close()}>
+              Keep working
+            </button>
+          </div>
+        </form>
+      </dialog>
+      {error ? (
+        <div className="header-error">
+          <ErrorNotice error={error} title="Could not import" onDismiss={() => setError(undefined)} />
+        </div>
+      ) : null}
+    </div>
+  )
+}
