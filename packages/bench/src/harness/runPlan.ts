@@ -87,6 +87,12 @@ export async function runPlan(options: HarnessOptions): Promise<HarnessResult> {
     for (const scheme of SCHEME_ORDER) {
       const rows = specs.filter((s) => s.scheme === scheme)
       if (rows.length === 0) continue
+      const limit = plan.limits?.find((l) => l.scheme === scheme && n > l.maxN)
+      if (limit) {
+        // The whole context is out of this run: skip its rows without paying for the context.
+        for (const spec of rows) await skip({ n, group: spec.group, op: spec.op, reason: limit.reason })
+        continue
+      }
       await emit({ type: 'phase', n, label: `${scheme.toUpperCase()} context and keys` })
       await nextTurn()
       let env: BenchEnv

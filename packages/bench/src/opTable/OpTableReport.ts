@@ -84,6 +84,7 @@ export function opTableRows(report: OpTableReport): OpTableRow[] {
     for (const id of report.plan.ops) {
       const spec = findOp(id)
       if (!spec || !opApplies(spec, facts)) continue
+      if (report.plan.limits?.some((limit) => limit.scheme === spec.scheme && n > limit.maxN)) continue
       const row: OpTableRow = {
         n,
         logQ: logQOf(n),
@@ -108,9 +109,17 @@ function logQOf(n: number): number {
   return (DEFAULT_COEFF_BITS[n] ?? []).reduce((sum, bits) => sum + bits, 0)
 }
 
-/** Median of engine `a` over engine `b` for a row, when both have a cell. */
-export function cellRatio(row: OpTableRow, a: EngineId, b: EngineId): number | undefined {
-  const x = row.cells[a]?.medianUs
-  const y = row.cells[b]?.medianUs
+/** Which statistic of a cell a ratio uses. */
+export type CellStatistic = 'medianUs' | 'minUs'
+
+/** Engine `a` over engine `b` for a row (medians by default), when both have a cell. */
+export function cellRatio(
+  row: OpTableRow,
+  a: EngineId,
+  b: EngineId,
+  pick: CellStatistic = 'medianUs',
+): number | undefined {
+  const x = row.cells[a]?.[pick]
+  const y = row.cells[b]?.[pick]
   return x !== undefined && y !== undefined && y > 0 ? x / y : undefined
 }

@@ -27,43 +27,69 @@ function callMs(n: number, opId: string): number {
 }
 
 /**
- * What a plan should cost, cell by cell, from the published Node figures and the
- * measuring rules; the ETA scales it by how fast this engine has been so far.
+ * What a plan should cost, cell by cell and context by context, from the published Node
+ * figures and the measuring rules. The ETA scales the two kinds separately by how fast
+ * this engine has been so far: native SEAL builds an n=32768 context 50× faster than
+ * WASM, while its ops are only 2–5× faster.
  */
 export class WorkEstimate {
-  readonly totalMs: number
   readonly #plan: BenchPlan
-  #doneMs = 0
+  readonly #totalCells: number
+  readonly #totalEnvs: number
+  #doneCells = 0
+  #doneEnvs = 0
+  /** Measured time spent building environments (context + keys), ms. */
+  #envActualMs = 0
   #warmupCounted = false
 
   constructor(plan: BenchPlan) {
     this.#plan = plan
-    let total = plan.policy.engineWarmupMs > 0 ? this.#warmupMs() : 0
+    let cells = plan.policy.engineWarmupMs > 0 ? this.#warmupMs() : 0
+    let envs = 0
     for (const n of plan.ns) {
-      for (const scheme of this.#schemes()) total += this.#envMs(n, scheme)
-      for (const id of plan.ops) total += this.#cellMs(n, id)
+      for (const scheme of this.#schemes()) if (!this.#limited(n, scheme)) envs += this.#envMs(n, scheme)
+      for (const id of plan.ops) cells += this.#cellMs(n, id)
     }
-    this.totalMs = total
-  }
-
-  /** Work done so far, in estimate units (ms of a reference Node run). */
-  get doneMs(): number {
-    return this.#doneMs
+    this.#totalCells = cells
+    this.#totalEnvs = envs
   }
 
   /** Counts the work an event completes. */
   record(event: HarnessEvent): void {
     if (event.type === 'phase' && event.label !== 'engine warm-up' && !this.#warmupCounted) {
       this.#warmupCounted = true
-      if (this.#plan.policy.engineWarmupMs > 0) this.#doneMs += this.#warmupMs()
-    } else if (event.type === 'env') this.#doneMs += this.#envMs(event.env.n, event.env.scheme)
-    else if (event.type === 'cell') this.#doneMs += this.#cellMs(event.cell.n, `${event.cell.group}/${event.cell.op}`)
-    else if (event.type === 'skip') this.#doneMs += this.#cellMs(event.row.n, `${event.row.group}/${event.row.op}`)
+      if (this.#plan.policy.engineWarmupMs > 0) this.#doneCells += this.#warmupMs()
+    } else if (event.type === 'env') {
+      this.#doneEnvs += this.#envMs(event.env.n, event.env.scheme)
+      this.#envActualMs += event.env.contextMs + event.env.keysMs
+    } else if (event.type === 'cell')
+      this.#doneCells += this.#cellMs(event.cell.n, `${event.cell.group}/${event.cell.op}`)
+    else if (event.type === 'skip') this.#doneCells += this.#cellMs(event.row.n, `${event.row.group}/${event.row.op}`)
+  }
+
+  /** Remaining time given the time spent so far, or undefined before any work is done. */
+  remainingMs(elapsedMs: number): number | undefined {
+    if (this.#doneCells <= 0) return undefined
+    const cellFactor = Math.max(0, elapsedMs - this.#envActualMs) / this.#doneCells
+    const envFactor = this.#doneEnvs > 0 ? this.#envActualMs / this.#doneEnvs : cellFactor
+    return (
+      Math.max(0, this.#totalCells - this.#doneCells) * cellFactor +
+      Math.max(0, this.#totalEnvs - this.#doneEnvs) * envFactor
+    )
+  }
+
+  /** Reference-Node milliseconds the whole plan should take (for time-outs). */
+  get totalMs(): number {
+    return this.#totalCells + this.#totalEnvs
   }
 
   #schemes(): Scheme[] {
     const schemes = new Set(this.#plan.ops.map((id) => findOp(id)?.scheme).filter((s) => s !== undefined))
     return [...schemes]
+  }
+
+  #limited(n: number, scheme: Scheme): boolean {
+    return this.#plan.limits?.some((limit) => limit.scheme === scheme && n > limit.maxN) ?? false
   }
 
   #warmupMs(): number {
@@ -76,7 +102,7 @@ export class WorkEstimate {
 
   #cellMs(n: number, id: string): number {
     const spec = findOp(id)
-    if (!spec || spec.group === 'Setup' || !opApplies(spec, paramFacts(n))) return 0
+    if (!spec || spec.group === 'Setup' || !opApplies(spec, paramFacts(n)) || this.#limited(n, spec.scheme)) return 0
     const budget: CellBudget | undefined =
       this.#plan.policy.budgets.find((b) => b.n === n) ?? this.#plan.policy.budgets.at(-1)
     if (!budget) return 0

@@ -20,7 +20,11 @@ export const OP_TABLE_FLAGS: readonly FlagSpec[] = [
     help: 'calls per timed sample, like sealbench (default 10; cheap ops get more)',
   },
   { name: 'repeats', value: 'count', help: 'timed samples per cell; median and min are reported (default 5)' },
-  { name: 'warmup-ms', value: 'ms', help: 'engine warm-up before the first cell (default 6000; JSC needs it)' },
+  {
+    name: 'warmup-ms',
+    value: 'ms',
+    help: "engine warm-up before the first cell (default 8000; WebKit's JIT needs it)",
+  },
   { name: 'quick', help: 'n=4096 and a handful of ops, few samples: a ~1 minute shape check (CI)' },
   {
     name: 'out',

@@ -1,6 +1,13 @@
 import type { EngineId } from '../engines/BenchEngine.ts'
 import { geometricMean } from '../harness/stats.ts'
-import { cellRatio, type EngineColumn, type OpTableReport, type OpTableRow } from './OpTableReport.ts'
+import {
+  type CellStatistic,
+  cellRatio,
+  type EngineColumn,
+  type OpTableReport,
+  type OpTableRow,
+} from './OpTableReport.ts'
+import { PUBLISHED_LABELS, type PublishedColumn } from './publishedTimings.ts'
 
 /** Engines that produced results, in column order. */
 export function engineColumns(report: OpTableReport): EngineColumn[] {
@@ -35,17 +42,50 @@ export function short(engine: EngineColumn): string {
   return names[engine.id]
 }
 
-/**
- * Geometric mean of `a / b` over the timed rows of one n (Setup rows excluded: context
- * construction is a one-off with its own story). Undefined when no row has both.
- */
-export function meanRatio(rows: readonly OpTableRow[], n: number, a: EngineId, b: EngineId): number | undefined {
-  const ratios = rows
-    .filter((row) => row.n === n && row.spec.group !== 'Setup')
-    .map((row) => cellRatio(row, a, b))
-    .filter((r): r is number => r !== undefined && r > 0)
-  return ratios.length > 0 ? geometricMean(ratios) : undefined
+/** The rows behind the headline: the published table's rows (sealbench origin) of one n. */
+function headlineRows(rows: readonly OpTableRow[], n: number): OpTableRow[] {
+  return rows.filter((row) => row.n === n && row.spec.origin === 'sealbench')
 }
+
+function geometricMeanOf(ratios: ReadonlyArray<number | undefined>): number | undefined {
+  const valid = ratios.filter((r): r is number => r !== undefined && Number.isFinite(r) && r > 0)
+  return valid.length > 0 ? geometricMean(valid) : undefined
+}
+
+/**
+ * Geometric mean of `a / b` over the published table's rows of one n (our extra rows and
+ * Setup excluded, so it compares with the published ratios). Undefined when no row has both.
+ */
+export function meanRatio(
+  rows: readonly OpTableRow[],
+  n: number,
+  a: EngineId,
+  b: EngineId,
+  pick: CellStatistic = 'medianUs',
+): number | undefined {
+  return geometricMeanOf(headlineRows(rows, n).map((row) => cellRatio(row, a, b, pick)))
+}
+
+/** The same geometric mean over the published figures (zeros from coarse browser timers skipped). */
+export function publishedMeanRatio(
+  rows: readonly OpTableRow[],
+  n: number,
+  a: PublishedColumn,
+  b: PublishedColumn,
+): number | undefined {
+  return geometricMeanOf(
+    headlineRows(rows, n).map((row) => {
+      const x = row.published?.values[a]
+      const y = row.published?.values[b]
+      return x !== undefined && y !== undefined && x > 0 && y > 0 ? x / y : undefined
+    }),
+  )
+}
+
+/** Published ratio columns shown next to ours: each published column over published Native. */
+export const PUBLISHED_RATIOS: ReadonlyArray<{ a: PublishedColumn; heading: string }> = (
+  ['node', 'chrome', 'firefox', 'safari'] as const
+).map((a) => ({ a, heading: `pub. ${PUBLISHED_LABELS[a]}/Native` }))
 
 /** One line per engine about its sanity checks (failures grouped by n and scheme). */
 export function sanitySummary(engine: EngineColumn): string {

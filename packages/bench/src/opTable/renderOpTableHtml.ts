@@ -5,7 +5,7 @@ import { svgBarChart } from '../report/svgBarChart.ts'
 import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
 import { engineColumns, meanRatio, ratioPairs } from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
-import { engineFactRows, methodText } from './renderOpTableMarkdown.ts'
+import { engineFactRows, headlineTable, methodText } from './renderOpTableMarkdown.ts'
 
 /** One colour per column, the same in every chart. */
 export const ENGINE_COLORS: Record<EngineId, string> = {
@@ -63,10 +63,10 @@ function ratioChart(report: OpTableReport, rows: OpTableRow[], n: number): strin
 }
 
 function headlineChart(report: OpTableReport, rows: OpTableRow[]): string {
-  const pairs = ratioPairs(report)
+  const pairs = ratioPairs(report).filter((p) => p.b.id === 'native')
   if (pairs.length === 0) return ''
   return svgBarChart({
-    title: 'Geometric-mean slowdown per n (log scale)',
+    title: 'WASM / native: geometric mean over the published rows, per n (medians, log scale)',
     categories: report.plan.ns.map((n) => `n=${n}`),
     series: pairs.map((p) => ({
       name: p.heading,
@@ -76,7 +76,7 @@ function headlineChart(report: OpTableReport, rows: OpTableRow[]): string {
     scale: 'log',
     axisLabel: 'ratio (log scale)',
     format: formatRatio,
-    reference: { value: 1, label: '1×' },
+    reference: { value: 1, label: '1× native' },
   })
 }
 
@@ -132,6 +132,7 @@ export function renderOpTableHtml(report: OpTableReport): string {
   const rows = opTableRows(report)
   const m = report.machine
   const facts = engineFactRows(report)
+  const headline = headlineTable(report)
   const perN = report.plan.ns
     .map(
       (n) => `<details${n === 4096 || n === 8192 ? ' open' : ''}><summary>n=${n}</summary>
@@ -153,6 +154,11 @@ ${htmlTable(
   facts.rows.map((row) => row.map((cell) => cell.replace(/`/g, ''))),
 )}
 <h2>Headline</h2>
+${htmlTable(
+  headline.columns.map((c) => ({ heading: c.heading, numeric: c.align === 'right' })),
+  headline.rows,
+)}
+<p class="note">${inlineMarkdown(headline.note)}</p>
 <figure>${headlineChart(report, rows)}</figure>
 <h2>Per n</h2>
 ${perN}

@@ -1,7 +1,15 @@
 import { formatBytes, formatMicros, formatMillis, formatRatio } from '../report/formatNumbers.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
 import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
-import { engineColumns, meanRatio, ratioPairs, sanitySummary, short } from './opTableSummary.ts'
+import {
+  engineColumns,
+  meanRatio,
+  PUBLISHED_RATIOS,
+  publishedMeanRatio,
+  ratioPairs,
+  sanitySummary,
+  short,
+} from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
 
 const EXTRA_MARK = '†'
@@ -44,16 +52,35 @@ export function operationTableMarkdown(report: OpTableReport, pick: 'medianUs' |
   return markdownTable(columns, rows)
 }
 
-/** Geometric-mean ratios per n: the headline numbers. */
-export function headlineMarkdown(report: OpTableReport): string {
+/** The headline as columns and rows: geometric-mean ratios per n, ours (medians, minimums) and published. */
+export function headlineTable(report: OpTableReport): { columns: MarkdownColumn[]; rows: string[][]; note: string } {
   const rows = opTableRows(report)
   const pairs = ratioPairs(report)
-  if (pairs.length === 0) return '_Ratios need at least two engines._'
-  const table = markdownTable(
-    [{ heading: 'n', align: 'right' }, ...pairs.map((p) => ({ heading: p.heading, align: 'right' as const }))],
-    report.plan.ns.map((n) => [String(n), ...pairs.map((p) => formatRatio(meanRatio(rows, n, p.a.id, p.b.id)))]),
-  )
-  return `${table}\n\nGeometric mean over the rows of each n that both columns timed (Setup rows excluded); per-row ratios are in the table below.`
+  const columns: MarkdownColumn[] = [
+    { heading: 'n', align: 'right' },
+    { heading: 'from', align: 'left' },
+    ...pairs.map((p) => ({ heading: p.heading, align: 'right' as const })),
+    ...PUBLISHED_RATIOS.map((p) => ({ heading: p.heading, align: 'right' as const })),
+  ]
+  const body = report.plan.ns.flatMap((n) => {
+    const published = PUBLISHED_RATIOS.map((p) => formatRatio(publishedMeanRatio(rows, n, p.a, 'native_no_hexl')))
+    return (['medianUs', 'minUs'] as const).map((pick, i) => [
+      i === 0 ? String(n) : '',
+      pick === 'medianUs' ? 'medians' : 'minimums',
+      ...pairs.map((p) => formatRatio(meanRatio(rows, n, p.a.id, p.b.id, pick))),
+      ...(i === 0 ? published : published.map(() => '')),
+    ])
+  })
+  const note =
+    "Geometric mean over the published table's rows at each n that both columns timed (our extra rows and Setup excluded), from the per-cell medians and — less sensitive to other load on the machine — from the per-cell minimums. The `pub.` columns are the same means over node-seal's published figures (browser zeros from coarse timers skipped; Safari/Firefox have no figures above n=8192)."
+  return { columns, rows: body, note }
+}
+
+/** The headline in Markdown. */
+export function headlineMarkdown(report: OpTableReport): string {
+  if (ratioPairs(report).length === 0) return '_Ratios need at least two engines._'
+  const { columns, rows, note } = headlineTable(report)
+  return `${markdownTable(columns, rows)}\n\n${note}`
 }
 
 /** Engine rows: status, versions, wall time, load, isolation, timer step, sanity. */

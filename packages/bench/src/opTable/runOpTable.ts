@@ -82,9 +82,9 @@ async function runEngine(engine: BenchEngine, options: RunOpTableOptions): Promi
   let detail = 'starting'
   const draw = () => {
     const elapsedMs = performance.now() - started
-    const done = estimate.doneMs
-    const etaMs = done > 0 ? ((estimate.totalMs - done) * elapsedMs) / done : undefined
-    bar.update({ fraction: done / estimate.totalMs, elapsedMs, etaMs, detail })
+    const etaMs = estimate.remainingMs(elapsedMs)
+    const fraction = etaMs === undefined ? 0 : elapsedMs / (elapsedMs + etaMs)
+    bar.update({ fraction, elapsedMs, etaMs, detail })
   }
   const ticker = setInterval(draw, 1000)
   column.loadAverageBefore = loadAverage()

@@ -56,6 +56,8 @@ export const BenchPlanSchema = z.object({
   policy: MeasurePolicySchema,
   /** Seed of the harness's PRNG (inputs only; SEAL's own randomness is its own). */
   seed: z.number().int(),
+  /** Schemes left out above some n (the default run's time budget), with the reason shown as a skip. */
+  limits: z.array(z.object({ scheme: SchemeSchema, maxN: z.number().int(), reason: z.string() })).optional(),
 })
 export type BenchPlan = z.infer<typeof BenchPlanSchema>
 

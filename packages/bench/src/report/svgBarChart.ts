@@ -24,7 +24,7 @@ export interface BarChartOptions {
 const BAR = 7
 const BAND_GAP = 8
 const LABEL_WIDTH = 230
-const TOP = 40
+const TOP = 56
 const LEGEND_ROW = 18
 
 function niceLinearMax(max: number): number {
@@ -46,7 +46,7 @@ export function svgBarChart(options: BarChartOptions): string {
   const plotLeft = LABEL_WIDTH
   const plotRight = width - 70
   const legendRows = Math.ceil(options.series.length / 5)
-  const top = TOP + legendRows * LEGEND_ROW
+  const top = TOP + (legendRows - 1) * LEGEND_ROW
   const band = options.series.length * BAR + BAND_GAP
   const height = top + options.categories.length * band + 40
 
@@ -65,7 +65,7 @@ export function svgBarChart(options: BarChartOptions): string {
   parts.push(`<text x="0" y="18" font-size="15" font-weight="600">${escapeHtml(options.title)}</text>`)
   options.series.forEach((s, i) => {
     const lx = (i % 5) * 200
-    const ly = TOP - 12 + Math.floor(i / 5) * LEGEND_ROW
+    const ly = 38 + Math.floor(i / 5) * LEGEND_ROW
     parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="10" fill="${s.color}"/>`)
     parts.push(`<text x="${lx + 16}" y="${ly}" font-size="12">${escapeHtml(s.name)}</text>`)
   })

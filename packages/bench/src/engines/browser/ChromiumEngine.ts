@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -53,8 +54,11 @@ export class ChromiumEngine implements BenchEngine {
       browser.on('close', () => onCrash('the browser closed'))
       await page.goto(url)
       return {
+        // The user agent is frozen at 156.0.0.0; the binary knows its build.
         version: async () =>
-          (await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? 'unknown',
+          spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).stdout.match(/[\d.]+/)?.[0] ??
+          browser.browser()?.version() ??
+          'unknown',
         close: async () => {
           await browser.close()
           await rm(profile, { recursive: true, force: true })

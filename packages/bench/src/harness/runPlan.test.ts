@@ -1,0 +1,102 @@
+import SEAL from 'node-seal/throws'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { BenchPlan, HarnessEvent } from '../protocol/benchProtocol.ts'
+import type { Seal } from './BenchEnv.ts'
+import { liveBenchHandles } from './HandleArena.ts'
+import { runPlan } from './runPlan.ts'
+
+let seal: Seal
+
+beforeAll(async () => {
+  seal = await SEAL()
+})
+
+function plan(ns: number[], ops: string[]): BenchPlan {
+  return {
+    runId: 'test',
+    ns,
+    ops,
+    seed: 7,
+    policy: {
+      iterations: 2,
+      repeats: 2,
+      minRepeats: 2,
+      minSampleMs: 0.5,
+      warmupWindow: 2,
+      warmupTolerance: 0.5,
+      warmupMinCalls: 1,
+      budgets: ns.map((n) => ({ n, measureMs: 50, warmupMs: 10 })),
+      engineWarmupMs: 0,
+    },
+  }
+}
+
+async function run(p: BenchPlan) {
+  const events: HarnessEvent[] = []
+  const result = await runPlan({ seal, plan: p, now: () => performance.now(), emit: (e) => void events.push(e) })
+  return { result, events }
+}
+
+describe('runPlan (real SEAL, n=4096)', () => {
+  const ops = [
+    'KeyGen/Relin',
+    'KeyGen/Galois',
+    'BFV/EncryptSecret',
+    'BFV/EvaluateRelinInplace',
+    'BFV/EvaluateRotateCols',
+    'CKKS/EvaluateRescaleInplace',
+    'CKKS/EvaluateConjugate',
+    'BGV/EvaluateModSwitchInplace',
+    'BGV/DecodeBatch',
+    'Setup/ContextBGV',
+  ]
+
+  it('computes correct results in every scheme before timing (decrypt(encrypt(x)) == x, add, multiply, rotate)', async () => {
+    const { result } = await run(plan([4096], ops))
+    expect(result.envs.map((env) => env.scheme)).toEqual(['ckks', 'bfv', 'bgv'])
+    for (const env of result.envs) {
+      expect(env.sanity.map((check) => check.check)).toEqual([
+        'decrypt(encrypt(x)) == x (public key)',
+        'decrypt(encryptSymmetric(x)) == x (secret key)',
+        'add',
+        'multiply + relinearize',
+        'rotate by 1',
+      ])
+      for (const check of env.sanity) expect(check.ok, `${env.scheme} ${check.check}: ${check.detail}`).toBe(true)
+      expect(env.logQ).toBe(109)
+      expect(env.coeffModulusBits).toEqual([36, 36, 37])
+    }
+    expect(result.envs.find((env) => env.scheme === 'bfv')?.plainModulus).toBe('1032193')
+  })
+
+  it('times every planned row with positive, finite samples and deletes every SEAL object', async () => {
+    const before = liveBenchHandles()
+    const { result, events } = await run(plan([4096], ops))
+    expect(result.skipped).toEqual([])
+    expect(result.cells.map((c) => `${c.group}/${c.op}`).sort()).toEqual([...ops].sort())
+    for (const cell of result.cells) {
+      expect(cell.samplesUs.length).toBeGreaterThanOrEqual(1)
+      for (const us of [...cell.samplesUs, cell.medianUs, cell.minUs, cell.firstCallUs]) {
+        expect(Number.isFinite(us) && us > 0, `${cell.group}/${cell.op}`).toBe(true)
+      }
+      expect(cell.minUs).toBeLessThanOrEqual(cell.medianUs)
+    }
+    expect(result.leakedHandles).toBe(0)
+    expect(liveBenchHandles()).toBe(before)
+    expect(events.at(-1)?.type).toBe('done')
+    expect(events.filter((e) => e.type === 'cell')).toHaveLength(ops.length)
+  })
+
+  it('skips rows sealbench would not register at n=1024 (one prime) and reports why the checks fail there', async () => {
+    const { result } = await run(
+      plan([1024], ['BFV/EvaluateAddCt', 'BFV/EvaluateRotateRows', 'BFV/EvaluateModSwitchInplace']),
+    )
+    expect(result.cells.map((c) => c.op)).toEqual(['EvaluateAddCt'])
+    expect(result.skipped.map((s) => s.op)).toEqual(['EvaluateRotateRows', 'EvaluateModSwitchInplace'])
+    expect(result.skipped[0]?.reason).toMatch(/single prime/)
+    // SEAL's benchmark parameters at n=1024 (t = 20 bits, q = 27 bits) leave no noise budget.
+    const bfv = result.envs[0]
+    expect(bfv?.freshNoiseBudgetBits).toBe(0)
+    expect(bfv?.sanity.find((c) => c.check.includes('public key'))?.ok).toBe(false)
+  })
+})

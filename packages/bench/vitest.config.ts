@@ -1,0 +1,14 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  resolve: { conditions: ['@sealbox/source'] },
+  ssr: { resolve: { conditions: ['@sealbox/source'] } },
+  test: {
+    name: 'bench',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+    // Real SEAL at n=4096, and one end-to-end `--quick` run through Node and Chromium.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
+  },
+})
