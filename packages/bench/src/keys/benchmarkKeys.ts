@@ -1,0 +1,70 @@
+/**
+ * `npm run benchmark:keys` (root) → `pnpm --filter @sealbox/bench benchmark:keys` → this
+ * file: a multi-user simulation on loopback. U users, each with their own Galois keys,
+ * send Zipf-distributed encrypted searches to a real server process from a separate
+ * load-generator process, with users' keys from below to well above what the workers'
+ * key caches hold; for each key store (embedded files, PostgreSQL) and scheduling
+ * (affinity, round-robin) it reports throughput normalised to an all-keys-hot
+ * baseline, the per-phase time split from Server-Timing, where keys came from (worker
+ * cache, node bytes cache, store), and upload → first-query latency. Writes
+ * packages/bench/results/keys/keys-benchmark.{md,json,html}. `--help` lists the flags.
+ */
+import process from 'node:process'
+import { TempPostgres } from '@sealbox/server/testing'
+import { loadAverage, machineInfo } from '../report/machineInfo.ts'
+import { writeReportFiles } from '../report/writeReportFiles.ts'
+import { KEYS_BENCH_HELP, keysBenchSettings } from './keysBenchSettings.ts'
+import { benchFacts, runScenario, type ScenarioResult } from './keysScenario.ts'
+import { type KeysBenchReport, renderKeysHtml, renderKeysMarkdown } from './renderKeysReport.ts'
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+async function main(): Promise<void> {
+  const settings = keysBenchSettings(process.argv.slice(2))
+  if (settings === 'help') {
+    process.stdout.write(KEYS_BENCH_HELP)
+    return
+  }
+  const facts = await benchFacts(settings, log)
+  log(
+    `[keys] per-worker key cache ${(facts.keyCacheBytes / 2 ** 20).toFixed(1)} MiB = ${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users' keys`,
+  )
+  const postgres = settings.stores.includes('postgres') ? await TempPostgres.start() : undefined
+  const scenarios: ScenarioResult[] = []
+  try {
+    for (const store of settings.stores) {
+      for (const scheduler of settings.schedulers) {
+        scenarios.push(await runScenario(settings, facts, { store, scheduler }, postgres, log))
+      }
+    }
+  } finally {
+    await postgres?.stop()
+  }
+  const { config, ...sizes } = facts
+  const report: KeysBenchReport = {
+    generatedAt: new Date().toISOString(),
+    machine: machineInfo(),
+    loadAverage: loadAverage(),
+    settings,
+    facts: {
+      ...sizes,
+      configId: config.configId,
+      polyModulusDegree: config.polyModulusDegree,
+      galoisSteps: config.galoisSteps,
+      rows: config.rows,
+      dimension: config.dimension,
+    },
+    scenarios,
+  }
+  const paths = await writeReportFiles(settings.outDir, 'keys-benchmark', {
+    markdown: renderKeysMarkdown(report),
+    json: report,
+    html: renderKeysHtml(report),
+  })
+  log(`[keys] wrote ${paths.markdown}, ${paths.json}, ${paths.html}`)
+}
+
+main().catch((error: unknown) => {
+  log(`benchmark:keys failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  process.exit(1)
+})

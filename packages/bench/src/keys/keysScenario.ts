@@ -1,0 +1,278 @@
+import {
+  getHeContext,
+  parseServerTiming,
+  plaintextSearchScores,
+  type SearchConfig,
+  syntheticSearchDatabase,
+  verifySearchConfig,
+} from '@sealbox/he-core'
+import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
+import type { KeysBenchSettings } from './keysBenchSettings.ts'
+import { runLoad } from './runLoad.ts'
+import { scrapeMetrics, sumMetric } from './scrapeMetrics.ts'
+import { type LoadSummary, summarizeLoad } from './summarizeLoad.ts'
+import {
+  benchTenant,
+  benchTokens,
+  ensureUserKeyMaterial,
+  readUserKeyMaterial,
+  userQueryVector,
+  userSearchClient,
+} from './userKeyMaterial.ts'
+
+/** Which key store and scheduling one server run uses. */
+export interface ScenarioSpec {
+  store: 'file' | 'postgres'
+  scheduler: 'affinity' | 'round-robin'
+}
+
+/** One population size measured against its all-hot baseline. */
+export interface UsersRow {
+  users: number
+  /** Users' deserialized keys / all workers' key caches together. */
+  keysOverCache: number
+  hot: LoadSummary
+  load: LoadSummary
+  /** load.throughput / hot.throughput. */
+  normalized: number
+  /** Key lookups by tier from the server's /metrics (diff over the run, warm-up included). */
+  serverLookups: Record<string, number>
+}
+
+/** A key set's first query right after upload, and the next one. */
+export interface ColdRow {
+  user: number
+  uploadMs: number
+  coldMs: number
+  hotMs: number
+  coldPhases: Record<string, number>
+  hotPhases: Record<string, number>
+}
+
+export interface ScenarioResult extends ScenarioSpec {
+  /** What the server says it runs (from /metrics `sealbox_config_info`; "server default" when it does not say). */
+  serverStore: string
+  serverScheduler: string
+  rows: UsersRow[]
+  cold: ColdRow[]
+  uploadMs: { count: number; median: number }
+  verified: { checked: number; exact: number }
+}
+
+/** Facts every scenario shares, found once. */
+export interface BenchFacts {
+  config: SearchConfig
+  uploadBytes: number
+  /** The server's estimate of one user's deserialized keys (its cache budget unit). */
+  keyHeapBytes: number
+  keyCacheBytes: number
+}
+
+const KEY_SET = 'main'
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
+}
+
+function serverEnv(settings: KeysBenchSettings, spec: ScenarioSpec, keyStore: string | undefined, cacheBytes: number) {
+  const users = Math.max(...settings.users) + settings.coldSamples
+  return {
+    MODE: 'production',
+    TOKENS: benchTokens(users),
+    WORKERS: String(settings.workers),
+    KEY_CACHE_BYTES: String(cacheBytes),
+    SEARCH_BABY_STEPS: 'server',
+    SYNTHETIC_ROWS: String(settings.rows),
+    SYNTHETIC_DIM: String(settings.dimension),
+    SYNTHETIC_SEED: '1',
+    QUEUE_SIZE: String(Math.max(64, settings.concurrency * 4)),
+    TENANT_QUEUE_SIZE: String(Math.max(32, settings.concurrency * 2)),
+    MAX_KEYSETS: '4',
+    SCHEDULING: spec.scheduler,
+    ...(keyStore ? { KEY_STORE: keyStore } : {}),
+  }
+}
+
+async function put(baseUrl: string, user: number, bytes: Uint8Array): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(`${baseUrl}/api/v1/keysets/${KEY_SET}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${benchTenant(user).token}`, 'content-type': 'application/octet-stream' },
+    body: bytes as Uint8Array<ArrayBuffer>,
+  })
+  await response.arrayBuffer()
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`upload of user ${user}: HTTP ${response.status}`)
+  return performance.now() - started
+}
+
+async function searchOnce(baseUrl: string, user: number, query: Uint8Array) {
+  const started = performance.now()
+  const response = await fetch(`${baseUrl}/api/v1/search?keySet=${KEY_SET}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${benchTenant(user).token}`, 'content-type': 'application/octet-stream' },
+    body: query as Uint8Array<ArrayBuffer>,
+  })
+  const body = new Uint8Array(await response.arrayBuffer())
+  if (response.status !== 200) throw new Error(`search of user ${user}: HTTP ${response.status}`)
+  return {
+    ms: performance.now() - started,
+    phases: parseServerTiming(response.headers.get('server-timing') ?? ''),
+    body,
+  }
+}
+
+/** Decrypts an answer with the user's secret key and compares it with the plaintext oracle. */
+async function exactAnswer(settings: KeysBenchSettings, config: SearchConfig, user: number, body: Uint8Array) {
+  const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+  if (!material) return false
+  using client = await userSearchClient(config, material)
+  const database = syntheticSearchDatabase({ rows: settings.rows, dimension: settings.dimension, seed: 1 })
+  const oracle = plaintextSearchScores(config, database, userQueryVector(config.dimension, user))
+  const scores = client.decryptScores(body).scores
+  client.keySet.dispose()
+  return scores.every((score, row) => score === oracle[row])
+}
+
+/** Learns the search config and key sizes from a short-lived server, and makes every user's keys. */
+export async function benchFacts(settings: KeysBenchSettings, log: (line: string) => void): Promise<BenchFacts> {
+  const probe = await ServerNode.start({
+    name: 'keys-probe',
+    env: serverEnv(settings, { store: 'file', scheduler: 'affinity' }, undefined, 1),
+  })
+  let config: SearchConfig
+  try {
+    const response = await fetch(`${probe.url}/api/v1/search/config`)
+    config = verifySearchConfig(await response.json())
+  } finally {
+    await probe.stop()
+  }
+  const users = Math.max(...settings.users) + settings.coldSamples
+  log(`[keys] key material for ${users} users (cached in ${settings.cacheDir})`)
+  await ensureUserKeyMaterial(settings.cacheDir, config, users, (ready, made) =>
+    log(`[keys]   ${ready}/${users} users ready (${made} made now)`),
+  )
+  const first = await readUserKeyMaterial(settings.cacheDir, config.configId, 0)
+  const ctx = await getHeContext(config.params)
+  const keyHeapBytes = config.galoisSteps.length * ctx.facts.sizes.galoisKeyPerStep
+  // The budget that makes `settings.pressureUsers` users' keys `settings.pressure` times
+  // what all workers' caches hold together.
+  const total = (settings.pressureUsers * keyHeapBytes) / settings.pressure
+  const keyCacheBytes = Math.max(keyHeapBytes, Math.floor(total / settings.workers))
+  return { config, uploadBytes: first?.galoisKeys.length ?? 0, keyHeapBytes, keyCacheBytes }
+}
+
+/** One server (one store, one scheduling) through every population size, cold keys and checks. */
+export async function runScenario(
+  settings: KeysBenchSettings,
+  facts: BenchFacts,
+  spec: ScenarioSpec,
+  postgres: TempPostgres | undefined,
+  log: (line: string) => void,
+): Promise<ScenarioResult> {
+  const { config } = facts
+  const keyStore =
+    spec.store === 'postgres' && postgres
+      ? await postgres.createDatabase(`keys_${spec.scheduler.replace('-', '_')}_${Date.now()}`)
+      : undefined
+  const node = await ServerNode.start({
+    name: `keys-${spec.store}-${spec.scheduler}`,
+    env: serverEnv(settings, spec, keyStore, facts.keyCacheBytes),
+  })
+  try {
+    const info = (await scrapeMetrics(node.url)).find((sample) => sample.name === 'sealbox_config_info')
+    const serverStore = info?.labels.store ?? 'file (server default)'
+    const serverScheduler = info?.labels.scheduler ?? 'first free worker (server default)'
+    if (spec.store === 'postgres' && !serverStore.startsWith('postgres')) {
+      throw new Error(
+        `this server does not run a PostgreSQL key store (it reports "${serverStore}"): KEY_STORE unsupported`,
+      )
+    }
+    const maxUsers = Math.max(...settings.users)
+    log(`[keys] ${spec.store}/${spec.scheduler}: uploading ${maxUsers} users' keys`)
+    const uploads: number[] = []
+    for (let start = 0; start < maxUsers; start += 4) {
+      const batch = Array.from({ length: Math.min(4, maxUsers - start) }, (_, i) => start + i)
+      const times = await Promise.all(
+        batch.map(async (user) => {
+          const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+          if (!material) throw new Error(`no key material for user ${user}`)
+          return put(node.url, user, material.galoisKeys)
+        }),
+      )
+      uploads.push(...times)
+    }
+    const job = {
+      baseUrl: node.url,
+      cacheDir: settings.cacheDir,
+      configId: config.configId,
+      firstUser: 0,
+      zipfS: settings.zipfS,
+      requests: settings.requests,
+      warmupRequests: settings.warmupRequests,
+      maxSeconds: settings.maxSeconds,
+      concurrency: settings.concurrency,
+      keySet: KEY_SET,
+    }
+    const rows: UsersRow[] = []
+    let checked = 0
+    let exact = 0
+    for (const [i, users] of settings.users.entries()) {
+      // All-hot baseline next to each measurement (the machine is shared): one user whose
+      // keys every worker holds after the warm-up, so no request loads keys.
+      const hot = summarizeLoad(await runLoad({ ...job, users: 1, seed: 1000 + i, keepResponsesOf: [] }))
+      const before = await scrapeMetrics(node.url)
+      const keep = [0, Math.floor(users / 2), users - 1]
+      const result = await runLoad({ ...job, users, seed: 1 + i, keepResponsesOf: keep })
+      const after = await scrapeMetrics(node.url)
+      const load = summarizeLoad(result)
+      const serverLookups: Record<string, number> = {}
+      for (const sample of after) {
+        if (sample.name !== 'sealbox_key_cache_lookups_total') continue
+        const label = sample.labels.tier ? `${sample.labels.tier}:${sample.labels.result}` : `${sample.labels.result}`
+        const was = sumMetric(before, sample.name, sample.labels)
+        serverLookups[label] = (serverLookups[label] ?? 0) + sample.value - was
+      }
+      for (const [user, base64] of Object.entries(result.responses)) {
+        checked++
+        if (await exactAnswer(settings, config, Number(user), Buffer.from(base64, 'base64'))) exact++
+      }
+      const keysOverCache = (users * facts.keyHeapBytes) / (facts.keyCacheBytes * settings.workers)
+      rows.push({ users, keysOverCache, hot, load, normalized: load.throughput / hot.throughput, serverLookups })
+      log(
+        `[keys]   U=${users} (${keysOverCache.toFixed(1)}× cache): ${load.throughput.toFixed(1)} req/s = ${((100 * load.throughput) / hot.throughput).toFixed(0)}% of hot ${hot.throughput.toFixed(1)}; worker hits ${(100 * load.tiers.worker).toFixed(0)}%, errors ${load.errors}`,
+      )
+    }
+    const cold: ColdRow[] = []
+    for (let j = 0; j < settings.coldSamples; j++) {
+      const user = maxUsers + j
+      const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+      if (!material) throw new Error(`no key material for user ${user}`)
+      const uploadMs = await put(node.url, user, material.galoisKeys)
+      const first = await searchOnce(node.url, user, material.query)
+      const second = await searchOnce(node.url, user, material.query)
+      checked++
+      if (await exactAnswer(settings, config, user, first.body)) exact++
+      cold.push({
+        user,
+        uploadMs,
+        coldMs: first.ms,
+        hotMs: second.ms,
+        coldPhases: first.phases,
+        hotPhases: second.phases,
+      })
+    }
+    return {
+      ...spec,
+      serverStore,
+      serverScheduler,
+      rows,
+      cold,
+      uploadMs: { count: uploads.length, median: median(uploads) },
+      verified: { checked, exact },
+    }
+  } finally {
+    await node.stop()
+  }
+}

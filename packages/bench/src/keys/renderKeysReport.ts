@@ -1,0 +1,233 @@
+import { escapeHtml, htmlPage, htmlTable } from '../report/htmlPage.ts'
+import type { MachineInfo } from '../report/machineInfo.ts'
+import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
+import { svgBarChart } from '../report/svgBarChart.ts'
+import type { KeysBenchSettings } from './keysBenchSettings.ts'
+import type { BenchFacts, ScenarioResult } from './keysScenario.ts'
+import { fetchMs, KEY_PHASES } from './summarizeLoad.ts'
+
+/** Everything the keys benchmark measured, as written to keys-benchmark.json. */
+export interface KeysBenchReport {
+  generatedAt: string
+  machine: MachineInfo
+  loadAverage: [number, number, number]
+  settings: KeysBenchSettings
+  facts: Omit<BenchFacts, 'config'> & {
+    configId: string
+    polyModulusDegree: number
+    galoisSteps: number[]
+    rows: number
+    dimension: number
+  }
+  scenarios: ScenarioResult[]
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`
+const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–')
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
+}
+
+function label(s: ScenarioResult): string {
+  return `${s.store} / ${s.scheduler}`
+}
+
+interface Table {
+  columns: MarkdownColumn[]
+  rows: string[][]
+}
+
+function throughputTable(report: KeysBenchReport): Table {
+  const columns: MarkdownColumn[] = [
+    { heading: 'store / scheduling' },
+    { heading: 'users' },
+    { heading: 'keys ÷ worker caches', align: 'right' },
+    { heading: 'req/s', align: 'right' },
+    { heading: 'all-hot req/s', align: 'right' },
+    { heading: 'normalised', align: 'right' },
+    { heading: 'worker hits', align: 'right' },
+    { heading: 'bytes-cache hits', align: 'right' },
+    { heading: 'store reads', align: 'right' },
+    { heading: 'p50 ms', align: 'right' },
+    { heading: 'p95 ms', align: 'right' },
+    { heading: 'errors', align: 'right' },
+  ]
+  const rows = report.scenarios.flatMap((s) =>
+    s.rows.map((r) => [
+      label(s),
+      String(r.users),
+      `${r.keysOverCache.toFixed(1)}×`,
+      r.load.throughput.toFixed(1),
+      r.hot.throughput.toFixed(1),
+      pct(r.normalized),
+      pct(r.load.tiers.worker),
+      pct(r.load.tiers.bytes),
+      pct(r.load.tiers.store),
+      ms(r.load.latency.p50),
+      ms(r.load.latency.p95),
+      String(r.load.errors),
+    ]),
+  )
+  return { columns, rows }
+}
+
+function phaseTable(report: KeysBenchReport): Table {
+  const columns: MarkdownColumn[] = [
+    { heading: 'store / scheduling' },
+    { heading: 'users' },
+    ...KEY_PHASES.map((phase) => ({ heading: `${phase} ms`, align: 'right' as const })),
+  ]
+  const rows = report.scenarios.flatMap((s) =>
+    s.rows.flatMap((r) => [
+      [label(s), `${r.users}`, ...KEY_PHASES.map((phase) => ms(r.load.phases[phase]))],
+      [label(s), `${r.users} (all-hot)`, ...KEY_PHASES.map((phase) => ms(r.hot.phases[phase]))],
+    ]),
+  )
+  return { columns, rows }
+}
+
+function coldTable(report: KeysBenchReport): Table {
+  const columns: MarkdownColumn[] = [
+    { heading: 'store / scheduling' },
+    { heading: 'samples', align: 'right' },
+    { heading: 'upload ms', align: 'right' },
+    { heading: 'first query ms', align: 'right' },
+    { heading: 'next query ms', align: 'right' },
+    { heading: 'first ÷ next', align: 'right' },
+    { heading: 'first: key fetch + deserialize ms', align: 'right' },
+  ]
+  const rows = report.scenarios.map((s) => {
+    const cold = median(s.cold.map((c) => c.coldMs))
+    const hot = median(s.cold.map((c) => c.hotMs))
+    const load = median(
+      s.cold.map((c) => fetchMs(c.coldPhases) + (c.coldPhases.keydeserialize ?? c.coldPhases.deserialize ?? 0)),
+    )
+    return [
+      label(s),
+      String(s.cold.length),
+      ms(median(s.cold.map((c) => c.uploadMs))),
+      ms(cold),
+      ms(hot),
+      `${(cold / hot).toFixed(2)}×`,
+      ms(load),
+    ]
+  })
+  return { columns, rows }
+}
+
+/** The headline checks against the issue's targets. */
+function targets(report: KeysBenchReport): string[] {
+  const lines: string[] = []
+  for (const s of report.scenarios) {
+    const near = [...s.rows].sort(
+      (a, b) =>
+        Math.abs(a.keysOverCache - report.settings.pressure) - Math.abs(b.keysOverCache - report.settings.pressure),
+    )[0]
+    if (near) {
+      lines.push(
+        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${pct(near.normalized)}** of all-hot (target ≥ 80% with affinity); worker-cache hit rate ${pct(near.load.tiers.worker)}.`,
+      )
+    }
+    const cold = median(s.cold.map((c) => c.coldMs))
+    const hot = median(s.cold.map((c) => c.hotMs))
+    if (s.cold.length > 0) {
+      lines.push(
+        `${label(s)}: a key set's first query after upload takes **${(cold / hot).toFixed(2)}×** the next one (${ms(cold)} vs ${ms(hot)} ms; target ≤ 2×).`,
+      )
+    }
+  }
+  return lines
+}
+
+function setupLines(report: KeysBenchReport): string[] {
+  const { facts, settings, machine } = report
+  return [
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (the machine is shared: each run is normalised to an all-hot baseline measured right before it).`,
+    `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
+    `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
+    `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate process, ${settings.warmupRequests} warm-up + ${settings.requests} measured requests per run (≤ ${settings.maxSeconds} s each).`,
+    `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,
+    `Answers checked against the plaintext oracle: ${report.scenarios.reduce((n, s) => n + s.verified.exact, 0)} exact of ${report.scenarios.reduce((n, s) => n + s.verified.checked, 0)}.`,
+  ]
+}
+
+export function renderKeysMarkdown(report: KeysBenchReport): string {
+  const t = throughputTable(report)
+  const p = phaseTable(report)
+  const c = coldTable(report)
+  return [
+    '# Evaluation keys at scale (`npm run benchmark:keys`)',
+    '',
+    `Generated ${report.generatedAt}.`,
+    '',
+    '## Targets',
+    '',
+    ...targets(report).map((line) => `- ${line}`),
+    '',
+    '## Setup',
+    '',
+    ...setupLines(report).map((line) => `- ${line}`),
+    '',
+    '## Throughput, normalised to all keys hot, and where keys came from',
+    '',
+    markdownTable(t.columns, t.rows),
+    '',
+    '## Time per request by phase (mean ms; deserialize = queries; transfer = client time not spent in the server)',
+    '',
+    markdownTable(p.columns, p.rows),
+    '',
+    '## Upload → first query (cold key) vs the next query',
+    '',
+    markdownTable(c.columns, c.rows),
+    '',
+  ].join('\n')
+}
+
+export function renderKeysHtml(report: KeysBenchReport): string {
+  const t = throughputTable(report)
+  const p = phaseTable(report)
+  const c = coldTable(report)
+  const categories = report.settings.users.map((u) => `${u} users`)
+  const colors = ['#2b6cb0', '#c05621', '#2f855a', '#6b46c1']
+  const chart = svgBarChart({
+    title: 'Throughput normalised to all keys hot',
+    categories,
+    series: report.scenarios.map((s, i) => ({
+      name: label(s),
+      color: colors[i % colors.length] as string,
+      values: report.settings.users.map((u) => s.rows.find((r) => r.users === u)?.normalized),
+    })),
+    scale: 'linear',
+    axisLabel: 'fraction of all-hot throughput',
+    format: (value) => `${(100 * value).toFixed(0)}%`,
+    reference: { value: 0.8, label: '80% target' },
+  })
+  const table = (x: Table) =>
+    htmlTable(
+      x.columns.map((col) => ({ heading: col.heading, numeric: col.align === 'right' })),
+      x.rows,
+    )
+  const li = (lines: string[]) =>
+    `<ul>${lines.map((line) => `<li>${escapeHtml(line).replace(/\*\*(.+?)\*\*/g, '<b>$1</b>')}</li>`).join('')}</ul>`
+  return htmlPage(
+    'sealbox — evaluation keys at scale',
+    [
+      '<h1>Evaluation keys at scale</h1>',
+      `<p class="note">Generated ${escapeHtml(report.generatedAt)}.</p>`,
+      '<h2>Targets</h2>',
+      li(targets(report)),
+      `<figure>${chart}</figure>`,
+      '<h2>Setup</h2>',
+      li(setupLines(report)),
+      '<h2>Throughput and key tiers</h2>',
+      table(t),
+      '<h2>Time per request by phase (mean ms)</h2>',
+      table(p),
+      '<h2>Upload → first query vs next</h2>',
+      table(c),
+    ].join('\n'),
+  )
+}

@@ -1,0 +1,104 @@
+import type { LoadResult, LoadSample } from './loadJob.ts'
+
+/** The request phases the report splits time into (ms, mean per request). */
+export const KEY_PHASES = [
+  'queue',
+  'keyfetch',
+  'keydeserialize',
+  'deserialize',
+  'compute',
+  'serialize',
+  'transfer',
+] as const
+export type KeyPhase = (typeof KEY_PHASES)[number]
+
+/** Where a request's evaluation keys came from. */
+export type KeyTier = 'worker' | 'bytes' | 'store'
+
+/** What one measured load run comes to. */
+export interface LoadSummary {
+  requests: number
+  errors: number
+  errorCodes: Record<string, number>
+  /** Successful requests per second over the measured wall time. */
+  throughput: number
+  latency: { p50: number; p95: number; p99: number; mean: number }
+  /** Mean ms per request of each phase. */
+  phases: Record<KeyPhase, number>
+  /** Share of requests whose keys came from each tier (sums to 1). */
+  tiers: Record<KeyTier, number>
+  stoppedBy: LoadResult['stoppedBy']
+  wallMs: number
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
+  return sorted[index] as number
+}
+
+/**
+ * Where a request's keys came from, read off the phases its `Server-Timing` names: a
+ * store read (`keyfetch`, or `keyload` on servers that name it so) means the durable
+ * store; key deserialization without a store read (`keydeserialize`) means the node's
+ * cache of serialized bytes; neither means the worker already held them deserialized.
+ */
+export function tierOf(phases: Record<string, number>): KeyTier {
+  if (phases.keyfetch !== undefined || phases.keyload !== undefined) return 'store'
+  return phases.keydeserialize === undefined ? 'worker' : 'bytes'
+}
+
+/** The fetch phase of a request (ms), under either name. */
+export function fetchMs(phases: Record<string, number>): number {
+  return phases.keyfetch ?? phases.keyload ?? 0
+}
+
+/** Splits a request into the report's phases; `transfer` is client time the server did not account for. */
+export function phaseSplit(sample: LoadSample): Record<KeyPhase, number> {
+  const p = sample.phases
+  const serverTotal = p.total ?? 0
+  return {
+    queue: p.queue ?? 0,
+    keyfetch: fetchMs(p),
+    keydeserialize: p.keydeserialize ?? 0,
+    deserialize: p.deserialize ?? 0,
+    compute: p.compute ?? 0,
+    serialize: p.serialize ?? 0,
+    transfer: Math.max(0, sample.latencyMs - serverTotal) + (p.transfer ?? 0),
+  }
+}
+
+export function summarizeLoad(result: LoadResult): LoadSummary {
+  const ok = result.samples.filter((sample) => sample.status === 200)
+  const errorCodes: Record<string, number> = {}
+  for (const sample of result.samples) {
+    if (sample.status !== 200) {
+      const code = sample.code ?? `HTTP ${sample.status}`
+      errorCodes[code] = (errorCodes[code] ?? 0) + 1
+    }
+  }
+  const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
+  const phases = Object.fromEntries(KEY_PHASES.map((phase) => [phase, 0])) as Record<KeyPhase, number>
+  const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
+  for (const sample of ok) {
+    const split = phaseSplit(sample)
+    for (const phase of KEY_PHASES) phases[phase] += split[phase] / ok.length
+    tiers[tierOf(sample.phases)] += 1 / ok.length
+  }
+  return {
+    requests: result.samples.length,
+    errors: result.samples.length - ok.length,
+    errorCodes,
+    throughput: result.wallMs > 0 ? (ok.length / result.wallMs) * 1000 : 0,
+    latency: {
+      p50: percentile(latencies, 0.5),
+      p95: percentile(latencies, 0.95),
+      p99: percentile(latencies, 0.99),
+      mean: latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length),
+    },
+    phases,
+    tiers,
+    stoppedBy: result.stoppedBy,
+    wallMs: result.wallMs,
+  }
+}
