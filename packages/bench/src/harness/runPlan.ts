@@ -20,6 +20,7 @@ import { OP_FACTORIES } from './ops/opFactories.ts'
 import type { PreparedOp } from './ops/PreparedOp.ts'
 import { Random } from './Random.ts'
 import { runSanityChecks } from './sanityChecks.ts'
+import { isStable } from './stats.ts'
 
 /** What an engine-specific entry (Node child, browser worker) hands the shared harness. */
 export interface HarnessOptions {
@@ -40,6 +41,9 @@ const SCHEME_ORDER: readonly Scheme[] = ['ckks', 'bfv', 'bgv']
 
 /** n of the engine warm-up: large enough to run every op kind, small enough to be quick. */
 const WARMUP_N = 4096
+
+/** The engine warm-up may run this many times `engineWarmupMs` while the JIT is still tiering up. */
+const WARMUP_CAP_FACTOR = 4
 
 /** Lets a browser flush its progress messages between cells. */
 function nextTurn(): Promise<void> {
@@ -205,9 +209,11 @@ function runCell(env: BenchEnv, spec: OpSpec, plan: BenchPlan, rng: Random, now:
 }
 
 /**
- * Warms the engine's JIT before the first cell: every planned op at n=4096, in rotation,
- * for `engineWarmupMs`. WebKit's JavaScriptCore reaches its optimizing tier only after
- * ~100 calls; the compiled WASM is the same for every n, so this serves all cells.
+ * Warms the engine's JIT before the first cell: every planned op at n=4096 in rotation,
+ * for at least `engineWarmupMs` and until the cost of a round (the sum of the ops' µs per
+ * call) has settled, up to 4× that long. WebKit's JavaScriptCore reaches its optimizing
+ * tier only after ~100 calls, and later still on a loaded machine; the compiled WASM is
+ * the same for every n, so this serves all cells.
  */
 async function warmUpEngine(
   seal: Seal,
@@ -223,6 +229,8 @@ async function warmUpEngine(
   const facts = paramFacts(WARMUP_N)
   const envs = new Map<Scheme, BenchEnv>()
   const ops: Array<{ spec: OpSpec; op: PreparedOp; trace: WarmupTrace }> = []
+  const roundCostUs: number[] = []
+  let settled = false
   try {
     for (const spec of specs) {
       if (spec.group === 'Setup' || !opApplies(spec, facts)) continue
@@ -236,8 +244,14 @@ async function warmUpEngine(
         ops.push({ spec, op: factory({ env, rng }), trace: { op: spec.id, firstUs: 0, lastUs: 0, calls: 0 } })
     }
     // The budget starts once everything is prepared: building contexts is not warm-up.
-    const deadline = now() + plan.policy.engineWarmupMs
-    while (ops.length > 0 && now() < deadline) {
+    const start = now()
+    const minimum = start + plan.policy.engineWarmupMs
+    const cap = start + WARMUP_CAP_FACTOR * plan.policy.engineWarmupMs
+    while (ops.length > 0) {
+      const t = now()
+      // A longer window than a cell's: a JIT can plateau briefly between tiers.
+      settled = isStable(roundCostUs, plan.policy.warmupWindow + 2, plan.policy.warmupTolerance)
+      if (t >= cap || (t >= minimum && settled)) break
       for (const entry of ops) {
         // ~1 ms of calls per op per round, so every op gets many rounds.
         const calls =
@@ -247,11 +261,12 @@ async function warmUpEngine(
         entry.trace.lastUs = us
         entry.trace.calls += calls
       }
+      roundCostUs.push(ops.reduce((sum, entry) => sum + entry.trace.lastUs, 0))
       await nextTurn()
     }
   } finally {
     for (const entry of ops) entry.op.dispose()
     for (const env of envs.values()) env.dispose()
   }
-  return { ms: now() - started, n: WARMUP_N, trace: ops.map((entry) => entry.trace) }
+  return { ms: now() - started, n: WARMUP_N, roundCostUs, settled, trace: ops.map((entry) => entry.trace) }
 }

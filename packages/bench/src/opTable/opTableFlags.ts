@@ -29,7 +29,7 @@ export const OP_TABLE_FLAGS: readonly FlagSpec[] = [
   {
     name: 'out',
     value: 'dir',
-    help: 'where to write operations.{md,json,html} (default results/, quick: results/tmp/quick)',
+    help: 'folder for operations.{md,json,html} (default packages/bench/results/, quick: results/tmp/quick/)',
   },
   { name: 'install-browsers', help: 'apt-get install the missing Debian browsers first (root or passwordless sudo)' },
   { name: 'seed', value: 'int', help: 'seed of the input messages (default 1)' },

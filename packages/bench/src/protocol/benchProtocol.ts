@@ -42,7 +42,10 @@ export const MeasurePolicySchema = z.object({
   warmupMinCalls: z.number().int().nonnegative(),
   /** Per-n caps. */
   budgets: z.array(CellBudgetSchema),
-  /** Engine warm-up before the first cell: every planned op at n=4096 in rotation, for this long. */
+  /**
+   * Engine warm-up before the first cell: every planned op at n=4096 in rotation, for at
+   * least this long, and on (up to 4× as long) until the cost of a round has settled.
+   */
   engineWarmupMs: z.number().nonnegative(),
 })
 export type MeasurePolicy = z.infer<typeof MeasurePolicySchema>
@@ -144,7 +147,17 @@ export const HarnessResultSchema = z.object({
   envs: z.array(EnvReportSchema),
   cells: z.array(CellResultSchema),
   skipped: z.array(SkippedRowSchema),
-  engineWarmup: z.object({ ms: z.number(), n: z.number().int(), trace: z.array(WarmupTraceSchema) }).optional(),
+  engineWarmup: z
+    .object({
+      ms: z.number(),
+      n: z.number().int(),
+      /** Sum over the ops of µs per call, after each round: falls as the JIT tiers up, then settles. */
+      roundCostUs: z.array(z.number()),
+      /** True when the round cost settled before the time cap. */
+      settled: z.boolean(),
+      trace: z.array(WarmupTraceSchema),
+    })
+    .optional(),
   /** SEAL handles the harness created and did not delete (must be 0). */
   leakedHandles: z.number().int(),
   wallMs: z.number(),

@@ -19,6 +19,7 @@ from native_env import DEFAULT_COEFF_BITS, OP_FACTORIES, Env
 MAX_CALLS_PER_SAMPLE = 20_000
 SCHEME_ORDER = ["ckks", "bfv", "bgv"]
 WARMUP_N = 4096
+WARMUP_CAP_FACTOR = 4
 
 
 def now():
@@ -192,8 +193,14 @@ def warm_up_engine(specs, policy, rng):
             continue
         env = envs.get(spec["scheme"]) or envs.setdefault(spec["scheme"], Env(WARMUP_N, spec["scheme"], rng, now))
         ops.append((OP_FACTORIES[spec["id"]](env), {"op": spec["id"], "firstUs": 0, "lastUs": 0, "calls": 0}))
-    deadline = now() + policy["engineWarmupMs"]
-    while ops and now() < deadline:
+    start = now()
+    minimum, cap = start + policy["engineWarmupMs"], start + WARMUP_CAP_FACTOR * policy["engineWarmupMs"]
+    round_cost, settled = [], False
+    while ops:
+        t = now()
+        settled = is_stable(round_cost, policy["warmupWindow"] + 2, policy["warmupTolerance"])
+        if t >= cap or (t >= minimum and settled):
+            break
         for op, trace in ops:
             calls = 1 if trace["calls"] == 0 else max(1, math.ceil(1 / max(trace["lastUs"] / 1000, 0.01)))
             us = time_calls(op, calls) / calls * 1000
@@ -201,7 +208,9 @@ def warm_up_engine(specs, policy, rng):
                 trace["firstUs"] = us
             trace["lastUs"] = us
             trace["calls"] += calls
-    return {"ms": now() - started, "n": WARMUP_N, "trace": [trace for _, trace in ops]}
+        round_cost.append(sum(trace["lastUs"] for _, trace in ops))
+    traces = [trace for _, trace in ops]
+    return {"ms": now() - started, "n": WARMUP_N, "roundCostUs": round_cost, "settled": settled, "trace": traces}
 
 
 def run(plan, catalog):
