@@ -20,7 +20,7 @@ import { healthRoutes } from '../routes/healthRoutes.ts'
 import { keySetRoutes } from '../routes/keySetRoutes.ts'
 import { searchRoutes } from '../routes/searchRoutes.ts'
 import { sessionRoutes } from '../routes/sessionRoutes.ts'
-import { FileKeyStore } from '../store/FileKeyStore.ts'
+import { openKeyStore } from '../store/openKeyStore.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
 import type { SealboxServices } from './SealboxServices.ts'
 import type { SearchSummary } from './SearchSummary.ts'
@@ -54,10 +54,8 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   })
   const metrics = new ServerMetrics()
   const auth = await TokenAuthority.create({ mode: config.MODE, tokens: config.TOKENS, dataDir })
-  const store = await FileKeyStore.open(dataDir, {
-    quotaBytes: config.TENANT_QUOTA_BYTES,
-    maxKeySets: config.MAX_KEYSETS,
-  })
+  const store = await openKeyStore(config, dataDir)
+  metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
   const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
   let search: SearchSummary | undefined
   const warmup = hub.start().then((warm) => {
@@ -159,6 +157,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
     // Fastify has stopped accepting and answered in-flight requests by now.
     await hub.close()
     await store.flush()
+    await store.close?.()
   })
   return app
 }

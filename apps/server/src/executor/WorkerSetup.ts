@@ -12,7 +12,10 @@ export type DatabaseSource = z.infer<typeof DatabaseSourceSchema>
 
 /** Everything a worker (thread, child process or inline runner) needs to warm up. Plain data. */
 export const WorkerSetupSchema = z.object({
-  store: z.object({ type: z.literal('file'), dir: z.string() }),
+  store: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('file'), dir: z.string() }),
+    z.object({ type: z.literal('postgres'), url: z.string() }),
+  ]),
   keyCacheBytes: z.number().int().nonnegative(),
   sealErrorRecycle: z.number().int().positive(),
   maxPolyDegree: z.number().int(),

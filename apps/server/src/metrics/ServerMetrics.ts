@@ -98,6 +98,16 @@ export class ServerMetrics {
     })
   }
 
+  /** Says which key store and scheduling this server runs (a constant 1 with labels). */
+  configInfo(labels: { store: string; scheduler: string }): void {
+    new Gauge({
+      name: 'sealbox_config_info',
+      help: 'Key store and scheduling of this server',
+      labelNames: ['store', 'scheduler'],
+      registers: [this.registry],
+    }).set(labels, 1)
+  }
+
   /** Reports the queue of an executor in the gauges. */
   watch(mode: ExecutorMode, scheduler: FairScheduler): void {
     this.#schedulers.set(mode, scheduler)

@@ -69,12 +69,14 @@ export interface KeyStore {
   read(ref: KeyBlobRef): Promise<Uint8Array>
   /** Settles every write in progress (shutdown). */
   flush(): Promise<void>
+  /** Releases connections (networked stores), after `flush()`. */
+  close?(): Promise<void>
   /** How a worker opens the same store for reading (plain data). */
   readonly location: KeyStoreLocation
 }
 
 /** A store's address, for workers that open their own reader. */
-export type KeyStoreLocation = { type: 'file'; dir: string }
+export type KeyStoreLocation = { type: 'file'; dir: string } | { type: 'postgres'; url: string }
 
 /** What a worker needs to read key bytes. */
 export interface KeyBlobReader {

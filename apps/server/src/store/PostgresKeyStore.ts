@@ -57,7 +57,7 @@ const RECORD_COLUMNS = 'tenant, id, sha256, bytes::float8 AS bytes, facts, creat
  * never a mix, and a crash mid-upload leaves the old one); timestamps come from the
  * database clock, one clock for every node.
  */
-export class PostgresKeyStore implements Omit<KeyStore, 'location'> {
+export class PostgresKeyStore implements KeyStore {
   readonly location: PostgresKeyStoreLocation
   readonly #pool: pg.Pool
   readonly #limits: KeyStoreLimits

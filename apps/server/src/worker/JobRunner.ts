@@ -11,8 +11,8 @@ import {
 import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
 import { KeyCache } from '../executor/KeyCache.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
-import { FileKeyBlobReader } from '../store/FileKeyStore.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
+import { openKeyBlobReader } from '../store/openKeyStore.ts'
 import type { EvaluationKeys } from './EvaluationKeys.ts'
 import { inspectKeys } from './inspectKeys.ts'
 import { type JobContext, type PhaseClock, startPhaseClock } from './PhaseClock.ts'
@@ -50,7 +50,7 @@ export class JobRunner implements JobContext {
     this.seal = seal
     this.search = search
     this.keys = new KeyCache(setup.keyCacheBytes)
-    this.reader = new FileKeyBlobReader(setup.store.dir)
+    this.reader = openKeyBlobReader(setup.store)
     this.workerId = options.workerId
     this.isolated = options.isolated
   }
