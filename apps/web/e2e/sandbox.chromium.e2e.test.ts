@@ -1,8 +1,14 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from './support/browsers.ts'
+import { WEB_ROOT } from './support/buildApp.ts'
 import { saveScreenshot } from './support/screenshots.ts'
 
+const run = promisify(execFile)
 let page: Page
 let close: () => Promise<void>
 const errors: string[] = []
@@ -121,6 +127,28 @@ describe('sandbox in Chromium', () => {
     await error.waitFor()
     await expect(error.textContent()).resolves.toMatch(/Step 4 \(rotateRows\)/)
     await page.getByRole('button', { name: 'Remove step 4' }).click()
+  })
+
+  it('exports a TypeScript program that prints exactly what the sandbox computed', async () => {
+    await openPanel('Code')
+    const expected = await page.getByTestId('expected-output').textContent()
+    expect(expected).toBe('r3 = [12, 21, 32, 0, 0, 0, 0, 0, ...]')
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('region', { name: 'Generated program' }).getByRole('button', { name: 'Download' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe('sealbox-workspace.mts')
+    // Run it with this Node (24) and the node-seal 7 the sandbox uses: no sealbox involved.
+    const dir = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
+    try {
+      const file = join(dir, download.suggestedFilename())
+      await download.saveAs(file)
+      const { stdout } = await run(process.execPath, [file], { timeout: 60_000 })
+      expect(stdout.trim()).toBe(expected)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+    await saveScreenshot(page, 'code')
   })
 
   it('keeps the workspace across a reload, restored into a fresh worker', async () => {

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
+import { CodePanel } from '../panels/code/CodePanel.tsx'
 import { FunctionsPanel } from '../panels/functions/FunctionsPanel.tsx'
 import { KeysPanel } from '../panels/keys/KeysPanel.tsx'
-import { PlaceholderPanel } from '../panels/PlaceholderPanel.tsx'
 import { ParametersPanel } from '../panels/parameters/ParametersPanel.tsx'
 import { ServerPanel } from '../panels/server/ServerPanel.tsx'
 import { VariablesPanel } from '../panels/variables/VariablesPanel.tsx'
@@ -25,7 +25,7 @@ function panelBody(panel: PanelId): ReactNode {
     case 'functions':
       return <FunctionsPanel />
     case 'code':
-      return <PlaceholderPanel />
+      return <CodePanel />
     case 'server':
       return <ServerPanel />
     default: {

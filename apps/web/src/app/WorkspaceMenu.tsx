@@ -1,5 +1,6 @@
 import type { HeError } from '@sealbox/he-core'
 import { useRef, useState } from 'react'
+import { EXAMPLE_BLURBS, type ExampleName, loadExample } from '../sandbox/actions/exampleActions.ts'
 import { exportWorkspace, importWorkspace, resetWorkspace } from '../sandbox/actions/workspaceActions.ts'
 import { ErrorNotice } from '../ui/ErrorNotice.tsx'
 import { FileButton } from '../ui/FileButton.tsx'
@@ -12,12 +13,21 @@ export function WorkspaceMenu() {
   const { job } = useActivity()
   const exportDialog = useRef<HTMLDialogElement>(null)
   const resetDialog = useRef<HTMLDialogElement>(null)
+  const examplesDialog = useRef<HTMLDialogElement>(null)
   const [includeSecret, setIncludeSecret] = useState(false)
   const [error, setError] = useState<HeError>()
   const busy = job !== undefined
 
   return (
     <div className="workspace-menu">
+      <button
+        type="button"
+        className="button-header"
+        disabled={busy}
+        onClick={() => examplesDialog.current?.showModal()}
+      >
+        Examples
+      </button>
       <button type="button" className="button-header" onClick={() => exportDialog.current?.showModal()}>
         Export workspace
       </button>
@@ -93,9 +103,44 @@ export function WorkspaceMenu() {
           </div>
         </form>
       </dialog>
+      <dialog ref={examplesDialog} className="dialog" aria-labelledby="examples-title">
+        <h2 id="examples-title">Start from an example</h2>
+        <p>
+          Loads a complete workspace — parameters, the keys its pipeline needs, variables and a multi-step pipeline —
+          and runs it. It replaces the current workspace (export it first to keep it).
+        </p>
+        <ul className="example-list">
+          {(Object.keys(EXAMPLE_BLURBS) as ExampleName[]).map((name) => (
+            <li key={name}>
+              <div>
+                <strong>{EXAMPLE_BLURBS[name].title}</strong>
+                <p className="field-help">{EXAMPLE_BLURBS[name].text}</p>
+              </div>
+              <button
+                type="button"
+                className="button-small"
+                onClick={async () => {
+                  examplesDialog.current?.close()
+                  setError(undefined)
+                  const outcome = await loadExample(sandbox, name)
+                  if (!outcome.ok) setError(outcome.error)
+                }}
+                aria-label={`Load the ${EXAMPLE_BLURBS[name].title} example`}
+              >
+                Load
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div className="actions">
+          <button type="button" onClick={() => examplesDialog.current?.close()}>
+            Close
+          </button>
+        </div>
+      </dialog>
       {error ? (
         <div className="header-error">
-          <ErrorNotice error={error} title="Could not import" onDismiss={() => setError(undefined)} />
+          <ErrorNotice error={error} title="That did not work" onDismiss={() => setError(undefined)} />
         </div>
       ) : null}
     </div>

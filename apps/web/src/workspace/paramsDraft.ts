@@ -23,8 +23,12 @@ export const ParamsDraft = z.object({
   coeffMode: z.enum(['default', 'custom']),
   /** Comma-separated prime bit sizes, special prime last (custom mode). */
   coeffBits: z.string(),
+  /** BFV/BGV: t as a batching prime of `plainBits` bits, or exactly `plainValue`. */
+  plainMode: z.enum(['bits', 'value']).default('bits'),
   /** BFV/BGV: bits of the batching prime t. */
   plainBits: z.string(),
+  /** BFV/BGV: an explicit prime t ≡ 1 (mod 2n), e.g. 65537. */
+  plainValue: z.string().default('65537'),
   /** CKKS: log2 of the scale; empty means the preset's. */
   scaleBits: z.string(),
 })
@@ -36,7 +40,9 @@ export const DEFAULT_PARAMS_DRAFT: ParamsDraft = {
   polyModulusDegree: 4096,
   coeffMode: 'default',
   coeffBits: '36, 36, 37',
+  plainMode: 'bits',
   plainBits: '20',
+  plainValue: '65537',
   scaleBits: '',
 }
 
@@ -79,6 +85,10 @@ export function draftToInput(draft: ParamsDraft): ParamsInput | { field: string;
       }
       input.scaleBits = scale
     }
+  } else if (draft.plainMode === 'value') {
+    const value = parseInteger(draft.plainValue, 'plainModulus.value')
+    if (typeof value !== 'number') return value
+    input.plainModulus = { value }
   } else {
     const bits = parseInteger(draft.plainBits, 'plainModulus.batchingBits')
     if (typeof bits !== 'number') return bits
@@ -115,4 +125,22 @@ export function draftFieldOf(field: string): keyof ParamsDraft | 'params' {
   if (field === 'security') return 'security'
   if (field === 'scheme') return 'scheme'
   return 'params'
+}
+
+/** The form state that describes `input` (e.g. to show an example's or an imported workspace's parameters). */
+export function draftOf(input: ParamsInput): ParamsDraft {
+  const resolved = parseParams(input)
+  const custom = Array.isArray(input.coeffModulus)
+  const plain = input.plainModulus
+  return {
+    scheme: input.scheme,
+    security: input.security === 'tc192' || input.security === 'tc256' ? input.security : 'tc128',
+    polyModulusDegree: input.polyModulusDegree,
+    coeffMode: custom ? 'custom' : 'default',
+    coeffBits: resolved.coeffModulusBits.join(', '),
+    plainMode: plain && 'value' in plain ? 'value' : 'bits',
+    plainBits: plain && 'batchingBits' in plain ? String(plain.batchingBits) : '20',
+    plainValue: plain && 'value' in plain ? String(plain.value) : '65537',
+    scaleBits: input.scaleBits === undefined ? '' : String(input.scaleBits),
+  }
 }

@@ -170,23 +170,47 @@ export function ParametersPanel() {
             <FieldError message={fieldError('scaleBits')} />
           </div>
         ) : (
-          <div className="field">
-            <label className="field-label" htmlFor="plainBits">
-              Plain modulus t (bits)
-            </label>
-            <input
-              id="plainBits"
-              className="mono input-short"
-              inputMode="numeric"
-              value={draft.plainBits}
-              aria-invalid={errorField === 'plainBits'}
-              onChange={(event) => setDraft({ plainBits: event.target.value })}
-            />
+          <fieldset className="field">
+            <legend className="field-label">Plain modulus t</legend>
+            <Segmented
+              name="plainMode"
+              value={draft.plainMode}
+              options={[
+                { value: 'bits', label: 'Batching prime of' },
+                { value: 'value', label: 'Exact prime' },
+              ]}
+              onChange={(plainMode) => setDraft({ plainMode })}
+            />{' '}
+            {draft.plainMode === 'bits' ? (
+              <span className="inline-input">
+                <input
+                  id="plainBits"
+                  aria-label="Plain modulus bits"
+                  className="mono input-tiny"
+                  inputMode="numeric"
+                  value={draft.plainBits}
+                  aria-invalid={errorField === 'plainBits'}
+                  onChange={(event) => setDraft({ plainBits: event.target.value })}
+                />{' '}
+                bits
+              </span>
+            ) : (
+              <input
+                id="plainValue"
+                aria-label="Plain modulus value"
+                className="mono input-short inline-input"
+                inputMode="numeric"
+                value={draft.plainValue}
+                aria-invalid={errorField === 'plainBits'}
+                onChange={(event) => setDraft({ plainValue: event.target.value })}
+              />
+            )}
             <p className="field-help">
-              A batching prime t of this size: values live in (−t/2, t/2). Larger t leaves less noise budget.
+              Values live in (−t/2, t/2); every result is reduced mod t. A larger t leaves less noise budget. Batching
+              needs a prime t ≡ 1 (mod 2n), e.g. 65537.
             </p>
             <FieldError message={fieldError('plainBits')} />
-          </div>
+          </fieldset>
         )}
 
         {!check.ok && errorField === 'params' ? <FieldError message={check.message} /> : null}

@@ -1,0 +1,182 @@
+import {
+  type CodegenOptions,
+  codeFileName,
+  formatOutputLine,
+  generateCode,
+  HeError,
+  type WorkspaceInput,
+} from '@sealbox/he-core'
+import { useMemo, useState } from 'react'
+import { useWorkspace } from '../../app/SandboxContext.tsx'
+import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
+import { downloadFile } from '../../ui/files.ts'
+import { Segmented } from '../../ui/Segmented.tsx'
+import { defaultPrint, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
+import type { WorkspaceState } from '../../workspace/workspaceState.ts'
+import { NeedsContext } from '../NeedsContext.tsx'
+
+type Generated = { code: string; fileName: string } | { error: HeError }
+
+function generate(spec: WorkspaceInput | undefined, options: CodegenOptions, problem?: string): Generated {
+  if (!spec) return { error: new HeError('INVALID_INPUT', problem ?? 'Nothing to generate yet.') }
+  try {
+    return { code: generateCode(spec, options), fileName: codeFileName(options) }
+  } catch (error) {
+    return { error: error instanceof HeError ? error : new HeError('INTERNAL', String(error)) }
+  }
+}
+
+/** The lines the generated program prints, as this sandbox computed them (CKKS: within its precision). */
+function expectedLines(state: WorkspaceState, print: readonly string[]): string[] | undefined {
+  const ckks = state.applied?.input.scheme === 'ckks'
+  const lines: string[] = []
+  for (const name of print) {
+    const variable = state.variables.find((v) => v.name === name)
+    if (!variable?.preview) return undefined
+    lines.push(formatOutputLine(name, variable.preview, { slots: 8, decimals: ckks ? 4 : undefined }))
+  }
+  return lines
+}
+
+/** Code: he-core's generateCode turns the workspace into a runnable node-seal program. */
+export function CodePanel() {
+  return (
+    <NeedsContext what="Generated programs">
+      <CodeView />
+    </NeedsContext>
+  )
+}
+
+function CodeView() {
+  const state = useWorkspace()
+  const [flavour, setFlavour] = useState<CodegenOptions['flavour']>('node')
+  const [language, setLanguage] = useState<CodegenOptions['language']>('ts')
+  const [chosen, setChosen] = useState<string[]>()
+  const [copied, setCopied] = useState(false)
+  const candidates = useMemo(
+    () => [
+      ...new Set([
+        ...state.pipeline.map((e) => e.out),
+        ...state.variables.filter((v) => v.origin !== 'pipeline').map((v) => v.name),
+      ]),
+    ],
+    [state],
+  )
+  const print = (chosen ?? defaultPrint(state)).filter((name) => candidates.includes(name))
+  // Pure and fast (no SEAL): regenerated on every render.
+  const outcome = workspaceSpecOf(state, print)
+  const generated = generate(outcome.spec, { flavour, language }, outcome.problem)
+  const expected = expectedLines(state, print)
+
+  const toggle = (name: string) => {
+    setChosen(print.includes(name) ? print.filter((n) => n !== name) : [...print, name])
+  }
+  const copy = async () => {
+    if (!('code' in generated)) return
+    await navigator.clipboard.writeText(generated.code)
+    setCopied(true)
+    setTimeout(() => setCopied(false), 2000)
+  }
+
+  return (
+    <div className="panel-grid panel-grid-code">
+      <section className="card" aria-label="Program options">
+        <h2>Export a program</h2>
+        <p className="card-intro">
+          A self-contained program that rebuilds this workspace with node-seal 7 — parameters, keys, variables, every
+          pipeline step — and prints the decrypted results. It does not need sealbox.
+        </p>
+        <fieldset className="field">
+          <legend className="field-label">Runs in</legend>
+          <Segmented
+            name="flavour"
+            value={flavour}
+            options={[
+              { value: 'node', label: 'Node.js' },
+              { value: 'browser', label: 'Browser' },
+            ]}
+            onChange={setFlavour}
+          />
+          <p className="field-help">
+            {flavour === 'node'
+              ? 'An ES module script: npm install node-seal@7, then run it with Node 22.19 or newer.'
+              : 'An ES module exporting main(print), for a page or a module Web Worker (Vite, esbuild…).'}
+          </p>
+        </fieldset>
+        <fieldset className="field">
+          <legend className="field-label">Language</legend>
+          <Segmented
+            name="language"
+            value={language}
+            options={[
+              { value: 'ts', label: 'TypeScript' },
+              { value: 'js', label: 'JavaScript' },
+            ]}
+            onChange={setLanguage}
+          />
+        </fieldset>
+        <fieldset className="field">
+          <legend className="field-label">Print</legend>
+          {candidates.length === 0 ? (
+            <p className="muted">Create variables or pipeline steps first.</p>
+          ) : (
+            <div className="print-choices">
+              {candidates.map((name) => (
+                <label key={name} className="checkbox-label mono">
+                  <input type="checkbox" checked={print.includes(name)} onChange={() => toggle(name)} />
+                  {name}
+                </label>
+              ))}
+            </div>
+          )}
+        </fieldset>
+        {outcome.leftOut.length > 0 ? (
+          <p className="field-error">
+            Left out: {outcome.leftOut.join(', ')} — uploaded, so the numbers they hold are not known here. Steps that
+            read them cannot be generated.
+          </p>
+        ) : null}
+        {expected ? (
+          <div className="field">
+            <p className="field-label">It prints (as computed here)</p>
+            <pre className="expected" data-testid="expected-output">
+              {expected.join('\n')}
+            </pre>
+            {state.applied?.input.scheme === 'ckks' ? (
+              <p className="field-help">CKKS is approximate: the last digits may differ from run to run.</p>
+            ) : null}
+          </div>
+        ) : (
+          <p className="field-help">Run the pipeline (Functions) to see here what the program will print.</p>
+        )}
+      </section>
+
+      <section className="card code-card" aria-label="Generated program">
+        {'code' in generated ? (
+          <>
+            <div className="card-header">
+              <h2 className="mono">{generated.fileName}</h2>
+              <div className="actions">
+                <button type="button" className="button-small" onClick={() => void copy()}>
+                  {copied ? 'Copied' : 'Copy'}
+                </button>
+                <button
+                  type="button"
+                  className="button-small"
+                  onClick={() => downloadFile(generated.fileName, generated.code, 'text/plain')}
+                >
+                  Download
+                </button>
+              </div>
+            </div>
+            <pre className="code" data-testid="generated-code">
+              <code>{generated.code}</code>
+            </pre>
+          </>
+        ) : (
+          <ErrorNotice error={generated.error} title="No program yet" />
+        )}
+      </section>
+    </div>
+  )
+}

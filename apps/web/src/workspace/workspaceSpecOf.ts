@@ -1,0 +1,100 @@
+import { describeParams, parseParams, powerOfTwoSteps, type WorkspaceInput } from '@sealbox/he-core'
+import { parseValues } from './parseValues.ts'
+import { toProgramStep } from './pipeline.ts'
+import type { VariableEntry, WorkspaceState } from './workspaceState.ts'
+
+/** The he-core workspace a sandbox state describes, or why it cannot, plus what was left out. */
+export interface WorkspaceSpecOutcome {
+  spec?: WorkspaceInput
+  /** Why no spec could be made (plain words). */
+  problem?: string
+  /** Variables generated code cannot rebuild (uploaded ones: their numbers are not known here). */
+  leftOut: string[]
+}
+
+/** The numbers a variable was made from, following encryptions/decryptions back to typed values. */
+function valuesOf(
+  variable: VariableEntry,
+  byName: Map<string, VariableEntry>,
+  state: WorkspaceState,
+): bigint[] | number[] | undefined {
+  let current: VariableEntry | undefined = variable
+  const seen = new Set<string>()
+  while (current && current.origin === 'convert' && current.source && !seen.has(current.name)) {
+    seen.add(current.name)
+    current = byName.get(current.source)
+  }
+  if (!current || current.origin !== 'values' || current.values === undefined || !state.applied) return undefined
+  const facts = describeParams(parseParams(state.applied.input))
+  const parsed = parseValues(current.values, {
+    scheme: state.applied.input.scheme,
+    slotCount: facts.slotCount,
+    ...(state.applied.plainModulus === undefined ? {} : { plainModulus: state.applied.plainModulus }),
+  })
+  return parsed.ok ? parsed.values : undefined
+}
+
+/** Names the pipeline produces that no later step reads: what a program would print by default. */
+export function defaultPrint(state: WorkspaceState): string[] {
+  const read = new Set(state.pipeline.flatMap((entry) => [entry.a, entry.b]))
+  const leaves = state.pipeline.map((entry) => entry.out).filter((out) => !read.has(out))
+  if (leaves.length > 0) return leaves
+  return state.variables.filter((v) => v.origin !== 'pipeline').map((v) => v.name)
+}
+
+/**
+ * Turns the sandbox state into he-core's WorkspaceSpec for `generateCode`: the same
+ * parameters, the keys as made here, the variables from the numbers they were typed
+ * from, the pipeline steps, and `print` (validated by he-core when code is made).
+ */
+export function workspaceSpecOf(state: WorkspaceState, print: readonly string[]): WorkspaceSpecOutcome {
+  const { applied, keys, variables, pipeline } = state
+  if (!applied) return { problem: 'Create the context on the Parameters panel first.', leftOut: [] }
+  const steps = []
+  try {
+    for (const [index, entry] of pipeline.entries()) steps.push(toProgramStep(entry, index))
+  } catch (error) {
+    return { problem: (error as Error).message, leftOut: [] }
+  }
+  const produced = new Set(steps.map((step) => step.out))
+  const used = new Set([...steps.flatMap((step) => ('b' in step ? [step.a, step.b] : [step.a])), ...print])
+  const byName = new Map(variables.map((v) => [v.name, v]))
+  const leftOut: string[] = []
+  const specVariables: WorkspaceInput['variables'] = []
+  for (const variable of variables) {
+    if (variable.origin === 'pipeline' || produced.has(variable.name) || !used.has(variable.name)) continue
+    const values = valuesOf(variable, byName, state)
+    if (!values) {
+      leftOut.push(variable.name)
+      continue
+    }
+    specVariables.push({ name: variable.name, kind: variable.kind, values })
+  }
+  if (print.length === 0) return { problem: 'Choose at least one value to print.', leftOut }
+  const n = applied.input.polyModulusDegree
+  const galoisSteps = keys.galoisKeys?.steps
+  const powerOfTwo = powerOfTwoSteps(n).sort((a, b) => a - b)
+  const galois =
+    galoisSteps === undefined
+      ? ('auto' as const)
+      : galoisSteps.length === powerOfTwo.length && galoisSteps.every((step, i) => step === powerOfTwo[i])
+        ? ('powerOfTwo' as const)
+        : { steps: [...galoisSteps] }
+  return {
+    spec: {
+      version: 1,
+      params: applied.input,
+      keys: {
+        relin: keys.relinKeys ? true : 'auto',
+        galois,
+        seeded: Boolean(keys.relinKeys?.seeded || keys.galoisKeys?.seeded),
+      },
+      encryption: 'publicKey',
+      variables: specVariables,
+      steps,
+      print: [...print],
+      display: { slots: 8, decimals: 4 },
+    },
+    leftOut,
+  }
+}
