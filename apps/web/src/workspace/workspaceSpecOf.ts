@@ -24,7 +24,7 @@ function valuesOf(
     seen.add(current.name)
     current = byName.get(current.source)
   }
-  if (!current || current.origin !== 'values' || current.values === undefined || !state.applied) return undefined
+  if (current?.origin !== 'values' || current.values === undefined || !state.applied) return undefined
   const facts = describeParams(parseParams(state.applied.input))
   const parsed = parseValues(current.values, {
     scheme: state.applied.input.scheme,
