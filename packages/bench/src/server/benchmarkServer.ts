@@ -1,0 +1,188 @@
+/**
+ * `npm run benchmark:server` (root) → `pnpm --filter @sealbox/bench benchmark:server`
+ * → this file: the Node version of the Swift HE/NIO study's table. Rows: Direct
+ * (he-core in this process), and real server processes with the `inline`, `pool`
+ * (1 and 2 threads) and `process` executors; workloads: private search and a small
+ * program. Writes results/server/server.{md,json,html}. `--help` lists the flags.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import process from 'node:process'
+import { BenchError } from '../BenchError.ts'
+import { ProgressLine } from '../cli/ProgressLine.ts'
+import { parseFlags, usage } from '../cli/parseFlags.ts'
+import { loadAverage, machineInfo } from '../report/machineInfo.ts'
+import { writeReportFiles } from '../report/writeReportFiles.ts'
+import { measureDirect } from './measureDirect.ts'
+import { BENCH_SERVER_ENV, measureServerRow } from './measureServerRow.ts'
+import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { prepareProgramWorkload } from './programWorkload.ts'
+import { renderServerHtml } from './renderServerHtml.ts'
+import { mainTable, renderServerMarkdown } from './renderServerMarkdown.ts'
+import { LOOP_RESOLUTION_MS } from './runStats.ts'
+import {
+  buildCells,
+  buildHeadline,
+  type RunRecord,
+  type ServerBenchReport,
+  type ServerRunRecord,
+} from './ServerBenchReport.ts'
+import { prepareSearchWorkload } from './searchWorkload.ts'
+import {
+  resolveServerBenchSettings,
+  SERVER_BENCH_FLAGS,
+  ServerBenchFlagsSchema,
+  type ServerBenchSettings,
+  type Workload,
+} from './serverBenchFlags.ts'
+
+const COMMAND = 'npm run benchmark:server --'
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+function readFlags(argv: readonly string[]) {
+  try {
+    return parseFlags(argv, SERVER_BENCH_FLAGS, ServerBenchFlagsSchema)
+  } catch (error) {
+    // parseFlags prints the operation table's usage line; show ours.
+    if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
+      const message = error.message.split('\n\nusage:')[0] ?? error.message
+      throw new BenchError('INVALID_FLAGS', `${message}\n\n${usage(COMMAND, SERVER_BENCH_FLAGS)}`)
+    }
+    throw error
+  }
+}
+
+async function prepare(settings: ServerBenchSettings, dir: string): Promise<PreparedWorkload[]> {
+  const prepared: PreparedWorkload[] = []
+  for (const workload of settings.workloads) {
+    const started = performance.now()
+    prepared.push(workload === 'search' ? await prepareSearchWorkload(dir) : await prepareProgramWorkload(dir))
+    log(`prepared ${workload}: keys and requests made client side in ${Math.round(performance.now() - started)} ms`)
+  }
+  return prepared
+}
+
+async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) {
+  const serverRows = settings.rows.filter((row) => row.kind === 'server')
+  const withDirect = settings.rows.some((row) => row.kind === 'direct')
+  const cellsPerServer = prepared.length * settings.concurrency.length
+  const units = settings.repeats * ((withDirect ? prepared.length : 0) + serverRows.length * (1 + cellsPerServer))
+  const progress = new ProgressLine(process.stderr, 'benchmark:server')
+  const started = performance.now()
+  let done = 0
+  const tick = (detail: string) => {
+    const elapsedMs = performance.now() - started
+    const fraction = done / units
+    progress.update({ fraction, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (units - done) : undefined, detail })
+  }
+  const servers: ServerRunRecord[] = []
+  const runs: RunRecord[] = []
+  for (let repeat = 1; repeat <= settings.repeats; repeat++) {
+    const tag = `(run ${repeat}/${settings.repeats})`
+    if (withDirect) {
+      for (const workload of prepared) {
+        tick(`direct ${workload.workload} ${tag}`)
+        runs.push(measureDirect(workload, repeat, settings))
+        done++
+      }
+    }
+    // Rotate the server order per repeat so a burst of outside load does not always hit the same row.
+    const shift = (repeat - 1) % Math.max(1, serverRows.length)
+    for (const row of [...serverRows.slice(shift), ...serverRows.slice(0, shift)]) {
+      tick(`${row.id} starting ${tag}`)
+      const result = await measureServerRow({
+        row,
+        repeat,
+        workloads: prepared,
+        concurrency: settings.concurrency,
+        requests: settings.requests,
+        durationSeconds: settings.durationSeconds,
+        probeHz: settings.probeHz,
+        idleMs: settings.idleMs,
+        onCell: (workload, concurrency) => {
+          // The first cell completes the start-up unit; each later one the previous cell.
+          done++
+          tick(`${row.id} ${workload.workload} c=${concurrency} ${tag}`)
+        },
+        log,
+      })
+      done++
+      servers.push(result.server)
+      runs.push(...result.runs)
+    }
+  }
+  progress.finish(`done in ${((performance.now() - started) / 60_000).toFixed(1)} min`)
+  return { servers, runs }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const flags = readFlags(argv)
+  if (flags.help) {
+    process.stdout.write(`${usage(COMMAND, SERVER_BENCH_FLAGS)}\n`)
+    return
+  }
+  const settings = resolveServerBenchSettings(flags)
+  const startedAt = new Date()
+  const started = performance.now()
+  const loadAverageBefore = loadAverage()
+  const machine = machineInfo()
+  log(
+    `sealbox benchmark:server: rows ${settings.rows.map((r) => r.id).join(', ')}; ${settings.workloads.join(' + ')}; ` +
+      `concurrency ${settings.concurrency.join(', ')}; ≤${settings.requests} requests or ${settings.durationSeconds} s per cell; ` +
+      `${settings.repeats} run(s); ${machine.cores} cores, load average ${loadAverageBefore.join(' / ')}`,
+  )
+  const dir = await mkdtemp(join(tmpdir(), 'sealbox-bench-server-'))
+  let prepared: PreparedWorkload[] = []
+  try {
+    prepared = await prepare(settings, dir)
+    const { servers, runs } = await run(settings, prepared)
+    const cells = buildCells(settings.rows, runs)
+    const { outDir, ...recorded } = settings
+    const report: ServerBenchReport = {
+      kind: 'sealbox-server-table',
+      version: 1,
+      command: [COMMAND.replace(/ --$/, ''), ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(
+        ' ',
+      ),
+      date: startedAt.toISOString(),
+      durationMs: performance.now() - started,
+      machine,
+      loadAverageBefore,
+      loadAverageAfter: loadAverage(),
+      settings: recorded,
+      serverEnv: { ...BENCH_SERVER_ENV },
+      workloads: prepared.map((p) => ({ workload: p.workload, title: p.title, facts: p.facts })),
+      loopResolutionMs: LOOP_RESOLUTION_MS,
+      servers,
+      runs,
+      cells,
+      headline: buildHeadline(settings.rows, settings.workloads, settings.concurrency, cells, servers),
+    }
+    const tables = Object.fromEntries(settings.workloads.map((w) => [w, mainTable(report, w)])) as Record<
+      Workload,
+      string
+    >
+    const markdown = renderServerMarkdown(report)
+    const paths = await writeReportFiles(outDir, 'server', {
+      markdown,
+      json: report,
+      html: renderServerHtml(report, tables),
+    })
+    process.stdout.write(`\n${markdown.split('## How it was measured')[0]}`)
+    log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)
+  } finally {
+    for (const workload of prepared) workload[Symbol.dispose]()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof BenchError) {
+    log(`benchmark:server: ${error.message}`)
+    process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
+  } else {
+    log(`benchmark:server failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    process.exitCode = 1
+  }
+})

@@ -1,0 +1,86 @@
+/**
+ * The `/healthz` prober of `benchmark:server`, in its own process (started by
+ * ChildTask): an open-loop prober — probes leave on a fixed schedule whether or not
+ * earlier ones have come back, so a stalled server cannot slow the prober down and
+ * hide its own stall. Two kinds alternate, each at `hz` per second: a fresh TCP
+ * connection per probe (`Connection: close`, what a kubelet's HTTP probe does) and
+ * reused keep-alive connections. Runs until the parent says stop, then reports.
+ */
+import { Agent, request } from 'node:http'
+import { reportChildReady, serveChildTask } from './ChildTask.ts'
+import {
+  PROBE_KINDS,
+  ProbeJobSchema,
+  type ProbeKind,
+  type ProbeResult,
+  type ProbeSample,
+} from './serverBenchProtocol.ts'
+
+const epochOf = (now: number) => performance.timeOrigin + now
+
+serveChildTask<ProbeResult>(async (input, stopped) => {
+  const job = ProbeJobSchema.parse(input)
+  const target = new URL('/healthz', job.baseUrl)
+  const keepAlive = new Agent({ keepAlive: true })
+
+  const probe = (kind: ProbeKind, scheduledAt: number): Promise<ProbeSample> =>
+    new Promise((resolve) => {
+      const sentAt = performance.now()
+      const sample: ProbeSample = {
+        kind,
+        sentAtEpochMs: epochOf(sentAt),
+        lateMs: Math.max(0, sentAt - scheduledAt),
+        latencyMs: 0,
+        ok: false,
+      }
+      let done = false
+      const finish = (error?: string) => {
+        if (done) return
+        done = true
+        sample.latencyMs = performance.now() - sentAt
+        if (error !== undefined) sample.error = error
+        resolve(sample)
+      }
+      const req = request(
+        target,
+        {
+          method: 'GET',
+          agent: kind === 'fresh' ? false : keepAlive,
+          headers: kind === 'fresh' ? { connection: 'close' } : {},
+        },
+        (res) => {
+          res.resume()
+          res.once('end', () => {
+            sample.ok = res.statusCode === 200
+            finish(sample.ok ? undefined : `HTTP ${res.statusCode}`)
+          })
+          res.once('error', (error) => finish(error.message))
+        },
+      )
+      req.setTimeout(job.timeoutMs, () => req.destroy(new Error('timeout')))
+      req.once('error', (error) => finish(error.message))
+      req.end()
+    })
+
+  reportChildReady()
+  const pending: Promise<ProbeSample>[] = []
+  const spacing = 1000 / (job.hz * PROBE_KINDS.length)
+  const start = performance.now()
+  await new Promise<void>((resolve) => {
+    let k = 0
+    const tick = () => {
+      if (stopped.aborted) {
+        resolve()
+        return
+      }
+      const scheduledAt = start + k * spacing
+      pending.push(probe(PROBE_KINDS[k % PROBE_KINDS.length] as ProbeKind, scheduledAt))
+      k++
+      setTimeout(tick, Math.max(0, start + k * spacing - performance.now()))
+    }
+    tick()
+  })
+  const samples = await Promise.all(pending)
+  keepAlive.destroy()
+  return { samples }
+})

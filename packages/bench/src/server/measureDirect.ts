@@ -1,0 +1,51 @@
+import { loadAverage } from '../report/machineInfo.ts'
+import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { directColumns } from './runColumns.ts'
+import { directRunStats } from './runStats.ts'
+import type { RunRecord } from './ServerBenchReport.ts'
+
+/** Untimed calls first: JIT, SEAL's memory pool, the processed database. */
+const WARMUP_CALLS = 3
+
+/**
+ * The Direct row: the server's job for the same request bodies, run by he-core in
+ * this process, one call after another (concurrency 1), no HTTP and no executor.
+ * Stops after `requests` calls or `durationSeconds`, like a load cell.
+ */
+export function measureDirect(
+  prepared: PreparedWorkload,
+  repeat: number,
+  limits: { requests: number; durationSeconds: number },
+): RunRecord {
+  const startedAt = new Date().toISOString()
+  const load = loadAverage()
+  for (let i = 0; i < WARMUP_CALLS; i++) prepared.runDirect(i)
+  const timings = []
+  const starts: number[] = []
+  const begin = performance.now()
+  const deadline = begin + limits.durationSeconds * 1000
+  let stoppedBy: RunRecord['stoppedBy'] = 'requests'
+  for (let i = 0; i < limits.requests; i++) {
+    if (performance.now() >= deadline) {
+      stoppedBy = 'time'
+      break
+    }
+    starts.push(performance.now() - begin)
+    timings.push(prepared.runDirect(i))
+  }
+  const wallMs = performance.now() - begin
+  return {
+    row: 'direct',
+    workload: prepared.workload,
+    concurrency: 1,
+    repeat,
+    startedAt,
+    loadAverage: load,
+    stats: directRunStats(timings, wallMs),
+    verified: null,
+    stoppedBy,
+    wallMs,
+    errorCodes: {},
+    samples: directColumns(timings, starts),
+  }
+}

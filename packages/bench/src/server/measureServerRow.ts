@@ -1,0 +1,187 @@
+import { readFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SealboxClient } from '@sealbox/he-core'
+import { ServerNode } from '@sealbox/server/testing'
+import { BenchError } from '../BenchError.ts'
+import { loadAverage } from '../report/machineInfo.ts'
+import { ChildTask } from './ChildTask.ts'
+import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { probeColumns, requestColumns, roundUs } from './runColumns.ts'
+import { errorCodes, probesIn, serverRunStats } from './runStats.ts'
+import type { RunRecord, ServerRunRecord } from './ServerBenchReport.ts'
+import type { RowSpec } from './serverBenchFlags.ts'
+import type { LoadJob, LoadResult, ProbeJob, ProbeResult } from './serverBenchProtocol.ts'
+
+const LOAD_GENERATOR = new URL('./loadGenerator.ts', import.meta.url)
+const HEALTH_PROBER = new URL('./healthProber.ts', import.meta.url)
+
+/**
+ * Settings of every server variant besides EXECUTOR and WORKERS. Load shedding is off
+ * (`MAX_EVENT_LOOP_DELAY_MS=0`) so an overloaded `inline` loop shows its latency
+ * instead of answering 503; the queues are deep enough for the highest concurrency.
+ */
+export const BENCH_SERVER_ENV: Readonly<Record<string, string>> = {
+  MODE: 'local',
+  LOG_LEVEL: 'warn',
+  MAX_EVENT_LOOP_DELAY_MS: '0',
+  QUEUE_SIZE: '1024',
+  TENANT_QUEUE_SIZE: '1024',
+  REQUEST_TIMEOUT_MS: '120000',
+  ALLOW_EXECUTOR_OVERRIDE: 'false',
+  FAULT_INJECTION: 'false',
+}
+
+const PROBE_TIMEOUT_MS = 10_000
+const REQUEST_TIMEOUT_MS = 60_000
+
+/** What one server row measures, and how it reports progress. */
+export interface ServerRowPlan {
+  row: Extract<RowSpec, { kind: 'server' }>
+  repeat: number
+  workloads: readonly PreparedWorkload[]
+  concurrency: readonly number[]
+  requests: number
+  durationSeconds: number
+  probeHz: number
+  idleMs: number
+  /** Called before each cell starts. */
+  onCell?: (workload: PreparedWorkload, concurrency: number) => void
+  log?: (line: string) => void
+}
+
+const epochNow = () => performance.timeOrigin + performance.now()
+
+/** A few requests at a time until every worker has answered each workload (JIT, key caches). */
+async function warmUp(baseUrl: string, token: string, workload: PreparedWorkload, workers: number): Promise<void> {
+  const bodies = await Promise.all(workload.bodyFiles.map((file) => readFile(file)))
+  const lanes = workers + 1
+  const perLane = 2
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = 0; i < perLane; i++) {
+        const response = await fetch(`${baseUrl}${workload.path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': workload.contentType },
+          body: bodies[(lane + i) % bodies.length] as Uint8Array<ArrayBuffer>,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        })
+        const text = await response.text()
+        if (response.status !== 200) {
+          throw new BenchError(
+            'ENGINE_FAILED',
+            `warm-up ${workload.workload}: HTTP ${response.status} ${text.slice(0, 300)}`,
+          )
+        }
+      }
+    }),
+  )
+}
+
+/**
+ * One server variant, once: a real server process (`apps/server/src/main.ts` on a
+ * free loopback port), ready when `/readyz` says its workers are warm; a session and
+ * the key sets; warm-up; the prober starts, an idle window is probed, then every
+ * workload × concurrency cell runs in a fresh load-generator process. Stopped at the end.
+ */
+export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: ServerRunRecord; runs: RunRecord[] }> {
+  const { row } = plan
+  const spawnedAt = performance.now()
+  const node = await ServerNode.start({
+    name: `bench-${row.id}`,
+    env: { ...BENCH_SERVER_ENV, EXECUTOR: row.executor, WORKERS: String(row.workers) },
+  })
+  const readyMs = performance.now() - spawnedAt
+  let prober: ChildTask<ProbeResult> | undefined
+  try {
+    const anonymous = new SealboxClient({ baseUrl: node.url })
+    const { session, client } = await anonymous.createSession()
+    for (const workload of plan.workloads) {
+      if (workload.configId !== undefined) {
+        const served = await anonymous.searchConfig()
+        if (served.configId !== workload.configId) {
+          throw new BenchError(
+            'ENGINE_FAILED',
+            `the ${row.id} server serves search config ${served.configId}, the queries were made for ${workload.configId}: are SEARCH_* or SYNTHETIC_* set in the environment?`,
+          )
+        }
+      }
+      if (workload.keySet) await client.putKeySet(workload.keySet.id, workload.keySet.bytes)
+      await warmUp(node.url, session.token, workload, row.workers)
+    }
+
+    const cells = plan.workloads.length * plan.concurrency.length
+    const probeJob: ProbeJob = { baseUrl: node.url, hz: plan.probeHz, timeoutMs: PROBE_TIMEOUT_MS }
+    const proberLimitMs = plan.idleMs + cells * (2 * plan.durationSeconds + 90) * 1000 + 120_000
+    prober = ChildTask.start<ProbeResult>('/healthz prober', HEALTH_PROBER, probeJob, proberLimitMs)
+    await prober.ready
+    await sleep(100)
+    const idleWindow = { startEpochMs: epochNow(), endEpochMs: 0 }
+    await sleep(plan.idleMs)
+    idleWindow.endEpochMs = epochNow()
+
+    const loads: Array<{
+      workload: PreparedWorkload
+      concurrency: number
+      result: LoadResult
+      startedAt: string
+      load: [number, number, number]
+    }> = []
+    for (const workload of plan.workloads) {
+      for (const concurrency of plan.concurrency) {
+        plan.onCell?.(workload, concurrency)
+        const job: LoadJob = {
+          baseUrl: node.url,
+          token: session.token,
+          path: workload.path,
+          contentType: workload.contentType,
+          bodyFiles: workload.bodyFiles,
+          concurrency,
+          warmupRequests: Math.max(2, concurrency),
+          requests: plan.requests,
+          maxSeconds: plan.durationSeconds,
+          requestTimeoutMs: REQUEST_TIMEOUT_MS,
+          scrapeLoopDelay: true,
+        }
+        const startedAt = new Date().toISOString()
+        const load = loadAverage()
+        const limitMs = (2 * plan.durationSeconds + 60) * 1000 + REQUEST_TIMEOUT_MS
+        const result = await ChildTask.start<LoadResult>('load generator', LOAD_GENERATOR, job, limitMs).result
+        loads.push({ workload, concurrency, result, startedAt, load })
+      }
+    }
+    prober.stop()
+    const probes = (await prober.result).samples
+
+    const runs = loads.map(({ workload, concurrency, result, startedAt, load }): RunRecord => {
+      const inWindow = probesIn(probes, result.window)
+      const checked = Object.entries(result.firstResponses)
+      const verified = checked.length === 0 ? false : checked.every(([i, body]) => workload.verify(Number(i), body))
+      if (!verified)
+        plan.log?.(`  ! ${row.id} ${workload.workload} c=${concurrency}: an answer did not decrypt correctly`)
+      return {
+        row: row.id,
+        workload: workload.workload,
+        concurrency,
+        repeat: plan.repeat,
+        startedAt,
+        loadAverage: load,
+        stats: serverRunStats(result, inWindow),
+        verified,
+        stoppedBy: result.stoppedBy,
+        wallMs: roundUs(result.wallMs),
+        errorCodes: errorCodes(result.samples),
+        ...(result.loopDelay ? { loopDelayRaw: result.loopDelay } : {}),
+        samples: requestColumns(result.samples),
+        probes: probeColumns(inWindow, result.window.startEpochMs),
+      }
+    })
+    const idle = serverRunStats(
+      { samples: [], window: idleWindow, wallMs: 0, stoppedBy: 'requests', firstResponses: {}, loopDelay: undefined },
+      probesIn(probes, idleWindow),
+    )
+    return { server: { row: row.id, repeat: plan.repeat, readyMs, idle, loadAverage: loadAverage() }, runs }
+  } finally {
+    prober?.kill()
+    await node.stop()
+  }
+}

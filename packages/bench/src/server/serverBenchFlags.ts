@@ -1,0 +1,152 @@
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import type { FlagSpec } from '../cli/parseFlags.ts'
+
+/** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
+export const WORKLOADS = ['search', 'program'] as const
+export type Workload = (typeof WORKLOADS)[number]
+
+/** Where a row runs its HE work. */
+export type RowSpec =
+  | { id: 'direct'; kind: 'direct'; label: string }
+  | { id: string; kind: 'server'; executor: 'inline' | 'pool' | 'process'; workers: number; label: string }
+
+/** The table's rows in their default order. */
+export const DEFAULT_ROWS = ['direct', 'inline', 'pool-1', 'pool-2', 'process-1'] as const
+
+const ROW_PATTERN = /^(direct|inline|(pool|process)-([1-9]|1[0-6]))$/
+
+/** The row a `--rows` id names (`direct`, `inline`, `pool-N`, `process-N`). */
+export function rowSpec(id: string): RowSpec {
+  if (id === 'direct') return { id, kind: 'direct', label: 'Direct (he-core in-process, no server)' }
+  if (id === 'inline') return { id, kind: 'server', executor: 'inline', workers: 1, label: 'Fastify `inline`' }
+  const match = ROW_PATTERN.exec(id)
+  const executor = match?.[2]
+  if (executor !== 'pool' && executor !== 'process') throw new Error(`not a row id: ${id}`)
+  const workers = Number(match?.[3])
+  const unit = executor === 'pool' ? 'thread' : 'child process'
+  const plural = workers === 1 ? unit : unit === 'thread' ? 'threads' : 'child processes'
+  return { id, kind: 'server', executor, workers, label: `Fastify \`${executor}\` (${workers} ${plural})` }
+}
+
+/** The flags of `npm run benchmark:server`. */
+export const SERVER_BENCH_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'rows',
+    value: 'list',
+    help: `rows: direct, inline, pool-N, process-N (default: ${DEFAULT_ROWS.join(',')})`,
+  },
+  { name: 'workloads', value: 'list', help: `${WORKLOADS.join(',')} (default: both)` },
+  { name: 'concurrency', value: 'list', help: 'clients in flight per cell (default 1,4,16; --quick: 1,4)' },
+  { name: 'requests', value: 'count', help: 'measured requests per cell, at most (default 200; --quick: 10)' },
+  { name: 'duration', value: 'seconds', help: 'measured time per cell, at most (default 5; --quick: 1)' },
+  { name: 'repeats', value: 'count', help: 'runs of every cell; medians are reported (default 3; --quick: 1)' },
+  { name: 'probe-hz', value: 'rate', help: '/healthz probes per second, per connection kind (default 20)' },
+  { name: 'quick', help: 'few requests, concurrency 1 and 4, one run: a shape check for tests' },
+  {
+    name: 'out',
+    value: 'dir',
+    help: 'where to write server.{md,json,html} (default results/server, --quick: results/tmp/server-quick)',
+  },
+  { name: 'help', help: 'print this help' },
+]
+
+const list = (what: string) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .refine((items) => items.length > 0, `give at least one ${what}`)
+
+const count = (name: string, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be at least 1`)
+    .max(max, `${name} must be at most ${max}`)
+
+/** Validates the raw flags; messages name the flag and say what is accepted. */
+export const ServerBenchFlagsSchema = z
+  .object({
+    rows: list('row')
+      .refine(
+        (items) => items.every((item) => ROW_PATTERN.test(item)),
+        'rows are direct, inline, pool-N or process-N (N = 1…16)',
+      )
+      .transform((items) => [...new Set(items)])
+      .optional(),
+    workloads: list('workload')
+      .refine(
+        (items) => items.every((item) => (WORKLOADS as readonly string[]).includes(item)),
+        `workloads are ${WORKLOADS.join(', ')}`,
+      )
+      .transform((items) => WORKLOADS.filter((w) => items.includes(w)))
+      .optional(),
+    concurrency: list('concurrency')
+      .refine(
+        (items) => items.every((item) => /^\d+$/.test(item) && Number(item) >= 1 && Number(item) <= 64),
+        'concurrency levels are whole numbers from 1 to 64',
+      )
+      .transform((items) => [...new Set(items.map(Number))].sort((a, b) => a - b))
+      .optional(),
+    requests: count('requests', 100_000).optional(),
+    duration: z.coerce
+      .number({ error: 'duration must be a number of seconds' })
+      .min(0.2, 'duration must be at least 0.2 s')
+      .max(600, 'duration must be at most 600 s')
+      .optional(),
+    repeats: count('repeats', 20).optional(),
+    'probe-hz': z.coerce
+      .number({ error: 'probe-hz must be a number' })
+      .min(1, 'probe-hz must be at least 1')
+      .max(200, 'probe-hz must be at most 200')
+      .optional(),
+    quick: z.boolean().optional(),
+    out: z.string().min(1).optional(),
+    help: z.boolean().optional(),
+  })
+  .strict()
+export type ServerBenchFlags = z.infer<typeof ServerBenchFlagsSchema>
+
+/** Everything one run does, resolved from its flags. */
+export interface ServerBenchSettings {
+  rows: RowSpec[]
+  workloads: Workload[]
+  concurrency: number[]
+  /** Measured requests per cell, at most. */
+  requests: number
+  /** Measured seconds per cell, at most. */
+  durationSeconds: number
+  repeats: number
+  /** Probes per second per connection kind (fresh and keep-alive). */
+  probeHz: number
+  /** Quiet time with the prober running before the first cell of each server (idle baseline). */
+  idleMs: number
+  quick: boolean
+  outDir: string
+}
+
+/** The package's results folder for this table. */
+export const SERVER_RESULTS_DIR = fileURLToPath(new URL('../../results/server/', import.meta.url))
+const QUICK_RESULTS_DIR = fileURLToPath(new URL('../../results/tmp/server-quick/', import.meta.url))
+
+/** Applies the defaults (full or `--quick`) under the explicit flags. */
+export function resolveServerBenchSettings(flags: ServerBenchFlags): ServerBenchSettings {
+  const quick = flags.quick === true
+  return {
+    rows: (flags.rows ?? [...DEFAULT_ROWS]).map(rowSpec),
+    workloads: flags.workloads ?? [...WORKLOADS],
+    concurrency: flags.concurrency ?? (quick ? [1, 4] : [1, 4, 16]),
+    requests: flags.requests ?? (quick ? 10 : 200),
+    durationSeconds: flags.duration ?? (quick ? 1 : 5),
+    repeats: flags.repeats ?? (quick ? 1 : 3),
+    probeHz: flags['probe-hz'] ?? 20,
+    idleMs: quick ? 300 : 1500,
+    quick,
+    outDir: flags.out ?? (quick ? QUICK_RESULTS_DIR : SERVER_RESULTS_DIR),
+  }
+}

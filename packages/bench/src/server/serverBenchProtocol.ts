@@ -1,0 +1,100 @@
+import { z } from 'zod'
+
+/*
+ * What crosses between the orchestrator and its two child processes (the load
+ * generator and the /healthz prober). Jobs are validated with zod on arrival;
+ * results come back over Node's IPC channel (advanced serialization, so bytes stay bytes).
+ */
+
+/** One load-generator run: warm-up, then the measured part, against one server. */
+export const LoadJobSchema = z.object({
+  baseUrl: z.url(),
+  token: z.string().min(1),
+  /** e.g. `/api/v1/search` or `/api/v1/evaluate`. */
+  path: z.string().startsWith('/'),
+  contentType: z.enum(['application/octet-stream', 'application/json']),
+  /** One file per distinct request body; request i sends body i mod n. */
+  bodyFiles: z.array(z.string().min(1)).min(1),
+  concurrency: z.number().int().min(1).max(256),
+  /** Unrecorded requests at the same concurrency before the measured part. */
+  warmupRequests: z.number().int().nonnegative(),
+  /** The measured part stops after this many requests… */
+  requests: z.number().int().positive(),
+  /** …or after this many seconds (in-flight requests finish), whichever comes first. */
+  maxSeconds: z.number().positive(),
+  /** A single request gives up after this long (counted as an error). */
+  requestTimeoutMs: z.number().int().positive(),
+  /** Read the server's event-loop delay from `/metrics` before and after the measured part. */
+  scrapeLoopDelay: z.boolean(),
+})
+export type LoadJob = z.infer<typeof LoadJobSchema>
+
+/** One measured request. */
+export interface RequestSample {
+  /** Client wall time from send to the whole body read (ms). */
+  latencyMs: number
+  /** HTTP status; 0 when no answer came (network error, client timeout). */
+  status: number
+  /** `Server-Timing` phases (ms). */
+  phases: Record<string, number>
+  /** Send time, ms after the measured part began. */
+  startMs: number
+  /** The error code of a failed request. */
+  code?: string
+}
+
+/** The server's event-loop delay over a window (ms), from prom-client's monitorEventLoopDelay gauges. */
+export interface LoopDelayReading {
+  p50: number
+  p90: number
+  p99: number
+  max: number
+  mean: number
+}
+
+export interface LoadResult {
+  samples: RequestSample[]
+  /** The measured part, in epoch ms (performance.timeOrigin based), for matching probes. */
+  window: { startEpochMs: number; endEpochMs: number }
+  wallMs: number
+  stoppedBy: 'requests' | 'time'
+  /** The first successful response body for each body index (to check it decrypts correctly). */
+  firstResponses: Record<number, Uint8Array>
+  /** Event-loop delay over the measured part as the server's histogram recorded it (resolution included). */
+  loopDelay: LoopDelayReading | undefined
+}
+
+/** The prober's job: probe `/healthz` at a fixed rate until told to stop. */
+export const ProbeJobSchema = z.object({
+  baseUrl: z.url(),
+  /** Probes per second of each kind; the kinds alternate, evenly spaced. */
+  hz: z.number().positive().max(1000),
+  timeoutMs: z.number().int().positive(),
+})
+export type ProbeJob = z.infer<typeof ProbeJobSchema>
+
+/** `fresh`: a new TCP connection per probe (like a kubelet); `keepAlive`: reused connections. */
+export const PROBE_KINDS = ['fresh', 'keepAlive'] as const
+export type ProbeKind = (typeof PROBE_KINDS)[number]
+
+/** One `/healthz` probe. */
+export interface ProbeSample {
+  kind: ProbeKind
+  /** When it was sent (epoch ms). */
+  sentAtEpochMs: number
+  /** How late the prober itself sent it relative to its schedule (ms): its own CPU starvation. */
+  lateMs: number
+  latencyMs: number
+  ok: boolean
+  error?: string
+}
+
+export interface ProbeResult {
+  samples: ProbeSample[]
+}
+
+/** Parent → child. */
+export type ChildCommand = { type: 'start'; job: unknown } | { type: 'stop' }
+
+/** Child → parent. */
+export type ChildReport<T> = { type: 'ready' } | { type: 'result'; result: T } | { type: 'error'; message: string }
