@@ -60,7 +60,7 @@ function Pipeline() {
           <p className="pipeline-needs" data-testid="pipeline-needs">
             Needs: {analysis.needsRelinKeys ? 'relinearization keys' : 'no relinearization keys'}
             {analysis.keyGenSteps.length > 0
-              ? `, Galois keys for step${analysis.keyGenSteps.length === 1 ? '' : 's'} ${analysis.keyGenSteps.join(', ')}`
+              ? `, Galois keys for rotation${analysis.keyGenSteps.length === 1 ? '' : 's'} by ${analysis.keyGenSteps.join(', ')}`
               : ', no Galois keys'}{' '}
             · {analysis.keySwitches} key switch{analysis.keySwitches === 1 ? '' : 'es'}
           </p>

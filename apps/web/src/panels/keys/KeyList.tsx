@@ -61,58 +61,62 @@ export function KeyList() {
           const entry = keys[kind]
           const error = errors[kind]
           return (
-            <li key={kind} className="variable-row" data-testid={`key-${kind}`}>
-              <div className="variable-head">
-                <span className="key-name">{KEY_LABELS[kind]}</span>
-                {entry ? <span className="badge badge-ok">ready</span> : <span className="badge">none</span>}
-                {entry?.seeded ? <span className="badge badge-accent">seeded</span> : null}
-                <span className="row-actions">
+            <li key={kind} className="variable-row key-row" data-testid={`key-${kind}`}>
+              <div className="key-main">
+                <div className="variable-head">
+                  <span className="key-name">{KEY_LABELS[kind]}</span>
+                  {entry ? <span className="badge badge-ok">ready</span> : <span className="badge">none</span>}
+                  {entry?.seeded ? <span className="badge badge-accent">seeded</span> : null}
+                </div>
+                <div className="field-help">
+                  {entry ? describe(entry) : KEY_NOTES[kind]}
+                  {entry?.steps && entry.steps.length > 0 ? (
+                    <span className="mono"> · steps {entry.steps.join(', ')}</span>
+                  ) : null}
+                </div>
+              </div>
+              <div className="key-actions">
+                <button
+                  type="button"
+                  className="button-small"
+                  disabled={!entry || busy}
+                  onClick={() => void downloadKey(sandbox, kind)}
+                  aria-label={`Download ${KEY_LABELS[kind].toLowerCase()}`}
+                >
+                  Download
+                </button>
+                <FileButton
+                  label="Upload…"
+                  testId={`upload-${kind}`}
+                  disabled={busy || (kind !== 'secretKey' && !keys.secretKey)}
+                  onFile={(file) => void upload(kind, file)}
+                />
+                {entry && (kind === 'relinKeys' || kind === 'galoisKeys') ? (
                   <button
                     type="button"
-                    className="button-small"
-                    disabled={!entry || busy}
-                    onClick={() => void downloadKey(sandbox, kind)}
-                    aria-label={`Download ${KEY_LABELS[kind].toLowerCase()}`}
+                    className="button-small button-ghost"
+                    disabled={busy}
+                    onClick={() => void removeKeys(sandbox, [kind])}
+                    aria-label={`Remove ${KEY_LABELS[kind].toLowerCase()}`}
                   >
-                    Download
+                    Remove
                   </button>
-                  <FileButton
-                    label="Upload…"
-                    testId={`upload-${kind}`}
-                    disabled={busy || (kind !== 'secretKey' && !keys.secretKey)}
-                    onFile={(file) => void upload(kind, file)}
-                  />
-                  {entry && (kind === 'relinKeys' || kind === 'galoisKeys') ? (
-                    <button
-                      type="button"
-                      className="button-small button-ghost"
-                      disabled={busy}
-                      onClick={() => void removeKeys(sandbox, [kind])}
-                      aria-label={`Remove ${KEY_LABELS[kind].toLowerCase()}`}
-                    >
-                      Remove
-                    </button>
-                  ) : null}
-                </span>
-              </div>
-              <div className="field-help">
-                {entry ? describe(entry) : KEY_NOTES[kind]}
-                {entry?.steps && entry.steps.length > 0 ? (
-                  <span className="mono"> · steps {entry.steps.join(', ')}</span>
                 ) : null}
               </div>
               {error ? (
-                <ErrorNotice
-                  error={error}
-                  title={`Could not load ${KIND_WORDS[kind]}`}
-                  onDismiss={() => setError(kind, undefined)}
-                />
+                <div className="key-error">
+                  <ErrorNotice
+                    error={error}
+                    title={`Could not load ${KIND_WORDS[kind]}`}
+                    onDismiss={() => setError(kind, undefined)}
+                  />
+                </div>
               ) : null}
             </li>
           )
         })}
       </ul>
-      <p className="field-help">
+      <p className="field-help card-footnote">
         Files are sealbox envelopes (<code>.sbx</code>): kind, parameters and key set are checked before anything is
         loaded, so a wrong file gets a clear error instead of garbage.
       </p>

@@ -42,7 +42,12 @@ export function ParamsFactsView({ check, plainModulus }: { check: DraftCheck; pl
         </div>
         <div>
           <dt>Key switching</dt>
-          <dd>{facts.keySwitching ? 'Yes: relinearization and rotations' : 'No (a single prime)'}</dd>
+          <dd>
+            {facts.keySwitching ? 'Yes' : 'No'}
+            <span className="fact-note">
+              {facts.keySwitching ? ' relinearization, rotations' : ' a single prime: no relinearization or rotations'}
+            </span>
+          </dd>
         </div>
         {facts.plainModulusBits !== undefined ? (
           <div>
