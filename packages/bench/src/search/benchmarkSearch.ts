@@ -10,6 +10,7 @@ import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { loadSeal, type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core'
+import { calibrateSealOps } from './calibrateSealOps.ts'
 import { measureBatch } from './measureBatch.ts'
 import { measureSearch, type SampleCounts, type SearchMeasurement } from './measureSearch.ts'
 import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
@@ -73,6 +74,8 @@ async function main(argv: string[]): Promise<void> {
     return result
   }
 
+  log('[search] calibrating single SEAL operations')
+  const calibration = [await calibrateSealOps('bgv', 100), await calibrateSealOps('bfv', 100)]
   const defaults: SearchConfigInput = { rows, dimension }
   const headline = await run('default config', defaults, true)
   const schemes = [
@@ -145,6 +148,7 @@ async function main(argv: string[]): Promise<void> {
     large,
     threads,
     batch,
+    calibration: [...calibration, await calibrateSealOps('bgv', 100), await calibrateSealOps('bfv', 100)],
   }
   await mkdir(outDir, { recursive: true })
   const markdown = renderSearchReport(report)

@@ -1,3 +1,4 @@
+import type { SealOpCalibration } from './calibrateSealOps.ts'
 import type { BatchMeasurement } from './measureBatch.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 import type { ThreadedMeasurement } from './threadedSearch.ts'
@@ -15,9 +16,11 @@ export interface SearchBenchReport {
   large: SearchMeasurement | undefined
   threads: ThreadedMeasurement[]
   batch: BatchMeasurement | undefined
+  /** Single operations timed at the start and at the end of the run. */
+  calibration: SealOpCalibration[]
 }
 
-const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : '–')
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 1 ? 3 : value < 10 ? 2 : 1) : '–')
 const kib = (bytes: number) => (bytes === 0 ? '0' : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KiB`)
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`
@@ -116,6 +119,29 @@ export function renderSearchReport(report: SearchBenchReport): string {
     `Command: \`${report.command}\`  `,
     `Date: ${report.date}; ${report.machine.cpuModel}, ${report.machine.cores} logical cores, Node ${report.machine.node}, ${report.machine.os}; load average ${report.machine.loadAverage.join(' / ')}.  `,
     `Timings: ${report.samples.samples} queries after ${report.samples.warmup} warm-up queries on one thread, node-seal 7 (SEAL 4.1 in WebAssembly), server side only (no network, no client). Server phases are this thread's CPU time (\`process.threadCpuUsage\`): the machine is shared, and a wall clock also counts waiting for a core. Wall-clock totals are listed next to them.`,
+    '',
+    '## Single operations during this run',
+    '',
+    'Timed at the start and at the end of the run (wall clock, min / median of 100). They show how busy the shared machine was; the query times in units of one NTT-form multiply do not depend on it.',
+    '',
+    table(
+      [
+        'scheme',
+        'when',
+        'multiply (NTT form)',
+        'rotateRows',
+        'mod switch to last level',
+        'load seeded zstd ciphertext',
+      ],
+      report.calibration.map((c, i) => [
+        c.scheme.toUpperCase(),
+        i < report.calibration.length / 2 ? 'start' : 'end',
+        `${ms(c.multiplyPlainNtt.min)} / ${ms(c.multiplyPlainNtt.median)}`,
+        `${ms(c.rotateRows.min)} / ${ms(c.rotateRows.median)}`,
+        `${ms(c.modSwitch.min)} / ${ms(c.modSwitch.median)}`,
+        `${ms(c.loadSeeded.min)} / ${ms(c.loadSeeded.median)}`,
+      ]),
+    ),
     '',
     '## Headline: the default config',
     '',
