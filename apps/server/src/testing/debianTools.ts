@@ -47,6 +47,9 @@ export function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0
 }
 
+// util-linux installs it in /usr/sbin, which a minimal PATH (CI, cron) may lack.
+const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser'
+
 /** Output of a finished command. */
 export interface CommandResult {
   stdout: string
@@ -63,7 +66,7 @@ export function runCommand(
   options: { asUser?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CommandResult> {
   const [cmd, argv] =
-    options.asUser !== undefined && isRoot() ? ['runuser', ['-u', options.asUser, '--', file, ...args]] : [file, args]
+    options.asUser !== undefined && isRoot() ? [RUNUSER, ['-u', options.asUser, '--', file, ...args]] : [file, args]
   return new Promise((resolve, reject) => {
     execFile(
       cmd,
