@@ -2,10 +2,12 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from './support/browsers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
+import { ckksExampleLines, numbersOf } from './support/exampleOracle.ts'
 import { saveScreenshot } from './support/screenshots.ts'
 
 const run = promisify(execFile)
@@ -226,8 +228,31 @@ describe('sandbox in Chromium', () => {
     )
   })
 
+  it('loads the CKKS example, runs it, and matches he-core in Node within CKKS precision', async () => {
+    const expected = await ckksExampleLines()
+    await page.getByRole('button', { name: 'Examples' }).click()
+    await page.getByRole('button', { name: 'Load the CKKS, n = 8192 example' }).click()
+    await openPanel('Functions')
+    const last = page.getByTestId(`step-${EXAMPLE_WORKSPACES.ckks.steps.length}`)
+    await last.getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
+    await saveScreenshot(page, 'functions-ckks')
+    await openPanel('Code')
+    const printed = (await page.getByTestId('expected-output').textContent()) ?? ''
+    const got = numbersOf(printed)
+    const want = numbersOf(expected)
+    expect([...got.keys()].sort()).toEqual([...want.keys()].sort())
+    for (const [name, values] of got) {
+      const reference = want.get(name) ?? []
+      expect(values.length).toBe(reference.length)
+      values.forEach((value, j) => {
+        expect(Math.abs(value - (reference[j] ?? Number.NaN))).toBeLessThan(1e-2)
+      })
+    }
+  })
+
   it('keeps the page responsive during n = 16384 key generation and cancels it', async () => {
     await openPanel('Parameters')
+    await page.getByTestId('scheme-bfv').check({ force: true })
     await page.getByTestId('polyModulusDegree-16384').check({ force: true })
     await page.getByText('SEAL default').click()
     await page.getByRole('button', { name: 'Use these parameters' }).click()

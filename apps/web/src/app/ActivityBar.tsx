@@ -3,6 +3,9 @@ import { formatBytes, formatMs } from '../ui/format.ts'
 import { Spinner } from '../ui/Spinner.tsx'
 import { useActivity, useSandbox } from './SandboxContext.tsx'
 
+/** Work that was not expected to be long becomes cancellable after this long. */
+const CANCEL_AFTER_MS = 3000
+
 /** Milliseconds since `startedAt`, re-rendered ten times a second while `running`. */
 function useElapsed(startedAt: number | undefined): number {
   const [now, setNow] = useState(() => performance.now())
@@ -46,7 +49,8 @@ export function ActivityBar() {
                 <progress className="activity-progress" max={job.progress.total} value={job.progress.done} />
               )
             ) : null}
-            {job.cancellable ? (
+            {/* Anything that runs long can be cancelled: the worker is restarted and the workspace restored. */}
+            {job.cancellable || elapsed > CANCEL_AFTER_MS ? (
               <button type="button" className="button-small" onClick={() => sandbox.cancel()}>
                 Cancel
               </button>

@@ -141,7 +141,11 @@ export class Sandbox {
       const heError = error instanceof HeError ? error : toHeError(error)
       // A cancel during restore starts another restore; only report real failures.
       if (heError.code === 'CANCELLED') return
-      this.activity.update((a) => ({ ...a, worker: 'failed', workerError: heError.message }))
+      // node-seal 7 needs WebAssembly GC and exception handling (exnref): name the likely cause.
+      const wasm = /WebAssembly|wasm|CompileError|exn|noexternref/i.test(heError.message)
+      const hint = wasm ? ' This browser may be too old for node-seal 7: use a recent Chromium, Firefox or Safari.' : ''
+      const message = heError.message.replace(/\.$/, '')
+      this.activity.update((a) => ({ ...a, worker: 'failed', workerError: `${message}.${hint}` }))
     }
   }
 

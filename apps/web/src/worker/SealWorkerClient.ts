@@ -25,6 +25,10 @@ interface Pending {
   onProgress: ((progress: ProgressReply) => void) | undefined
 }
 
+/** More crashes than this within the window and the worker stays down (the page says why). */
+const MAX_CRASHES = 3
+const CRASH_WINDOW_MS = 60_000
+
 /** Makes a worker; a factory so a cancelled worker can be replaced. */
 export type WorkerFactory = () => Worker
 
@@ -35,6 +39,8 @@ export class SealWorkerClient {
   readonly #restartListeners = new Set<() => void>()
   #worker: Worker
   #nextId = 1
+  /** Recent crash times: a worker that keeps crashing is not restarted forever. */
+  #crashes: number[] = []
 
   constructor(factory: WorkerFactory) {
     this.#factory = factory
@@ -94,11 +100,13 @@ export class SealWorkerClient {
       event.preventDefault()
       // An uncaught error or a failed module load: the worker is unusable.
       this.#failAll(new HeError('WORKER_FAILED', `The SEAL worker failed: ${event.message || 'it could not start'}`))
-      if (this.#worker === worker) {
-        worker.terminate()
-        this.#worker = this.#spawn()
-        for (const listener of this.#restartListeners) listener()
-      }
+      if (this.#worker !== worker) return
+      worker.terminate()
+      const now = Date.now()
+      this.#crashes = [...this.#crashes.filter((t) => now - t < CRASH_WINDOW_MS), now]
+      if (this.#crashes.length > MAX_CRASHES) return
+      this.#worker = this.#spawn()
+      for (const listener of this.#restartListeners) listener()
     }
     return worker
   }

@@ -144,6 +144,7 @@ export function StepCard({
           </span>
           <input
             className="mono step-out"
+            style={{ width: `${Math.max(6, entry.out.length + 3)}ch` }}
             aria-label={`${label} result name`}
             value={entry.out}
             spellCheck={false}

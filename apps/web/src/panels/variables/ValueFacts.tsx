@@ -35,7 +35,8 @@ export function ValueFacts({
       ) : null}
       {scaleBits !== undefined ? (
         <span className="badge" title="CKKS scale">
-          scale 2^{scaleBits.toFixed(scaleBits % 1 === 0 ? 0 : 2)}
+          {/* Rescaling by a prime near 2^k leaves 2^40.0000002: show 2^40 unless the difference is visible. */}
+          scale 2^{Math.abs(scaleBits - Math.round(scaleBits)) < 1e-3 ? Math.round(scaleBits) : scaleBits.toFixed(2)}
         </span>
       ) : null}
       {size !== undefined ? (
