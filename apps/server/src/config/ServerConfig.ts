@@ -78,20 +78,25 @@ export const ServerConfigSchema = z
     /** Production tenants: `tenant:token,tenant2:token2`. */
     TOKENS: tokenList,
     /**
-     * Where key sets are stored: \`file\` (embedded, under DATA_DIR) or a PostgreSQL URL
-     * (\`postgres://user:password@host:5432/db\`) shared by several server nodes.
+     * Where key sets are stored: `file` (embedded, under DATA_DIR) or a PostgreSQL URL
+     * (`postgres://user:password@host:5432/db`) shared by several server nodes.
      */
     KEY_STORE: z
       .string()
       .regex(/^(file|postgres(ql)?:\/\/.+)$/, 'expected "file" or a postgres://… URL')
       .default('file'),
     /**
-     * Which worker runs a job: \`affinity\` (the worker that already holds the job's keys
-     * deserialized, load-aware) or \`round-robin\` (the next free worker; for comparison).
+     * Which worker runs a job: `affinity` (the worker that already holds the job's keys
+     * deserialized, load-aware) or `round-robin` (the next free worker; for comparison).
      */
     SCHEDULING: z.enum(['affinity', 'round-robin']).default('affinity'),
     /** Per-worker budget of deserialized evaluation keys (LRU). */
     KEY_CACHE_BYTES: int(0, 64 * 1024 * MiB).default(256 * MiB),
+    /**
+     * Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier
+     * between the workers' caches and the store; 0 disables it.
+     */
+    KEY_BYTES_CACHE_BYTES: int(0, 64 * 1024 * MiB).default(256 * MiB),
     /** Jobs waiting for a worker, all tenants together; beyond it: 503 + Retry-After. */
     QUEUE_SIZE: int(1, 100_000).default(64),
     /** Jobs one tenant may have waiting; keeps one tenant from filling the whole queue. */

@@ -41,11 +41,16 @@ export interface Executor {
   /** Jobs that could start right now. */
   freeSlots(): number
   /**
+   * Ids of the workers that could start a job right now (`thread-7`, as in replies), for
+   * schedulers that choose the worker (affinity). Executors without it pick themselves.
+   */
+  idleWorkers?(): string[]
+  /**
    * Runs one job. `deadline` aborts work that overstays: an isolated executor kills
    * the worker (the reply is a TIMEOUT error and the worker is replaced). Failures of
    * the job itself come back in the reply; a rejection means the worker failed.
    */
-  run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply>
+  run(job: WorkerJob, deadline: AbortSignal, workerId?: string): Promise<WorkerReply>
   status(): ExecutorStatus
   /** Waits for running jobs, then stops every worker. */
   close(): Promise<void>

@@ -6,6 +6,7 @@ import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineExecutor } from './InlineExecutor.ts'
 import type { WarmInfo, WorkerJob } from './jobMessages.ts'
+import { KeyBytesCache } from './KeyBytesCache.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
@@ -36,6 +37,8 @@ export class ExecutorHub {
   readonly #metrics: ServerMetrics
   readonly #log: FastifyBaseLogger
   #warm: WarmInfo | undefined
+  /** Full-form key bytes shared by every worker of this node (the middle key tier). */
+  readonly bytesCache: KeyBytesCache
 
   constructor(options: { config: ServerConfig; setup: WorkerSetup; metrics: ServerMetrics; log: FastifyBaseLogger }) {
     this.#config = options.config
@@ -43,6 +46,8 @@ export class ExecutorHub {
     this.#metrics = options.metrics
     this.#log = options.log
     this.defaultMode = options.config.EXECUTOR
+    this.bytesCache = new KeyBytesCache(options.config.KEY_BYTES_CACHE_BYTES)
+    options.metrics.watchBytesCache(this.bytesCache)
   }
 
   /** Creates and warms the executors; resolves when each has a warm worker. */
@@ -71,6 +76,8 @@ export class ExecutorHub {
           executor,
           maxQueued: this.#config.QUEUE_SIZE,
           maxQueuedPerTenant: this.#config.TENANT_QUEUE_SIZE,
+          scheduling: this.#config.SCHEDULING,
+          bytesCache: this.bytesCache,
         })
         this.#schedulers.set(mode, scheduler)
         this.#metrics.watch(mode, scheduler)

@@ -1,6 +1,8 @@
 import { HeError } from '@sealbox/he-core'
+import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
 import type { Executor } from './Executor.ts'
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
+import type { KeyBytesCache } from './KeyBytesCache.ts'
 
 /** Options of the scheduler in front of an executor. */
 export interface FairSchedulerOptions {
@@ -9,6 +11,10 @@ export interface FairSchedulerOptions {
   maxQueued: number
   /** Jobs one tenant may have waiting. */
   maxQueuedPerTenant: number
+  /** How a job's worker is chosen when the executor lets the scheduler choose (default affinity). */
+  scheduling?: SchedulingPolicy
+  /** The node's cache of full-form key bytes, sent with a job to a worker that lacks its keys. */
+  bytesCache?: KeyBytesCache
 }
 
 /** How to run one submission. */
@@ -28,11 +34,26 @@ export interface Scheduled {
 interface Entry {
   tenant: string
   job: WorkerJob
+  /** `tenant/sha256` of the job's evaluation keys (what a worker may already hold). */
+  keys: string | undefined
+  /** Times a later job went first (affinity); bounded so no job waits for long. */
+  bypassed: number
   enqueuedAt: number
   deadlineAt: number
   resolve(value: Scheduled): void
   reject(error: unknown): void
   cleanup(): void
+}
+
+/** Tenants (queue heads) the worker choice looks at, in fair order. */
+const LOOKAHEAD = 8
+/** Times a job may be passed over for locality before it must go next. */
+const MAX_BYPASS = 4
+
+/** `tenant/sha256` of a job's stored keys. */
+function keysOf(job: WorkerJob): string | undefined {
+  if ((job.type === 'search' || job.type === 'evaluate') && job.keys) return `${job.keys.tenant}/${job.keys.sha256}`
+  return undefined
 }
 
 /**
@@ -56,11 +77,18 @@ export class FairScheduler {
   #idleWaiters: Array<() => void> = []
   /** Moving average of job run time, for Retry-After. */
   #avgJobMs = 50
+  readonly #scheduling: SchedulingPolicy
+  readonly #bytesCache: KeyBytesCache | undefined
+  /** Which keys (`tenant/sha256`) each worker holds deserialized, mirrored from replies. */
+  readonly #holds = new Map<string, Set<string>>()
+  #lastWorker = ''
 
   constructor(options: FairSchedulerOptions) {
     this.#executor = options.executor
     this.#maxQueued = options.maxQueued
     this.#maxPerTenant = options.maxQueuedPerTenant
+    this.#scheduling = options.scheduling ?? 'affinity'
+    this.#bytesCache = options.bytesCache
   }
 
   get executor(): Executor {
@@ -100,6 +128,8 @@ export class FairScheduler {
       const entry: Entry = {
         tenant,
         job,
+        keys: keysOf(job),
+        bypassed: 0,
         enqueuedAt: now,
         deadlineAt: now + options.timeoutMs,
         resolve,
@@ -126,12 +156,57 @@ export class FairScheduler {
     })
   }
 
-  /** Starts waiting jobs while the executor has free slots. */
+  /**
+   * Starts waiting jobs while the executor has free slots. When the executor lets us
+   * choose the worker, `chooseWorker` pairs an idle worker with a job among the first
+   * tenants in fair order (affinity: the worker that holds the job's keys).
+   */
   pump(): void {
     while (this.#queued > 0 && this.#executor.freeSlots() > 0) {
-      const entry = this.#next()
-      if (entry) this.#start(entry)
+      const idle = this.#executor.idleWorkers?.()
+      if (!idle) {
+        const entry = this.#next()
+        if (entry) this.#start(entry)
+        continue
+      }
+      if (idle.length === 0) return
+      const heads = this.#ring.slice(0, LOOKAHEAD).map((tenant) => this.#queues.get(tenant)?.[0] as Entry)
+      const choice = chooseWorker(this.#scheduling, heads, idle, this.#holds, this.#lastWorker, MAX_BYPASS)
+      const entry = heads[choice.job] as Entry
+      for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
+      this.#take(entry)
+      this.#lastWorker = choice.worker
+      this.#start(entry, choice.worker)
     }
+  }
+
+  /** Removes a tenant's head entry; the tenant goes to the back of the ring if it has more. */
+  #take(entry: Entry): void {
+    const queue = this.#queues.get(entry.tenant)
+    queue?.shift()
+    const at = this.#ring.indexOf(entry.tenant)
+    if (at !== -1) this.#ring.splice(at, 1)
+    if (queue && queue.length > 0) this.#ring.push(entry.tenant)
+    else this.#queues.delete(entry.tenant)
+    this.#queued--
+  }
+
+  /** Mirrors a worker's key cache and fills the bytes cache from a reply. */
+  #learn(reply: WorkerReply): void {
+    if (reply.cachedKeys) {
+      // Cache keys are tenant/sha256/fingerprint; placement is per key set version.
+      this.#holds.set(reply.worker.workerId, new Set(reply.cachedKeys.map((key) => key.split('/', 2).join('/'))))
+    }
+    if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.key, reply.fullFormKeys.bytes)
+  }
+
+  /** The job to send to `worker`: with full-form key bytes when it does not hold the keys. */
+  #withKeyBytes(entry: Entry, worker: string | undefined): WorkerJob {
+    const job = entry.job
+    if (!worker || !entry.keys || !this.#bytesCache || this.#holds.get(worker)?.has(entry.keys)) return job
+    if (job.type !== 'search' && job.type !== 'evaluate') return job
+    const keyBytes = this.#bytesCache.get(entry.keys)
+    return keyBytes ? { ...job, keyBytes } : job
   }
 
   #next(): Entry | undefined {
@@ -145,7 +220,7 @@ export class FairScheduler {
     return entry
   }
 
-  #start(entry: Entry): void {
+  #start(entry: Entry, worker?: string): void {
     entry.cleanup()
     const started = performance.now()
     const queueMs = started - entry.enqueuedAt
@@ -157,10 +232,14 @@ export class FairScheduler {
     )
     this.#running++
     this.#executor
-      .run(entry.job, deadline.signal)
+      .run(this.#withKeyBytes(entry, worker), deadline.signal, worker)
       .then(
         (reply) => {
-          this.#avgJobMs = 0.8 * this.#avgJobMs + 0.2 * (performance.now() - started)
+          const elapsed = performance.now() - started
+          this.#avgJobMs = 0.8 * this.#avgJobMs + 0.2 * elapsed
+          this.#learn(reply)
+          // Posting the job and its reply between threads (or processes): what the worker did not spend.
+          if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
           entry.resolve({ reply, queueMs })
         },
         (error: unknown) => entry.reject(error),

@@ -40,6 +40,7 @@ export class KeyCache<V extends CachedValue> {
   #hits = 0
   #misses = 0
   #evictions = 0
+  #version = 0
 
   constructor(budgetBytes: number) {
     this.#budget = budgetBytes
@@ -73,6 +74,7 @@ export class KeyCache<V extends CachedValue> {
     }
     this.#entries.set(key, entry)
     this.#bytes += bytes
+    this.#version++
     this.#evictUntilWithinBudget()
     return this.#lend(entry, false)
   }
@@ -98,6 +100,7 @@ export class KeyCache<V extends CachedValue> {
       this.#entries.delete(key)
       this.#bytes -= entry.bytes
       this.#evictions++
+      this.#version++
       entry.evicted = true
       if (entry.users === 0) entry.value.dispose()
     }
@@ -111,6 +114,17 @@ export class KeyCache<V extends CachedValue> {
     }
     this.#entries.clear()
     this.#bytes = 0
+    this.#version++
+  }
+
+  /** Bumped whenever the set of cached keys changes (the scheduler mirrors it). */
+  get version(): number {
+    return this.#version
+  }
+
+  /** The cached keys, least recently used first. */
+  keys(): string[] {
+    return [...this.#entries.keys()]
   }
 
   stats(): KeyCacheStats {

@@ -35,6 +35,8 @@ export class WorkerPoolExecutor implements Executor {
   /** See retireFlags.ts: the load balancer skips threads that asked to be replaced. */
   readonly #retireFlags = createRetireFlags()
   #running = 0
+  /** Threads running a job now (the scheduler sends each job to a chosen idle thread). */
+  readonly #busy = new Set<number>()
   #replacements = 0
   #closing = false
 
@@ -62,7 +64,16 @@ export class WorkerPoolExecutor implements Executor {
         // Workers run our .ts sources directly; the package condition points them at src/.
         execArgv: ['--conditions=@sealbox/source'],
         workerData: { setup, retireFlags: this.#retireFlags, ...(wasmModule ? { wasmModule } : {}) },
-        loadBalancer: (_task, workers) => {
+        loadBalancer: (task, workers) => {
+          // A job sent to a chosen thread (affinity) runs there; if that thread is not free
+          // (gone, or not yet ready after a replacement), on any free one: never wait here.
+          const options = (task as unknown as Record<symbol, { threadId?: number } | null>)[Piscina.queueOptionsSymbol]
+          const target = options?.threadId
+          if (target !== undefined) {
+            const chosen = workers.find((worker) => worker.id === target)
+            if (chosen && chosen.currentUsage === 0 && !chosen.terminating && this.#inServiceId(chosen.id))
+              return chosen
+          }
           for (const worker of workers) {
             if (worker.currentUsage === 0 && !worker.terminating && this.#inServiceId(worker.id)) return worker
           }
@@ -118,12 +129,23 @@ export class WorkerPoolExecutor implements Executor {
     return Math.max(0, this.#inService() - this.#running)
   }
 
-  async run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply> {
+  idleWorkers(): string[] {
+    if (this.#closing) return []
+    this.#inService()
+    const idle: string[] = []
+    for (const id of this.#warm.keys()) if (this.#inServiceId(id) && !this.#busy.has(id)) idle.push(`thread-${id}`)
+    return idle
+  }
+
+  async run(job: WorkerJob, deadline: AbortSignal, workerId?: string): Promise<WorkerReply> {
     const pool = this.#pool
     if (!pool) throw new HeError('INTERNAL', 'the worker pool is not started')
+    const target = workerId?.startsWith('thread-') ? Number(workerId.slice('thread-'.length)) : undefined
     this.#running++
+    if (target !== undefined) this.#busy.add(target)
     try {
-      const reply = WorkerReplySchema.parse(await pool.run(job, { signal: deadline }))
+      const task = target === undefined ? job : { ...job, [Piscina.queueOptionsSymbol]: { threadId: target } }
+      const reply = WorkerReplySchema.parse(await pool.run(task, { signal: deadline }))
       if (reply.recycle) this.#retire(reply.worker.threadId, reply.recycle)
       return reply
     } catch (error) {
@@ -137,6 +159,7 @@ export class WorkerPoolExecutor implements Executor {
       throw new HeError('WORKER_FAILED', 'the worker running this job died; it is being replaced', { cause: error })
     } finally {
       this.#running--
+      if (target !== undefined) this.#busy.delete(target)
       this.#events.onCapacity?.()
     }
   }

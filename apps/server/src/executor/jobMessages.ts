@@ -19,6 +19,8 @@ export const SearchJobSchema = z.object({
   keys: KeyBlobRefSchema.optional(),
   /** The key-set id every query ciphertext must carry (from the stored record). */
   keySetId: z.string().optional(),
+  /** The keys in full form from the node's bytes cache, sent when the worker does not hold them. */
+  keyBytes: bytes.optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
 })
@@ -34,6 +36,7 @@ export const EvaluateJobSchema = z.object({
   inputs: z.record(z.string(), bytes),
   keys: KeyBlobRefSchema.optional(),
   keySetId: z.string().optional(),
+  keyBytes: bytes.optional(),
 })
 
 /** Check an upload by loading it into SEAL before it is stored. */
@@ -104,16 +107,31 @@ export type WorkerStats = z.infer<typeof WorkerStatsSchema>
 const ms = z.number().nonnegative()
 export const PhaseTimingsSchema = z.object({
   keyload: ms.optional(),
+  keydeserialize: ms.optional(),
   deserialize: ms.optional(),
   compute: ms.optional(),
   serialize: ms.optional(),
+  /** Set by the scheduler: dispatch-to-reply time the worker did not spend on the job. */
+  transfer: ms.optional(),
 })
+
+/** Where a job's evaluation keys came from: the worker's cache, the node's bytes cache, the store. */
+export const KEY_TIERS = ['worker', 'bytes', 'store'] as const
+export type KeyTier = (typeof KEY_TIERS)[number]
 
 export const WorkerReplySchema = z.object({
   result: JobResultSchema,
   timings: PhaseTimingsSchema,
   /** Whether this job's evaluation keys came from the worker's cache. */
   keyCache: z.enum(['hit', 'miss', 'none']),
+  /** Which tier served the keys (absent when the job used none). */
+  keyTier: z.enum(KEY_TIERS).optional(),
+  /** Keys read from the store, re-saved in full form for the node's bytes cache (`tenant/sha256` → bytes). */
+  fullFormKeys: z.object({ key: z.string(), bytes }).optional(),
+  /** The worker cache's keys (`tenant/sha256/fingerprint`), sent when they changed. */
+  cachedKeys: z.array(z.string()).optional(),
+  /** Wall time of the job inside the worker, ms. */
+  runMs: z.number().nonnegative().optional(),
   worker: WorkerStatsSchema,
   /** Set when this worker must be replaced after this job (and why). */
   recycle: z.enum(['sealExceptions', 'outOfMemory', 'fault']).optional(),

@@ -1,5 +1,20 @@
 /** The phases a request can report in its `Server-Timing` header. */
-export const TIMING_PHASES = ['auth', 'queue', 'keyload', 'deserialize', 'compute', 'serialize', 'store'] as const
+/**
+ * `keyload`: key bytes fetched from the durable store; `keydeserialize`: keys loaded into
+ * SEAL (absent when the worker already held them); `deserialize`: the request's own
+ * ciphertexts; `transfer`: moving the job and its reply between the event loop and the worker.
+ */
+export const TIMING_PHASES = [
+  'auth',
+  'queue',
+  'keyload',
+  'keydeserialize',
+  'deserialize',
+  'compute',
+  'serialize',
+  'transfer',
+  'store',
+] as const
 export type TimingPhase = (typeof TIMING_PHASES)[number]
 
 /** Phase durations in milliseconds, as measured wherever the work ran. */

@@ -3,6 +3,7 @@ import type { ExecutorMode } from '../config/ServerConfig.ts'
 import type { ReplacementReason } from '../executor/Executor.ts'
 import type { FairScheduler } from '../executor/FairScheduler.ts'
 import type { WorkerReply } from '../executor/jobMessages.ts'
+import type { KeyBytesCache } from '../executor/KeyBytesCache.ts'
 import type { PhaseTimings } from '../http/ServerTiming.ts'
 
 const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -17,6 +18,8 @@ export class ServerMetrics {
   readonly #requests: Counter<'route' | 'method' | 'status'>
   readonly #phases: Histogram<'route' | 'phase'>
   readonly #keyCache: Counter<'executor' | 'result'>
+  readonly #keyTiers: Counter<'executor' | 'tier'>
+  #bytesCache: KeyBytesCache | undefined
   readonly #replacements: Counter<'executor' | 'reason'>
   readonly #jobErrors: Counter<'executor' | 'code'>
   readonly #heap: Gauge<'executor'>
@@ -43,6 +46,29 @@ export class ServerMetrics {
       help: 'Evaluation-key lookups in the worker caches (hit: already deserialized)',
       labelNames: ['executor', 'result'],
       registers: [this.registry],
+    })
+    this.#keyTiers = new Counter({
+      name: 'sealbox_key_tier_lookups_total',
+      help: 'Where jobs found their evaluation keys: worker (deserialized in the worker), bytes (full-form bytes in the node cache), store (durable store)',
+      labelNames: ['executor', 'tier'],
+      registers: [this.registry],
+    })
+    const metrics = this
+    new Gauge({
+      name: 'sealbox_key_bytes_cache_bytes',
+      help: 'Bytes held by the node cache of full-form key sets',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.#bytesCache?.stats().bytes ?? 0)
+      },
+    })
+    new Gauge({
+      name: 'sealbox_key_bytes_cache_entries',
+      help: 'Key sets held by the node cache of full-form key sets',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.#bytesCache?.stats().entries ?? 0)
+      },
     })
     this.#replacements = new Counter({
       name: 'sealbox_worker_replacements_total',
@@ -98,6 +124,11 @@ export class ServerMetrics {
     })
   }
 
+  /** Reports the node's bytes cache in the gauges. */
+  watchBytesCache(cache: KeyBytesCache): void {
+    this.#bytesCache = cache
+  }
+
   /** Says which key store and scheduling this server runs (a constant 1 with labels). */
   configInfo(labels: { store: string; scheduler: string }): void {
     new Gauge({
@@ -121,6 +152,7 @@ export class ServerMetrics {
 
   job(mode: ExecutorMode, reply: WorkerReply): void {
     if (reply.keyCache !== 'none') this.#keyCache.inc({ executor: mode, result: reply.keyCache })
+    if (reply.keyTier) this.#keyTiers.inc({ executor: mode, tier: reply.keyTier })
     if (reply.result.type === 'failed') this.#jobErrors.inc({ executor: mode, code: reply.result.error.code })
     if (reply.worker.heapBytes !== undefined) this.#heap.set({ executor: mode }, reply.worker.heapBytes)
     this.#sealExceptions.set({ executor: mode }, reply.worker.sealExceptions)

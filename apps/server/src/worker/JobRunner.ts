@@ -44,6 +44,8 @@ export class JobRunner implements JobContext {
   readonly workerId: string
   readonly isolated: boolean
   #jobs = 0
+  /** The key-cache version last reported to the scheduler. */
+  #reportedKeys = -1
 
   private constructor(setup: WorkerSetup, seal: Seal, search: SearchService, options: JobRunnerOptions) {
     this.setup = setup
@@ -74,6 +76,7 @@ export class JobRunner implements JobContext {
   /** Runs one job; never throws. */
   async run(job: WorkerJob): Promise<WorkerReply> {
     this.#jobs++
+    const started = performance.now()
     const clock = startPhaseClock()
     let result: JobResult
     let failure: HeError | undefined
@@ -83,10 +86,18 @@ export class JobRunner implements JobContext {
       failure = toHeError(error)
       result = { type: 'failed', error: plainError(failure) }
     }
+    // The scheduler mirrors which keys each worker holds (affinity): report changes only.
+    const version = this.keys.version
+    const cachedKeys = version === this.#reportedKeys ? undefined : this.keys.keys()
+    this.#reportedKeys = version
     return {
       result,
       timings: clock.timings,
       keyCache: clock.keyCache,
+      ...(clock.keyTier ? { keyTier: clock.keyTier } : {}),
+      ...(clock.fullFormKeys && result.type !== 'failed' ? { fullFormKeys: clock.fullFormKeys } : {}),
+      ...(cachedKeys ? { cachedKeys } : {}),
+      runMs: performance.now() - started,
       worker: this.stats(),
       ...this.#recycleReason(failure),
     }

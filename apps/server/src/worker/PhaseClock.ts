@@ -6,12 +6,16 @@ import type { EvaluationKeys } from './EvaluationKeys.ts'
 import type { SearchService } from './SearchService.ts'
 
 /** Phases measured inside a worker (queue and HTTP phases are measured by the server). */
-export type WorkerPhase = 'keyload' | 'deserialize' | 'compute' | 'serialize'
+export type WorkerPhase = 'keyload' | 'keydeserialize' | 'deserialize' | 'compute' | 'serialize'
 
 /** Times the phases of one job and notes whether its keys came from the cache. */
 export interface PhaseClock {
   readonly timings: Partial<Record<WorkerPhase, number>>
   keyCache: 'hit' | 'miss' | 'none'
+  /** Which tier served the keys. */
+  keyTier: 'worker' | 'bytes' | 'store' | undefined
+  /** Keys read from the store, re-saved in full form for the node's bytes cache. */
+  fullFormKeys: { key: string; bytes: Uint8Array } | undefined
   /** Books `ms` to `phase` (durations measured elsewhere, e.g. by he-core). */
   add(phase: WorkerPhase, ms: number): void
   /** Runs `fn` and books its duration to `phase`. */
@@ -27,6 +31,8 @@ export function startPhaseClock(): PhaseClock {
   return {
     timings,
     keyCache: 'none',
+    keyTier: undefined,
+    fullFormKeys: undefined,
     add(phase, ms) {
       timings[phase] = (timings[phase] ?? 0) + ms
     },

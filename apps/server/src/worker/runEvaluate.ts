@@ -35,7 +35,7 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
   const ctx = await clock.timeAsync('deserialize', () => getHeContext(params))
   const declared = ProgramInputs.safeParse(request.program)
   const kinds = new Map(declared.success ? declared.data.inputs.map((input) => [input.name, input.kind]) : [])
-  const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock) : undefined
+  const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock, request.keyBytes) : undefined
   try {
     return withScope((scope) => {
       const inputs: Record<string, Ciphertext | Plaintext> = {}

@@ -35,7 +35,7 @@ export interface UsersRow {
   load: LoadSummary
   /** load.throughput / hot.throughput. */
   normalized: number
-  /** Key lookups by tier from the server's /metrics (diff over the run, warm-up included). */
+  /** Key lookups by tier (worker, bytes, store) from the server's /metrics, warm-up included. */
   serverLookups: Record<string, number>
 }
 
@@ -229,10 +229,9 @@ export async function runScenario(
       const load = summarizeLoad(result)
       const serverLookups: Record<string, number> = {}
       for (const sample of after) {
-        if (sample.name !== 'sealbox_key_cache_lookups_total') continue
-        const label = sample.labels.tier ? `${sample.labels.tier}:${sample.labels.result}` : `${sample.labels.result}`
+        if (sample.name !== 'sealbox_key_tier_lookups_total' || sample.labels.tier === undefined) continue
         const was = sumMetric(before, sample.name, sample.labels)
-        serverLookups[label] = (serverLookups[label] ?? 0) + sample.value - was
+        serverLookups[sample.labels.tier] = (serverLookups[sample.labels.tier] ?? 0) + sample.value - was
       }
       for (const [user, base64] of Object.entries(result.responses)) {
         checked++
