@@ -47,6 +47,8 @@ export interface ServerRunRecord {
   readyMs: number
   idle: RunStats
   loadAverage: [number, number, number]
+  /** The prober's nice value (-5 when it was allowed a higher priority). */
+  proberPriority: number
 }
 
 /** The medians of a cell over its repeats. */
@@ -103,6 +105,8 @@ export interface ServerBenchReport {
   workloads: Array<{ workload: Workload; title: string; facts: Record<string, string | number> }>
   loopResolutionMs: number
   servers: ServerRunRecord[]
+  /** Server runs that failed (the run goes on; their cells have fewer runs or none). */
+  failures: Array<{ row: string; repeat: number; message: string }>
   runs: RunRecord[]
   cells: CellRecord[]
   headline: HealthHeadline[]

@@ -78,6 +78,7 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
   }
   const servers: ServerRunRecord[] = []
   const runs: RunRecord[] = []
+  const failures: ServerBenchReport['failures'] = []
   for (let repeat = 1; repeat <= settings.repeats; repeat++) {
     const tag = `(run ${repeat}/${settings.repeats})`
     if (withDirect) {
@@ -91,29 +92,40 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
     const shift = (repeat - 1) % Math.max(1, serverRows.length)
     for (const row of [...serverRows.slice(shift), ...serverRows.slice(0, shift)]) {
       tick(`${row.id} starting ${tag}`)
-      const result = await measureServerRow({
-        row,
-        repeat,
-        workloads: prepared,
-        concurrency: settings.concurrency,
-        requests: settings.requests,
-        durationSeconds: settings.durationSeconds,
-        probeHz: settings.probeHz,
-        idleMs: settings.idleMs,
-        onCell: (workload, concurrency) => {
-          // The first cell completes the start-up unit; each later one the previous cell.
-          done++
-          tick(`${row.id} ${workload.workload} c=${concurrency} ${tag}`)
-        },
-        log,
-      })
+      const cellsBefore = done
+      let result: Awaited<ReturnType<typeof measureServerRow>>
+      try {
+        result = await measureServerRow({
+          row,
+          repeat,
+          workloads: prepared,
+          concurrency: settings.concurrency,
+          requests: settings.requests,
+          durationSeconds: settings.durationSeconds,
+          probeHz: settings.probeHz,
+          idleMs: settings.idleMs,
+          onCell: (workload, concurrency) => {
+            // The first cell completes the start-up unit; each later one the previous cell.
+            done++
+            tick(`${row.id} ${workload.workload} c=${concurrency} ${tag}`)
+          },
+          log,
+        })
+      } catch (error) {
+        // One failed server run should not throw away the others: record it and go on.
+        const message = error instanceof Error ? error.message : String(error)
+        log(`\n  ! ${row.id} ${tag} failed: ${message}`)
+        failures.push({ row: row.id, repeat, message })
+        done = cellsBefore + 1 + cellsPerServer
+        continue
+      }
       done++
       servers.push(result.server)
       runs.push(...result.runs)
     }
   }
   progress.finish(`done in ${((performance.now() - started) / 60_000).toFixed(1)} min`)
-  return { servers, runs }
+  return { servers, runs, failures }
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -136,7 +148,7 @@ async function main(argv: readonly string[]): Promise<void> {
   let prepared: PreparedWorkload[] = []
   try {
     prepared = await prepare(settings, dir)
-    const { servers, runs } = await run(settings, prepared)
+    const { servers, runs, failures } = await run(settings, prepared)
     const cells = buildCells(settings.rows, runs)
     const { outDir, ...recorded } = settings
     const report: ServerBenchReport = {
@@ -155,6 +167,7 @@ async function main(argv: readonly string[]): Promise<void> {
       workloads: prepared.map((p) => ({ workload: p.workload, title: p.title, facts: p.facts })),
       loopResolutionMs: LOOP_RESOLUTION_MS,
       servers,
+      failures,
       runs,
       cells,
       headline: buildHeadline(settings.rows, settings.workloads, settings.concurrency, cells, servers),

@@ -150,7 +150,7 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
       }
     }
     prober.stop()
-    const probes = (await prober.result).samples
+    const { samples: probes, priority: proberPriority } = await prober.result
 
     const runs = loads.map(({ workload, concurrency, result, startedAt, load }): RunRecord => {
       const inWindow = probesIn(probes, result.window)
@@ -179,7 +179,10 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
       { samples: [], window: idleWindow, wallMs: 0, stoppedBy: 'requests', firstResponses: {}, loopDelay: undefined },
       probesIn(probes, idleWindow),
     )
-    return { server: { row: row.id, repeat: plan.repeat, readyMs, idle, loadAverage: loadAverage() }, runs }
+    return {
+      server: { row: row.id, repeat: plan.repeat, readyMs, idle, loadAverage: loadAverage(), proberPriority },
+      runs,
+    }
   } finally {
     prober?.kill()
     await node.stop()

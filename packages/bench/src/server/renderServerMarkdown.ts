@@ -156,7 +156,7 @@ export function methodLines(report: ServerBenchReport): string[] {
       .map(([k, v]) => `\`${k}=${v}\``)
       .join(', ')} (load shedding off, so an overloaded loop shows as latency, not 503s).`,
     `- The load generator is its own Node process: closed loop, ${s.concurrency.join(' / ')} requests in flight over keep-alive connections (undici \`fetch\`), max(2, c) unrecorded warm-up requests, then at most ${s.requests} requests or ${s.durationSeconds} s per cell. Keys and queries were made once, client side (he-core), before any server started; each server got the key sets uploaded once. Every run decrypts the first answer to each distinct body and compares it with the plaintext oracle.`,
-    `- \`/healthz\` is probed by a third process, open loop (sent on schedule whether or not earlier probes came back): ${s.probeHz}/s over a fresh TCP connection each (\`Connection: close\`, what a kubelet probe does) and ${s.probeHz}/s over keep-alive connections, interleaved; probes time out after 10 s. Only probes sent while the cell's measured part ran count; "idle" is ${s.idleMs} ms with no load before the first cell.`,
+    `- \`/healthz\` is probed by a third process, open loop (sent on schedule whether or not earlier probes came back): ${s.probeHz}/s over a fresh TCP connection each (\`Connection: close\`, what a kubelet probe does) and ${s.probeHz}/s over keep-alive connections, interleaved; probes time out after 10 s. The prober runs at nice ${[...new Set(report.servers.map((x) => x.proberPriority))].join('/')} (−5 when allowed: it barely uses CPU, and on a busy machine its own wake-ups should not be what it measures); \`proberLateP99\` in the JSON is how late it still sent probes. Only probes sent while the cell's measured part ran count; "idle" is ${s.idleMs} ms with no load before the first cell.`,
     `- compute = Server-Timing \`compute\` (the HE work in the executor; for Direct, the same call in process); executor = keyload + deserialize + compute + serialize; latency = client-side send → whole answer. Event-loop delay = the server's own \`monitorEventLoopDelay\` (prom-client in \`/metrics\`, reset by the scrape right before the measured part and read right after), minus its ${report.loopResolutionMs} ms sampling interval.`,
     `- Direct runs the same job (envelope checks, SEAL loads, compute, save) in the benchmark process, one call at a time: it has no concurrency, no HTTP, no \`/healthz\`.`,
     `- ${s.repeats} run${s.repeats === 1 ? '' : 's'} of every cell, rows in rotating order per repeat; the tables show medians over runs of each statistic (p99s are per run, ≈ the slowest 1–2 requests of ~${s.requests} or ${s.durationSeconds} s). Raw samples of every request and probe are in the JSON. Nothing here is a pass/fail threshold.`,
@@ -193,6 +193,14 @@ export function renderServerMarkdown(report: ServerBenchReport): string {
       detailTable(report, w.workload),
       '',
       '</details>',
+    )
+  }
+  if (report.failures.length > 0) {
+    parts.push(
+      '',
+      '## Failed server runs',
+      '',
+      ...report.failures.map((f) => `- ${f.row}, run ${f.repeat}: ${f.message}`),
     )
   }
   const starts = report.servers.map((s) => `${s.row} ${formatMillis(s.readyMs)}`)

@@ -91,6 +91,8 @@ export interface ProbeSample {
 
 export interface ProbeResult {
   samples: ProbeSample[]
+  /** The prober's scheduling priority (nice value) after asking for -5; 0 if that was refused. */
+  priority: number
 }
 
 /** Parent → child. */
