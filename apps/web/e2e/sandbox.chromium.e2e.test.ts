@@ -171,6 +171,8 @@ describe('sandbox in Chromium', () => {
     await page.getByRole('button', { name: 'Connect' }).click()
     await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
     const card = page.getByRole('region', { name: 'Run the pipeline on the server' })
+    await card.getByRole('button', { name: 'Upload evaluation keys' }).click()
+    await expect.poll(() => card.getByTestId('server-keys').textContent()).toMatch(/^sandbox-[0-9a-f]{12}: .*KiB/)
     for (const mode of ['Pool (worker threads)', 'Inline (event loop)']) {
       await card.getByText(mode).click()
       await card.getByRole('button', { name: 'Run pipeline on server' }).click()

@@ -1,7 +1,7 @@
 import type { HeError } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
 import { useActivity, useSandbox, useServerView, useWorkspace } from '../../app/SandboxContext.tsx'
-import { runPipelineOnServer } from '../../sandbox/actions/serverActions.ts'
+import { runPipelineOnServer, uploadEvaluationKeys } from '../../sandbox/actions/serverActions.ts'
 import type { RemoteRun } from '../../sandbox/serverView.ts'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { formatBytes, formatMs } from '../../ui/format.ts'
@@ -50,6 +50,12 @@ export function RemotePipelineCard() {
     const outcome = await runPipelineOnServer(sandbox, executor)
     if (!outcome.ok) setError(outcome.error)
   }
+  const upload = async () => {
+    setError(undefined)
+    const outcome = await uploadEvaluationKeys(sandbox)
+    if (!outcome.ok) setError(outcome.error)
+  }
+  const hasEvaluationKeys = state.keys.relinKeys !== undefined || state.keys.galoisKeys !== undefined
 
   return (
     <section className="card" aria-label="Run the pipeline on the server">
@@ -66,6 +72,24 @@ export function RemotePipelineCard() {
           (kept for comparison). Choosing needs a server started with ALLOW_EXECUTOR_OVERRIDE.
         </p>
       </fieldset>
+      <div className="field">
+        <p className="field-label">Evaluation keys on the server</p>
+        <div className="actions">
+          <span className="muted" data-testid="server-keys">
+            {uploaded
+              ? `${uploaded.name}: ${formatBytes(uploaded.bytes)} of relinearization and Galois keys (the secret key stays here).`
+              : 'None yet: they are uploaded before the first run, or now.'}
+          </span>
+          <button
+            type="button"
+            className="button-small"
+            disabled={!connection || !hasEvaluationKeys || job !== undefined}
+            onClick={() => void upload()}
+          >
+            {uploaded ? 'Upload again' : 'Upload evaluation keys'}
+          </button>
+        </div>
+      </div>
       <div className="actions">
         <button
           type="button"
@@ -85,7 +109,6 @@ export function RemotePipelineCard() {
                 : localTotal !== undefined
                   ? `Here: ${formatMs(localTotal)} for ${state.pipeline.length} steps.`
                   : 'Run it here too (Functions) to compare values.'}
-          {uploaded ? ` Keys on the server: ${uploaded.name} (${formatBytes(uploaded.bytes)}).` : ''}
         </span>
       </div>
       {error ? <ErrorNotice error={error} title="The server run failed" onDismiss={() => setError(undefined)} /> : null}

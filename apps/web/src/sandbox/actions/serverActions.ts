@@ -15,16 +15,17 @@ export async function connectServer(sandbox: Sandbox): Promise<Outcome<void>> {
   })
 }
 
-/** Uploads the workspace's evaluation keys unless the same ones are already there. */
-async function ensureKeysUploaded(sandbox: Sandbox, needs: { relin: boolean; galois: boolean }) {
+/**
+ * Uploads every evaluation key of the workspace (relinearization and Galois; never
+ * the secret key) as one key set, unless the same keys are already there.
+ */
+async function ensureKeysUploaded(sandbox: Sandbox, options: { force?: boolean } = {}) {
   const { keys } = sandbox.workspace.state
-  const entries = [needs.relin ? keys.relinKeys : undefined, needs.galois ? keys.galoisKeys : undefined].filter(
-    (entry) => entry !== undefined,
-  )
+  const entries = [keys.relinKeys, keys.galoisKeys].filter((entry) => entry !== undefined)
   if (entries.length === 0 || !keys.keySetId) return undefined
   const signature = `${keys.keySetId}:${entries.map((e) => `${e.kind}@${e.createdAt}`).join(',')}`
   const uploaded = sandbox.server.state.uploaded
-  if (uploaded?.signature === signature) return { name: uploaded.name, upload: undefined }
+  if (!options.force && uploaded?.signature === signature) return { name: uploaded.name, upload: undefined }
   const envelopes = entries.map((entry) => {
     if (!entry.envelope) {
       throw new HeError(
@@ -42,6 +43,20 @@ async function ensureKeysUploaded(sandbox: Sandbox, needs: { relin: boolean; gal
   return { name, upload: { bytes: reply.bytes, ms } }
 }
 
+/** Uploads the workspace's relinearization and Galois keys (never the secret key) as one key set. */
+export async function uploadEvaluationKeys(sandbox: Sandbox): Promise<Outcome<void>> {
+  return sandbox.run('Uploading evaluation keys', async () => {
+    const { keys } = sandbox.workspace.state
+    if (!keys.relinKeys && !keys.galoisKeys) {
+      throw new HeError(
+        'MISSING_KEY',
+        'There are no relinearization or Galois keys to upload; generate them on the Keys panel.',
+      )
+    }
+    await ensureKeysUploaded(sandbox, { force: true })
+  })
+}
+
 /**
  * Runs the whole pipeline on the server: uploads the evaluation keys it needs
  * (never the secret key), sends the input ciphertexts, and decrypts the outputs
@@ -57,10 +72,8 @@ export async function runPipelineOnServer(sandbox: Sandbox, executor: ExecutorCh
       const problem = check.problems[0]
       if (problem) throw new HeError('INVALID_PROGRAM', problem.message)
       if (!check.program || !check.analysis) throw new HeError('INVALID_PROGRAM', 'Add steps to the pipeline first.')
-      const keys = await ensureKeysUploaded(sandbox, {
-        relin: check.analysis.needsRelinKeys,
-        galois: check.analysis.keyGenSteps.length > 0,
-      })
+      const needsKeys = check.analysis.needsRelinKeys || check.analysis.keyGenSteps.length > 0
+      const keys = needsKeys ? await ensureKeysUploaded(sandbox) : undefined
       const inputs: Record<string, Uint8Array> = {}
       for (const input of check.program.inputs) {
         const variable = state.variables.find((v) => v.name === input.name)
