@@ -63,6 +63,22 @@ describe('KeySet', () => {
     })
   })
 
+  it('adds relinearization keys and replaces Galois keys later, keeping the rest', () => {
+    using keys = KeySet.generate(bfv)
+    const publicKey = keys.publicKey
+    expect(keys.relinKeys).toBeUndefined()
+    keys.addRelinKeys()
+    expect(keys.relinKeys?.size()).toBe(1)
+    keys.setGaloisKeys({ steps: [1] })
+    const handles = liveSealHandles()
+    keys.setGaloisKeys({ steps: [2, 5] })
+    expect(liveSealHandles()).toBe(handles)
+    expect(keys.hasGaloisStep(5)).toBe(true)
+    expect(keys.hasGaloisStep(1)).toBe(false)
+    expect(keys.galoisSteps).toEqual([2, 5])
+    expect(keys.publicKey).toBe(publicKey)
+  })
+
   it('refuses key switching where the parameters cannot do it', async () => {
     const small = await getHeContext({ scheme: 'bfv', polyModulusDegree: 2048 })
     expect(() => KeySet.generate(small, { relin: true })).toThrow(HeError)

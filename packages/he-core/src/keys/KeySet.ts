@@ -47,13 +47,12 @@ export class KeySet implements Disposable {
   readonly id: string
   readonly secretKey: SecretKey
   readonly publicKey: PublicKey
-  readonly relinKeys: RelinKeys | undefined
-  readonly galoisKeys: GaloisKeys | undefined
-  /** The rotation steps the Galois keys cover directly (empty without Galois keys). */
-  readonly galoisSteps: number[]
   readonly timings: KeyTimings
   readonly #generator: KeyGenerator
   readonly #owned: SealHandle[] = []
+  #relinKeys: RelinKeys | undefined
+  #galoisKeys: GaloisKeys | undefined
+  #galoisSteps: number[] = []
   #encryptor: Encryptor | undefined
   #decryptor: Decryptor | undefined
   #disposed = false
@@ -62,55 +61,96 @@ export class KeySet implements Disposable {
     this.ctx = ctx
     this.id = options.id ?? newKeySetId()
     if (!/^[0-9a-f]{32}$/.test(this.id)) throw new HeError('INVALID_INPUT', 'key-set id must be 32 lowercase hex chars')
-    const own = <T extends SealHandle>(handle: T): T => {
-      this.#owned.push(adopt(handle))
-      return handle
-    }
     const wantsKeySwitching = options.relin || (options.galois !== undefined && options.galois !== false)
-    if (wantsKeySwitching && !ctx.facts.keySwitching) {
-      throw new HeError(
-        'MISSING_KEY',
-        `relinearization and Galois keys need key switching, which n=${ctx.params.polyModulusDegree} with a single prime cannot do`,
-      )
-    }
-    const timings: KeyTimings = { secretKey: 0, publicKey: 0 }
+    if (wantsKeySwitching) this.#assertKeySwitching()
+    this.timings = { secretKey: 0, publicKey: 0 }
     try {
       let start = performance.now()
-      this.#generator = own(
+      this.#generator = this.#own(
         sealCall('key generator', () =>
           secretKey ? new ctx.seal.KeyGenerator(ctx.context, secretKey) : new ctx.seal.KeyGenerator(ctx.context),
         ),
       )
-      this.secretKey = own(this.#generator.secretKey())
-      timings.secretKey = performance.now() - start
+      this.secretKey = this.#own(this.#generator.secretKey())
+      this.timings.secretKey = performance.now() - start
       start = performance.now()
-      this.publicKey = own(this.#generator.createPublicKey())
-      timings.publicKey = performance.now() - start
-      if (options.relin) {
-        start = performance.now()
-        this.relinKeys = own(sealCall('relin keys', () => this.#generator.createRelinKeys()))
-        timings.relinKeys = performance.now() - start
-      }
-      const n = ctx.params.polyModulusDegree
-      this.galoisSteps = []
-      if (options.galois) {
-        start = performance.now()
-        if (options.galois === 'powerOfTwo') {
-          this.galoisKeys = own(sealCall('Galois keys', () => this.#generator.createGaloisKeys()))
-          this.galoisSteps = powerOfTwoSteps(n).sort((a, b) => a - b)
-        } else {
-          const steps = normalizeSteps(n, options.galois.steps)
-          this.galoisKeys = own(
-            sealCall('Galois keys', () => this.#generator.createGaloisKeysWithSteps(Int32Array.from(steps))),
-          )
-          this.galoisSteps = steps
-        }
-        timings.galoisKeys = performance.now() - start
-      }
-      this.timings = timings
+      this.publicKey = this.#own(this.#generator.createPublicKey())
+      this.timings.publicKey = performance.now() - start
+      if (options.relin) this.addRelinKeys()
+      if (options.galois) this.setGaloisKeys(options.galois)
     } catch (error) {
       this.dispose()
       throw error
+    }
+  }
+
+  /** Relinearization keys, when made (needed after ciphertext × ciphertext). */
+  get relinKeys(): RelinKeys | undefined {
+    return this.#relinKeys
+  }
+
+  get galoisKeys(): GaloisKeys | undefined {
+    return this.#galoisKeys
+  }
+
+  /** The rotation steps the Galois keys cover directly (empty without Galois keys). */
+  get galoisSteps(): number[] {
+    return [...this.#galoisSteps]
+  }
+
+  /** Makes relinearization keys from the same secret key (no-op when present). */
+  addRelinKeys(): RelinKeys {
+    this.#assertLive()
+    this.#assertKeySwitching()
+    if (!this.#relinKeys) {
+      const start = performance.now()
+      this.#relinKeys = this.#own(sealCall('relin keys', () => this.#generator.createRelinKeys()))
+      this.timings.relinKeys = performance.now() - start
+    }
+    return this.#relinKeys
+  }
+
+  /**
+   * (Re)makes the Galois keys for `galois` from the same secret key, replacing any
+   * held before; the public and relinearization keys are kept.
+   */
+  setGaloisKeys(galois: 'powerOfTwo' | { steps: number[] }): GaloisKeys {
+    this.#assertLive()
+    this.#assertKeySwitching()
+    const n = this.ctx.params.polyModulusDegree
+    const steps = galois === 'powerOfTwo' ? powerOfTwoSteps(n).sort((a, b) => a - b) : normalizeSteps(n, galois.steps)
+    const start = performance.now()
+    const keys = this.#own(
+      sealCall('Galois keys', () =>
+        galois === 'powerOfTwo'
+          ? this.#generator.createGaloisKeys()
+          : this.#generator.createGaloisKeysWithSteps(Int32Array.from(steps)),
+      ),
+    )
+    this.timings.galoisKeys = performance.now() - start
+    if (this.#galoisKeys) this.#free(this.#galoisKeys)
+    this.#galoisKeys = keys
+    this.#galoisSteps = steps
+    return keys
+  }
+
+  #own<T extends SealHandle>(handle: T): T {
+    this.#owned.push(adopt(handle))
+    return handle
+  }
+
+  #free(handle: SealHandle): void {
+    const index = this.#owned.indexOf(handle)
+    if (index >= 0) this.#owned.splice(index, 1)
+    disown(handle)
+  }
+
+  #assertKeySwitching(): void {
+    if (!this.ctx.facts.keySwitching) {
+      throw new HeError(
+        'MISSING_KEY',
+        `relinearization and Galois keys need key switching, which n=${this.ctx.params.polyModulusDegree} with a single prime cannot do`,
+      )
     }
   }
 
@@ -135,7 +175,7 @@ export class KeySet implements Disposable {
     this.#assertLive()
     if (!this.#encryptor) {
       this.#encryptor = new this.ctx.seal.Encryptor(this.ctx.context, this.publicKey, this.secretKey)
-      this.#owned.push(adopt(this.#encryptor))
+      this.#own(this.#encryptor)
     }
     return this.#encryptor
   }
@@ -144,7 +184,7 @@ export class KeySet implements Disposable {
     this.#assertLive()
     if (!this.#decryptor) {
       this.#decryptor = new this.ctx.seal.Decryptor(this.ctx.context, this.secretKey)
-      this.#owned.push(adopt(this.#decryptor))
+      this.#own(this.#decryptor)
     }
     return this.#decryptor
   }
@@ -171,7 +211,7 @@ export class KeySet implements Disposable {
     if (!this.galoisKeys) throw new HeError('MISSING_KEY', 'this key set has no Galois keys')
     if (!seeded) return this.galoisKeys.saveToArray(this.#mode(compression)) as Uint8Array
     const n = this.ctx.params.polyModulusDegree
-    const steps = this.galoisSteps
+    const steps = this.#galoisSteps
     const serializable =
       steps.length === powerOfTwoSteps(n).length && steps.every((s) => powerOfTwoSteps(n).includes(s))
         ? this.#generator.createGaloisKeysSerializable()
