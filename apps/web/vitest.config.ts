@@ -11,6 +11,8 @@ export default defineProject({
     name: 'web',
     include: ['e2e/**/*.e2e.test.ts'],
     environment: 'node',
+    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
+    sequence: { groupOrder: 3 },
     globalSetup: ['e2e/globalSetup.ts'],
     // Browsers and SEAL key generation: generous per-test limits, files one at a time (2 cores).
     testTimeout: 120_000,

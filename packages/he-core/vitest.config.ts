@@ -7,6 +7,8 @@ export default defineProject({
     name: 'he-core',
     include: ['src/**/*.test.ts'],
     environment: 'node',
+    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
+    sequence: { groupOrder: 0 },
     // Real SEAL at small parameters; a few suites build n=8192 contexts.
     testTimeout: 60_000,
     hookTimeout: 60_000,
