@@ -27,7 +27,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const { plan } = settings
   log(
     `sealbox benchmark: engines ${settings.engines.join(', ')}; n ${plan.ns.join(', ')}; ${plan.ops.length} ops; ` +
-      `${plan.policy.repeats} samples × ${plan.policy.iterations} calls${settings.quick ? ' (quick)' : ''}`,
+      `${plan.policy.repeats} samples × ${plan.policy.iterations} calls; ${settings.schedule}${settings.quick ? ' (quick)' : ''}`,
   )
   log(
     "parameters as SEAL's sealbench: BFVDefault(n) coeff modulus, Batching(n, 20) plain modulus, SecLevelType.none (benchmark parameters, not secure settings)",
@@ -37,7 +37,6 @@ async function main(argv: readonly string[]): Promise<void> {
     settings,
     command: ['npm run benchmark --', ...argv.filter((arg) => arg !== '--')].join(' '),
     progress: process.stderr,
-    log,
   })
   process.stdout.write(`\n${headlineMarkdown(report)}\n\n`)
   log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)

@@ -1,4 +1,4 @@
-import type { BenchPlan, HarnessEvent, HarnessResult } from '../protocol/benchProtocol.ts'
+import type { BenchPlan, HarnessCommandBody, HarnessEvent, HarnessResult } from '../protocol/benchProtocol.ts'
 
 /** The columns of the operation table. */
 export const ENGINE_IDS = ['native', 'node', 'chromium', 'firefox', 'webkit'] as const
@@ -7,20 +7,23 @@ export type EngineId = (typeof ENGINE_IDS)[number]
 /** Whether an engine can run here; if not, one line on how to install it. */
 export type EngineAvailability = { available: true } | { available: false; reason: string; install: string }
 
-/** What an engine run gets from the orchestrator. */
-export interface EngineRunContext {
+/** What starting an engine gets from the orchestrator. */
+export interface EngineStartContext {
   plan: BenchPlan
-  /** Every harness event, as it arrives. */
+  /** Every harness event (progress, cells, environments), as it arrives. */
   onEvent: (event: HarnessEvent) => void
-  /** The run is abandoned (browser closed, child killed) after this long. */
-  timeoutMs: number
 }
 
-/** A finished engine run. */
-export interface EngineRunOutcome {
-  result: HarnessResult
+/** A started engine: a harness waiting for commands. */
+export interface EngineSession {
+  /** Runs one harness command; resolves when the harness has acknowledged it. */
+  request(command: HarnessCommandBody, timeoutMs: number): Promise<void>
+  /** The harness's result, after `finish`. */
+  readonly result: HarnessResult | undefined
   /** Versions worth recording (browser build, Python, seal-python, numpy…). */
-  versions: Record<string, string>
+  versions(): Promise<Record<string, string>>
+  /** Stops the process or browser. */
+  close(): Promise<void>
 }
 
 /**
@@ -32,5 +35,5 @@ export interface BenchEngine {
   /** Column heading, e.g. `Firefox ESR`. */
   readonly label: string
   detect(): Promise<EngineAvailability>
-  run(context: EngineRunContext): Promise<EngineRunOutcome>
+  start(context: EngineStartContext): Promise<EngineSession>
 }

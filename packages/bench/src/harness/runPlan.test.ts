@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { BenchPlan, HarnessEvent } from '../protocol/benchProtocol.ts'
 import type { Seal } from './BenchEnv.ts'
 import { liveBenchHandles } from './HandleArena.ts'
-import { runPlan } from './runPlan.ts'
+import { HarnessSession } from './HarnessSession.ts'
+import { planCommands, runPlan } from './runPlan.ts'
 
 let seal: Seal
 
@@ -83,7 +84,9 @@ describe('runPlan (real SEAL, n=4096)', () => {
     }
     expect(result.leakedHandles).toBe(0)
     expect(liveBenchHandles()).toBe(before)
-    expect(events.at(-1)?.type).toBe('done')
+    // Every command is acknowledged after its events; `done` comes with the last one.
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['done', 'ack'])
+    expect(events.filter((e) => e.type === 'ack')).toHaveLength(planCommands(plan([4096], ops)).length)
     expect(events.filter((e) => e.type === 'cell')).toHaveLength(ops.length)
   })
 
@@ -98,5 +101,27 @@ describe('runPlan (real SEAL, n=4096)', () => {
     const bfv = result.envs[0]
     expect(bfv?.freshNoiseBudgetBits).toBe(0)
     expect(bfv?.sanity.find((c) => c.check.includes('public key'))?.ok).toBe(false)
+  })
+
+  it('answers commands one at a time: a limited or unopened context skips its rows with the reason', async () => {
+    const events: HarnessEvent[] = []
+    const limited = {
+      ...plan([4096], ['BGV/EvaluateAddCt']),
+      limits: [{ scheme: 'bgv' as const, maxN: 2048, reason: 'left out of this run' }],
+    }
+    const session = new HarnessSession({
+      seal,
+      plan: limited,
+      now: () => performance.now(),
+      emit: (e) => void events.push(e),
+    })
+    await session.handle({ seq: 0, type: 'cell', op: 'BGV/EvaluateAddCt' })
+    await session.handle({ seq: 1, type: 'open', n: 4096, scheme: 'bgv' })
+    await session.handle({ seq: 2, type: 'cell', op: 'BGV/EvaluateAddCt' })
+    await session.handle({ seq: 3, type: 'close' })
+    const skips = events.flatMap((e) => (e.type === 'skip' ? [e.row.reason] : []))
+    expect(skips).toEqual(['no context open', 'left out of this run'])
+    expect(events.filter((e) => e.type === 'env')).toHaveLength(0)
+    expect(events.flatMap((e) => (e.type === 'ack' ? [e.seq] : []))).toEqual([0, 1, 2, 3])
   })
 })

@@ -12,6 +12,7 @@ export interface EngineColumn {
   status: 'ok' | 'skipped' | 'failed'
   /** Why it was skipped or failed. */
   reason?: string
+  /** `wallMs` is the time this engine was busy (its own commands), not the run's wall time. */
   /** How to install it, when skipped. */
   install?: string
   versions?: Record<string, string>
@@ -32,6 +33,10 @@ export interface OpTableReport {
   machine: MachineInfo
   loadAverageBefore: [number, number, number]
   loadAverageAfter: [number, number, number]
+  /** The 1-minute load average every few seconds during the run (other work on the machine shows here). */
+  loadSamples: Array<{ atMs: number; load1: number }>
+  /** How engines took turns: each cell across all engines, or engine after engine. */
+  schedule: 'interleaved' | 'sequential'
   parameters: {
     coeffModulus: string
     coeffModulusBits: Record<string, readonly number[]>

@@ -25,6 +25,11 @@ export const OP_TABLE_FLAGS: readonly FlagSpec[] = [
     value: 'ms',
     help: "engine warm-up before the first cell (default 8000; WebKit's JIT needs it)",
   },
+  {
+    name: 'schedule',
+    value: 'mode',
+    help: 'interleaved (default: all engines time each cell in turn, fair on a busy machine) or sequential',
+  },
   { name: 'quick', help: 'n=4096 and a handful of ops, few samples: a ~1 minute shape check (CI)' },
   {
     name: 'out',
@@ -79,6 +84,7 @@ export const OpTableFlagsSchema = z
       .min(0, 'warmup-ms must be 0 or more')
       .max(600_000, 'warmup-ms must be at most 600000')
       .optional(),
+    schedule: z.enum(['interleaved', 'sequential'], { error: 'schedule is interleaved or sequential' }).optional(),
     quick: z.boolean().optional(),
     out: z.string().min(1).optional(),
     'install-browsers': z.boolean().optional(),

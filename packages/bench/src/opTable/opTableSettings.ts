@@ -55,6 +55,8 @@ export const DEFAULT_BGV_LIMIT = {
 /** Everything one `npm run benchmark` invocation does, resolved from its flags. */
 export interface OpTableSettings {
   engines: EngineId[]
+  /** `interleaved`: every engine measures a cell before the next one starts; `sequential`: engine after engine. */
+  schedule: 'interleaved' | 'sequential'
   plan: BenchPlan
   outDir: string
   quick: boolean
@@ -79,6 +81,7 @@ export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: Readon
   const ops = flags.ops ? selectOps(flags.ops, publishedIds) : quick ? [...QUICK_OPS] : selectOps(['all'], publishedIds)
   return {
     engines: flags.engines ?? [...ENGINE_IDS],
+    schedule: flags.schedule ?? 'interleaved',
     plan: {
       runId: new Date().toISOString(),
       ns: flags.n ?? (quick ? [4096] : [...ALL_NS]),

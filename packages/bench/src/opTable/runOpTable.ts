@@ -1,5 +1,6 @@
 import { BenchError } from '../BenchError.ts'
-import { formatDuration, ProgressLine, type ProgressStream } from '../cli/ProgressLine.ts'
+import { ProgressBoard, type ProgressStream } from '../cli/ProgressBoard.ts'
+import { formatDuration } from '../cli/ProgressLine.ts'
 import type { BenchEngine, EngineId } from '../engines/BenchEngine.ts'
 import { ENGINE_IDS } from '../engines/BenchEngine.ts'
 import { BenchPageHost } from '../engines/browser/BenchPageHost.ts'
@@ -9,24 +10,22 @@ import { WebKitEngine } from '../engines/browser/WebKitEngine.ts'
 import { NativeEngine } from '../engines/native/NativeEngine.ts'
 import { NodeEngine } from '../engines/node/NodeEngine.ts'
 import { findOp } from '../harness/opCatalog.ts'
-import type { HarnessEvent, HarnessResult } from '../protocol/benchProtocol.ts'
+import { planCommands } from '../harness/runPlan.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 import { writeReportFiles } from '../report/writeReportFiles.ts'
-import { benchParametersDescription, type EngineColumn, type OpTableReport } from './OpTableReport.ts'
+import { EngineRunner } from './EngineRunner.ts'
+import { benchParametersDescription, type OpTableReport } from './OpTableReport.ts'
 import type { OpTableSettings } from './opTableSettings.ts'
 import { loadPublishedTimings, PUBLISHED_SOURCE, publishedKey } from './publishedTimings.ts'
 import { renderOpTableHtml } from './renderOpTableHtml.ts'
 import { renderOpTableMarkdown } from './renderOpTableMarkdown.ts'
-import { WorkEstimate } from './WorkEstimate.ts'
 
 export interface RunOpTableOptions {
   settings: OpTableSettings
   /** The command line, recorded in the report. */
   command: string
-  /** Progress bars (stderr). */
+  /** Progress bars and one-line messages (stderr). */
   progress: ProgressStream
-  /** One-line messages (skipped engines, written files). */
-  log: (line: string) => void
 }
 
 /** The files a run wrote. */
@@ -54,92 +53,72 @@ function createEngine(id: EngineId, host: BenchPageHost): BenchEngine {
   }
 }
 
-/** What arrived before a run failed, so a crashed browser still fills the cells it reached. */
-function partialResult(events: HarnessEvent[]): HarnessResult | undefined {
-  const cells = events.flatMap((e) => (e.type === 'cell' ? [e.cell] : []))
-  if (cells.length === 0) return undefined
-  return {
-    runtime: { timerResolutionUs: Number.NaN },
-    envs: events.flatMap((e) => (e.type === 'env' ? [e.env] : [])),
-    cells,
-    skipped: events.flatMap((e) => (e.type === 'skip' ? [e.row] : [])),
-    leakedHandles: 0,
-    wallMs: 0,
-  }
-}
-
-async function runEngine(engine: BenchEngine, options: RunOpTableOptions): Promise<EngineColumn> {
-  const column: EngineColumn = { id: engine.id, label: engine.label, status: 'skipped' }
-  const availability = await engine.detect()
-  if (!availability.available) {
-    options.log(`[${engine.id}] skipped: ${availability.reason}. Install: ${availability.install}`)
-    return { ...column, reason: availability.reason, install: availability.install }
-  }
-  const estimate = new WorkEstimate(options.settings.plan)
-  const bar = new ProgressLine(options.progress, engine.id.padEnd(8))
-  const events: HarnessEvent[] = []
-  const started = performance.now()
-  let detail = 'starting'
-  const draw = () => {
-    const elapsedMs = performance.now() - started
-    const etaMs = estimate.remainingMs(elapsedMs)
-    const fraction = etaMs === undefined ? 0 : elapsedMs / (elapsedMs + etaMs)
-    bar.update({ fraction, elapsedMs, etaMs, detail })
-  }
-  const ticker = setInterval(draw, 1000)
-  column.loadAverageBefore = loadAverage()
-  try {
-    const outcome = await engine.run({
-      plan: options.settings.plan,
-      // Browsers are slower than the Node-based estimate, and big n is slower still when loaded.
-      timeoutMs: Math.max(10 * 60_000, 6 * estimate.totalMs),
-      onEvent: (event) => {
-        events.push(event)
-        estimate.record(event)
-        if (event.type === 'phase') detail = `n=${event.n} ${event.label}`
-        draw()
-      },
-    })
-    column.status = 'ok'
-    column.result = outcome.result
-    column.versions = outcome.versions
-  } catch (error) {
-    column.status = 'failed'
-    column.reason = error instanceof Error ? error.message : String(error)
-    const partial = partialResult(events)
-    if (partial) column.result = partial
-  } finally {
-    clearInterval(ticker)
-    column.wallMs = performance.now() - started
-    column.loadAverageAfter = loadAverage()
-  }
-  const took = formatDuration(column.wallMs)
-  bar.finish(
-    column.status === 'ok'
-      ? `done in ${took} (${column.result?.cells.length ?? 0} cells)`
-      : `FAILED after ${took}: ${column.reason}`,
-  )
-  return column
-}
-
 /**
- * `npm run benchmark`: runs the plan in every selected engine, one after the other
- * (they share 2 cores), then writes operations.{md,json,html}.
+ * `npm run benchmark`: starts every selected engine, then walks the plan one command at
+ * a time (warm-up, open an (n, scheme) context, a cell, close, finish). Interleaved (the
+ * default), every engine measures a cell before the next cell starts, the first engine
+ * rotating, so background load on a shared machine hits all columns alike; sequential
+ * runs one engine's whole plan after the other's. Only one engine computes at any
+ * moment. Writes operations.{md,json,html}.
  */
 export async function runOpTable(options: RunOpTableOptions): Promise<OpTableOutcome> {
   const { settings } = options
   const startedAt = new Date()
   const loadAverageBefore = loadAverage()
   const host = new BenchPageHost()
-  const engines: EngineColumn[] = []
+  const board = new ProgressBoard(options.progress)
+  const log = (line: string | undefined) => {
+    if (line) board.log(line)
+  }
+  const runners = ENGINE_IDS.filter((id) => settings.engines.includes(id)).map(
+    (id) => new EngineRunner(createEngine(id, host), settings.plan),
+  )
+  const started = performance.now()
+  const loadSamples: OpTableReport['loadSamples'] = []
+  const sampleLoad = () => loadSamples.push({ atMs: Math.round(performance.now() - started), load1: loadAverage()[0] })
+  sampleLoad()
+  const loadTicker = setInterval(sampleLoad, 5000)
+  const draw = () => {
+    const items = runners.filter((r) => r.column.status !== 'skipped').map((r) => r.progress())
+    const remaining = items.reduce((sum, item) => sum + (item.etaMs ?? 0), 0)
+    const unknown = items.some((item) => item.etaMs === undefined)
+    const eta = unknown ? '--:--' : formatDuration(remaining)
+    board.update(
+      items,
+      `total ${formatDuration(performance.now() - started)}, ETA ${eta} (${settings.schedule})`,
+      performance.now(),
+    )
+  }
+  const ticker = setInterval(draw, 1000)
   try {
-    for (const id of ENGINE_IDS) {
-      if (!settings.engines.includes(id)) continue
-      engines.push(await runEngine(createEngine(id, host), options))
+    for (const runner of runners) log(await runner.start())
+    const commands = planCommands(settings.plan)
+    if (settings.schedule === 'sequential') {
+      for (const runner of runners) {
+        for (const command of commands) log(await runner.run(command))
+        await runner.close()
+      }
+    } else {
+      let cellIndex = 0
+      for (const command of commands) {
+        const alive = runners.filter((r) => r.alive)
+        // Rotate who goes first, so no engine always measures right after the same other one.
+        const shift = command.type === 'cell' ? cellIndex++ % Math.max(1, alive.length) : 0
+        for (const runner of [...alive.slice(shift), ...alive.slice(0, shift)]) {
+          log(await runner.run(command))
+          draw()
+        }
+      }
     }
   } finally {
+    clearInterval(ticker)
+    clearInterval(loadTicker)
+    for (const runner of runners) await runner.close()
+    draw()
+    board.finish()
     await host.close()
   }
+  const engines = runners.map((r) => r.column)
   if (!engines.some((engine) => engine.status === 'ok')) {
     throw new BenchError('ENGINE_FAILED', 'no engine produced results (see the lines above)')
   }
@@ -154,6 +133,8 @@ export async function runOpTable(options: RunOpTableOptions): Promise<OpTableOut
     machine: machineInfo(),
     loadAverageBefore,
     loadAverageAfter: loadAverage(),
+    loadSamples,
+    schedule: settings.schedule,
     parameters: benchParametersDescription(settings.plan.ns),
     plan: settings.plan,
     engines,

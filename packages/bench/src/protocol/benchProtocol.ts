@@ -164,8 +164,31 @@ export const HarnessResultSchema = z.object({
 })
 export type HarnessResult = z.infer<typeof HarnessResultSchema>
 
+/**
+ * What the orchestrator asks a running harness to do, one step at a time, so that every
+ * engine measures the same cell within seconds of the others (fair on a busy machine).
+ * Each command is answered by an `ack` event with its `seq` once its events are sent.
+ */
+export const HarnessCommandSchema = z.discriminatedUnion('type', [
+  z.object({ seq: z.number().int(), type: z.literal('warmup') }),
+  /** Build the (n, scheme) environment (or note why its rows are skipped). */
+  z.object({ seq: z.number().int(), type: z.literal('open'), n: z.number().int(), scheme: SchemeSchema }),
+  /** Measure one row in the open environment. */
+  z.object({ seq: z.number().int(), type: z.literal('cell'), op: z.string() }),
+  z.object({ seq: z.number().int(), type: z.literal('close') }),
+  /** Send `done` with the whole result. */
+  z.object({ seq: z.number().int(), type: z.literal('finish') }),
+])
+export type HarnessCommand = z.infer<typeof HarnessCommandSchema>
+
+/** A command before the orchestrator numbers it. */
+export type HarnessCommandBody = {
+  [K in HarnessCommand['type']]: Omit<Extract<HarnessCommand, { type: K }>, 'seq'>
+}[HarnessCommand['type']]
+
 /** Streamed from a harness while it runs; `done` carries the whole result. */
 export const HarnessEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ack'), seq: z.number().int() }),
   z.object({ type: z.literal('phase'), n: z.number().int(), label: z.string() }),
   z.object({ type: z.literal('cell'), cell: CellResultSchema }),
   z.object({ type: z.literal('skip'), row: SkippedRowSchema }),

@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
-import { runInBrowser } from './runInBrowser.ts'
+import { startInBrowser } from './startInBrowser.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 
@@ -40,8 +40,8 @@ export class ChromiumEngine implements BenchEngine {
     }
   }
 
-  run(context: EngineRunContext): Promise<EngineRunOutcome> {
-    return runInBrowser('chromium', this.#host, context, async (url, onCrash) => {
+  start(context: EngineStartContext): Promise<EngineSession> {
+    return startInBrowser('chromium', this.#host, context, async (url, onCrash) => {
       // Playwright rejects --user-data-dir in args: a persistent context owns the profile directory.
       const profile = await mkdtemp(join(tmpdir(), 'sealbox-chromium-'))
       const browser = await chromium.launchPersistentContext(profile, {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import puppeteer from 'puppeteer-core'
-import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
-import { runInBrowser } from './runInBrowser.ts'
+import { startInBrowser } from './startInBrowser.ts'
 
 const FIREFOX = '/usr/bin/firefox-esr'
 
@@ -28,8 +28,8 @@ export class FirefoxEngine implements BenchEngine {
     }
   }
 
-  run(context: EngineRunContext): Promise<EngineRunOutcome> {
-    return runInBrowser('firefox', this.#host, context, async (url, onCrash) => {
+  start(context: EngineStartContext): Promise<EngineSession> {
+    return startInBrowser('firefox', this.#host, context, async (url, onCrash) => {
       const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
       browser.on('disconnected', () => onCrash('the browser went away'))
       const page = (await browser.pages())[0] ?? (await browser.newPage())

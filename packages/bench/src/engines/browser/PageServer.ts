@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { PAGE_API } from '../../page/pageProtocol.ts'
-import type { BenchPlan } from '../../protocol/benchProtocol.ts'
+import type { BenchPlan, HarnessCommand } from '../../protocol/benchProtocol.ts'
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -29,12 +29,19 @@ const ISOLATION_HEADERS = {
 interface Session {
   plan: BenchPlan
   onEvent: (raw: unknown) => void
+  commands: HarnessCommand[]
+  /** Long-poll requests waiting for the next command. */
+  waiting: Array<{ after: number; res: ServerResponse }>
 }
+
+/** A held `GET /api/command` answers 204 after this long, and the page asks again. */
+const LONG_POLL_MS = 20_000
 
 /**
  * A tiny static server for the built benchmark page on 127.0.0.1 only, plus the page's
- * API: `GET /api/plan?run=` hands out a plan, `POST /api/events?run=` streams the
- * harness events back to whichever engine opened that run.
+ * API: `GET /api/plan?run=` hands out a plan, `GET /api/command?run=&after=` long-polls
+ * the next harness command, `POST /api/events?run=` streams the harness events back to
+ * whichever engine opened that run.
  */
 export class PageServer {
   readonly #root: string
@@ -61,13 +68,24 @@ export class PageServer {
     this.#port = (server.address() as AddressInfo).port
   }
 
-  /** Registers a run; the returned URL opens the page for it. */
-  open(plan: BenchPlan, onEvent: (raw: unknown) => void): { url: string; close: () => void } {
+  /** Registers a run; the returned URL opens the page for it, `send` queues a command for it. */
+  open(
+    plan: BenchPlan,
+    onEvent: (raw: unknown) => void,
+  ): { url: string; send: (command: HarnessCommand) => void; close: () => void } {
     const run = randomUUID()
-    this.#sessions.set(run, { plan, onEvent })
+    const session: Session = { plan, onEvent, commands: [], waiting: [] }
+    this.#sessions.set(run, session)
     return {
       url: `http://127.0.0.1:${this.#port}/index.html?run=${run}`,
-      close: () => this.#sessions.delete(run),
+      send: (command) => {
+        session.commands.push(command)
+        for (const waiter of session.waiting.splice(0)) this.#answerCommand(session, waiter.after, waiter.res)
+      },
+      close: () => {
+        for (const waiter of session.waiting.splice(0)) this.#send(waiter.res, 410, 'run closed')
+        this.#sessions.delete(run)
+      },
     }
   }
 
@@ -85,6 +103,22 @@ export class PageServer {
     if (url.pathname === PAGE_API.plan) {
       if (!session) return this.#send(res, 404, 'unknown run')
       return this.#send(res, 200, JSON.stringify(session.plan), 'application/json')
+    }
+    if (url.pathname === PAGE_API.command) {
+      if (!session) return this.#send(res, 410, 'unknown run')
+      const after = Number(url.searchParams.get('after') ?? '-1')
+      if (this.#answerCommand(session, after, res)) return
+      const waiter = { after, res }
+      session.waiting.push(waiter)
+      const timer = setTimeout(() => {
+        const index = session.waiting.indexOf(waiter)
+        if (index >= 0) {
+          session.waiting.splice(index, 1)
+          this.#send(res, 204, '')
+        }
+      }, LONG_POLL_MS)
+      res.on('close', () => clearTimeout(timer))
+      return
     }
     if (url.pathname === PAGE_API.events && req.method === 'POST') {
       const body = await readBody(req)
@@ -104,6 +138,14 @@ export class PageServer {
     } catch {
       this.#send(res, 404, 'not found')
     }
+  }
+
+  /** Answers with the first command after `after`, if there is one. */
+  #answerCommand(session: Session, after: number, res: ServerResponse): boolean {
+    const next = session.commands.find((command) => command.seq > after)
+    if (!next) return false
+    this.#send(res, 200, JSON.stringify(next), 'application/json')
+    return true
   }
 
   #send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { Builder, Capabilities } from 'selenium-webdriver'
-import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
+import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
-import { runInBrowser } from './runInBrowser.ts'
+import { startInBrowser } from './startInBrowser.ts'
 
 const DRIVER = '/usr/bin/WebKitWebDriver'
 const XVFB_RUN = '/usr/bin/xvfb-run'
@@ -63,8 +63,8 @@ export class WebKitEngine implements BenchEngine {
     }
   }
 
-  run(context: EngineRunContext): Promise<EngineRunOutcome> {
-    return runInBrowser('webkit', this.#host, context, async (url, onCrash) => {
+  start(context: EngineStartContext): Promise<EngineSession> {
+    return startInBrowser('webkit', this.#host, context, async (url, onCrash) => {
       const port = await freePort()
       const driver = spawn(XVFB_RUN, ['-a', DRIVER, `--port=${port}`], {
         // NO_AT_BRIDGE silences the accessibility bus warning; SharedArrayBuffer stays

@@ -1,6 +1,6 @@
 import { BenchError } from '../../BenchError.ts'
-import type { EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
-import { HarnessEventCollector } from '../HarnessEventCollector.ts'
+import type { EngineSession, EngineStartContext } from '../BenchEngine.ts'
+import { HarnessConnection } from '../HarnessConnection.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
 
 /** A launched browser showing one page. */
@@ -15,32 +15,36 @@ export type LaunchBrowser = (url: string, onCrash: (reason: string) => void) => 
 
 /**
  * The part every browser column shares: register the run with the page server, open
- * the page, relay its events, and close the browser whatever happens.
+ * the page, and relay commands (long-polled by the page) and events (posted by it).
  */
-export async function runInBrowser(
+export async function startInBrowser(
   engine: string,
   host: BenchPageHost,
-  context: EngineRunContext,
+  context: EngineStartContext,
   launch: LaunchBrowser,
-): Promise<EngineRunOutcome> {
+): Promise<EngineSession> {
   const server = await host.server()
-  const collector = new HarnessEventCollector(engine, context.onEvent)
-  const page = server.open(context.plan, (raw) => collector.accept(raw))
-  const timer = setTimeout(
-    () =>
-      collector.fail(new BenchError('TIMEOUT', `${engine}: no result after ${Math.round(context.timeoutMs / 1000)} s`)),
-    context.timeoutMs,
-  )
-  let session: BrowserSession | undefined
+  let connection: HarnessConnection | undefined
+  const page = server.open(context.plan, (raw) => connection?.accept(raw))
+  connection = new HarnessConnection(engine, context.onEvent, (command) => page.send(command))
+  const live = connection
+  let browser: BrowserSession
   try {
-    session = await launch(page.url, (reason) =>
-      collector.fail(new BenchError('ENGINE_FAILED', `${engine}: ${reason}`)),
-    )
-    const result = await collector.done
-    return { result, versions: { browser: await session.version() } }
-  } finally {
-    clearTimeout(timer)
+    browser = await launch(page.url, (reason) => live.fail(new BenchError('ENGINE_FAILED', `${engine}: ${reason}`)))
+  } catch (error) {
     page.close()
-    await session?.close().catch(() => undefined)
+    throw error
+  }
+  return {
+    request: (command, timeoutMs) => live.request(command, timeoutMs),
+    get result() {
+      return live.result
+    },
+    versions: async () => ({ browser: await browser.version() }),
+    close: async () => {
+      live.fail(new BenchError('ENGINE_FAILED', `${engine}: closed`))
+      page.close()
+      await browser.close().catch(() => undefined)
+    },
   }
 }

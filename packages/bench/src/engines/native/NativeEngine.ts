@@ -4,8 +4,8 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../../BenchError.ts'
 import { OP_CATALOG } from '../../harness/opCatalog.ts'
-import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
-import { HarnessEventCollector } from '../HarnessEventCollector.ts'
+import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
+import { HarnessConnection } from '../HarnessConnection.ts'
 
 const HERE = fileURLToPath(new URL('./', import.meta.url))
 const VENV = fileURLToPath(new URL('../../../.venv/', import.meta.url))
@@ -51,36 +51,42 @@ export class NativeEngine implements BenchEngine {
     return { available: true }
   }
 
-  async run(context: EngineRunContext): Promise<EngineRunOutcome> {
-    const collector = new HarnessEventCollector('native', context.onEvent)
+  async start(context: EngineStartContext): Promise<EngineSession> {
     const child = spawn(VENV_PYTHON, ['sealbench_native.py'], { cwd: HERE, stdio: ['pipe', 'pipe', 'pipe'] })
+    const connection = new HarnessConnection('native', context.onEvent, (command) =>
+      child.stdin.write(`${JSON.stringify(command)}\n`),
+    )
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4000)
     })
     createInterface({ input: child.stdout }).on('line', (line) => {
+      let raw: unknown
       try {
-        collector.accept(JSON.parse(line))
+        raw = JSON.parse(line)
       } catch (error) {
-        collector.fail(
+        connection.fail(
           new BenchError('ENGINE_FAILED', `native: unreadable output line: ${line.slice(0, 200)}`, { cause: error }),
         )
+        return
       }
+      connection.accept(raw)
     })
     child.on('close', (code) =>
-      collector.fail(new BenchError('ENGINE_FAILED', `native harness exited with code ${code}: ${stderr.trim()}`)),
+      connection.fail(new BenchError('ENGINE_FAILED', `native harness exited with code ${code}: ${stderr.trim()}`)),
     )
-    const timer = setTimeout(() => {
-      collector.fail(new BenchError('TIMEOUT', `native: no result after ${Math.round(context.timeoutMs / 1000)} s`))
-      child.kill('SIGKILL')
-    }, context.timeoutMs)
-    child.stdin.end(JSON.stringify({ plan: context.plan, catalog: OP_CATALOG }))
-    try {
-      const result = await collector.done
-      return { result, versions: { ...this.#versions, seal: '4.1.2 (seal-python wheel)' } }
-    } finally {
-      clearTimeout(timer)
-      if (child.exitCode === null) child.kill()
+    // The first line is the plan (with the op catalog, so Python needs no copy of it); commands follow.
+    child.stdin.write(`${JSON.stringify({ plan: context.plan, catalog: OP_CATALOG })}\n`)
+    return {
+      request: (command, timeoutMs) => connection.request(command, timeoutMs),
+      get result() {
+        return connection.result
+      },
+      versions: async () => ({ ...this.#versions, seal: '4.1.2 (seal-python wheel)' }),
+      close: async () => {
+        child.stdin.end()
+        if (child.exitCode === null && child.signalCode === null) child.kill()
+      },
     }
   }
 }

@@ -1,8 +1,10 @@
-"""The Native column: runs a sealbox benchmark plan against native SEAL 4.1 (seal-python).
+"""The Native column: runs sealbox benchmark commands against native SEAL 4.1 (seal-python).
 
-Reads the plan (JSON, the BenchPlan schema of src/protocol/benchProtocol.ts) from stdin and
-writes one HarnessEvent per line to stdout. The measuring rules are a line-by-line port of
-src/harness/measureCell.ts and runPlan.ts, so every engine is timed the same way.
+Reads the plan (the BenchPlan schema of src/protocol/benchProtocol.ts, with the op catalog)
+as the first line of stdin, then one HarnessCommand per line; writes one HarnessEvent per
+line to stdout, an `ack` after each command. The measuring rules are a line-by-line port
+of src/harness/measureCell.ts, engineWarmup.ts and HarnessSession.ts, so every engine is
+timed the same way.
 """
 
 import json
@@ -185,7 +187,6 @@ def cell_result(env, spec, timing, started):
 
 
 def warm_up_engine(specs, policy, rng):
-    emit({"type": "phase", "n": WARMUP_N, "label": "engine warm-up"})
     started, envs, ops = now(), {}, []
     keyswitching_at_warmup_n = len(DEFAULT_COEFF_BITS[WARMUP_N]) > 1
     for spec in specs:
@@ -213,76 +214,107 @@ def warm_up_engine(specs, policy, rng):
     return {"ms": now() - started, "n": WARMUP_N, "roundCostUs": round_cost, "settled": settled, "trace": traces}
 
 
-def run(plan, catalog):
-    started = now()
-    policy = plan["policy"]
-    specs = [catalog[op_id] for op_id in plan["ops"]]
-    rng = np.random.default_rng(plan["seed"])
-    resolution = timer_resolution_us()
-    envs, cells, skipped = [], [], []
-    engine_warmup = warm_up_engine(specs, policy, rng) if policy["engineWarmupMs"] > 0 else None
-    for n in plan["ns"]:
-        budget = next((b for b in policy["budgets"] if b["n"] == n), policy["budgets"][-1])
-        for scheme in SCHEME_ORDER:
-            rows = [s for s in specs if s["scheme"] == scheme]
-            if not rows:
-                continue
-            limit = next((l for l in plan.get("limits", []) if l["scheme"] == scheme and n > l["maxN"]), None)
-            if limit:
-                for spec in rows:
-                    row = {"n": n, "group": spec["group"], "op": spec["op"], "reason": limit["reason"]}
-                    skipped.append(row)
-                    emit({"type": "skip", "row": row})
-                continue
-            emit({"type": "phase", "n": n, "label": f"{scheme.upper()} context and keys"})
-            env = Env(n, scheme, rng, now)
-            report = sanity(env, keyswitching=n <= 8192)
-            envs.append(report)
-            emit({"type": "env", "env": report})
-            for spec in rows:
-                t0 = now()
-                if spec["group"] == "Setup":
-                    us = env.context_ms * 1000
-                    timing = {"samplesUs": [us], "callsPerSample": 1, "firstCallUs": us, "warmupCalls": 0}
-                    timing.update({"warmupSamplesUs": [], "medianUs": us, "minUs": us, "meanUs": us, "capped": False})
-                    cell = cell_result(env, spec, timing, t0)
-                    cell["wallMs"] = env.context_ms
-                elif not op_applies(spec, env):
-                    row = {"n": n, "group": spec["group"], "op": spec["op"], "reason": skip_reason(spec)}
-                    skipped.append(row)
-                    emit({"type": "skip", "row": row})
-                    continue
-                else:
-                    emit({"type": "phase", "n": n, "label": spec["id"]})
-                    try:
-                        op = OP_FACTORIES[spec["id"]](env)
-                        cell = cell_result(env, spec, measure_cell(op, policy, budget), t0)
-                        del op
-                    except Exception as error:  # a failed row is reported, the run goes on
-                        row = {"n": n, "group": spec["group"], "op": spec["op"], "reason": f"failed: {error}"}
-                        skipped.append(row)
-                        emit({"type": "skip", "row": row})
-                        continue
-                cells.append(cell)
-                emit({"type": "cell", "cell": cell})
-            del env
-    result = {
-        "runtime": {"timerResolutionUs": resolution, "userAgent": f"Python {platform.python_version()}"},
-        "envs": envs,
-        "cells": cells,
-        "skipped": skipped,
-        "leakedHandles": 0,
-        "wallMs": now() - started,
-    }
-    if engine_warmup:
-        result["engineWarmup"] = engine_warmup
-    emit({"type": "done", "result": result})
+class Session:
+    """The Python twin of src/harness/HarnessSession.ts: runs one command at a time."""
+
+    def __init__(self, plan, catalog):
+        self.plan, self.policy, self.catalog = plan, plan["policy"], catalog
+        self.rng = np.random.default_rng(plan["seed"])
+        self.started = now()
+        self.resolution = timer_resolution_us()
+        self.envs, self.cells, self.skipped = [], [], []
+        self.engine_warmup = None
+        self.env, self.closed_reason, self.n = None, None, 0
+
+    def handle(self, command):
+        kind = command["type"]
+        if kind == "warmup":
+            if self.policy["engineWarmupMs"] > 0:
+                emit({"type": "phase", "n": WARMUP_N, "label": "engine warm-up"})
+                specs = [self.catalog[op_id] for op_id in self.plan["ops"]]
+                self.engine_warmup = warm_up_engine(specs, self.policy, self.rng)
+        elif kind == "open":
+            self.open(command["n"], command["scheme"])
+        elif kind == "cell":
+            self.cell(self.catalog[command["op"]])
+        elif kind == "close":
+            self.env, self.closed_reason = None, None
+        elif kind == "finish":
+            self.finish()
+        else:
+            raise ValueError(f"unknown command {kind}")
+        emit({"type": "ack", "seq": command["seq"]})
+
+    def open(self, n, scheme):
+        self.env, self.closed_reason, self.n = None, None, n
+        limit = next((l for l in self.plan.get("limits", []) if l["scheme"] == scheme and n > l["maxN"]), None)
+        if limit:
+            self.closed_reason = limit["reason"]
+            return
+        emit({"type": "phase", "n": n, "label": f"{scheme.upper()} context and keys"})
+        try:
+            self.env = Env(n, scheme, self.rng, now)
+        except Exception as error:
+            self.closed_reason = f"failed to build the context: {error}"
+            return
+        report = sanity(self.env, keyswitching=n <= 8192)
+        self.envs.append(report)
+        emit({"type": "env", "env": report})
+
+    def skip(self, spec, reason):
+        row = {"n": self.n, "group": spec["group"], "op": spec["op"], "reason": reason}
+        self.skipped.append(row)
+        emit({"type": "skip", "row": row})
+
+    def record(self, cell):
+        self.cells.append(cell)
+        emit({"type": "cell", "cell": cell})
+
+    def cell(self, spec):
+        env = self.env
+        if env is None or env.scheme != spec["scheme"]:
+            return self.skip(spec, self.closed_reason or "no context open")
+        t0 = now()
+        if spec["group"] == "Setup":
+            us = env.context_ms * 1000
+            timing = {"samplesUs": [us], "callsPerSample": 1, "firstCallUs": us, "warmupCalls": 0}
+            timing.update({"warmupSamplesUs": [], "medianUs": us, "minUs": us, "meanUs": us, "capped": False})
+            cell = cell_result(env, spec, timing, t0)
+            cell["wallMs"] = env.context_ms
+            return self.record(cell)
+        if not op_applies(spec, env):
+            return self.skip(spec, skip_reason(spec))
+        emit({"type": "phase", "n": env.n, "label": spec["id"]})
+        budget = next((b for b in self.policy["budgets"] if b["n"] == env.n), self.policy["budgets"][-1])
+        try:
+            op = OP_FACTORIES[spec["id"]](env)
+            timing = measure_cell(op, self.policy, budget)
+        except Exception as error:  # a failed row is reported, the run goes on
+            return self.skip(spec, f"failed: {error}")
+        self.record(cell_result(env, spec, timing, t0))
+
+    def finish(self):
+        self.env = None
+        result = {
+            "runtime": {"timerResolutionUs": self.resolution, "userAgent": f"Python {platform.python_version()}"},
+            "envs": self.envs,
+            "cells": self.cells,
+            "skipped": self.skipped,
+            "leakedHandles": 0,
+            "wallMs": now() - self.started,
+        }
+        if self.engine_warmup:
+            result["engineWarmup"] = self.engine_warmup
+        emit({"type": "done", "result": result})
 
 
 def main():
-    message = json.load(sys.stdin)
+    first = json.loads(sys.stdin.readline())
     try:
-        run(message["plan"], {spec["id"]: spec for spec in message["catalog"]})
+        session = Session(first["plan"], {spec["id"]: spec for spec in first["catalog"]})
+        for line in sys.stdin:
+            if line.strip():
+                session.handle(json.loads(line))
     except Exception as error:
         emit({"type": "error", "message": f"{type(error).__name__}: {error}", "stack": traceback.format_exc()})
         sys.exit(1)

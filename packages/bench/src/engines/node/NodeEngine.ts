@@ -1,8 +1,8 @@
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../../BenchError.ts'
-import type { BenchEngine, EngineAvailability, EngineRunContext, EngineRunOutcome } from '../BenchEngine.ts'
-import { HarnessEventCollector } from '../HarnessEventCollector.ts'
+import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
+import { HarnessConnection } from '../HarnessConnection.ts'
 
 const CHILD = fileURLToPath(new URL('./nodeHarnessMain.ts', import.meta.url))
 
@@ -21,27 +21,26 @@ export class NodeEngine implements BenchEngine {
     }
   }
 
-  async run(context: EngineRunContext): Promise<EngineRunOutcome> {
-    const collector = new HarnessEventCollector('node', context.onEvent)
+  async start(context: EngineStartContext): Promise<EngineSession> {
     const child = fork(CHILD, [], {
       execArgv: ['--conditions=@sealbox/source'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
-    const timer = setTimeout(() => {
-      collector.fail(new BenchError('TIMEOUT', `node: no result after ${Math.round(context.timeoutMs / 1000)} s`))
-      child.kill('SIGKILL')
-    }, context.timeoutMs)
-    child.on('message', (message) => collector.accept(message))
+    const connection = new HarnessConnection('node', context.onEvent, (command) => child.send({ command }))
+    child.on('message', (message) => connection.accept(message))
     child.on('close', (code, signal) =>
-      collector.fail(new BenchError('ENGINE_FAILED', `node harness exited (code ${code}, signal ${signal})`)),
+      connection.fail(new BenchError('ENGINE_FAILED', `node harness exited (code ${code}, signal ${signal})`)),
     )
     child.send({ plan: context.plan })
-    try {
-      const result = await collector.done
-      return { result, versions: { node: process.version, v8: process.versions.v8 } }
-    } finally {
-      clearTimeout(timer)
-      if (child.exitCode === null) child.kill()
+    return {
+      request: (command, timeoutMs) => connection.request(command, timeoutMs),
+      get result() {
+        return connection.result
+      },
+      versions: async () => ({ node: process.version, v8: process.versions.v8 }),
+      close: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill()
+      },
     }
   }
 }
