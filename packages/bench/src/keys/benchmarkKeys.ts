@@ -9,6 +9,8 @@
  * cache, node bytes cache, store), and upload → first-query latency. Writes
  * packages/bench/results/keys/keys-benchmark.{md,json,html}. `--help` lists the flags.
  */
+import { readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import process from 'node:process'
 import { TempPostgres } from '@sealbox/server/testing'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
@@ -20,6 +22,19 @@ import { type KeysBenchReport, renderKeysHtml, renderKeysMarkdown } from './rend
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function main(): Promise<void> {
+  const fromJson = process.argv.indexOf('--render')
+  if (fromJson !== -1) {
+    // Re-renders a previous run's JSON (report layout changes without measuring again).
+    const file = process.argv[fromJson + 1] as string
+    const report = JSON.parse(await readFile(file, 'utf8')) as KeysBenchReport
+    const paths = await writeReportFiles(dirname(file), 'keys-benchmark', {
+      markdown: renderKeysMarkdown(report),
+      json: report,
+      html: renderKeysHtml(report),
+    })
+    log(`[keys] rendered ${paths.markdown}, ${paths.html}`)
+    return
+  }
   const settings = keysBenchSettings(process.argv.slice(2))
   if (settings === 'help') {
     process.stdout.write(KEYS_BENCH_HELP)

@@ -8,6 +8,7 @@ import {
 } from '@sealbox/he-core'
 import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
+import type { LoadResult } from './loadJob.ts'
 import { runLoad } from './runLoad.ts'
 import { scrapeMetrics, sumMetric } from './scrapeMetrics.ts'
 import { type LoadSummary, summarizeLoad } from './summarizeLoad.ts'
@@ -33,8 +34,9 @@ export interface UsersRow {
   keysOverCache: number
   hot: LoadSummary
   load: LoadSummary
-  /** load.throughput / hot.throughput. */
+  /** Median over rounds of load throughput / all-hot throughput (runs seconds apart). */
   normalized: number
+  roundRatios?: number[]
   /** Key lookups by tier (worker, bytes, store) from the server's /metrics, warm-up included. */
   serverLookups: Record<string, number>
 }
@@ -70,6 +72,16 @@ export interface BenchFacts {
 
 const KEY_SET = 'main'
 
+/** Several runs as one (samples concatenated, wall times added). */
+function mergeLoadResults(runs: readonly LoadResult[]): LoadResult {
+  return {
+    samples: runs.flatMap((run) => run.samples),
+    wallMs: runs.reduce((sum, run) => sum + run.wallMs, 0),
+    stoppedBy: runs.some((run) => run.stoppedBy === 'time') ? 'time' : 'requests',
+    responses: Object.assign({}, ...runs.map((run) => run.responses)),
+  }
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
@@ -90,6 +102,7 @@ function serverEnv(settings: KeysBenchSettings, spec: ScenarioSpec, keyStore: st
     TENANT_QUEUE_SIZE: String(Math.max(32, settings.concurrency * 2)),
     MAX_KEYSETS: '4',
     SCHEDULING: spec.scheduler,
+    KEY_BYTES_CACHE_BYTES: settings.bytesTier ? String(256 * 2 ** 20) : '0',
     ...(keyStore ? { KEY_STORE: keyStore } : {}),
   }
 }
@@ -219,13 +232,40 @@ export async function runScenario(
     let checked = 0
     let exact = 0
     for (const [i, users] of settings.users.entries()) {
-      // All-hot baseline next to each measurement (the machine is shared): one user whose
-      // keys every worker holds after the warm-up, so no request loads keys.
-      const hot = summarizeLoad(await runLoad({ ...job, users: 1, seed: 1000 + i, keepResponsesOf: [] }))
+      // The all-hot baseline (one user whose keys every worker holds after a short warm-up,
+      // so no request loads keys) alternates with the measured population in `rounds`
+      // short runs: on a shared machine the load of others drifts over minutes, and each
+      // round's ratio compares runs seconds apart. Reported: the median ratio.
+      const perRound = Math.max(1, Math.ceil(settings.requests / settings.rounds))
+      const hotRuns: LoadResult[] = []
+      const loadRuns: LoadResult[] = []
+      const ratios: number[] = []
       const before = await scrapeMetrics(node.url)
       const keep = [0, Math.floor(users / 2), users - 1]
-      const result = await runLoad({ ...job, users, seed: 1 + i, keepResponsesOf: keep })
+      for (let round = 0; round < settings.rounds; round++) {
+        const hotRun = await runLoad({
+          ...job,
+          users: 1,
+          seed: 1000 + i,
+          requests: perRound,
+          warmupRequests: Math.min(settings.warmupRequests, 2 * settings.concurrency),
+          keepResponsesOf: [],
+        })
+        const loadRun = await runLoad({
+          ...job,
+          users,
+          seed: 1 + i + 100 * round,
+          requests: perRound,
+          warmupRequests: round === 0 ? settings.warmupRequests : 2 * settings.concurrency,
+          keepResponsesOf: round === 0 ? keep : [],
+        })
+        hotRuns.push(hotRun)
+        loadRuns.push(loadRun)
+        ratios.push(summarizeLoad(loadRun).throughput / summarizeLoad(hotRun).throughput)
+      }
       const after = await scrapeMetrics(node.url)
+      const result = mergeLoadResults(loadRuns)
+      const hot = summarizeLoad(mergeLoadResults(hotRuns))
       const load = summarizeLoad(result)
       const serverLookups: Record<string, number> = {}
       for (const sample of after) {
@@ -238,9 +278,10 @@ export async function runScenario(
         if (await exactAnswer(settings, config, Number(user), Buffer.from(base64, 'base64'))) exact++
       }
       const keysOverCache = (users * facts.keyHeapBytes) / (facts.keyCacheBytes * settings.workers)
-      rows.push({ users, keysOverCache, hot, load, normalized: load.throughput / hot.throughput, serverLookups })
+      const normalized = median(ratios)
+      rows.push({ users, keysOverCache, hot, load, normalized, roundRatios: ratios, serverLookups })
       log(
-        `[keys]   U=${users} (${keysOverCache.toFixed(1)}× cache): ${load.throughput.toFixed(1)} req/s = ${((100 * load.throughput) / hot.throughput).toFixed(0)}% of hot ${hot.throughput.toFixed(1)}; worker hits ${(100 * load.tiers.worker).toFixed(0)}%, errors ${load.errors}`,
+        `[keys]   U=${users} (${keysOverCache.toFixed(1)}× cache): ${load.throughput.toFixed(1)} req/s vs all-hot ${hot.throughput.toFixed(1)}; median round ratio ${(100 * normalized).toFixed(0)}% (${ratios.map((r) => (100 * r).toFixed(0)).join(', ')}); tiers worker/bytes/store ${(100 * load.tiers.worker).toFixed(0)}/${(100 * load.tiers.bytes).toFixed(0)}/${(100 * load.tiers.store).toFixed(0)}%, errors ${load.errors}`,
       )
     }
     const cold: ColdRow[] = []

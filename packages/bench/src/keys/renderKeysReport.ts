@@ -4,7 +4,7 @@ import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
 import { svgBarChart } from '../report/svgBarChart.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { BenchFacts, ScenarioResult } from './keysScenario.ts'
-import { fetchMs, KEY_PHASES } from './summarizeLoad.ts'
+import { fetchMs, KEY_PHASES, type KeyPhase } from './summarizeLoad.ts'
 
 /** Everything the keys benchmark measured, as written to keys-benchmark.json. */
 export interface KeysBenchReport {
@@ -31,6 +31,17 @@ function median(values: readonly number[]): number {
   return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
 }
 
+/**
+ * Share of the worker's time per request spent getting keys (store fetch + key
+ * deserialization) — from the same requests, so the shared machine's load cancels out;
+ * 1 − share bounds the throughput keys can cost.
+ */
+function keyShare(phases: Record<KeyPhase, number>): number {
+  const keys = phases.keyfetch + phases.keydeserialize
+  const work = keys + phases.deserialize + phases.compute + phases.serialize
+  return work > 0 ? keys / work : 0
+}
+
 function label(s: ScenarioResult): string {
   return `${s.store} / ${s.scheduler}`
 }
@@ -47,7 +58,9 @@ function throughputTable(report: KeysBenchReport): Table {
     { heading: 'keys ÷ worker caches', align: 'right' },
     { heading: 'req/s', align: 'right' },
     { heading: 'all-hot req/s', align: 'right' },
-    { heading: 'normalised', align: 'right' },
+    { heading: 'normalised (median round)', align: 'right' },
+    { heading: 'per-round ratios', align: 'right' },
+    { heading: 'worker time on keys', align: 'right' },
     { heading: 'worker hits', align: 'right' },
     { heading: 'bytes-cache hits', align: 'right' },
     { heading: 'store reads', align: 'right' },
@@ -63,6 +76,8 @@ function throughputTable(report: KeysBenchReport): Table {
       r.load.throughput.toFixed(1),
       r.hot.throughput.toFixed(1),
       pct(r.normalized),
+      (r.roundRatios ?? []).map((x) => pct(x)).join(' '),
+      pct(keyShare(r.load.phases)),
       pct(r.load.tiers.worker),
       pct(r.load.tiers.bytes),
       pct(r.load.tiers.store),
@@ -128,7 +143,7 @@ function targets(report: KeysBenchReport): string[] {
     )[0]
     if (near) {
       lines.push(
-        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${pct(near.normalized)}** of all-hot (target ≥ 80% with affinity); worker-cache hit rate ${pct(near.load.tiers.worker)}.`,
+        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${pct(near.normalized)}** of all-hot (median of rounds; target ≥ 80% with affinity); keys took ${pct(keyShare(near.load.phases))} of worker time; keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
     const cold = median(s.cold.map((c) => c.coldMs))
@@ -148,7 +163,8 @@ function setupLines(report: KeysBenchReport): string[] {
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (the machine is shared: each run is normalised to an all-hot baseline measured right before it).`,
     `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
     `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
-    `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate process, ${settings.warmupRequests} warm-up + ${settings.requests} measured requests per run (≤ ${settings.maxSeconds} s each).`,
+    `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s. Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
+    `Node bytes cache (middle key tier): ${settings.bytesTier === false ? 'off (KEY_BYTES_CACHE_BYTES=0)' : 'on, 256 MiB'}.`,
     `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,
     `Answers checked against the plaintext oracle: ${report.scenarios.reduce((n, s) => n + s.verified.exact, 0)} exact of ${report.scenarios.reduce((n, s) => n + s.verified.checked, 0)}.`,
   ]
