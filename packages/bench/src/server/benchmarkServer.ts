@@ -84,7 +84,7 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
     if (withDirect) {
       for (const workload of prepared) {
         tick(`direct ${workload.workload} ${tag}`)
-        runs.push(measureDirect(workload, repeat, settings))
+        runs.push(await measureDirect(workload, repeat, settings))
         done++
       }
     }

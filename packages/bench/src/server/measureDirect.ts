@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { loadAverage } from '../report/machineInfo.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 import { directColumns } from './runColumns.ts'
@@ -8,18 +9,30 @@ import type { RunRecord } from './ServerBenchReport.ts'
 const WARMUP_CALLS = 3
 
 /**
+ * Idle time between calls, like a one-client loop over loopback. Back-to-back calls
+ * would make Direct the one CPU hog among the rows: on a busy machine Linux shares a
+ * hog's core with every other runnable task, while a server worker that sleeps between
+ * requests runs each job with a fresh time slice, and Direct would look slower than the
+ * servers it is the baseline for.
+ */
+const GAP_MS = 2
+
+/**
  * The Direct row: the server's job for the same request bodies, run by he-core in
- * this process, one call after another (concurrency 1), no HTTP and no executor.
+ * this process, one call at a time (concurrency 1), no HTTP and no executor.
  * Stops after `requests` calls or `durationSeconds`, like a load cell.
  */
-export function measureDirect(
+export async function measureDirect(
   prepared: PreparedWorkload,
   repeat: number,
   limits: { requests: number; durationSeconds: number },
-): RunRecord {
+): Promise<RunRecord> {
   const startedAt = new Date().toISOString()
   const load = loadAverage()
-  for (let i = 0; i < WARMUP_CALLS; i++) prepared.runDirect(i)
+  for (let i = 0; i < WARMUP_CALLS; i++) {
+    prepared.runDirect(i)
+    await sleep(GAP_MS)
+  }
   const timings = []
   const starts: number[] = []
   const begin = performance.now()
@@ -32,6 +45,7 @@ export function measureDirect(
     }
     starts.push(performance.now() - begin)
     timings.push(prepared.runDirect(i))
+    await sleep(GAP_MS)
   }
   const wallMs = performance.now() - begin
   return {
