@@ -26,6 +26,7 @@ const HELP = `npm run benchmark:search -- [flags]
   --large V        rows of the large run (default 100000; 0 skips it)
   --no-threads     skip the worker-thread runs
   --quick          fewer samples, no large run
+  --headline       only the calibration and the default config (BGV and BFV)
   --out DIR        output directory (default packages/bench/results/search)
 `
 
@@ -42,6 +43,7 @@ async function main(argv: string[]): Promise<void> {
       large: { type: 'string' },
       'no-threads': { type: 'boolean' },
       quick: { type: 'boolean' },
+      headline: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -56,7 +58,8 @@ async function main(argv: string[]): Promise<void> {
   }
   const rows = Number(values.rows ?? 10_000)
   const dimension = Number(values.dimension ?? 16)
-  const largeRows = values.quick ? 0 : Number(values.large ?? 100_000)
+  const headlineOnly = values.headline === true
+  const largeRows = values.quick || headlineOnly ? 0 : Number(values.large ?? 100_000)
   const here = dirname(fileURLToPath(import.meta.url))
   const outDir = values.out ?? join(here, '..', '..', 'results', 'search')
 
@@ -83,7 +86,7 @@ async function main(argv: string[]): Promise<void> {
     await run("BFV, client-side g = D'", { ...defaults, scheme: 'bfv', babyStep: paddedDimension }, true),
   ]
   const tradeOff: SearchMeasurement[] = []
-  for (const scheme of ['bgv', 'bfv'] as const) {
+  for (const scheme of headlineOnly ? [] : (['bgv', 'bfv'] as const)) {
     for (const babySteps of ['client', 'server'] as const) {
       for (const g of gs) {
         tradeOff.push(await run(`${scheme} ${babySteps}-side g=${g}`, { ...defaults, scheme, babySteps, babyStep: g }))
@@ -91,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   const forms: SearchMeasurement[] = []
-  for (const scheme of ['bgv', 'bfv'] as const) {
+  for (const scheme of headlineOnly ? [] : (['bgv', 'bfv'] as const)) {
     for (const nttForm of [true, false]) {
       forms.push(
         await run(`${scheme} ${nttForm ? 'NTT' : 'coefficient'} form`, {
@@ -117,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
     log(`         compute ${large.compute.median.toFixed(1)} ms median; exact ${large.exact}`)
   }
   const threads: ThreadedMeasurement[] = []
-  if (!values['no-threads']) {
+  if (!values['no-threads'] && !headlineOnly) {
     for (const v of largeRows > 0 ? [rows, largeRows] : [rows]) {
       for (const count of [1, 2]) {
         log(`[search] V=${v} on ${count} worker thread(s)`)
@@ -127,8 +130,8 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   }
-  log('[search] batch of 8 users')
-  const batch = await measureBatch(defaults, database, 8, Math.max(3, counts.samples >> 3))
+  if (!headlineOnly) log('[search] batch of 8 users')
+  const batch = headlineOnly ? undefined : await measureBatch(defaults, database, 8, Math.max(3, counts.samples >> 3))
 
   const report: SearchBenchReport = {
     command: ['npm run benchmark:search', ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(' '),

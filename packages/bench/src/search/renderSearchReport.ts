@@ -150,17 +150,20 @@ export function renderSearchReport(report: SearchBenchReport): string {
     "## Schemes (same parameters, client-side g = D')",
     '',
     tradeOff(report.schemes),
-    '',
-    '## Trade-off over the baby step g',
-    '',
-    "Client-side baby steps: the client encrypts the g rotations of q (g ciphertexts up); the server skips the g−1 baby rotations. Server-side: one ciphertext up, g−1 baby rotations by 1 and ceil(D'/g)−1 giant rotations by g per block. Key bytes are the Galois keys for exactly the steps used (seeded, zstd), uploaded once per key set.",
-    '',
-    tradeOff(report.tradeOff),
-    '',
-    '## Database in NTT form vs coefficient form',
-    '',
-    tradeOff(report.forms),
   ]
+  if (report.tradeOff.length) {
+    parts.push(
+      '',
+      '## Trade-off over the baby step g',
+      '',
+      "Client-side baby steps: the client encrypts the g rotations of q (g ciphertexts up); the server skips the g−1 baby rotations. Server-side: one ciphertext up, g−1 baby rotations by 1 and ceil(D'/g)−1 giant rotations by g per block. Key bytes are the Galois keys for exactly the steps used (seeded, zstd), uploaded once per key set.",
+      '',
+      tradeOff(report.tradeOff),
+    )
+  }
+  if (report.forms.length) {
+    parts.push('', '## Database in NTT form vs coefficient form', '', tradeOff(report.forms))
+  }
   if (report.large) {
     parts.push('', `## V = ${report.large.config.rows.toLocaleString('en')}`, '', headline(report.large))
   }
