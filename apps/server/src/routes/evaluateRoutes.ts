@@ -33,6 +33,10 @@ const EvaluateBody = z
   })
   .strict()
 
+const EvaluateQueryString = z
+  .object({ keySet: z.string().regex(TENANT_ID, 'keySet must be a key-set id').optional() })
+  .strict()
+
 /** Runs an he-core program on encrypted inputs. */
 export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
   const { store, hub, config } = app.sealbox
@@ -56,6 +60,15 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
         throw new HeError('UNSUPPORTED_MEDIA_TYPE', 'send the program as application/json')
       }
       const body = parseInput(EvaluateBody, request.body, 'body')
+      // `?keySet=` works too, so a proxy can route by key set without reading the body (deploy/nginx).
+      const query = parseInput(EvaluateQueryString, request.query, 'query')
+      if (query.keySet !== undefined && body.keySet !== undefined && query.keySet !== body.keySet) {
+        throw new HeError(
+          'INVALID_INPUT',
+          `keySet "${query.keySet}" in the URL and "${body.keySet}" in the body differ`,
+        )
+      }
+      const keySet = body.keySet ?? query.keySet
       const params = parseParams(body.params)
       if (params.polyModulusDegree > config.MAX_POLY_DEGREE) {
         throw new HeError(
@@ -68,22 +81,42 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
       const analysis = analyzeProgram(body.program, params, { limits: { maxSteps: config.MAX_PROGRAM_STEPS } })
       const needsKeys = analysis.needsRelinKeys || analysis.galoisElements.length > 0
       let keys: { ref: { tenant: string; id: string; sha256: string; bytes: number }; keySetId: string } | undefined
-      if (body.keySet !== undefined) {
-        const record = await store.get(tenant.id, body.keySet)
-        if (!record) throw new HeError('NOT_FOUND', `no key set "${body.keySet}"`)
+      if (keySet !== undefined) {
+        const record = await store.get(tenant.id, keySet)
+        if (!record) throw new HeError('NOT_FOUND', `no key set "${keySet}"`)
         const elements = new Set(record.galoisElements)
         const missing = missingProgramKeys(analysis, {
           relinKeys: record.kinds.includes('relinKeys') ? { hasKey: (power) => power === 2 } : undefined,
           galoisKeys: record.kinds.includes('galoisKeys') ? { hasKey: (element) => elements.has(element) } : undefined,
         })
-        if (missing[0]) throw new HeError('MISSING_KEY', `key set "${record.id}": ${missing[0].message}`)
+        if (missing[0]) {
+          // Every missing key at once, before any work: the client can make exactly those.
+          throw new HeError('MISSING_KEY', `key set "${record.id}": ${missing.map((m) => m.message).join('; ')}`, {
+            details: {
+              missingSteps: [...new Set(missing.flatMap((m) => m.steps))].sort((a, b) => a - b),
+              needsRelinKeys: missing.some((m) => m.key === 'relin'),
+            },
+          })
+        }
         keys = {
           ref: { tenant: tenant.id, id: record.id, sha256: record.sha256, bytes: record.bytes },
           keySetId: record.keySetId,
         }
       } else if (needsKeys) {
-        const what = analysis.needsRelinKeys ? 'relinearization keys' : 'Galois keys'
-        throw new HeError('MISSING_KEY', `this program needs ${what}: upload a key set and pass "keySet"`)
+        const what = [
+          ...(analysis.needsRelinKeys ? ['relinearization keys'] : []),
+          ...(analysis.galoisElements.length > 0
+            ? [
+                `Galois keys for steps ${[...analysis.keyGenSteps].sort((a, b) => a - b).join(', ')} (0: the column rotation)`,
+              ]
+            : []),
+        ].join(' and ')
+        throw new HeError('MISSING_KEY', `this program needs ${what}: upload a key set and pass "keySet"`, {
+          details: {
+            missingSteps: [...analysis.keyGenSteps].sort((a, b) => a - b),
+            needsRelinKeys: analysis.needsRelinKeys,
+          },
+        })
       }
       const inputs: Record<string, Uint8Array> = {}
       for (const [name, text] of Object.entries(body.inputs)) inputs[name] = base64ToBytes(text)

@@ -1,0 +1,80 @@
+import { exportEvaluationKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, raw, startServer, type TestServer } from './harness.ts'
+
+/*
+ * "Ask for less": the evaluate API derives the keys a program needs from the program
+ * itself and, before any work, names every missing one (Galois steps, relinearization),
+ * so a client can make exactly those. `?keySet=` in the URL lets a proxy route by key set.
+ */
+
+const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
+const program = {
+  version: 1,
+  inputs: [
+    { name: 'x', kind: 'ciphertext' },
+    { name: 'y', kind: 'ciphertext' },
+  ],
+  steps: [
+    { op: 'multiply', a: 'x', b: 'y', out: 'xy' },
+    { op: 'relinearize', a: 'xy', out: 'r' },
+    { op: 'rotateRows', a: 'r', steps: 1, out: 'r1' },
+    { op: 'rotateRows', a: 'r1', steps: 3, out: 'r3' },
+    { op: 'rotateColumns', a: 'r3', out: 'out' },
+  ],
+  outputs: ['out'],
+}
+
+describe('evaluate: keys derived from the program', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer({ EXECUTOR: 'pool', WORKERS: 1 })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('names every Galois step and the relinearization keys a program needs when no key set is given', async () => {
+    const client = await server.tenant()
+    const error = await errorOf(client.evaluate({ params, program, inputs: {} }))
+    expect(error.code).toBe('MISSING_KEY')
+    expect(error.message).toMatch(/relinearization keys and Galois keys for steps 0, 1, 3/)
+    expect(error.details?.server).toMatchObject({ missingSteps: [0, 1, 3], needsRelinKeys: true })
+  })
+
+  it('lists every key the given key set lacks, before any work', async () => {
+    const ctx = await getHeContext(params)
+    using keys = KeySet.generate(ctx, { galois: { steps: [1] } })
+    const client = await server.tenant()
+    await client.putKeySet('step-one', exportEvaluationKeys(keys))
+    const error = await errorOf(client.evaluate({ params, program, inputs: {}, keySet: 'step-one' }))
+    expect(error.code).toBe('MISSING_KEY')
+    expect(error.message).toMatch(/relinearization/)
+    expect(error.message).toMatch(/rotation by 3/)
+    expect(error.details?.server).toMatchObject({ needsRelinKeys: true })
+    const details = error.details?.server as { missingSteps: number[] }
+    expect(details.missingSteps).toEqual(expect.arrayContaining([3]))
+    expect(details.missingSteps).not.toContain(1)
+  })
+
+  it('takes the key set from ?keySet= (for proxies routing by key set) and refuses a conflicting body', async () => {
+    const client = await server.tenant()
+    const token = client.token as string
+    const body = JSON.stringify({ params, program, inputs: {} })
+    const viaUrl = await raw(`${server.url}/api/v1/evaluate?keySet=nothing-here`, {
+      method: 'POST',
+      token,
+      body,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect([viaUrl.status, viaUrl.json.error?.code]).toEqual([404, 'NOT_FOUND'])
+    expect(viaUrl.json.error?.message).toMatch(/nothing-here/)
+    const conflicting = await raw(`${server.url}/api/v1/evaluate?keySet=a`, {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ params, program, inputs: {}, keySet: 'b' }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect([conflicting.status, conflicting.json.error?.code]).toEqual([400, 'INVALID_INPUT'])
+  })
+})
