@@ -143,7 +143,7 @@ function targets(report: KeysBenchReport): string[] {
     )[0]
     if (near) {
       lines.push(
-        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${pct(near.normalized)}** of all-hot (median of rounds; target ≥ 80% with affinity); keys took ${pct(keyShare(near.load.phases))} of worker time; keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
+        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), measured throughput is **${pct(near.normalized)}** of all-hot (median of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
     const cold = median(s.cold.map((c) => c.coldMs))
