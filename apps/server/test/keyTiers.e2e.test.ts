@@ -26,10 +26,11 @@ const USERS = ['a', 'b', 'c', 'd'].map((name) => ({ tenant: name, token: `token-
 let config: SearchConfig
 const database = syntheticSearchDatabase({ rows: ROWS, dimension: DIM, seed: 1 })
 
-async function startNode(scheduling: 'affinity' | 'round-robin'): Promise<ServerNode> {
+async function startNode(scheduling: 'affinity' | 'round-robin', executor = 'pool'): Promise<ServerNode> {
   return ServerNode.start({
-    name: `tiers-${scheduling}`,
+    name: `tiers-${scheduling}-${executor}`,
     env: {
+      EXECUTOR: executor,
       MODE: 'production',
       TOKENS: USERS.map(({ tenant, token }) => `${tenant}:${token}`).join(','),
       WORKERS: '2',
@@ -77,7 +78,7 @@ function tierOf(timing: Record<string, number | undefined>): 'worker' | 'bytes' 
 async function tierCounts(node: ServerNode): Promise<Record<string, number>> {
   const text = await (await fetch(`${node.url}/metrics`)).text()
   const counts: Record<string, number> = {}
-  for (const match of text.matchAll(/sealbox_key_tier_lookups_total\{executor="pool",tier="(\w+)"\} (\d+)/g)) {
+  for (const match of text.matchAll(/sealbox_key_tier_lookups_total\{executor="\w+",tier="(\w+)"\} (\d+)/g)) {
     counts[match[1] as string] = Number(match[2])
   }
   return counts
@@ -85,14 +86,19 @@ async function tierCounts(node: ServerNode): Promise<Record<string, number>> {
 
 let affinity: ServerNode
 let roundRobin: ServerNode
+let processes: ServerNode
 
 beforeAll(async () => {
-  ;[affinity, roundRobin] = await Promise.all([startNode('affinity'), startNode('round-robin')])
+  ;[affinity, roundRobin, processes] = await Promise.all([
+    startNode('affinity'),
+    startNode('round-robin'),
+    startNode('round-robin', 'process'),
+  ])
   config = verifySearchConfig(await new SealboxClient({ baseUrl: affinity.url }).searchConfig())
 })
 
 afterAll(async () => {
-  await Promise.all([affinity?.stop(), roundRobin?.stop()])
+  await Promise.all([affinity?.stop(), roundRobin?.stop(), processes?.stop()])
 })
 
 describe('key tiers and worker choice', () => {
@@ -122,5 +128,13 @@ describe('key tiers and worker choice', () => {
     expect(tierOf(await searchAs(a, 1))).toBe('store')
     expect(tierOf(await searchAs(a, 2))).toBe('bytes')
     expect(tierOf(await searchAs(a, 3))).toBe('worker')
+  })
+
+  it('child processes get the same tiers: store, then the bytes cache on the other process, then held', async () => {
+    const [a] = (await users(processes)) as [User]
+    expect(tierOf(await searchAs(a, 1))).toBe('store')
+    expect(tierOf(await searchAs(a, 2))).toBe('bytes')
+    expect(tierOf(await searchAs(a, 3))).toBe('worker')
+    expect(await tierCounts(processes)).toEqual({ store: 1, bytes: 1, worker: 1 })
   })
 })

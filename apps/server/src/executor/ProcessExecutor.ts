@@ -221,8 +221,21 @@ export class ProcessExecutor implements Executor {
     return free
   }
 
-  run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply> {
-    const child = this.#idleChild()
+  idleWorkers(): string[] {
+    if (this.#closing) return []
+    const idle: string[] = []
+    for (const child of this.#children) {
+      if (child.warm && !child.retiring && !child.pending) idle.push(`process-${child.process.pid}`)
+    }
+    return idle
+  }
+
+  run(job: WorkerJob, deadline: AbortSignal, workerId?: string): Promise<WorkerReply> {
+    // The scheduler's choice (affinity) when that child is free, else any free child.
+    const chosen = [...this.#children].find(
+      (c) => `process-${c.process.pid}` === workerId && c.warm && !c.retiring && !c.pending,
+    )
+    const child = chosen ?? this.#idleChild()
     if (!child?.channel) return Promise.reject(new HeError('OVERLOADED', 'no worker process is free'))
     const channel = child.channel
     this.#running++
