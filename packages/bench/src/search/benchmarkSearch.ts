@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, type as osType, release } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -27,7 +27,7 @@ const HELP = `npm run benchmark:search -- [flags]
   --no-threads     skip the worker-thread runs
   --quick          fewer samples, no large run
   --headline       only the calibration and the default config (BGV and BFV)
-  --out DIR        output directory (default packages/bench/results/search)
+  --out DIR        output directory (default packages/bench/results/search; relative to where you ran npm)
 `
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -61,7 +61,10 @@ async function main(argv: string[]): Promise<void> {
   const headlineOnly = values.headline === true
   const largeRows = values.quick || headlineOnly ? 0 : Number(values.large ?? 100_000)
   const here = dirname(fileURLToPath(import.meta.url))
-  const outDir = values.out ?? join(here, '..', '..', 'results', 'search')
+  // npm/pnpm run the script in the package directory; a relative --out means the caller's directory.
+  const outDir = values.out
+    ? resolve(process.env.INIT_CWD ?? process.cwd(), values.out)
+    : join(here, '..', '..', 'results', 'search')
 
   const seal = await loadSeal()
   const clock = new SealCallClock(seal)

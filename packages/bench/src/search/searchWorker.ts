@@ -8,7 +8,6 @@ import {
   resolveSearchConfig,
   syntheticSearchDatabase,
 } from '@sealbox/he-core'
-import { threadCpuMs } from './measureSearch.ts'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
 
 const data = workerData as SearchWorkerData
@@ -29,7 +28,7 @@ try {
       return
     }
     try {
-      const { response, timings } = index.evaluate(message.query, null, { clock: threadCpuMs })
+      const { response, timings } = index.evaluate(message.query, null)
       reply({ type: 'response', id: message.id, response, timings }, [response.buffer as ArrayBuffer])
     } catch (error) {
       reply({ type: 'error', id: message.id, message: String(error) })
