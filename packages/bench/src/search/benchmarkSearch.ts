@@ -12,7 +12,14 @@ import { parseArgs } from 'node:util'
 import { loadSeal, type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core'
 import { calibrateSealOps } from './calibrateSealOps.ts'
 import { measureBatch } from './measureBatch.ts'
-import { measureSearch, type SampleCounts, type SearchMeasurement } from './measureSearch.ts'
+import {
+  measureSearch,
+  prepareSearchCase,
+  runInterleaved,
+  type SampleCounts,
+  type SearchCase,
+  type SearchMeasurement,
+} from './measureSearch.ts'
 import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
 import { SealCallClock } from './sealCallClock.ts'
 import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
@@ -71,44 +78,69 @@ async function main(argv: string[]): Promise<void> {
   const database = syntheticSearchDatabase({ rows, dimension, seed: 1 })
   const paddedDimension = 2 ** Math.ceil(Math.log2(dimension))
   const gs = [...new Set([1, 2, 4, 8, paddedDimension].filter((g) => g <= paddedDimension))]
-  const run = async (label: string, input: SearchConfigInput, withClock = false): Promise<SearchMeasurement> => {
-    log(`[search] ${label}`)
-    const result = await measureSearch(label, input, database, counts, withClock ? clock : undefined)
-    log(
-      `         compute ${result.compute.median.toFixed(2)} ms median, ${result.compute.min.toFixed(2)} min; total ${result.total.median.toFixed(2)} ms; exact ${result.exact}`,
-    )
-    return result
-  }
-
   log('[search] calibrating single SEAL operations')
   const calibration = [await calibrateSealOps('bgv', 100), await calibrateSealOps('bfv', 100)]
+  // Every config of the main table is prepared first and sampled round-robin (see runInterleaved).
   const defaults: SearchConfigInput = { rows, dimension }
-  const headline = await run('default config', defaults, true)
-  const schemes = [
-    headline,
-    await run("BFV, client-side g = D'", { ...defaults, scheme: 'bfv', babyStep: paddedDimension }, true),
+  const plan: { group: 'schemes' | 'tradeOff' | 'forms'; label: string; input: SearchConfigInput }[] = [
+    { group: 'schemes', label: 'default config', input: defaults },
+    {
+      group: 'schemes',
+      label: "BFV, client-side g = D'",
+      input: { ...defaults, scheme: 'bfv', babyStep: paddedDimension },
+    },
   ]
-  const tradeOff: SearchMeasurement[] = []
-  for (const scheme of headlineOnly ? [] : (['bgv', 'bfv'] as const)) {
-    for (const babySteps of ['client', 'server'] as const) {
-      for (const g of gs) {
-        tradeOff.push(await run(`${scheme} ${babySteps}-side g=${g}`, { ...defaults, scheme, babySteps, babyStep: g }))
+  if (!headlineOnly) {
+    for (const scheme of ['bgv', 'bfv'] as const) {
+      for (const babySteps of ['client', 'server'] as const) {
+        for (const g of gs) {
+          plan.push({
+            group: 'tradeOff',
+            label: `${scheme} ${babySteps}-side g=${g}`,
+            input: { ...defaults, scheme, babySteps, babyStep: g },
+          })
+        }
       }
+      plan.push({
+        group: 'forms',
+        label: `${scheme} coefficient form`,
+        input: { ...defaults, scheme, babyStep: paddedDimension, nttForm: false },
+      })
     }
   }
-  const forms: SearchMeasurement[] = []
-  for (const scheme of headlineOnly ? [] : (['bgv', 'bfv'] as const)) {
-    for (const nttForm of [true, false]) {
-      forms.push(
-        await run(`${scheme} ${nttForm ? 'NTT' : 'coefficient'} form`, {
-          ...defaults,
-          scheme,
-          babyStep: paddedDimension,
-          nttForm,
-        }),
-      )
+  const cases: SearchCase[] = []
+  let results: { group: string; measurement: SearchMeasurement }[] = []
+  try {
+    for (const item of plan) {
+      log(`[search] preparing ${item.label}`)
+      cases.push(await prepareSearchCase(item.label, item.input, database))
     }
+    log(`[search] sampling ${cases.length} configs round-robin, ${counts.samples} rounds`)
+    const measured = runInterleaved(cases, counts, {
+      clock,
+      clocked: cases.slice(0, 2),
+      onRound: (round) => {
+        if ((round + 1) % 10 === 0) log(`         round ${round + 1}/${counts.samples}`)
+      },
+    })
+    results = plan.map((item, i) => ({ group: item.group, measurement: measured[i] as SearchMeasurement }))
+  } finally {
+    for (const item of cases) item[Symbol.dispose]()
   }
+  const pick = (group: string) => results.filter((r) => r.group === group).map((r) => r.measurement)
+  const schemes = pick('schemes')
+  const headline = schemes[0] as SearchMeasurement
+  log(
+    `         default: compute ${headline.compute.min.toFixed(2)} ms min, ${headline.compute.median.toFixed(2)} median`,
+  )
+  const tradeOff = pick('tradeOff')
+  // The NTT-form rows of the forms table are the g = D' client-side rows of the trade-off table.
+  const forms = (['bgv', 'bfv'] as const).flatMap((scheme) => [
+    ...tradeOff.filter(
+      (m) => m.config.scheme === scheme && m.config.babySteps === 'client' && m.config.babyStep === paddedDimension,
+    ),
+    ...pick('forms').filter((m) => m.config.scheme === scheme),
+  ])
   let large: SearchMeasurement | undefined
   if (largeRows > 0) {
     log(`[search] V=${largeRows}`)

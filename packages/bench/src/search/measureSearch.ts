@@ -79,26 +79,31 @@ export interface SearchMeasurement {
   jsShare?: { compute: number; total: number; decode: number }
 }
 
-/**
- * Processes `database` for `input`, makes a client and its keys, then times
- * `counts.samples` evaluations of pre-encrypted queries (the server's work only).
- */
-export async function measureSearch(
+/** A processed index, a client, its keys and pre-encrypted queries, ready to be sampled. */
+export interface SearchCase extends Disposable {
+  label: string
+  /** One evaluation, timed unless it is a warm-up. */
+  sample(record?: boolean): void
+  /** One evaluation under the SEAL call clock (for the JavaScript share). */
+  sampleWithClock(clock: SealCallClock): void
+  result(): SearchMeasurement
+}
+
+/** Processes the database for `input`, makes the client and its keys, checks one query against the oracle. */
+export async function prepareSearchCase(
   label: string,
   input: SearchConfigInput,
   database: SearchDatabase,
-  counts: SampleCounts,
-  clock?: SealCallClock,
-): Promise<SearchMeasurement> {
+): Promise<SearchCase> {
   const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
   const ctx = await getHeContext(config.params)
-  using index = PrivateSearchIndex.process(ctx, database, config)
+  const index = PrivateSearchIndex.process(ctx, database, config)
   let started = performance.now()
-  using client = PrivateSearchClient.create(ctx, config)
+  const client = PrivateSearchClient.create(ctx, config)
   const keyEnvelope = client.evaluationKeys()
   const keyGenMs = performance.now() - started
   started = performance.now()
-  using keys = keyEnvelope ? SearchEvaluationKeys.load(ctx, keyEnvelope) : undefined
+  const keys = keyEnvelope ? SearchEvaluationKeys.load(ctx, keyEnvelope) : null
   const keyLoadMs = keyEnvelope ? performance.now() - started : 0
 
   const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 100 + i))
@@ -109,86 +114,127 @@ export async function measureSearch(
     encryptTimes.push(performance.now() - t)
     return query
   })
-  const first = index.evaluate(queries[0] as Uint8Array, keys ?? null)
+  const first = index.evaluate(queries[0] as Uint8Array, keys)
   started = performance.now()
   const decrypted = client.decryptScores(first.response)
   const clientDecryptMs = performance.now() - started
   const oracle = plaintextSearchScores(config, database, vectors[0] as Float64Array)
   const exact = oracle.every((score, row) => decrypted.scores[row] === score) && decrypted.strayNonZeroSlots === 0
 
-  for (let i = 0; i < counts.warmup; i++) index.evaluate(queries[i % queries.length] as Uint8Array, keys ?? null)
-  const phases = {
-    compute: [] as number[],
-    total: [] as number[],
-    cpu: [] as number[],
-    decode: [] as number[],
-    load: [] as number[],
-    save: [] as number[],
-  }
-  for (let i = 0; i < counts.samples; i++) {
-    const cpuStart = threadCpuMs()
-    const { timings } = index.evaluate(queries[i % queries.length] as Uint8Array, keys ?? null)
-    phases.cpu.push(threadCpuMs() - cpuStart)
-    phases.compute.push(timings.computeMs)
-    phases.total.push(timings.totalMs)
-    phases.decode.push(timings.decodeMs)
-    phases.load.push(timings.loadMs)
-    phases.save.push(timings.saveMs)
-  }
-
-  let jsShare: SearchMeasurement['jsShare']
-  if (clock) {
-    const compute: number[] = []
-    const total: number[] = []
-    const decode: number[] = []
-    for (let i = 0; i < Math.max(10, counts.samples >> 1); i++) {
-      const { value, seal, wallMs } = clock.measure(() =>
-        index.evaluate(queries[i % queries.length] as Uint8Array, keys ?? null),
-      )
-      const inSeal = seal.compute + seal.load + seal.save + seal.other
-      compute.push(1 - seal.compute / value.timings.computeMs)
-      total.push(1 - inSeal / wallMs)
-      decode.push(value.timings.decodeMs / wallMs)
-    }
-    jsShare = { compute: medianOf(compute), total: medianOf(total), decode: medianOf(decode) }
-  }
+  const phases = { compute: [] as number[], total: [] as number[], cpu: [] as number[] }
+  const other = { decode: [] as number[], load: [] as number[], save: [] as number[] }
+  const shares = { compute: [] as number[], total: [] as number[], decode: [] as number[] }
+  let next = 0
+  const nextQuery = () => queries[next++ % queries.length] as Uint8Array
 
   return {
     label,
-    config: {
-      configId: config.configId,
-      scheme: config.scheme,
-      babySteps: config.babySteps,
-      babyStep: config.babyStep,
-      galoisSteps: config.galoisSteps,
-      queryCiphertexts: config.queryCiphertexts,
-      operations: config.operations,
-      estimatedServerMs: config.estimatedServerMs,
-      nttForm: config.nttForm,
-      rows: config.rows,
-      dimension: config.dimension,
-      polyModulusDegree: config.polyModulusDegree,
-      scale: config.scale,
-      coeffModulusBits: config.params.coeffModulusBits,
-      blocks: config.blocks.length,
+    sample(record = true) {
+      const cpuStart = threadCpuMs()
+      const { timings } = index.evaluate(nextQuery(), keys)
+      if (!record) return
+      phases.cpu.push(threadCpuMs() - cpuStart)
+      phases.compute.push(timings.computeMs)
+      phases.total.push(timings.totalMs)
+      other.decode.push(timings.decodeMs)
+      other.load.push(timings.loadMs)
+      other.save.push(timings.saveMs)
     },
-    processMs: index.processing.milliseconds,
-    processedBytes: index.processing.bytes,
-    keyGenMs,
-    keyBytes: keyEnvelope?.byteLength ?? 0,
-    keyLoadMs,
-    queryBytes: (queries[0] as Uint8Array).byteLength,
-    responseBytes: first.response.byteLength,
-    clientEncryptMs: medianOf(encryptTimes),
-    clientDecryptMs,
-    compute: spread(phases.compute),
-    total: spread(phases.total),
-    cpuMean: phases.cpu.reduce((sum, value) => sum + value, 0) / Math.max(1, phases.cpu.length),
-    decodeMs: medianOf(phases.decode),
-    loadMs: medianOf(phases.load),
-    saveMs: medianOf(phases.save),
-    minNoiseBudget: decrypted.minNoiseBudget,
-    exact,
-    ...(jsShare ? { jsShare } : {}),
+    sampleWithClock(clock) {
+      const { value, seal, wallMs } = clock.measure(() => index.evaluate(nextQuery(), keys))
+      const inSeal = seal.compute + seal.load + seal.save + seal.other
+      shares.compute.push(1 - seal.compute / value.timings.computeMs)
+      shares.total.push(1 - inSeal / wallMs)
+      shares.decode.push(value.timings.decodeMs / wallMs)
+    },
+    result(): SearchMeasurement {
+      return {
+        label,
+        config: {
+          configId: config.configId,
+          scheme: config.scheme,
+          babySteps: config.babySteps,
+          babyStep: config.babyStep,
+          galoisSteps: config.galoisSteps,
+          queryCiphertexts: config.queryCiphertexts,
+          operations: config.operations,
+          estimatedServerMs: config.estimatedServerMs,
+          nttForm: config.nttForm,
+          rows: config.rows,
+          dimension: config.dimension,
+          polyModulusDegree: config.polyModulusDegree,
+          scale: config.scale,
+          coeffModulusBits: config.params.coeffModulusBits,
+          blocks: config.blocks.length,
+        },
+        processMs: index.processing.milliseconds,
+        processedBytes: index.processing.bytes,
+        keyGenMs,
+        keyBytes: keyEnvelope?.byteLength ?? 0,
+        keyLoadMs,
+        queryBytes: (queries[0] as Uint8Array).byteLength,
+        responseBytes: first.response.byteLength,
+        clientEncryptMs: medianOf(encryptTimes),
+        clientDecryptMs,
+        compute: spread(phases.compute),
+        total: spread(phases.total),
+        cpuMean: phases.cpu.reduce((sum, value) => sum + value, 0) / Math.max(1, phases.cpu.length),
+        decodeMs: medianOf(other.decode),
+        loadMs: medianOf(other.load),
+        saveMs: medianOf(other.save),
+        minNoiseBudget: decrypted.minNoiseBudget,
+        exact,
+        ...(shares.compute.length
+          ? {
+              jsShare: {
+                compute: medianOf(shares.compute),
+                total: medianOf(shares.total),
+                decode: medianOf(shares.decode),
+              },
+            }
+          : {}),
+      }
+    },
+    [Symbol.dispose]() {
+      keys?.dispose()
+      client.dispose()
+      index.dispose()
+    },
   }
+}
+
+/**
+ * Samples every case round-robin — one query of each per round — so a burst of load
+ * on the shared machine hits all configs alike and their numbers stay comparable.
+ * `clocked` cases then get an instrumented pass for the JavaScript share.
+ */
+export function runInterleaved(
+  cases: readonly SearchCase[],
+  counts: SampleCounts,
+  options: { clock?: SealCallClock; clocked?: readonly SearchCase[]; onRound?: (round: number) => void } = {},
+): SearchMeasurement[] {
+  for (let i = 0; i < counts.warmup; i++) for (const item of cases) item.sample(false)
+  for (let round = 0; round < counts.samples; round++) {
+    for (const item of cases) item.sample()
+    options.onRound?.(round)
+  }
+  if (options.clock) {
+    for (let i = 0; i < Math.max(10, counts.samples >> 1); i++) {
+      for (const item of options.clocked ?? []) item.sampleWithClock(options.clock)
+    }
+  }
+  return cases.map((item) => item.result())
+}
+
+/** One config on its own: prepare, sample, measure, dispose. */
+export async function measureSearch(
+  label: string,
+  input: SearchConfigInput,
+  database: SearchDatabase,
+  counts: SampleCounts,
+  clock?: SealCallClock,
+): Promise<SearchMeasurement> {
+  using item = await prepareSearchCase(label, input, database)
+  const [result] = runInterleaved([item], counts, clock ? { clock, clocked: [item] } : {})
+  return result as SearchMeasurement
 }
