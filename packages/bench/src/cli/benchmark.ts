@@ -15,6 +15,12 @@ import { parseFlags, usage } from './parseFlags.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
+/** The command as the user would type it from the repository root. */
+function commandLine(argv: readonly string[]): string {
+  const args = argv.filter((arg) => arg !== '--')
+  return args.length === 0 ? 'npm run benchmark' : `npm run benchmark -- ${args.join(' ')}`
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const flags = parseFlags(argv, OP_TABLE_FLAGS, OpTableFlagsSchema)
   if (flags.help) {
@@ -35,7 +41,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const started = performance.now()
   const { report, paths } = await runOpTable({
     settings,
-    command: ['npm run benchmark --', ...argv.filter((arg) => arg !== '--')].join(' '),
+    command: commandLine(argv),
     progress: process.stderr,
   })
   process.stdout.write(`\n${headlineMarkdown(report)}\n\n`)

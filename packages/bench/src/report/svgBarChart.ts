@@ -46,7 +46,8 @@ export function svgBarChart(options: BarChartOptions): string {
   const plotLeft = LABEL_WIDTH
   const plotRight = width - 70
   const legendRows = Math.ceil(options.series.length / 5)
-  const top = TOP + (legendRows - 1) * LEGEND_ROW
+  // Room above the plot for the reference line's label.
+  const top = TOP + (legendRows - 1) * LEGEND_ROW + (options.reference ? 14 : 0)
   const band = options.series.length * BAR + BAND_GAP
   const height = top + options.categories.length * band + 40
 
