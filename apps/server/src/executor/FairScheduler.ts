@@ -240,6 +240,7 @@ export class FairScheduler {
           this.#learn(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
+          if (reply.cpuMs !== undefined) reply.timings.cpu = reply.cpuMs
           entry.resolve({ reply, queueMs })
         },
         (error: unknown) => entry.reject(error),

@@ -113,6 +113,8 @@ export const PhaseTimingsSchema = z.object({
   serialize: ms.optional(),
   /** Set by the scheduler: dispatch-to-reply time the worker did not spend on the job. */
   transfer: ms.optional(),
+  /** Set by the scheduler: the worker's CPU time on the job (not a wall-clock phase). */
+  cpu: ms.optional(),
 })
 
 /** Where a job's evaluation keys came from: the worker's cache, the node's bytes cache, the store. */
@@ -132,6 +134,8 @@ export const WorkerReplySchema = z.object({
   cachedKeys: z.array(z.string()).optional(),
   /** Wall time of the job inside the worker, ms. */
   runMs: z.number().nonnegative().optional(),
+  /** CPU time of the worker thread on the job, ms. */
+  cpuMs: z.number().nonnegative().optional(),
   worker: WorkerStatsSchema,
   /** Set when this worker must be replaced after this job (and why). */
   recycle: z.enum(['sealExceptions', 'outOfMemory', 'fault']).optional(),

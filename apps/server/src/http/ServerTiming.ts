@@ -2,7 +2,9 @@
 /**
  * `keyload`: key bytes fetched from the durable store; `keydeserialize`: keys loaded into
  * SEAL (absent when the worker already held them); `deserialize`: the request's own
- * ciphertexts; `transfer`: moving the job and its reply between the event loop and the worker.
+ * ciphertexts; `transfer`: moving the job and its reply between the event loop and the worker;
+ * `cpu`: the worker thread's CPU time on the job (not a wall-clock phase: unaffected by other
+ * processes competing for the cores).
  */
 export const TIMING_PHASES = [
   'auth',
@@ -14,6 +16,7 @@ export const TIMING_PHASES = [
   'serialize',
   'transfer',
   'store',
+  'cpu',
 ] as const
 export type TimingPhase = (typeof TIMING_PHASES)[number]
 

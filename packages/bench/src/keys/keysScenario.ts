@@ -37,6 +37,12 @@ export interface UsersRow {
   /** Median over rounds of load throughput / all-hot throughput (runs seconds apart). */
   normalized: number
   roundRatios?: number[]
+  /**
+   * Median over rounds of all-hot CPU per request / measured CPU per request (worker-thread
+   * CPU time from Server-Timing): the throughput ratio with other processes' load taken out.
+   */
+  cpuNormalized?: number
+  cpuRatios?: number[]
   /** Key lookups by tier (worker, bytes, store) from the server's /metrics, warm-up included. */
   serverLookups: Record<string, number>
 }
@@ -240,6 +246,7 @@ export async function runScenario(
       const hotRuns: LoadResult[] = []
       const loadRuns: LoadResult[] = []
       const ratios: number[] = []
+      const cpuRatios: number[] = []
       const before = await scrapeMetrics(node.url)
       const keep = [0, Math.floor(users / 2), users - 1]
       for (let round = 0; round < settings.rounds; round++) {
@@ -261,7 +268,9 @@ export async function runScenario(
         })
         hotRuns.push(hotRun)
         loadRuns.push(loadRun)
-        ratios.push(summarizeLoad(loadRun).throughput / summarizeLoad(hotRun).throughput)
+        const [loadSummary, hotSummary] = [summarizeLoad(loadRun), summarizeLoad(hotRun)]
+        ratios.push(loadSummary.throughput / hotSummary.throughput)
+        if (loadSummary.cpuMs > 0) cpuRatios.push(hotSummary.cpuMs / loadSummary.cpuMs)
       }
       const after = await scrapeMetrics(node.url)
       const result = mergeLoadResults(loadRuns)
@@ -279,9 +288,19 @@ export async function runScenario(
       }
       const keysOverCache = (users * facts.keyHeapBytes) / (facts.keyCacheBytes * settings.workers)
       const normalized = median(ratios)
-      rows.push({ users, keysOverCache, hot, load, normalized, roundRatios: ratios, serverLookups })
+      const cpuNormalized = cpuRatios.length > 0 ? median(cpuRatios) : undefined
+      rows.push({
+        users,
+        keysOverCache,
+        hot,
+        load,
+        normalized,
+        roundRatios: ratios,
+        ...(cpuNormalized === undefined ? {} : { cpuNormalized, cpuRatios }),
+        serverLookups,
+      })
       log(
-        `[keys]   U=${users} (${keysOverCache.toFixed(1)}× cache): ${load.throughput.toFixed(1)} req/s vs all-hot ${hot.throughput.toFixed(1)}; median round ratio ${(100 * normalized).toFixed(0)}% (${ratios.map((r) => (100 * r).toFixed(0)).join(', ')}); tiers worker/bytes/store ${(100 * load.tiers.worker).toFixed(0)}/${(100 * load.tiers.bytes).toFixed(0)}/${(100 * load.tiers.store).toFixed(0)}%, errors ${load.errors}`,
+        `[keys]   U=${users} (${keysOverCache.toFixed(1)}× cache): ${load.throughput.toFixed(1)} req/s vs all-hot ${hot.throughput.toFixed(1)}; median round ratio ${(100 * normalized).toFixed(0)}% (${ratios.map((r) => (100 * r).toFixed(0)).join(', ')}), CPU-normalised ${cpuNormalized === undefined ? '–' : `${(100 * cpuNormalized).toFixed(0)}%`}; tiers worker/bytes/store ${(100 * load.tiers.worker).toFixed(0)}/${(100 * load.tiers.bytes).toFixed(0)}/${(100 * load.tiers.store).toFixed(0)}%, errors ${load.errors}`,
       )
     }
     const cold: ColdRow[] = []

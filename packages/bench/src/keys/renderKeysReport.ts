@@ -60,6 +60,7 @@ function throughputTable(report: KeysBenchReport): Table {
     { heading: 'all-hot req/s', align: 'right' },
     { heading: 'normalised (median round)', align: 'right' },
     { heading: 'per-round ratios', align: 'right' },
+    { heading: 'CPU-normalised', align: 'right' },
     { heading: 'worker time on keys', align: 'right' },
     { heading: 'worker hits', align: 'right' },
     { heading: 'bytes-cache hits', align: 'right' },
@@ -77,6 +78,7 @@ function throughputTable(report: KeysBenchReport): Table {
       r.hot.throughput.toFixed(1),
       pct(r.normalized),
       (r.roundRatios ?? []).map((x) => pct(x)).join(' '),
+      r.cpuNormalized === undefined ? '–' : pct(r.cpuNormalized),
       pct(keyShare(r.load.phases)),
       pct(r.load.tiers.worker),
       pct(r.load.tiers.bytes),
@@ -143,7 +145,7 @@ function targets(report: KeysBenchReport): string[] {
     )[0]
     if (near) {
       lines.push(
-        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), measured throughput is **${pct(near.normalized)}** of all-hot (median of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
+        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${near.cpuNormalized === undefined ? '–' : pct(near.cpuNormalized)}** of all-hot per worker CPU (wall-clock: ${pct(near.normalized)}; medians of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
     const cold = median(s.cold.map((c) => c.coldMs))
@@ -163,6 +165,7 @@ function setupLines(report: KeysBenchReport): string[] {
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (the machine is shared: each run is normalised to an all-hot baseline measured right before it).`,
     `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
     `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
+    "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores), so the headline ratio is CPU-normalised — all-hot worker CPU per request ÷ measured worker CPU per request (Server-Timing `cpu`, the worker thread's CPU time) — next to the wall-clock ratio and the share of worker time spent on keys.",
     `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s. Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
     `Node bytes cache (middle key tier): ${settings.bytesTier === false ? 'off (KEY_BYTES_CACHE_BYTES=0)' : 'on, 256 MiB'}.`,
     `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,

@@ -25,6 +25,8 @@ export interface LoadSummary {
   latency: { p50: number; p95: number; p99: number; mean: number }
   /** Mean ms per request of each phase. */
   phases: Record<KeyPhase, number>
+  /** Mean CPU time of the worker thread per successful request (Server-Timing `cpu`), ms; 0 if absent. */
+  cpuMs: number
   /** Share of requests whose keys came from each tier (sums to 1). */
   tiers: Record<KeyTier, number>
   stoppedBy: LoadResult['stoppedBy']
@@ -80,7 +82,9 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
   const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
   const phases = Object.fromEntries(KEY_PHASES.map((phase) => [phase, 0])) as Record<KeyPhase, number>
   const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
+  let cpuMs = 0
   for (const sample of ok) {
+    cpuMs += (sample.phases.cpu ?? 0) / ok.length
     const split = phaseSplit(sample)
     for (const phase of KEY_PHASES) phases[phase] += split[phase] / ok.length
     tiers[tierOf(sample.phases)] += 1 / ok.length
@@ -97,6 +101,7 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
       mean: latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length),
     },
     phases,
+    cpuMs,
     tiers,
     stoppedBy: result.stoppedBy,
     wallMs: result.wallMs,
