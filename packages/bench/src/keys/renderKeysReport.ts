@@ -3,7 +3,7 @@ import type { MachineInfo } from '../report/machineInfo.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
 import { svgBarChart } from '../report/svgBarChart.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
-import type { BenchFacts, ScenarioResult } from './keysScenario.ts'
+import type { BenchFacts, ScenarioResult, UsersRow } from './keysScenario.ts'
 import { fetchMs, KEY_PHASES, type KeyPhase } from './summarizeLoad.ts'
 
 /** Everything the keys benchmark measured, as written to keys-benchmark.json. */
@@ -51,6 +51,21 @@ interface Table {
   rows: string[][]
 }
 
+/**
+ * The scenario's population whose keys all stay in the worker caches (≥ 99% worker hits,
+ * the smallest U): an all-keys-hot baseline with the same kind of traffic as the others.
+ */
+function allCachedRow(s: ScenarioResult): UsersRow | undefined {
+  const row = [...s.rows].sort((a, b) => a.users - b.users)[0]
+  return row && row.load.tiers.worker >= 0.99 && row.load.cpuMs > 0 ? row : undefined
+}
+
+/** Worker CPU per request of the all-cached population ÷ this row's (1 = keys cost nothing). */
+function vsAllCached(s: ScenarioResult, r: UsersRow): number | undefined {
+  const base = allCachedRow(s)
+  return base && r.load.cpuMs > 0 ? base.load.cpuMs / r.load.cpuMs : undefined
+}
+
 function throughputTable(report: KeysBenchReport): Table {
   const columns: MarkdownColumn[] = [
     { heading: 'store / scheduling' },
@@ -61,6 +76,7 @@ function throughputTable(report: KeysBenchReport): Table {
     { heading: 'normalised (median round)', align: 'right' },
     { heading: 'per-round ratios', align: 'right' },
     { heading: 'CPU-normalised', align: 'right' },
+    { heading: 'vs all-cached population (CPU)', align: 'right' },
     { heading: 'worker time on keys', align: 'right' },
     { heading: 'worker hits', align: 'right' },
     { heading: 'bytes-cache hits', align: 'right' },
@@ -79,6 +95,7 @@ function throughputTable(report: KeysBenchReport): Table {
       pct(r.normalized),
       (r.roundRatios ?? []).map((x) => pct(x)).join(' '),
       r.cpuNormalized === undefined ? '–' : pct(r.cpuNormalized),
+      ((x) => (x === undefined ? '–' : pct(x)))(vsAllCached(s, r)),
       pct(keyShare(r.load.phases)),
       pct(r.load.tiers.worker),
       pct(r.load.tiers.bytes),
@@ -145,7 +162,7 @@ function targets(report: KeysBenchReport): string[] {
     )[0]
     if (near) {
       lines.push(
-        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput is **${near.cpuNormalized === undefined ? '–' : pct(near.cpuNormalized)}** of all-hot per worker CPU (wall-clock: ${pct(near.normalized)}; medians of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
+        `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput per worker CPU is **${((x) => (x === undefined ? '–' : pct(x)))(vsAllCached(s, near))}** of the all-cached population (U=${allCachedRow(s)?.users ?? '–'}, every key in the worker caches) and ${near.cpuNormalized === undefined ? '–' : pct(near.cpuNormalized)} of the one-user all-hot baseline (wall-clock: ${pct(near.normalized)}; medians of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
     const cold = median(s.cold.map((c) => c.coldMs))
@@ -165,7 +182,7 @@ function setupLines(report: KeysBenchReport): string[] {
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (the machine is shared: each run is normalised to an all-hot baseline measured right before it).`,
     `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
     `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
-    "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores), so the headline ratio is CPU-normalised — all-hot worker CPU per request ÷ measured worker CPU per request (Server-Timing `cpu`, the worker thread's CPU time) — next to the wall-clock ratio and the share of worker time spent on keys.",
+    "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores). Columns: the wall-clock ratio to a one-user all-hot baseline run alternately (median of rounds); the same with worker-thread CPU per request (Server-Timing `cpu`); worker CPU per request of the all-cached population (the smallest U, ≥ 99% worker hits: all keys hot, same traffic shape) ÷ this row's; the share of worker time spent fetching and deserializing keys. The one-user baseline flatters 'hot': one key set also stays in the CPU caches.",
     `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s. Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
     `Node bytes cache (middle key tier): ${settings.bytesTier === false ? 'off (KEY_BYTES_CACHE_BYTES=0)' : 'on, 256 MiB'}.`,
     `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,
