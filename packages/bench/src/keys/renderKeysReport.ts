@@ -179,7 +179,7 @@ function targets(report: KeysBenchReport): string[] {
 function setupLines(report: KeysBenchReport): string[] {
   const { facts, settings, machine } = report
   return [
-    `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (the machine is shared: each run is normalised to an all-hot baseline measured right before it).`,
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (a shared machine: see the note on throughput below).`,
     `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
     `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
     "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores). Columns: the wall-clock ratio to a one-user all-hot baseline run alternately (median of rounds); the same with worker-thread CPU per request (Server-Timing `cpu`); worker CPU per request of the all-cached population (the smallest U, ≥ 99% worker hits: all keys hot, same traffic shape) ÷ this row's; the share of worker time spent fetching and deserializing keys. The one-user baseline flatters 'hot': one key set also stays in the CPU caches.",
