@@ -1,0 +1,178 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+
+/*
+ * The abuse suite's shared tools. Each attack runs against a real server process
+ * (`spawnServer` in ../harness.ts) while a prober — in its own worker thread, so the
+ * attack's own JavaScript cannot delay it — asks `/healthz` on a fresh connection
+ * every few milliseconds, like a kubelet. A test asserts the attack's answer and that
+ * the prober's p99 stayed under HEALTHZ_P99_LIMIT_MS, and records both in the report
+ * the closing notes quote (node_modules/.abuse-report.jsonl).
+ */
+
+/** What "stays fast for everyone else" means: a liveness probe with a one-second timeout never fires. */
+export const HEALTHZ_P99_LIMIT_MS = 1000
+
+/** Latencies of `/healthz` over one window. */
+export interface HealthStats {
+  samples: number
+  /** Probes that failed or took longer than the probe timeout. */
+  failures: number
+  p50: number
+  p99: number
+  max: number
+}
+
+/** A prober running in its own thread; `stop()` returns what it saw. */
+export interface HealthProbe {
+  stop(): Promise<HealthStats>
+}
+
+const PROBER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const http = require('node:http')
+const { url, intervalMs, timeoutMs } = workerData
+const samples = []
+let failures = 0
+let stopped = false
+function once() {
+  return new Promise((resolve) => {
+    const started = performance.now()
+    const req = http.get(url + '/healthz', { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume()
+      res.on('end', () => {
+        if (res.statusCode !== 200) failures++
+        samples.push(performance.now() - started)
+        resolve()
+      })
+    })
+    req.on('timeout', () => { req.destroy(new Error('timeout')) })
+    req.on('error', () => { failures++; samples.push(performance.now() - started); resolve() })
+  })
+}
+async function loop() {
+  while (!stopped) {
+    const started = performance.now()
+    await once()
+    const wait = intervalMs - (performance.now() - started)
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+  }
+  parentPort.postMessage({ samples, failures })
+}
+parentPort.once('message', () => { stopped = true })
+loop()
+`
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0
+  const index = Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)
+  return sorted[Math.max(0, index)] as number
+}
+
+function statsOf(samples: number[], failures: number): HealthStats {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const round = (ms: number) => Math.round(ms * 10) / 10
+  return {
+    samples: sorted.length,
+    failures,
+    p50: round(quantile(sorted, 0.5)),
+    p99: round(quantile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? 0),
+  }
+}
+
+/** Starts probing `url`/healthz every `intervalMs` on a fresh connection each time. */
+export function probeHealth(url: string, options: { intervalMs?: number; timeoutMs?: number } = {}): HealthProbe {
+  const worker = new Worker(PROBER, {
+    eval: true,
+    workerData: { url, intervalMs: options.intervalMs ?? 20, timeoutMs: options.timeoutMs ?? 10_000 },
+  })
+  const result = new Promise<HealthStats>((resolve, reject) => {
+    worker.once('message', (message: { samples: number[]; failures: number }) =>
+      resolve(statsOf(message.samples, message.failures)),
+    )
+    worker.once('error', reject)
+  })
+  return {
+    async stop() {
+      worker.postMessage('stop')
+      const stats = await result
+      await worker.terminate()
+      return stats
+    },
+  }
+}
+
+/** `/healthz` latencies of an idle server over `durationMs`, for the baseline beside an attack. */
+export async function idleHealth(url: string, durationMs = 1000): Promise<HealthStats> {
+  const probe = probeHealth(url)
+  await new Promise((resolve) => setTimeout(resolve, durationMs))
+  return probe.stop()
+}
+
+/** Runs `attack` while probing `/healthz`; returns its result and the probe's stats. */
+export async function duringAttack<T>(url: string, attack: () => Promise<T>): Promise<{ result: T; health: HealthStats }> {
+  const probe = probeHealth(url)
+  // Let the prober take its first samples before the attack starts.
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  try {
+    const result = await attack()
+    return { result, health: await probe.stop() }
+  } catch (error) {
+    await probe.stop()
+    throw error
+  }
+}
+
+/** Resident set size of a process, from /proc (Linux). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const match = /VmRSS:\s+(\d+) kB/.exec(status)
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`)
+  return Number(match[1]) * 1024
+}
+
+/** A raw HTTP/1.1 request on its own connection (for bodies fetch will not send: dripped, oversized, lying). */
+export function rawRequest(
+  url: string,
+  options: { method: string; path: string; headers?: Record<string, string | number>; body?: Uint8Array | string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(options.path, url)
+    const req = httpRequest(
+      target,
+      { method: options.method, headers: options.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+        )
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    if (options.body !== undefined) req.write(options.body)
+    req.end()
+  })
+}
+
+const REPORT = join(dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.abuse-report.jsonl')
+
+/** One row of the abuse report: the issue item, the test, the answer seen, /healthz during vs idle. */
+export interface AbuseRecord {
+  item: string
+  test: string
+  answer: string
+  during: HealthStats
+  idle: HealthStats
+}
+
+/** Appends a row to node_modules/.abuse-report.jsonl (read by people, never by a test). */
+export function recordAbuse(record: AbuseRecord): void {
+  mkdirSync(dirname(REPORT), { recursive: true })
+  appendFileSync(REPORT, `${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`)
+}
