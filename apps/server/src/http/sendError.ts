@@ -92,14 +92,17 @@ function safeDetails(details: Record<string, unknown>): Record<string, unknown> 
   return out
 }
 
+/** Codes that always carry Retry-After (1 s unless the error says how long). */
+const RETRYABLE = new Set<HeErrorCode>(['OVERLOADED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'])
+
 /** Sends `error` with the status from `HE_ERROR_HTTP_STATUS`. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
   const { error, internal } = toRequestError(thrown)
   if (internal) request.log.error({ err: thrown }, 'internal error')
   else if (error.code === 'WORKER_FAILED' || error.code === 'OUT_OF_MEMORY')
     request.log.warn({ err: error }, error.message)
-  if (error.code === 'OVERLOADED') {
-    const seconds = error.details?.retryAfterSeconds
+  const seconds = error.details?.retryAfterSeconds
+  if (typeof seconds === 'number' || RETRYABLE.has(error.code)) {
     reply.header('retry-after', String(typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : 1))
   }
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')

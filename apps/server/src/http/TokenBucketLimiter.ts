@@ -1,0 +1,72 @@
+import { HeError } from '@sealbox/he-core'
+
+/** Options of a per-key token bucket. */
+export interface TokenBucketOptions {
+  /** Tokens added per second (the sustained rate). */
+  ratePerSecond: number
+  /** Bucket size: how many requests may come at once after a quiet spell. */
+  burst: number
+  /** Keys tracked at most; the least recently seen are forgotten first (bounded memory under address floods). */
+  maxKeys?: number
+  /** What is limited, for the error message ("sessions", "executor overrides"). */
+  what: string
+}
+
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+/**
+ * A token bucket per key (a client address, a tenant): `take(key)` spends one token
+ * or throws `RATE_LIMITED` with the seconds until one is back. Memory is bounded by
+ * `maxKeys` (a Map kept in recency order); a forgotten key starts with a full bucket,
+ * which is no worse than a client with a fresh address.
+ */
+export class TokenBucketLimiter {
+  readonly #options: Required<TokenBucketOptions>
+  readonly #buckets = new Map<string, Bucket>()
+  readonly #now: () => number
+
+  constructor(options: TokenBucketOptions, now: () => number = () => performance.now()) {
+    if (!(options.ratePerSecond > 0) || !(options.burst >= 1)) {
+      throw new HeError('INVALID_INPUT', `${options.what}: rate must be > 0 and burst ≥ 1`)
+    }
+    this.#options = { maxKeys: 10_000, ...options }
+    this.#now = now
+  }
+
+  /** Spends one token of `key`'s bucket; throws RATE_LIMITED (with retryAfterSeconds) when it is empty. */
+  take(key: string): void {
+    const now = this.#now()
+    const { ratePerSecond, burst, maxKeys, what } = this.#options
+    const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now }
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * ratePerSecond)
+    bucket.at = now
+    // Re-insert: Map order is recency order, so the oldest key is first.
+    this.#buckets.delete(key)
+    this.#buckets.set(key, bucket)
+    if (this.#buckets.size > maxKeys) {
+      const oldest = this.#buckets.keys().next().value
+      if (oldest !== undefined) this.#buckets.delete(oldest)
+    }
+    if (bucket.tokens < 1) {
+      const retryAfterSeconds = Math.ceil((1 - bucket.tokens) / ratePerSecond)
+      throw new HeError(
+        'RATE_LIMITED',
+        `too many ${what}: at most ${burst} at once and ${formatRate(ratePerSecond)} after that; retry in ${retryAfterSeconds} s`,
+        { details: { retryAfterSeconds, burst, ratePerSecond } },
+      )
+    }
+    bucket.tokens -= 1
+  }
+
+  /** Keys tracked now (for tests and metrics). */
+  get size(): number {
+    return this.#buckets.size
+  }
+}
+
+function formatRate(perSecond: number): string {
+  return perSecond >= 1 ? `${perSecond} per second` : `${Math.round(perSecond * 60 * 100) / 100} per minute`
+}
