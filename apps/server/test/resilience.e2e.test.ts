@@ -9,22 +9,45 @@ async function metric(server: TestServer, pattern: RegExp): Promise<number> {
   return Number(pattern.exec(text)?.[1] ?? 0)
 }
 
-function fault(server: TestServer, token: string, name: string, mode?: string) {
-  return raw(`${server.url}/api/v1/_faults/${name}`, {
+function fault(server: TestServer, token: string, name: string, options: { mode?: string; ms?: number } = {}) {
+  const { mode, ms } = options
+  return raw(`${server.url}/api/v1/_faults/${name}${ms === undefined ? '' : `?ms=${ms}`}`, {
     method: 'POST',
     token,
     ...(mode ? { headers: { 'x-sealbox-executor': mode } } : {}),
   })
 }
 
-async function running(server: TestServer, mode = 'pool'): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+/** Polls `/readyz` until the pool's state satisfies `ready` (an event we wait on, not a sleep). */
+async function until(
+  server: TestServer,
+  ready: (pool: { running: number; queued: number }) => boolean,
+  what: string,
+): Promise<void> {
+  const deadline = performance.now() + 60_000
+  while (performance.now() < deadline) {
     const state = await server.client.readiness()
-    if ((state.executors.find((e) => e.mode === mode)?.running ?? 0) > 0) return
+    const pool = state.executors.find((e) => e.mode === 'pool')
+    if (pool && ready(pool)) return
     await sleep(10)
   }
-  throw new Error('the job never started')
+  throw new Error(`timed out waiting until ${what}`)
 }
+
+const running = (server: TestServer) => until(server, (pool) => pool.running > 0, 'a job runs')
+
+function replacements(server: TestServer, mode: string, reason: string): Promise<number> {
+  return metric(
+    server,
+    new RegExp(`sealbox_worker_replacements_total\\{executor="${mode}",reason="${reason}"\\} (\\d+)`),
+  )
+}
+
+/**
+ * The slow fault holds the only worker this long: far longer than the few requests a
+ * test sends meanwhile take on any machine. Tests wait on queue states, never on it.
+ */
+const HOLD_MS = 8000
 
 /**
  * A query that passes every check before SEAL (envelope, checksum, ids, labels) and
@@ -51,45 +74,58 @@ function forgedQuery(query: Uint8Array): Uint8Array {
   })
 }
 
-describe('overload, replacement and SEAL-exception budget (pool, allowing overrides)', () => {
-  let server: TestServer
-  let side: SearchSide
-  let client: SealboxClient
-  let token: string
+/** A server with one pool worker (and the other executors), a tenant with keys, and its search side. */
+interface Rig {
+  server: TestServer
+  side: SearchSide
+  client: SealboxClient
+  token: string
+  goodSearch(seed: number, mode?: 'pool' | 'process' | 'inline'): Promise<void>
+  close(): Promise<void>
+}
 
-  async function goodSearch(seed: number, mode?: 'pool' | 'process' | 'inline'): Promise<void> {
-    const q = side.query(seed)
-    const result = await (mode ? client.with({ executor: mode }) : client).search(q.bytes, { keySet: 'k' })
-    expect(Array.from(side.search.decryptScores(result.responses).scores)).toEqual(Array.from(q.expected))
+async function rig(overrides: Parameters<typeof startServer>[0]): Promise<Rig> {
+  const server = await startServer({ WORKERS: 1, ALLOW_EXECUTOR_OVERRIDE: true, ...overrides })
+  const side = await searchSide(server.client, database)
+  const session = await server.client.createSession()
+  const client = session.client
+  await client.putKeySet('k', side.keys as Uint8Array)
+  return {
+    server,
+    side,
+    client,
+    token: session.session.token,
+    async goodSearch(seed, mode) {
+      const q = side.query(seed)
+      const result = await (mode ? client.with({ executor: mode }) : client).search(q.bytes, { keySet: 'k' })
+      expect(Array.from(side.search.decryptScores(result.responses).scores)).toEqual(Array.from(q.expected))
+    },
+    async close() {
+      side[Symbol.dispose]()
+      await server.close()
+    },
   }
+}
+
+describe('overload, replacement and SEAL-exception budget (pool, allowing overrides)', () => {
+  let r: Rig
 
   beforeAll(async () => {
-    server = await startServer({
-      WORKERS: 1,
-      QUEUE_SIZE: 3,
-      TENANT_QUEUE_SIZE: 3,
-      REQUEST_TIMEOUT_MS: 4000,
-      ALLOW_EXECUTOR_OVERRIDE: true,
-      SEAL_ERROR_RECYCLE: 1000,
-    })
-    side = await searchSide(server.client, database)
-    const session = await server.client.createSession()
-    client = session.client
-    token = session.session.token
-    await client.putKeySet('k', side.keys as Uint8Array)
+    // A long request deadline: only the queue states decide what these tests see.
+    r = await rig({ QUEUE_SIZE: 3, TENANT_QUEUE_SIZE: 3, REQUEST_TIMEOUT_MS: 120_000, SEAL_ERROR_RECYCLE: 1000 })
   })
   afterAll(async () => {
-    side[Symbol.dispose]()
-    await server.close()
+    await r.close()
   })
 
   it('answers 503 with Retry-After when the queue is full, and serves the queued work after', async () => {
+    const { server, side, client, token } = r
     const other = await server.tenant()
     await other.putKeySet('k', side.keys as Uint8Array)
-    const slow = fault(server, token, 'slow')
+    const slow = fault(server, token, 'slow', { ms: HOLD_MS })
     await running(server)
     const queued = [1, 2, 3].map((seed) => client.search(side.query(seed).bytes, { keySet: 'k' }))
-    await sleep(50)
+    await until(server, (pool) => pool.queued === 3, 'three jobs wait')
     const refused = await errorOf(other.search(side.query(4).bytes, { keySet: 'k' }))
     expect(refused.code).toBe('OVERLOADED')
     expect(refused.details?.status).toBe(503)
@@ -99,56 +135,33 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
   })
 
   it('a client that goes away cancels its queued job before it runs', async () => {
-    const slow = fault(server, token, 'slow')
+    const { server, side, client, token } = r
+    const slow = fault(server, token, 'slow', { ms: HOLD_MS })
     await running(server)
     const abort = new AbortController()
     const cancelled = errorOf(client.search(side.query(12).bytes, { keySet: 'k', signal: abort.signal }))
-    await sleep(50)
-    expect((await server.client.readiness()).executors.find((e) => e.mode === 'pool')?.queued).toBe(1)
+    await until(server, (pool) => pool.queued === 1, 'the search waits')
     abort.abort()
     expect((await cancelled).code).toBe('CANCELLED')
-    await sleep(50)
-    // Gone from the queue before the worker was free: it will never run.
-    expect((await server.client.readiness()).executors.find((e) => e.mode === 'pool')?.queued).toBe(0)
+    // Gone from the queue while the worker is still busy: it will never run.
+    await until(server, (pool) => pool.queued === 0 && pool.running === 1, 'the search left the queue')
     expect((await slow).status).toBe(200)
   })
 
   it('replaces a worker that crashes: its request gets a 5xx, the next ones succeed', async () => {
+    const { server, token } = r
     for (const mode of ['pool', 'process'] as const) {
-      const before = await metric(
-        server,
-        new RegExp(`sealbox_worker_replacements_total\\{executor="${mode}",reason="crashed"\\} (\\d+)`),
-      )
-      const crashed = await fault(server, token, 'crash', mode)
+      const before = await replacements(server, mode, 'crashed')
+      const crashed = await fault(server, token, 'crash', { mode })
       expect([crashed.status, crashed.json.error?.code]).toEqual([500, 'WORKER_FAILED'])
-      await goodSearch(5, mode)
-      await goodSearch(6, mode)
-      expect(
-        await metric(
-          server,
-          new RegExp(`sealbox_worker_replacements_total\\{executor="${mode}",reason="crashed"\\} (\\d+)`),
-        ),
-      ).toBe(before + 1)
+      await r.goodSearch(5, mode)
+      await r.goodSearch(6, mode)
+      expect(await replacements(server, mode, 'crashed')).toBe(before + 1)
     }
   })
 
-  it('replaces a worker that runs out of WASM memory (real bad_alloc at the 4 GiB cap)', async () => {
-    const oom = await fault(server, token, 'outOfMemory')
-    expect([oom.status, oom.json.error?.code]).toEqual([507, 'OUT_OF_MEMORY'])
-    await goodSearch(7)
-    expect(
-      await metric(server, /sealbox_worker_replacements_total\{executor="pool",reason="outOfMemory"\} (\d+)/),
-    ).toBe(1)
-  })
-
-  it('kills a worker that hangs past the request timeout and serves the next request', async () => {
-    const hung = await fault(server, token, 'hang')
-    expect([hung.status, hung.json.error?.code]).toEqual([504, 'TIMEOUT'])
-    await goodSearch(8)
-    expect(await metric(server, /sealbox_worker_replacements_total\{executor="pool",reason="timeout"\} (\d+)/)).toBe(1)
-  })
-
   it('survives 10,000 bad requests that reach SEAL in a row, then answers a good one correctly', async () => {
+    const { server, side, token } = r
     const forged = forgedQuery(side.query(9).bytes)
     const first = await raw(`${server.url}/api/v1/search?keySet=k`, {
       method: 'POST',
@@ -158,6 +171,7 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     })
     expect([first.status, first.json.error?.code]).toEqual([400, 'INVALID_ENVELOPE'])
     expect(first.json.error?.message).toMatch(/SEAL/)
+    const before = await replacements(server, 'pool', 'sealExceptions')
     const total = 10_000
     const codes = new Map<string, number>()
     let next = 1
@@ -176,13 +190,51 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     }
     await Promise.all(Array.from({ length: 3 }, lane))
     expect(Object.fromEntries(codes)).toEqual({ '400 INVALID_ENVELOPE': total - 1 })
-    const replaced = await metric(
-      server,
-      /sealbox_worker_replacements_total\{executor="pool",reason="sealExceptions"\} (\d+)/,
-    )
-    expect(replaced).toBeGreaterThanOrEqual(9)
+    // 9,999 exceptions at 1,000 per worker: at least 9 replacements, and no worker ever past its budget.
+    expect((await replacements(server, 'pool', 'sealExceptions')) - before).toBeGreaterThanOrEqual(9)
     expect(await metric(server, /sealbox_worker_seal_exceptions\{executor="pool"\} (\d+)/)).toBeLessThanOrEqual(1000)
-    await goodSearch(10)
-    await goodSearch(11)
+    await r.goodSearch(10)
+    await r.goodSearch(11)
+  })
+})
+
+describe('a worker that runs out of WASM memory (its own server: filling 4 GiB takes as long as it takes)', () => {
+  let r: Rig
+  beforeAll(async () => {
+    // The deadline must never be what ends this job: the bad_alloc must. Ten minutes is
+    // far past any machine's time to fill the heap; the test's own timeout matches.
+    r = await rig({ REQUEST_TIMEOUT_MS: 600_000 })
+  })
+  afterAll(async () => {
+    await r.close()
+  })
+
+  it('replaces it (real bad_alloc at the 4 GiB cap): 507, then correct answers', { timeout: 660_000 }, async () => {
+    const before = await replacements(r.server, 'pool', 'outOfMemory')
+    const oom = await fault(r.server, r.token, 'outOfMemory')
+    expect([oom.status, oom.json.error?.code]).toEqual([507, 'OUT_OF_MEMORY'])
+    await r.goodSearch(7)
+    expect(await replacements(r.server, 'pool', 'outOfMemory')).toBe(before + 1)
+    expect(await replacements(r.server, 'pool', 'timeout')).toBe(0)
+  })
+})
+
+describe('a worker that hangs (its own server and deadline)', () => {
+  let r: Rig
+  beforeAll(async () => {
+    r = await rig({ REQUEST_TIMEOUT_MS: 3000 })
+  })
+  afterAll(async () => {
+    await r.close()
+  })
+
+  it('is killed at the request deadline and the next request is served', async () => {
+    const before = await replacements(r.server, 'pool', 'timeout')
+    const hung = await fault(r.server, r.token, 'hang')
+    expect([hung.status, hung.json.error?.code]).toEqual([504, 'TIMEOUT'])
+    // The replacement warms up on its own time; the next request's 3 s deadline starts once it is warm.
+    await r.server.client.waitUntilReady(120_000)
+    await r.goodSearch(8)
+    expect(await replacements(r.server, 'pool', 'timeout')).toBe(before + 1)
   })
 })

@@ -48,7 +48,12 @@ export const InspectKeysJobSchema = z.object({
 /** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
 export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError', 'slow'] as const
 export type Fault = (typeof FAULTS)[number]
-export const FaultJobSchema = z.object({ type: z.literal('fault'), fault: z.enum(FAULTS) })
+export const FaultJobSchema = z.object({
+  type: z.literal('fault'),
+  fault: z.enum(FAULTS),
+  /** How long `slow` keeps the worker busy (default SLOW_FAULT_MS). */
+  ms: z.number().int().min(1).max(120_000).optional(),
+})
 
 export const WorkerJobSchema = z.discriminatedUnion('type', [
   SearchJobSchema,

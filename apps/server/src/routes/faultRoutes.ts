@@ -7,6 +7,7 @@ import { parseInput } from '../http/parseInput.ts'
 import { tenantOf } from '../http/tenantOf.ts'
 
 const FaultParams = z.object({ fault: z.enum(FAULTS) })
+const FaultQuery = z.object({ ms: z.coerce.number().int().min(1).max(120_000).optional() })
 
 /** Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run out of memory or throw. */
 export async function faultRoutes(app: FastifyInstance): Promise<void> {
@@ -14,9 +15,10 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
   app.post('/api/v1/_faults/:fault', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request)
     const { fault } = parseInput(FaultParams, request.params, 'params')
+    const { ms } = parseInput(FaultQuery, request.query, 'query')
     const done = await hub.submit(
       tenant.id,
-      { type: 'fault', fault },
+      { type: 'fault', fault, ...(ms === undefined ? {} : { ms }) },
       { timeoutMs: config.REQUEST_TIMEOUT_MS, ...executorOverride(request) },
     )
     reply.header('x-sealbox-executor', done.mode)

@@ -116,7 +116,7 @@ export class JobRunner implements JobContext {
       case 'inspectKeys':
         return inspectKeys(this, job, clock)
       case 'fault':
-        return runFault(this, job.fault)
+        return runFault(this, job.fault, job.ms)
       default: {
         const never: never = job
         throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)

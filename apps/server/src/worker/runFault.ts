@@ -9,9 +9,10 @@ export const SLOW_FAULT_MS = 1500
  * Test-only failures (FAULT_INJECTION, never in production mode), each the real
  * thing: the thread or process exits, loops forever, fills the 4 GiB WASM heap
  * until SEAL throws bad_alloc, makes SEAL throw one C++ exception, or keeps the
- * worker busy for 1.5 s (a long job, to fill queues deterministically).
+ * worker busy for `ms` (1.5 s by default: a long job, to fill queues; tests that
+ * need the queue full for a while choose a duration well past what they wait for).
  */
-export async function runFault(job: JobContext, fault: Fault): Promise<JobResult> {
+export async function runFault(job: JobContext, fault: Fault, ms = SLOW_FAULT_MS): Promise<JobResult> {
   if (!job.setup.faultInjection) throw new HeError('FORBIDDEN', 'fault injection is disabled on this server')
   if (!job.isolated && (fault === 'crash' || fault === 'hang')) {
     throw new HeError('INVALID_INPUT', `fault "${fault}" would take the whole server down in inline mode`)
@@ -35,7 +36,7 @@ export async function runFault(job: JobContext, fault: Fault): Promise<JobResult
       }
     }
     case 'slow': {
-      const until = performance.now() + SLOW_FAULT_MS
+      const until = performance.now() + ms
       while (performance.now() < until) {
         // Busy on purpose: a worker occupied by one long job.
       }
