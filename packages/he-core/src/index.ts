@@ -131,6 +131,15 @@ export {
 } from './program/ProgramSpec.ts'
 export { type ParsedProgram, type ParseProgramOptions, parseProgram } from './program/parseProgram.ts'
 export {
+  COST_UNIT_MS,
+  type CostTarget,
+  costScale,
+  type ProgramCost,
+  programCost,
+  type StepCost,
+  searchCost,
+} from './program/programCost.ts'
+export {
   type OperandKind,
   operandsOf,
   PROGRAM_OP_NAMES,
@@ -144,7 +153,15 @@ export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/ru
 export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
 export { sumElementsInto } from './program/sumElements.ts'
 export { adopt, disown, liveSealHandles, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
-export { type LoadSealOptions, loadSeal, type Seal, sealSync, sealWasmModule, wasmHeapBytes } from './seal/loadSeal.ts'
+export {
+  type LoadSealOptions,
+  loadSeal,
+  retireSeal,
+  type Seal,
+  sealSync,
+  sealWasmModule,
+  wasmHeapBytes,
+} from './seal/loadSeal.ts'
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,

@@ -4,6 +4,7 @@ import type { ResolvedParams, SchemeName } from '../params/ParamsSpec.ts'
 import { resolveLimits } from './ProgramLimits.ts'
 import type { ProgramOp, ProgramSpec, ValueKind } from './ProgramSpec.ts'
 import { type ParseProgramOptions, parseProgram } from './parseProgram.ts'
+import { type ProgramCost, programCost } from './programCost.ts'
 import { PROGRAM_OPS, stepLabel } from './programOps.ts'
 import { columnRotationElement, sumElementsSteps } from './rotationKeys.ts'
 
@@ -13,6 +14,8 @@ export interface ProgramTarget {
   polyModulusDegree: number
   /** False when the coefficient modulus is a single prime: no relinearization or rotations. */
   keySwitching?: boolean
+  /** Data primes of a fresh ciphertext, for the cost estimate (SEAL's default for n when absent). */
+  dataPrimes?: number
 }
 
 /** Static facts of one step. */
@@ -48,25 +51,25 @@ export interface ProgramAnalysis {
   keyGenSteps: number[]
   steps: StepAnalysis[]
   keySwitches: number
+  /** Estimated work in cost units (see `programCost`), for admission and scheduling. */
+  cost: ProgramCost
 }
 
-function targetOf(target: ProgramTarget | { params: ResolvedParams } | ResolvedParams): Required<ProgramTarget> {
-  if ('params' in target) {
-    const params = target.params
+function targetOf(
+  target: ProgramTarget | { params: ResolvedParams } | ResolvedParams,
+): Required<Omit<ProgramTarget, 'dataPrimes'>> & Pick<ProgramTarget, 'dataPrimes'> {
+  const params = 'params' in target ? target.params : 'coeffModulusBits' in target ? target : undefined
+  if (params) {
+    const primes = params.coeffModulusBits.length
     return {
       scheme: params.scheme,
       polyModulusDegree: params.polyModulusDegree,
-      keySwitching: params.coeffModulusBits.length >= 2,
+      keySwitching: primes >= 2,
+      // The last prime is the special (key-switching) prime; with one prime it is the data.
+      dataPrimes: primes >= 2 ? primes - 1 : 1,
     }
   }
-  if ('coeffModulusBits' in target) {
-    return {
-      scheme: target.scheme,
-      polyModulusDegree: target.polyModulusDegree,
-      keySwitching: target.coeffModulusBits.length >= 2,
-    }
-  }
-  return { keySwitching: true, ...target }
+  return { keySwitching: true, ...(target as ProgramTarget) }
 }
 
 const SCHEME_HINTS: Partial<Record<ProgramOp, string>> = {
@@ -93,7 +96,7 @@ export function analyzeProgram(
 ): ProgramAnalysis {
   const limits = resolveLimits(options.limits)
   const { program, kinds } = parseProgram(input, options)
-  const { scheme, polyModulusDegree: n, keySwitching } = targetOf(target)
+  const { scheme, polyModulusDegree: n, keySwitching, dataPrimes } = targetOf(target)
   const rowSize = n / 2
   const allSteps = new Set<number>()
   let needsColumnRotation = false
@@ -200,5 +203,6 @@ export function analyzeProgram(
     keyGenSteps: needsColumnRotation ? [...galoisSteps, 0] : galoisSteps,
     steps,
     keySwitches,
+    cost: programCost(program, { scheme, polyModulusDegree: n, ...(dataPrimes === undefined ? {} : { dataPrimes }) }),
   }
 }

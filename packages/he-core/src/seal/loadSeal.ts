@@ -123,3 +123,17 @@ export function sealWasmModule(): WebAssembly.Module | undefined {
 export function wasmHeapBytes(): number | undefined {
   return loaded?.memory?.buffer.byteLength
 }
+
+/**
+ * Retires this thread's node-seal instance: the next `loadSeal()` makes a fresh WASM
+ * instance (from the same compiled module, so no recompilation). For a long-lived
+ * host that cannot replace its thread — the server's inline executor — once the
+ * instance has caught enough C++ exceptions to be near breaking. The caller must
+ * first delete or drop every object of the old instance, contexts cached by
+ * `getHeContext` included (`sharedContextCache().dispose()`); the old heap is freed
+ * when nothing references it any more.
+ */
+export function retireSeal(): void {
+  loading = undefined
+  loaded = undefined
+}
