@@ -83,6 +83,7 @@ export {
   exportGaloisKeys,
   exportPublicKey,
   exportRelinKeys,
+export { SealException } from './errors/SealException.ts'
   exportSecretKey,
   importSecretKey,
   inspectEvaluationKeys,

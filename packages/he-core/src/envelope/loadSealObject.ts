@@ -9,6 +9,7 @@ import type {
   SecretKey,
 } from 'node-seal/throws'
 import { HeError } from '../errors/HeError.ts'
+import { SealException } from '../errors/SealException.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
@@ -99,15 +100,13 @@ function loadPayload(kind: SealObjectKind, load: () => void): void {
   } catch (error) {
     // toHeError guesses a code from SEAL's words; for a load, every C++ refusal but OOM means the same
     // thing. JS-side binding errors (a deleted target) stay SEAL_ERROR: they are the caller's bug.
-    const fromCpp = error instanceof HeError && error.details !== undefined && 'sealKind' in error.details
+    const fromCpp = error instanceof HeError && error.cause instanceof SealException
     if (fromCpp && error.code !== 'OUT_OF_MEMORY') {
+      // The SealException stays the cause (logs see SEAL's words; messages say ours).
       throw new HeError(
         'INVALID_ENVELOPE',
-        `the ${kind} envelope passed its checks but SEAL cannot read its payload: ${error.message}`,
-        {
-          cause: error,
-          ...(error.details === undefined ? {} : { details: error.details }),
-        },
+        `the ${kind} envelope passed its checks but SEAL could not load the ${kind}: its data is not valid for these parameters`,
+        { cause: error.cause },
       )
     }
     throw error

@@ -6,7 +6,15 @@ export interface HeErrorJSON {
   message: string
   /** Extra facts for programs (e.g. the step index, the field name). */
   details?: Record<string, unknown>
+  /**
+   * What caused it, as text (SEAL's own words, an I/O error): for logs on the other
+   * side of a thread or process boundary. Error responses never include it.
+   */
+  cause?: string
 }
+
+/** Longest cause text carried in `HeErrorJSON` (a log line, not a dump). */
+const MAX_CAUSE_CHARS = 2000
 
 /**
  * The one error type of sealbox. `code` is from a closed set; `message` tells a
@@ -38,13 +46,21 @@ export class HeError extends Error {
   }
 
   toJSON(): HeErrorJSON {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details }
+    const cause = causeText(this.cause)
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details === undefined ? {} : { details: this.details }),
+      ...(cause === undefined ? {} : { cause }),
+    }
   }
 
+  /** Rebuilds an error from its plain form; a cause text comes back as an `Error` with that message. */
   static fromJSON(json: HeErrorJSON): HeError {
-    return new HeError(json.code, json.message, json.details === undefined ? {} : { details: json.details })
+    return new HeError(json.code, json.message, {
+      ...(json.details === undefined ? {} : { details: json.details }),
+      ...(json.cause === undefined ? {} : { cause: new Error(json.cause) }),
+    })
   }
 
   static is(value: unknown, code?: HeErrorCode): value is HeError {
@@ -60,4 +76,23 @@ export function isHeErrorJSON(value: unknown): value is HeErrorJSON {
     isHeErrorCode((value as { code?: unknown }).code) &&
     typeof (value as { message?: unknown }).message === 'string'
   )
+}
+
+/** `Name: message` of a cause and of the causes under it, for logs. */
+function causeText(cause: unknown): string | undefined {
+  if (cause === undefined || cause === null) return undefined
+  const parts: string[] = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.name === 'Error' ? current.message : `${current.name}: ${current.message}`)
+      current = current.cause
+    } else {
+      // A raw WebAssembly.Exception says nothing readable; SealException above it already did.
+      if (typeof current === 'string') parts.push(current)
+      break
+    }
+  }
+  const text = parts.join(' ← ')
+  return text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}…` : text
 }

@@ -1,5 +1,6 @@
 import { HeError } from './HeError.ts'
 import type { HeErrorCode } from './heErrorCodes.ts'
+import { SealException } from './SealException.ts'
 
 /** What a thrown node-seal error says: the C++ type and SEAL's own message. */
 export interface SealErrorInfo {
@@ -41,24 +42,63 @@ export function readSealError(error: unknown): SealErrorInfo {
   return { kind: 'unknown', message: String(error) }
 }
 
-const SEAL_MESSAGE_CODES: ReadonlyArray<[RegExp, HeErrorCode]> = [
-  [/bad_alloc|could not allocate memory|out of memory/i, 'OUT_OF_MEMORY'],
-  [/scale mismatch/, 'SCALE_MISMATCH'],
-  [/parameter mismatch|not valid for encryption parameters|parms_id/, 'LEVEL_MISMATCH'],
-  [/Galois key not present|keyswitching is not supported|secret key is not set/, 'MISSING_KEY'],
-  [/unsupported scheme|unsupported operation for scheme|not supported for this scheme/, 'SCHEME_MISMATCH'],
-  [/scale out of bounds|too large|values_size|values_matrix/, 'VALUE_OUT_OF_RANGE'],
-  [/end of modulus switching chain reached/, 'LEVEL_MISMATCH'],
+/**
+ * SEAL's words → our code and our message. SEAL's own text stays in the error's
+ * `cause` (a SealException) for logs: it names C++ internals, not what to change.
+ */
+const SEAL_REFUSALS: ReadonlyArray<[RegExp, HeErrorCode, string]> = [
+  [/bad_alloc|could not allocate memory|out of memory/i, 'OUT_OF_MEMORY', 'SEAL ran out of WebAssembly memory'],
+  [/scale mismatch/, 'SCALE_MISMATCH', 'SEAL refused: the operands have different scales'],
+  [
+    /parameter mismatch|parms_id/,
+    'LEVEL_MISMATCH',
+    'SEAL refused: the operands are at different levels of the modulus chain',
+  ],
+  [
+    /not valid for encryption parameters/,
+    'LEVEL_MISMATCH',
+    'SEAL refused: an operand is not valid for these encryption parameters or this level',
+  ],
+  [/Galois key not present/, 'MISSING_KEY', 'SEAL refused: the Galois key this rotation needs is missing'],
+  [
+    /keyswitching is not supported/,
+    'MISSING_KEY',
+    'SEAL refused: these parameters do not support key switching (relinearization, rotation)',
+  ],
+  [/secret key is not set/, 'MISSING_KEY', 'SEAL refused: this needs the secret key'],
+  [
+    /unsupported scheme|unsupported operation for scheme|not supported for this scheme/,
+    'SCHEME_MISMATCH',
+    'SEAL refused: this operation is not supported for this scheme',
+  ],
+  [/scale out of bounds/, 'VALUE_OUT_OF_RANGE', 'SEAL refused: the scale is out of bounds for these parameters'],
+  [
+    /too large|values_size|values_matrix/,
+    'VALUE_OUT_OF_RANGE',
+    'SEAL refused: the values do not fit (too many, or too large for the plaintext modulus)',
+  ],
+  [
+    /end of modulus switching chain reached/,
+    'LEVEL_MISMATCH',
+    'SEAL refused: the end of the modulus switching chain is reached',
+  ],
+  [
+    /result ciphertext is transparent/,
+    'SEAL_ERROR',
+    'SEAL refused: the result would be transparent (not encrypted), as x − x is',
+  ],
   [
     /data is invalid|incompatible version|input buffer ended|in cannot be null|insufficient size|loaded SEALHeader|cast failed|stream decompression failed|invalid data size|expected Uint8Array/,
     'INVALID_ENVELOPE',
+    'SEAL could not load the data: it is not valid for these parameters',
   ],
 ]
 
 /**
  * Normalises anything thrown into an `HeError`: an `HeError` passes through, a
- * node-seal C++ exception or embind error becomes a coded error that keeps SEAL's
- * own words, and anything else becomes `fallback` (INTERNAL by default).
+ * node-seal C++ exception becomes a coded error with a message in our words and
+ * SEAL's own text in `cause` (a `SealException`), an embind error becomes
+ * SEAL_ERROR, and anything else becomes `fallback` (INTERNAL by default).
  */
 export function toHeError(error: unknown, context?: string, fallback: HeErrorCode = 'INTERNAL'): HeError {
   if (error instanceof HeError) return error
@@ -66,10 +106,9 @@ export function toHeError(error: unknown, context?: string, fallback: HeErrorCod
   if (isWasmException(error)) {
     sealExceptions++
     const info = readSealError(error)
-    const code = SEAL_MESSAGE_CODES.find(([pattern]) => pattern.test(info.message))?.[1] ?? 'SEAL_ERROR'
-    return new HeError(code, `${prefix}SEAL says "${info.message}" (${info.kind})`, {
-      cause: error,
-      details: { sealKind: info.kind, sealMessage: info.message },
+    const refusal = SEAL_REFUSALS.find(([pattern]) => pattern.test(info.message))
+    return new HeError(refusal?.[1] ?? 'SEAL_ERROR', `${prefix}${refusal?.[2] ?? 'SEAL refused the operation'}`, {
+      cause: new SealException(info.kind, info.message, { cause: error }),
     })
   }
   if (error instanceof Error && (error.name === 'BindingError' || error.name === 'TypeError')) {

@@ -279,6 +279,6 @@ describe('runProgram SEAL errors', () => {
       },
       true,
     )
-    expect(message).toBe('step 1 (sub): SEAL says "result ciphertext is transparent" (std::logic_error)')
+    expect(message).toBe('step 1 (sub): SEAL refused: the result would be transparent (not encrypted), as x − x is')
   })
 })
