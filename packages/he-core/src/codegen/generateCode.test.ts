@@ -166,6 +166,36 @@ describe('generateCode', () => {
     await expect(runWorkspace(bad)).rejects.toThrow(/step 1 \(rotateVector\): rotateVector needs CKKS/)
   })
 
+  it('stops where runWorkspace stops when the noise budget runs out: same message, failing exit, nothing printed', async () => {
+    const steps = [1, 2, 3].flatMap((i) => [
+      { op: 'square', a: i === 1 ? 'x' : `r${i - 1}`, out: `s${i}` },
+      { op: 'relinearize', a: `s${i}`, out: `r${i}` },
+    ])
+    const exhausted = {
+      version: 1,
+      params: { scheme: 'bfv', polyModulusDegree: 4096 },
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
+      steps,
+      print: ['r3'],
+    }
+    const stopped = await runWorkspace(exhausted).then(
+      () => undefined,
+      (error: Error) => error.message,
+    )
+    expect(stopped).toMatch(/^step 3 \(square\): 's2' has no noise budget left/)
+    const file = write('exhausted.mjs', generateCode(exhausted, { flavour: 'node', language: 'js' }))
+    const env = { ...process.env }
+    delete env.NODE_OPTIONS
+    const failed = await run(process.execPath, [file], { cwd: TMP, env, timeout: 120_000 }).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    )
+    expect(failed?.code).toBe(1)
+    expect(failed?.stdout).toBe('')
+    // The sandbox shows the same words with the step capitalised ("Step 3 (square): …").
+    expect(failed?.stderr).toContain(`S${stopped?.slice(1)}`)
+  })
+
   it('names the file for its flavour', () => {
     expect(codeFileName({ flavour: 'node', language: 'js' })).toBe('sealbox-workspace.mjs')
     expect(codeFileName({ flavour: 'node', language: 'ts' })).toBe('sealbox-workspace.mts')

@@ -97,12 +97,33 @@ function variablesSection(parsed: ParsedWorkspace, id: (name: string) => string)
 }
 
 /**
+ * BFV/BGV: sealbox (the sandbox, `runWorkspace`) stops at the first result whose noise
+ * budget is 0 — it would decrypt to garbage — and so must the program, with the same
+ * message and a failing exit, rather than print garbage and succeed.
+ */
+function noiseGuard(ts: boolean): string[] {
+  const t = (annotation: string) => (ts ? annotation : '')
+  return [
+    '// Like sealbox, stop at the first result whose noise budget is used up: it would decrypt to garbage.',
+    `const requireNoiseBudget = (ciphertext${t(': Ciphertext')}, message${t(': string')})${t(': void')} => {`,
+    '  if (decryptor.invariantNoiseBudget(ciphertext) === 0) throw new Error(message)',
+    '}',
+  ]
+}
+
+/** The words sealbox's evaluator stops with (`runProgram`), as the sandbox shows them. */
+function noiseBudgetMessage(step: { op: string; out: string }, index: number): string {
+  return `Step ${index + 1} (${step.op}): '${step.out}' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications`
+}
+
+/**
  * Generates a self-contained TypeScript or JavaScript program that reproduces a
  * workspace with node-seal 7 directly (no sealbox): parameters, context, keys,
  * variables, every pipeline step (with JS versions of sumElements and inner
  * products) and the printed outputs, in exactly `runWorkspace`'s format, deleting
- * every SEAL object at the end. Pure: validates the workspace like `runWorkspace`
- * (same errors) but never touches SEAL.
+ * every SEAL object at the end. BFV/BGV programs stop (throw, so Node exits non-zero)
+ * where `runWorkspace` stops: at the first result without noise budget. Pure:
+ * validates the workspace like `runWorkspace` (same errors) but never touches SEAL.
  */
 export function generateCode(workspace: unknown, options: CodegenOptions): string {
   const parsed = parseWorkspace(workspace, options)
@@ -123,7 +144,13 @@ export function generateCode(workspace: unknown, options: CodegenOptions): strin
     ...variablesSection(parsed, id),
     '',
     '// Pipeline',
-    ...parsed.workspace.steps.flatMap((step, index) => emitStep(step, index, emit)),
+    ...(scheme === 'ckks' ? [] : noiseGuard(ts)),
+    ...parsed.workspace.steps.flatMap((step, index) => [
+      ...emitStep(step, index, emit),
+      ...(scheme !== 'ckks' && parsed.analysis.kinds[step.out] === 'ciphertext'
+        ? [`requireNoiseBudget(${id(step.out)}, ${JSON.stringify(noiseBudgetMessage(step, index))})`]
+        : []),
+    ]),
     '',
     '// Decrypt, decode and print',
     ...parsed.workspace.print.map((name) => {
