@@ -14,6 +14,13 @@ export type {
   ServerWork,
 } from './client/clientTypes.ts'
 export { type CallOptions, SealboxClient, type SealboxClientOptions } from './client/SealboxClient.ts'
+export {
+  SEARCH_CATALOG_MAX_PAGE,
+  type SearchCatalogPage,
+  SearchCatalogPageSchema,
+  type SearchCatalogQuery,
+  SearchCatalogQuerySchema,
+} from './client/searchCatalogContract.ts'
 export { parseServerTiming, type ServerTimingPhases } from './client/serverTiming.ts'
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
@@ -76,6 +83,7 @@ export {
   type HeErrorCode,
   isHeErrorCode,
 } from './errors/heErrorCodes.ts'
+export { SealException } from './errors/SealException.ts'
 export { readSealError, type SealErrorInfo, sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
 export {
   type ExportKeyOptions,
@@ -83,7 +91,6 @@ export {
   exportGaloisKeys,
   exportPublicKey,
   exportRelinKeys,
-export { SealException } from './errors/SealException.ts'
   exportSecretKey,
   importSecretKey,
   inspectEvaluationKeys,

@@ -4,6 +4,7 @@ import type { ServerTiming } from '../http/ServerTiming.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import type { KeyStore } from '../store/KeyStore.ts'
 import type { TokenAuthority } from '../tenancy/TokenAuthority.ts'
+import type { SearchCatalogPages } from './SearchCatalogPages.ts'
 import type { SearchSummary } from './SearchSummary.ts'
 
 /** What every route handler can reach (`app.sealbox`). */
@@ -17,6 +18,8 @@ export interface SealboxServices {
   warmup: Promise<void>
   /** The served search config, once a worker is warm. */
   search(): SearchSummary
+  /** The served database's public catalog (ids, metadata), once a worker is warm. */
+  catalog(): SearchCatalogPages
 }
 
 declare module 'fastify' {

@@ -17,3 +17,14 @@ export const SearchSummarySchema = z.object({
   database: z.record(z.string(), z.unknown()),
 })
 export type SearchSummary = z.infer<typeof SearchSummarySchema>
+
+/**
+ * The public ids and metadata of the served database's rows (never vectors), reported
+ * by a warm worker so the main thread can serve `GET /api/v1/search/catalog`. A row
+ * without metadata is `null`.
+ */
+export const SearchCatalogSchema = z.object({
+  ids: z.array(z.union([z.string(), z.number()])),
+  metadata: z.array(z.unknown()).optional(),
+})
+export type ServedSearchCatalog = z.infer<typeof SearchCatalogSchema>

@@ -1,6 +1,6 @@
 import { HE_ERROR_CODES } from '@sealbox/he-core'
 import { z } from 'zod'
-import { SearchSummarySchema } from '../app/SearchSummary.ts'
+import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
 
 /*
@@ -70,6 +70,8 @@ const HeErrorJSONSchema = z.object({
   code: z.enum(HE_ERROR_CODES),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
+  /** The cause as text (SEAL's words, an I/O error): logged with the request id, never answered. */
+  cause: z.string().optional(),
 })
 
 export const JobResultSchema = z.discriminatedUnion('type', [
@@ -153,6 +155,8 @@ export const WarmInfoSchema = z.object({
   warmMs: z.number(),
   /** The search this worker serves (what clients need to make keys and queries). */
   search: SearchSummarySchema,
+  /** Ids and metadata of the database's rows, for the catalog route. */
+  catalog: SearchCatalogSchema,
 })
 export type WarmInfo = z.infer<typeof WarmInfoSchema>
 

@@ -69,6 +69,7 @@ export class JobRunner implements JobContext {
         worker: runner.stats(),
         warmMs: performance.now() - started,
         search: search.summary,
+        catalog: search.catalog,
       },
     }
   }

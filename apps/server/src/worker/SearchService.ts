@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
 import {
   galoisElementOf,
   getHeContext,
@@ -14,7 +15,7 @@ import {
   searchDatabaseFormatOf,
   syntheticSearchDatabase,
 } from '@sealbox/he-core'
-import type { SearchSummary } from '../app/SearchSummary.ts'
+import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 
 async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
@@ -48,13 +49,25 @@ export class SearchService {
   readonly summary: SearchSummary
   /** Galois elements a query needs (empty: no evaluation keys needed). */
   readonly galoisElements: readonly number[]
+  /** Public ids and metadata of the rows (what clients name hits with). */
+  readonly catalog: ServedSearchCatalog
 
-  private constructor(ctx: HeContext, config: SearchConfig, index: PrivateSearchIndex, source: DatabaseSource) {
+  private constructor(
+    ctx: HeContext,
+    config: SearchConfig,
+    index: PrivateSearchIndex,
+    source: DatabaseSource,
+    database: SearchDatabase,
+  ) {
     this.ctx = ctx
     this.config = config
     this.index = index
     const n = config.polyModulusDegree
     this.galoisElements = config.galoisSteps.map((step) => galoisElementOf(n, step))
+    this.catalog = {
+      ids: database.ids,
+      ...(database.metadata ? { metadata: database.metadata.map((entry) => entry ?? null) } : {}),
+    }
     this.summary = {
       configId: config.configId,
       fingerprint: ctx.fingerprint,
@@ -62,7 +75,8 @@ export class SearchService {
       queryCiphertexts: config.queryCiphertexts,
       config: JSON.parse(JSON.stringify(config)) as Record<string, unknown>,
       database: {
-        source: source.type === 'synthetic' ? `synthetic (seed ${source.seed})` : source.path,
+        // The file's name only: its path on the server is nobody's business.
+        source: source.type === 'synthetic' ? `synthetic (seed ${source.seed})` : basename(source.path),
         rows: config.rows,
         dimension: config.dimension,
         processing: { ...index.processing },
@@ -91,7 +105,7 @@ export class SearchService {
     }
     const ctx = await getHeContext(config.params)
     const index = PrivateSearchIndex.process(ctx, database, config)
-    return new SearchService(ctx, config, index, setup.database)
+    return new SearchService(ctx, config, index, setup.database, database)
   }
 
   /** Evaluates one query envelope (everything is verified before SEAL runs). */

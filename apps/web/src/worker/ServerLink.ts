@@ -184,12 +184,13 @@ export class ServerLink {
       ? topKIndices(plaintextSearchScores(search.config, search.oracle, request.vector), request.k)
       : undefined
     return {
-      hits: ranked.hits.map(({ rank, row, id, score, similarity }) => ({
+      hits: ranked.hits.map(({ rank, row, id, score, similarity, metadata }) => ({
         rank,
         row,
         id: typeof id === 'bigint' ? String(id) : id,
         score,
         similarity,
+        ...(metadata === undefined ? {} : { metadata }),
       })),
       minNoiseBudget: ranked.minNoiseBudget,
       ...(oracleRows ? { oracleRows } : {}),
@@ -227,8 +228,10 @@ export class ServerLink {
         "The server's search parameters build a different context here; versions differ.",
       )
     }
+    // The catalog (public ids and metadata) names the hits; a server without one still ranks by row.
+    const catalog = await this.#client?.searchCatalog().catch(() => undefined)
     const started = performance.now()
-    const client = PrivateSearchClient.create(ctx, config)
+    const client = PrivateSearchClient.create(ctx, config, catalog ? { catalog } : {})
     // A synthetic database is public (seeded): rebuild it to show the plaintext ranking next to the result.
     const seed = /^synthetic \(seed (\d+)\)$/.exec(this.#source ?? '')?.[1]
     const oracle =

@@ -137,6 +137,8 @@ export const searchHit = z.object({
   id: z.union([z.string(), z.number()]),
   score: z.number(),
   similarity: z.number(),
+  /** The row's public metadata from the server's catalog (JSON), when the database has any. */
+  metadata: z.unknown().optional(),
 })
 
 export const serverSearchedReply = z.object({

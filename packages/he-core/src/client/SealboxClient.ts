@@ -1,7 +1,9 @@
+import type { z } from 'zod'
 import { base64ToBytes, bytesToBase64 } from '../envelope/base64.ts'
 import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
 import { HeError } from '../errors/HeError.ts'
 import { isHeErrorCode } from '../errors/heErrorCodes.ts'
+import type { SearchCatalog } from '../search/SearchDatabase.ts'
 import type {
   EvaluateCall,
   EvaluateCallResult,
@@ -15,6 +17,7 @@ import type {
   ServerSession,
   ServerWork,
 } from './clientTypes.ts'
+import { SEARCH_CATALOG_MAX_PAGE, type SearchCatalogPage, SearchCatalogPageSchema } from './searchCatalogContract.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** Options of a `SealboxClient`. */
@@ -27,6 +30,11 @@ export interface SealboxClientOptions {
   fetch?: typeof fetch
   /** Ask for an executor per request (only servers with ALLOW_EXECUTOR_OVERRIDE accept). */
   executor?: ServerExecutorMode
+  /**
+   * Catalog pages already downloaded, by URL, with their ETags: asked again with
+   * If-None-Match and not downloaded twice. Shared by the clients `with()` makes.
+   */
+  catalogCache?: Map<string, { etag: string; page: SearchCatalogPage }>
 }
 
 /** Per-call options. */
@@ -52,6 +60,7 @@ export class SealboxClient {
   readonly token: string | undefined
   readonly executor: ServerExecutorMode | undefined
   readonly #fetch: typeof fetch
+  readonly #catalogCache: Map<string, { etag: string; page: SearchCatalogPage }>
 
   constructor(options: SealboxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -60,6 +69,7 @@ export class SealboxClient {
     const fetchImpl = options.fetch ?? globalThis.fetch
     if (typeof fetchImpl !== 'function') throw new HeError('INVALID_INPUT', 'no fetch implementation available')
     this.#fetch = fetchImpl.bind(globalThis)
+    this.#catalogCache = options.catalogCache ?? new Map()
   }
 
   /** The same client with another token (or executor). */
@@ -67,6 +77,7 @@ export class SealboxClient {
     return new SealboxClient({
       baseUrl: this.baseUrl,
       fetch: this.#fetch,
+      catalogCache: this.#catalogCache,
       ...(this.token === undefined ? {} : { token: this.token }),
       ...(this.executor === undefined ? {} : { executor: this.executor }),
       ...options,
@@ -109,6 +120,51 @@ export class SealboxClient {
   /** The search config the server serves (what the search client needs). */
   async searchConfig(options: CallOptions = {}): Promise<ServerSearchConfig> {
     return this.#json('GET', '/api/v1/search/config', undefined, options)
+  }
+
+  /**
+   * The public ids and metadata of every row of the server's database, page by page
+   * (`GET /api/v1/search/catalog`). Pages seen before are revalidated by ETag and not
+   * downloaded again. Pass the result to `PrivateSearchClient.create(…, { catalog })`
+   * so `rank()` names its hits.
+   */
+  async searchCatalog(options: CallOptions = {}): Promise<SearchCatalog & { configId: string }> {
+    const ids: Array<string | number> = []
+    const metadata: unknown[] = []
+    let hasMetadata = false
+    let configId: string | undefined
+    let total = Number.POSITIVE_INFINITY
+    while (ids.length < total) {
+      const page = await this.#catalogPage(ids.length, options)
+      if (configId !== undefined && page.configId !== configId) {
+        throw new HeError('CONFLICT', 'the server changed its database while the catalog was being read; read it again')
+      }
+      if (page.offset !== ids.length || (page.ids.length === 0 && ids.length < page.total)) {
+        throw new HeError('INVALID_INPUT', `the server sent catalog rows from ${page.offset}, expected ${ids.length}`)
+      }
+      configId = page.configId
+      total = page.total
+      ids.push(...page.ids)
+      if (page.metadata) {
+        hasMetadata = true
+        metadata.push(...page.metadata.map((entry) => (entry === null ? undefined : entry)))
+      }
+    }
+    return { configId: configId ?? '', ids, ...(hasMetadata ? { metadata } : {}) }
+  }
+
+  async #catalogPage(offset: number, options: CallOptions): Promise<SearchCatalogPage> {
+    const path = `/api/v1/search/catalog?offset=${offset}&limit=${SEARCH_CATALOG_MAX_PAGE}`
+    const cached = this.#catalogCache.get(path)
+    const { response } = await this.#send('GET', path, undefined, {
+      ...options,
+      ...(cached ? { headers: { 'if-none-match': cached.etag } } : {}),
+    })
+    if (response.status === 304 && cached) return cached.page
+    const page = parseReply(SearchCatalogPageSchema, await expectOk(response).json(), 'search catalog')
+    const etag = response.headers.get('etag')
+    if (etag) this.#catalogCache.set(path, { etag, page })
+    return page
   }
 
   /** Uploads (or replaces) evaluation keys: an envelope or a bundle of relin/Galois keys. */
@@ -173,8 +229,13 @@ export class SealboxClient {
     return (await expectOk(response).json()) as T
   }
 
-  async #send(method: string, path: string, body: unknown, options: CallOptions): Promise<RawResponse> {
-    const headers: Record<string, string> = {}
+  async #send(
+    method: string,
+    path: string,
+    body: unknown,
+    options: CallOptions & { headers?: Record<string, string> },
+  ): Promise<RawResponse> {
+    const headers: Record<string, string> = { ...options.headers }
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
     if (this.executor !== undefined) headers['x-sealbox-executor'] = this.executor
     let payload: BodyInit | undefined
@@ -201,7 +262,7 @@ export class SealboxClient {
         details: { network: true },
       })
     }
-    if (!response.ok) throw await toError(response)
+    if (!response.ok && response.status !== 304) throw await toError(response)
     return { response, elapsedMs: performance.now() - started }
   }
 }
@@ -213,6 +274,22 @@ function work(raw: RawResponse): ServerWork {
     executor: executor === 'pool' || executor === 'inline' || executor === 'process' ? executor : undefined,
     elapsedMs: raw.elapsedMs,
   }
+}
+
+/** A reply checked against its contract: a server that answers otherwise is a bug, said plainly. */
+function parseReply<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new HeError(
+      'INTERNAL',
+      `the server's ${what} reply does not match the contract: ${issue?.path.join('.')} ${issue?.message}`,
+      {
+        cause: parsed.error,
+      },
+    )
+  }
+  return parsed.data
 }
 
 function expectOk(response: Response): Response {

@@ -199,6 +199,7 @@ function SearchFactsLine({ facts }: { facts: SearchFacts }) {
 function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
   const oracle = run.oracleRows
   const agrees = oracle ? run.hits.every((hit, i) => oracle[i] === hit.row) : undefined
+  const withMetadata = run.hits.some((hit) => hit.metadata !== undefined)
   return (
     <div className="remote-run" data-testid="search-result">
       <ol className="search-phases">
@@ -227,7 +228,8 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
         <thead>
           <tr>
             <th>Rank</th>
-            <th>Row</th>
+            <th>Id</th>
+            {withMetadata ? <th>Metadata</th> : null}
             <th className="num">Score</th>
             <th className="num">{facts.metric === 'cosine' ? 'Cosine' : 'Dot product'}</th>
           </tr>
@@ -236,7 +238,14 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
           {run.hits.map((hit) => (
             <tr key={hit.rank}>
               <td>{hit.rank}</td>
-              <td className="mono">{String(hit.id)}</td>
+              <td className="mono" title={`row ${hit.row}`}>
+                {String(hit.id)}
+              </td>
+              {withMetadata ? (
+                <td className="search-metadata" data-testid="search-hit-metadata">
+                  {hit.metadata === undefined ? '–' : JSON.stringify(hit.metadata)}
+                </td>
+              ) : null}
               <td className="num">{formatInteger(hit.score)}</td>
               <td className="num">{hit.similarity.toFixed(4)}</td>
             </tr>

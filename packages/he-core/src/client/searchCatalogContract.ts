@@ -1,0 +1,29 @@
+import { z } from 'zod'
+
+/** Rows in one catalog page at most (the server's default page size too). */
+export const SEARCH_CATALOG_MAX_PAGE = 5000
+
+/** `GET /api/v1/search/catalog?offset=&limit=`: which rows to return. */
+export const SearchCatalogQuerySchema = z
+  .object({
+    offset: z.coerce.number().int().min(0).default(0),
+    limit: z.coerce.number().int().min(1).max(SEARCH_CATALOG_MAX_PAGE).default(SEARCH_CATALOG_MAX_PAGE),
+  })
+  .strict()
+export type SearchCatalogQuery = z.input<typeof SearchCatalogQuerySchema>
+
+/**
+ * One page of the server's search catalog: the public ids and metadata of rows
+ * `offset … offset + ids.length − 1` (never vectors). `metadata` is absent when the
+ * database has none; a row without metadata is `null`.
+ */
+export const SearchCatalogPageSchema = z.object({
+  /** The search config the catalog belongs to (a new database is a new configId). */
+  configId: z.string(),
+  /** Rows in the whole database. */
+  total: z.number().int().min(0),
+  offset: z.number().int().min(0),
+  ids: z.array(z.union([z.string(), z.number()])),
+  metadata: z.array(z.unknown()).optional(),
+})
+export type SearchCatalogPage = z.infer<typeof SearchCatalogPageSchema>
