@@ -1,6 +1,6 @@
 /**
  * The harness inside a browser: loads node-seal (Vite rewrites its `.wasm` URL when
- * `locateFile` is undefined, see NODE-SEAL.md §0.3), then runs the commands it is sent,
+ * `locateFile` is undefined, see packages/he-core/NODE-SEAL-FACTS.md §2), then runs the commands it is sent,
  * one after the other.
  */
 import SEAL from 'node-seal/throws'

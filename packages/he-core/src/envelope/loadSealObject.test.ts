@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { zstdCompressSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { SealException } from '../errors/SealException.ts'
@@ -9,7 +10,7 @@ import { SealScope } from '../scope/SealScope.ts'
 import { decodeBundle } from './decodeBundle.ts'
 import { encodeBundle } from './encodeBundle.ts'
 import { encodeEnvelope } from './encodeEnvelope.ts'
-import { fakeSealPayload, heErrorOf } from './envelopeTestKit.ts'
+import { fakeSealPayload, heErrorOf, scrambleParmsId } from './envelopeTestKit.ts'
 import { loadSealObject, loadSealParams } from './loadSealObject.ts'
 import { saveSealObject } from './saveSealObject.ts'
 import { makeSealTestFixture, type SealTestFixture } from './sealTestFixture.ts'
@@ -153,29 +154,56 @@ describe('loadSealObject refuses bad envelopes before SEAL sees them', () => {
 
 describe('a forged envelope that passes every check', () => {
   it('fails inside SEAL as INVALID_ENVELOPE (the checksum is not authentication)', () => {
+    // Well-formed down to every count (the pre-parse passes it), but for no parameters SEAL knows.
+    const forged = scrambleParmsId(f.ciphertext.saveToArray(f.ctx.seal.ComprModeType.none) as Uint8Array)
+    for (const compression of ['none', 'zstd'] as const) {
+      const payload = compression === 'none' ? forged : recompress(forged)
+      const bytes = encodeEnvelope({ kind: 'ciphertext', fingerprint: f.ctx.fingerprint, keySetId: KEY_SET, payload })
+      const target = scope.track(new f.ctx.seal.Ciphertext())
+      const before = sealExceptionCount()
+      const error = heErrorOf(() => loadSealObject(target, f.ctx, bytes, { kind: 'ciphertext', keySetId: KEY_SET }))
+      expect(error.code, error.message).toBe('INVALID_ENVELOPE')
+      expect(error.message).toBe(
+        'the ciphertext envelope passed its checks but SEAL could not load the ciphertext: its data is not valid for these parameters',
+      )
+      // SEAL's own words stay out of the message, in the cause (for logs).
+      expect(error.cause).toBeInstanceOf(SealException)
+      // This one did reach SEAL: servers count these and recycle the worker (NODE-SEAL-FACTS.md §4).
+      expect(sealExceptionCount()).toBe(before + 1)
+    }
+  })
+
+  it('never reaches SEAL when a count or size does not add up', () => {
     for (const compression of ['none', 'zstd'] as const) {
       for (const fill of [0x00, 0xab]) {
         const bytes = encodeEnvelope({
           kind: 'ciphertext',
           fingerprint: f.ctx.fingerprint,
           keySetId: KEY_SET,
-          payload: fakeSealPayload(200, compression, fill),
+          payload: compression === 'none' ? fakeSealPayload(200, compression, fill) : recompress(fakeSealPayload(200, 'none', fill)),
         })
-        const target = scope.track(new f.ctx.seal.Ciphertext())
         const before = sealExceptionCount()
-        const error = heErrorOf(() => loadSealObject(target, f.ctx, bytes, { kind: 'ciphertext', keySetId: KEY_SET }))
-        expect(error.code, error.message).toBe('INVALID_ENVELOPE')
-        expect(error.message).toBe(
-          'the ciphertext envelope passed its checks but SEAL could not load the ciphertext: its data is not valid for these parameters',
+        const error = heErrorOf(() =>
+          loadSealObject(scope.track(new f.ctx.seal.Ciphertext()), f.ctx, bytes, { kind: 'ciphertext', keySetId: KEY_SET }),
         )
-        // SEAL's own words stay out of the message, in the cause (for logs).
-        expect(error.cause).toBeInstanceOf(SealException)
-        // This one did reach SEAL: servers count these and recycle the worker (NODE-SEAL.md §15).
-        expect(sealExceptionCount()).toBe(before + 1)
+        expect(error.code, error.message).toBe('INVALID_ENVELOPE')
+        expect(sealExceptionCount()).toBe(before)
       }
     }
   })
 })
+
+/** The same SEAL object, zstd-compressed the way SEAL would (header kept, size updated). */
+function recompress(payload: Uint8Array): Uint8Array {
+  const body = zstdCompressSync(payload.subarray(16))
+  const out = new Uint8Array(16 + body.length)
+  out.set(payload.subarray(0, 16))
+  out.set(body, 16)
+  const view = new DataView(out.buffer)
+  view.setUint8(5, 2)
+  view.setUint32(8, out.length, true)
+  return out
+}
 
 /** A deterministic PRNG (mulberry32), so a failing mutation can be replayed. */
 function random(seed: number): () => number {

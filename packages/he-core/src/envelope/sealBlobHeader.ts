@@ -21,7 +21,7 @@ export interface SealBlobHeader {
  * Checks the 16-byte SEAL header at the start of `payload` — magic 0xA15E, header
  * size 16, SEAL 4.1, known compression, reserved bytes zero, and a size equal to the
  * payload length — so SEAL is never handed a blob it would reject or misread (each
- * rejection inside SEAL leaks Emscripten stack; see NODE-SEAL.md §15).
+ * rejection inside SEAL leaks Emscripten stack; see NODE-SEAL-FACTS.md §4).
  * `code` is INVALID_INPUT when encoding and INVALID_ENVELOPE when decoding.
  */
 export function checkSealBlobHeader(payload: Uint8Array, code: HeErrorCode): SealBlobHeader {

@@ -91,7 +91,7 @@ describe('KeySet', () => {
       const pt = encodeBatch(bfv, [1, 2, 3], scope)
       const a = encrypt(keys, pt, scope)
       const b = encryptSymmetric(keys, pt, scope)
-      // BFV n=4096 t=20 bits: fresh budgets measured in NODE-SEAL.md §4.4 (45 public-key / 47 symmetric).
+      // BFV n=4096 t=20 bits: fresh budgets NODE-SEAL-FACTS.md §7 (45 public-key / 47 symmetric).
       expect(noiseBudget(keys, a)).toBeGreaterThanOrEqual(40)
       expect(noiseBudget(keys, b)).toBeGreaterThanOrEqual(noiseBudget(keys, a))
     })

@@ -2,7 +2,7 @@ import type { SecurityLevelName } from './ParamsSpec.ts'
 
 type Table = Record<number, number[]>
 
-/** SEAL's `CoeffModulus.BFVDefault(n, level)` bit sizes (SEAL 4.1, verified in NODE-SEAL.md §4.1). */
+/** SEAL's `CoeffModulus.BFVDefault(n, level)` bit sizes (SEAL 4.1, see NODE-SEAL-FACTS.md §7). */
 export const BFV_DEFAULT_BITS: Record<Exclude<SecurityLevelName, 'none'>, Table> = {
   tc128: {
     1024: [27],

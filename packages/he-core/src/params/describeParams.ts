@@ -45,7 +45,7 @@ export interface ParamsFacts {
 }
 
 const U64 = 8
-// Per-object framing measured on node-seal 7 (NODE-SEAL.md §11): SEAL header + metadata.
+// Per-object framing measured on node-seal 7 (NODE-SEAL-FACTS.md §6): SEAL header + metadata.
 const CIPHERTEXT_OVERHEAD = 113
 const PLAINTEXT_OVERHEAD = 88
 const KSWITCH_OVERHEAD = 100

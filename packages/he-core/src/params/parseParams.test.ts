@@ -72,7 +72,7 @@ describe('describeParams', () => {
     const facts = describeParams(parseParams({ scheme: 'bfv', polyModulusDegree: 4096 }))
     expect(facts).toMatchObject({ slotCount: 4096, rowSize: 2048, totalBits: 109, maxBits: 109, levels: 1 })
     expect(facts.keySwitching).toBe(true)
-    // NODE-SEAL.md §11 measured sizes (uncompressed) at n=4096.
+    // NODE-SEAL-FACTS.md §6 measured sizes (uncompressed) at n=4096.
     expect(facts.sizes.ciphertext).toBe(131_185)
     expect(facts.sizes.ciphertextLastLevel).toBe(65_649)
     expect(facts.sizes.publicKey).toBe(196_721)

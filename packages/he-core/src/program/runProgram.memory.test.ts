@@ -228,7 +228,7 @@ describe('runProgram memory', () => {
       const x = encryptValues(f, [1], scope)
       const before = liveSealHandles()
       // x − x under two names is transparent: only SEAL can see it. Each throw costs
-      // Emscripten 16 bytes of its stack (NODE-SEAL.md §15), so keep the count modest.
+      // Emscripten 16 bytes of its stack (NODE-SEAL-FACTS.md §4), so keep the count modest.
       const report = measureHeap(
         () => {
           try {

@@ -10,7 +10,7 @@ import { startInBrowser } from './startInBrowser.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 
-/** Flags from BROWSERS.md: no sandbox as root, no GPU, no background traffic. */
+/** Flags from packages/bench/BROWSERS.md: no sandbox as root, no GPU, no background traffic. */
 const ARGS = [
   '--no-sandbox',
   '--disable-gpu',

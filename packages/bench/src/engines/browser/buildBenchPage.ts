@@ -5,7 +5,7 @@ const PAGE_ROOT = fileURLToPath(new URL('../../page/', import.meta.url))
 
 /**
  * Builds the benchmark page (index.html + main + module worker + node-seal's .wasm) into
- * `outDir` with Vite, using NODE-SEAL.md §0.3's settings: node-seal excluded from
+ * `outDir` with Vite, using the settings of packages/he-core/NODE-SEAL-FACTS.md §2: node-seal excluded from
  * dependency optimisation, ES workers, and `locateFile: undefined` in the worker so the
  * hashed `.wasm` asset is found.
  */
