@@ -54,7 +54,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   })
   const metrics = new ServerMetrics()
   const auth = await TokenAuthority.create({ mode: config.MODE, tokens: config.TOKENS, dataDir })
-  const store = await openKeyStore(config, dataDir)
+  const store = await openKeyStore(config, dataDir, app.log)
   metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
   const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
   let search: SearchSummary | undefined

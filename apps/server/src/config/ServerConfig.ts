@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+import { POSTGRES_TIMEOUT_DEFAULTS } from '../store/postgresTimeouts.ts'
 
 /** Where HE work runs: Piscina worker threads, the main event loop, or child processes. */
 export const EXECUTOR_MODES = ['pool', 'inline', 'process'] as const
@@ -85,6 +86,12 @@ export const ServerConfigSchema = z
       .string()
       .regex(/^(file|postgres(ql)?:\/\/.+)$/, 'expected "file" or a postgres://… URL')
       .default('file'),
+    /** PostgreSQL key store: longest statement before it is cancelled and answered 503 (0: no limit). */
+    KEY_STORE_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.statementMs),
+    /** PostgreSQL key store: longest wait for a lock another write holds before 503 (0: no limit). */
+    KEY_STORE_LOCK_TIMEOUT_MS: int(0, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.lockMs),
+    /** PostgreSQL key store: longest wait for a free (or new) connection of the pool before 503. */
+    KEY_STORE_ACQUIRE_TIMEOUT_MS: int(1, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.acquireMs),
     /**
      * Which worker runs a job: `affinity` (the worker that already holds the job's keys
      * deserialized, load-aware) or `round-robin` (the next free worker; for comparison).

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import type { ServerConfig } from '../config/ServerConfig.ts'
-import type { KeyStoreLocation } from '../store/KeyStore.ts'
+import { type KeyStoreLocation, KeyStoreLocationSchema } from '../store/KeyStore.ts'
 
 /** The database a worker processes at warm-up. */
 export const DatabaseSourceSchema = z.discriminatedUnion('type', [
@@ -12,10 +12,7 @@ export type DatabaseSource = z.infer<typeof DatabaseSourceSchema>
 
 /** Everything a worker (thread, child process or inline runner) needs to warm up. Plain data. */
 export const WorkerSetupSchema = z.object({
-  store: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('file'), dir: z.string() }),
-    z.object({ type: z.literal('postgres'), url: z.string() }),
-  ]),
+  store: KeyStoreLocationSchema,
   keyCacheBytes: z.number().int().nonnegative(),
   sealErrorRecycle: z.number().int().positive(),
   maxPolyDegree: z.number().int(),

@@ -55,8 +55,11 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
         { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply) },
       )
       const { facts, sha256 } = jobResult(request, done, 'keysInspected')
-      const record = await request.timing.measure('store', () => store.put(tenant.id, id, facts, bytes, sha256))
-      reply.status(previous ? 200 : 201)
+      const { record, created } = await request.timing.measure('store', () =>
+        store.put(tenant.id, id, facts, bytes, sha256),
+      )
+      // The store decides new vs replaced under its lock (`previous` above may be stale).
+      reply.status(created ? 201 : 200)
       return record
     },
   )

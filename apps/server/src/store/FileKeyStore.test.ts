@@ -38,7 +38,7 @@ describe('FileKeyStore', () => {
 
   it('stores, lists, reads, replaces and deletes per tenant; state survives reopening', async () => {
     const store = await FileKeyStore.open(dir, limits)
-    const first = await store.put('acme', 'keys-1', facts, bytes(100, 1))
+    const { record: first } = await store.put('acme', 'keys-1', facts, bytes(100, 1))
     expect(first).toMatchObject({ tenant: 'acme', id: 'keys-1', bytes: 100, ...facts })
     await store.put('acme', 'keys-2', facts, bytes(50, 2))
     await store.put('beta', 'keys-1', facts, bytes(10, 3))
@@ -46,7 +46,7 @@ describe('FileKeyStore', () => {
     expect(await store.usage('acme')).toBe(150)
     expect(await store.read(first)).toEqual(bytes(100, 1))
 
-    const replaced = await store.put('acme', 'keys-1', facts, bytes(120, 4))
+    const { record: replaced } = await store.put('acme', 'keys-1', facts, bytes(120, 4))
     expect(replaced.createdAt).toBe(first.createdAt)
     expect(replaced.sha256).not.toBe(first.sha256)
     expect(await codeOf(store.read(first))).toBe('NOT_FOUND')
@@ -94,7 +94,7 @@ describe('FileKeyStore', () => {
 
   it('a crash mid-upload leaves the old state: temp files and unreferenced blobs are swept at start', async () => {
     const store = await FileKeyStore.open(dir, limits)
-    const kept = await store.put('acme', 'keys', facts, bytes(100, 1))
+    const { record: kept } = await store.put('acme', 'keys', facts, bytes(100, 1))
     const tenantDir = join(dir, 'keysets', 'acme')
     // What a crash leaves behind: a half-written temp blob, a complete blob whose index
     // swap never happened, and a half-written temp index.
@@ -107,6 +107,51 @@ describe('FileKeyStore', () => {
     expect(await readdir(join(tenantDir, 'blobs'))).toEqual([`${kept.sha256}.sbx`])
     expect((await readdir(tenantDir)).sort()).toEqual(['blobs', 'index.json'])
     expect(JSON.parse(await readFile(join(tenantDir, 'index.json'), 'utf8')).records.keys.sha256).toBe(kept.sha256)
+  })
+
+  it('quarantines a tenant whose index is damaged: coded refusals, the file kept, everyone else served', async () => {
+    const seeded = await FileKeyStore.open(dir, limits)
+    const { record: kept } = await seeded.put('acme', 'keys', facts, bytes(100, 1))
+    const indexPath = join(dir, 'keysets', 'acme', 'index.json')
+    const cases = ['{"version":1,"rec', JSON.stringify({ version: 1, records: { keys: { id: 'keys' } } })]
+    for (const [round, damaged] of cases.entries()) {
+      await writeFile(indexPath, damaged)
+      const logged: Array<{ details: object; message: string }> = []
+      const log = { error: (details: object, message: string) => logged.push({ details, message }), warn: () => {} }
+      const store = await FileKeyStore.open(dir, limits, { log })
+      expect(store.quarantinedTenants).toEqual(['acme'])
+      for (const call of [
+        store.list('acme'),
+        store.get('acme', 'keys'),
+        store.put('acme', 'new', facts, bytes(10, 2)),
+        store.delete('acme', 'keys'),
+        store.usage('acme'),
+      ]) {
+        expect(await codeOf(call)).toBe('TENANT_UNAVAILABLE')
+      }
+      const error = await store.list('acme').catch((e: HeError) => e)
+      expect((error as HeError).message).toMatch(/index of tenant "acme" is damaged.*contact the operator/)
+      // Once, with the path, at error level.
+      expect(logged).toHaveLength(1)
+      expect(logged[0]?.message).toContain(indexPath)
+      expect(logged[0]?.details).toMatchObject({ tenant: 'acme', path: indexPath })
+      // Never rewritten, never swept.
+      expect(await readFile(indexPath, 'utf8')).toBe(damaged)
+      expect(await readdir(join(dir, 'keysets', 'acme', 'blobs'))).toEqual([`${kept.sha256}.sbx`])
+      const { created } = await store.put('beta', `keys-${round}`, facts, bytes(10, 3))
+      expect(created).toBe(true)
+      expect((await store.list('beta')).length).toBe(round + 1)
+    }
+  })
+
+  it('answers STORE_UNAVAILABLE, not a crash, when the file system refuses a write', async () => {
+    const store = await FileKeyStore.open(dir, limits)
+    await store.put('acme', 'keys', facts, bytes(10, 1))
+    // A file where the tenant's blob directory should be: mkdir and writes fail underneath.
+    await rm(join(dir, 'keysets', 'acme', 'blobs'), { recursive: true })
+    await writeFile(join(dir, 'keysets', 'acme', 'blobs'), 'not a directory')
+    expect(await codeOf(store.put('acme', 'other', facts, bytes(10, 2)))).toBe('STORE_UNAVAILABLE')
+    expect((await store.list('acme')).map((r) => r.id)).toEqual(['keys'])
   })
 
   it('serialises concurrent writes of one tenant (no lost update)', async () => {

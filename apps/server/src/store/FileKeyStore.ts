@@ -4,15 +4,19 @@ import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
 import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
+import { assertStoreName } from './assertStoreName.ts'
+import { FileKeyBlobReader } from './FileKeyBlobReader.ts'
+import { fileStoreError } from './fileStoreErrors.ts'
 import {
-  type KeyBlobReader,
   type KeyBlobRef,
   type KeySetFacts,
+  type KeySetPutResult,
   type KeySetRecord,
   KeySetRecordSchema,
   type KeyStore,
   type KeyStoreLimits,
   type KeyStoreLocation,
+  type StoreLog,
 } from './KeyStore.ts'
 import { syncDirectory, writeFileAtomic } from './writeFileAtomic.ts'
 
@@ -21,41 +25,10 @@ type TenantIndex = Map<string, KeySetRecord>
 
 const SHA256 = /^[0-9a-f]{64}$/
 
-/** Throws unless `name` is safe as a path segment (tenant ids and key-set names). */
-export function assertStoreName(name: string, what: string): void {
-  if (!TENANT_ID.test(name)) {
-    throw new HeError(
-      'INVALID_INPUT',
-      `${what} "${name.slice(0, 80)}" is not valid: use 1–64 letters, digits, _ . -, starting with a letter or digit`,
-    )
-  }
-}
-
-/**
- * Reads key-set bytes straight from a FileKeyStore directory. Workers open one of
- * these, so key bytes go from disk to the thread that uses them, not through the
- * main event loop.
- */
-export class FileKeyBlobReader implements KeyBlobReader {
-  readonly #root: string
-
-  constructor(dir: string) {
-    this.#root = join(dir, 'keysets')
-  }
-
-  async read(ref: KeyBlobRef): Promise<Uint8Array> {
-    assertStoreName(ref.tenant, 'tenant')
-    if (!SHA256.test(ref.sha256)) throw new HeError('INVALID_INPUT', 'bad key-set version')
-    try {
-      const buffer = await readFile(join(this.#root, ref.tenant, 'blobs', `${ref.sha256}.sbx`))
-      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new HeError('NOT_FOUND', `key set "${ref.id}" was deleted or replaced while this request waited`)
-      }
-      throw error
-    }
-  }
+/** Options of `FileKeyStore.open`. */
+export interface FileKeyStoreOptions {
+  /** Where a damaged tenant index and file-system failures are reported. */
+  log?: StoreLog
 }
 
 /**
@@ -63,30 +36,58 @@ export class FileKeyBlobReader implements KeyBlobReader {
  * blobs and an `index.json`. A write puts the blob in place first (atomic write +
  * fsync + rename + directory fsync) and only then swaps the index the same way, so a
  * crash at any point leaves the previous state intact; leftovers are swept at start.
+ *
+ * A tenant whose `index.json` does not parse is quarantined, not the server: its calls
+ * answer TENANT_UNAVAILABLE, nothing of it is swept or rewritten (the file stays as it
+ * is for the operator, whom the log tells once), and every other tenant is served.
  */
 export class FileKeyStore implements KeyStore {
   readonly location: KeyStoreLocation
   readonly #root: string
   readonly #limits: KeyStoreLimits
   readonly #reader: FileKeyBlobReader
+  readonly #log: StoreLog | undefined
   readonly #indexes = new Map<string, Promise<TenantIndex>>()
   readonly #locks = new Map<string, Promise<unknown>>()
+  /** Tenants whose index is damaged, with the file's path. */
+  readonly #quarantined = new Map<string, string>()
 
-  private constructor(dir: string, limits: KeyStoreLimits) {
+  private constructor(dir: string, limits: KeyStoreLimits, log: StoreLog | undefined) {
     this.location = { type: 'file', dir }
     this.#root = join(dir, 'keysets')
     this.#limits = limits
     this.#reader = new FileKeyBlobReader(dir)
+    this.#log = log
   }
 
-  /** Opens (creating if needed) the store under `dir` and sweeps crash leftovers. */
-  static async open(dir: string, limits: KeyStoreLimits): Promise<FileKeyStore> {
-    const store = new FileKeyStore(dir, limits)
+  /**
+   * Opens (creating if needed) the store under `dir` and sweeps crash leftovers. A
+   * tenant whose index cannot be read is reported to `log` and skipped, never swept.
+   */
+  static async open(dir: string, limits: KeyStoreLimits, options: FileKeyStoreOptions = {}): Promise<FileKeyStore> {
+    const store = new FileKeyStore(dir, limits, options.log)
     await mkdir(store.#root, { recursive: true })
     for (const tenant of await readdir(store.#root)) {
-      if (TENANT_ID.test(tenant)) await store.#sweep(tenant)
+      if (!TENANT_ID.test(tenant)) continue
+      try {
+        await store.#sweep(tenant)
+      } catch (error) {
+        // Quarantine and wrapped I/O errors were logged already; an I/O error is retried on
+        // the tenant's next call.
+        if (!(error instanceof HeError)) {
+          store.#log?.error(
+            { err: error, tenant, path: store.#indexPath(tenant) },
+            `key-set index of tenant "${tenant}" could not be read at start; its calls will retry it`,
+          )
+        }
+      }
     }
     return store
+  }
+
+  /** Tenants quarantined for a damaged index (their calls answer TENANT_UNAVAILABLE). */
+  get quarantinedTenants(): string[] {
+    return [...this.#quarantined.keys()]
   }
 
   async put(
@@ -95,7 +96,7 @@ export class FileKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     knownSha256?: string,
-  ): Promise<KeySetRecord> {
+  ): Promise<KeySetPutResult> {
     assertStoreName(tenant, 'tenant')
     assertStoreName(id, 'key-set id')
     const sha256 = knownSha256 ?? createHash('sha256').update(bytes).digest('hex')
@@ -127,13 +128,18 @@ export class FileKeyStore implements KeyStore {
         updatedAt: now,
       }
       const blobs = join(this.#root, tenant, 'blobs')
-      await mkdir(blobs, { recursive: true })
-      await writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes)
-      const next = new Map(index)
-      next.set(id, record)
-      await this.#writeIndex(tenant, next)
-      if (previous && previous.sha256 !== sha256) await this.#dropBlobIfUnused(tenant, next, previous.sha256)
-      return record
+      try {
+        await mkdir(blobs, { recursive: true })
+        await writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes)
+        const next = new Map(index)
+        next.set(id, record)
+        await this.#writeIndex(tenant, next)
+        if (previous && previous.sha256 !== sha256) await this.#dropBlobIfUnused(tenant, next, previous.sha256)
+      } catch (error) {
+        throw this.#failed(error, `store key set "${id}"`)
+      }
+      // Decided under the tenant's lock: of concurrent PUTs of a new id exactly one creates it.
+      return { record, created: previous === undefined }
     })
   }
 
@@ -157,7 +163,11 @@ export class FileKeyStore implements KeyStore {
       if (!previous) return false
       const next = new Map(index)
       next.delete(id)
-      await this.#writeIndex(tenant, next)
+      try {
+        await this.#writeIndex(tenant, next)
+      } catch (error) {
+        throw this.#failed(error, `delete key set "${id}"`)
+      }
       await this.#dropBlobIfUnused(tenant, next, previous.sha256)
       return true
     })
@@ -193,6 +203,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   #index(tenant: string): Promise<TenantIndex> {
+    if (this.#quarantined.has(tenant)) return Promise.reject(tenantUnavailable(tenant))
     let index = this.#indexes.get(tenant)
     if (!index) {
       index = this.#loadIndex(tenant)
@@ -202,20 +213,43 @@ export class FileKeyStore implements KeyStore {
     return index
   }
 
+  #indexPath(tenant: string): string {
+    return join(this.#root, tenant, 'index.json')
+  }
+
   async #loadIndex(tenant: string): Promise<TenantIndex> {
+    const path = this.#indexPath(tenant)
     let text: string
     try {
-      text = await readFile(join(this.#root, tenant, 'index.json'), 'utf8')
+      text = await readFile(path, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map()
-      throw error
+      throw this.#failed(error, `read the key-set index of tenant "${tenant}"`)
     }
-    const parsed = IndexSchema.safeParse(JSON.parse(text))
+    let parsed: { success: true; data: z.infer<typeof IndexSchema> } | { success: false; error: unknown }
+    try {
+      parsed = IndexSchema.safeParse(JSON.parse(text))
+    } catch (error) {
+      parsed = { success: false, error }
+    }
     if (!parsed.success) {
-      // Never silently drop stored keys: a bad index stops this tenant, not the server.
-      throw new HeError('INTERNAL', `key-set index of tenant "${tenant}" is unreadable`, { cause: parsed.error })
+      // Never silently drop stored keys, nor write over them: a bad index stops this
+      // tenant, not the server, and stays on disk for the operator.
+      this.#quarantined.set(tenant, path)
+      this.#log?.error(
+        { err: parsed.error, tenant, path },
+        `key-set index of tenant "${tenant}" is damaged (${path}); this tenant is quarantined until the file is repaired or restored from a backup and the server restarted`,
+      )
+      throw tenantUnavailable(tenant)
     }
     return new Map(Object.entries(parsed.data.records))
+  }
+
+  /** The caller's HeError for a file-system failure; the failure itself goes to the log. */
+  #failed(error: unknown, action: string): HeError {
+    const failure = fileStoreError(error, action)
+    if (failure !== error) this.#log?.error({ err: error, action }, `key store: ${failure.message}`)
+    return failure
   }
 
   async #writeIndex(tenant: string, index: TenantIndex): Promise<void> {
@@ -246,6 +280,13 @@ export class FileKeyStore implements KeyStore {
       if (name.endsWith('.tmp') || !used.has(sha)) await unlink(join(blobs, name)).catch(() => undefined)
     }
   }
+}
+
+function tenantUnavailable(tenant: string): HeError {
+  return new HeError(
+    'TENANT_UNAVAILABLE',
+    `the key-set index of tenant "${tenant}" is damaged, so its key sets cannot be listed, used or changed; contact the operator (the data is kept for repair)`,
+  )
 }
 
 function sumBytes(index: TenantIndex): number {

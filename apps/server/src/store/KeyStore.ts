@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PostgresTimeoutsSchema } from './postgresTimeouts.ts'
 
 /** Evaluation-key kinds a key set may hold (never a secret key). */
 export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
@@ -43,6 +44,16 @@ export const KeyBlobRefSchema = z.object({
 })
 export type KeyBlobRef = z.infer<typeof KeyBlobRefSchema>
 
+/** What `KeyStore.put` did: the stored record, and whether the id was new (201) or replaced (200). */
+export interface KeySetPutResult {
+  record: KeySetRecord
+  /**
+   * True when no key set of this id existed: decided under the same lock as the write,
+   * so of several concurrent PUTs of a new id exactly one creates it.
+   */
+  created: boolean
+}
+
 /** Limits a store enforces per tenant on every write. */
 export interface KeyStoreLimits {
   quotaBytes: number
@@ -58,7 +69,7 @@ export interface KeyStore {
    * Creates or replaces a key set atomically (QUOTA_EXCEEDED / LIMIT_EXCEEDED first).
    * `sha256` of the bytes may be passed when already known (workers compute it).
    */
-  put(tenant: string, id: string, facts: KeySetFacts, bytes: Uint8Array, sha256?: string): Promise<KeySetRecord>
+  put(tenant: string, id: string, facts: KeySetFacts, bytes: Uint8Array, sha256?: string): Promise<KeySetPutResult>
   get(tenant: string, id: string): Promise<KeySetRecord | undefined>
   list(tenant: string): Promise<KeySetRecord[]>
   /** True when something was deleted. */
@@ -75,8 +86,21 @@ export interface KeyStore {
   readonly location: KeyStoreLocation
 }
 
-/** A store's address, for workers that open their own reader. */
-export type KeyStoreLocation = { type: 'file'; dir: string } | { type: 'postgres'; url: string }
+/** A store's address, for workers that open their own reader (plain data: crosses threads and sockets). */
+export const KeyStoreLocationSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('file'), dir: z.string() }),
+  z.object({ type: z.literal('postgres'), url: z.string(), timeouts: PostgresTimeoutsSchema.optional() }),
+])
+export type KeyStoreLocation = z.infer<typeof KeyStoreLocationSchema>
+
+/** Seconds a client is told to wait before retrying after STORE_UNAVAILABLE. */
+export const STORE_RETRY_AFTER_SECONDS = 2
+
+/** Where a store reports what its callers do not see: a damaged tenant, a failing database (pino's shape). */
+export interface StoreLog {
+  error(details: object, message: string): void
+  warn(details: object, message: string): void
+}
 
 /** What a worker needs to read key bytes. */
 export interface KeyBlobReader {

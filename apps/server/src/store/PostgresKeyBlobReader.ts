@@ -1,8 +1,9 @@
 import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
-import { assertStoreName } from './FileKeyStore.ts'
+import { assertStoreName } from './assertStoreName.ts'
 import type { KeyBlobReader, KeyBlobRef } from './KeyStore.ts'
 import { postgresError } from './postgresErrors.ts'
+import { POSTGRES_TIMEOUT_DEFAULTS, type PostgresTimeouts, poolTimeoutOptions } from './postgresTimeouts.ts'
 
 const SHA256 = /^[0-9a-f]{64}$/
 
@@ -17,7 +18,7 @@ const SHA256 = /^[0-9a-f]{64}$/
  * Reads the bytes of one key-set version with a pool's connection. A key set replaced
  * or deleted since the reference was taken is NOT_FOUND, as in the file store.
  */
-export async function readKeyBlob(pool: pg.Pool, ref: KeyBlobRef): Promise<Uint8Array> {
+export async function readKeyBlob(pool: pg.Pool, ref: KeyBlobRef, timeouts?: PostgresTimeouts): Promise<Uint8Array> {
   assertStoreName(ref.tenant, 'tenant')
   if (!SHA256.test(ref.sha256)) throw new HeError('INVALID_INPUT', 'bad key-set version')
   let rows: Array<{ data: string }>
@@ -28,7 +29,7 @@ export async function readKeyBlob(pool: pg.Pool, ref: KeyBlobRef): Promise<Uint8
     )
     rows = result.rows
   } catch (error) {
-    throw postgresError(error, `read key set "${ref.id}"`)
+    throw postgresError(error, `read key set "${ref.id}"`, timeouts)
   }
   const text = rows[0]?.data
   if (text === undefined) {
@@ -46,6 +47,8 @@ export async function readKeyBlob(pool: pg.Pool, ref: KeyBlobRef): Promise<Uint8
 export interface PostgresReaderOptions {
   /** Connections of this reader (one worker reads one key set at a time). */
   maxConnections?: number
+  /** The same limits as the server's store (defaults: POSTGRES_TIMEOUT_DEFAULTS). */
+  timeouts?: Partial<PostgresTimeouts>
 }
 
 /**
@@ -55,14 +58,17 @@ export interface PostgresReaderOptions {
  */
 export class PostgresKeyBlobReader implements KeyBlobReader {
   readonly #pool: pg.Pool
+  readonly #timeouts: PostgresTimeouts
 
   constructor(url: string, options: PostgresReaderOptions = {}) {
+    this.#timeouts = { ...POSTGRES_TIMEOUT_DEFAULTS, ...options.timeouts }
     this.#pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 1,
       idleTimeoutMillis: 30_000,
       // An idle reader must not keep a worker (or a test) alive.
       allowExitOnIdle: true,
+      ...poolTimeoutOptions(this.#timeouts),
     })
     // A connection dropped while idle (database restart) is discarded by the pool; the
     // next read reconnects. Without a listener the 'error' event would crash the worker.
@@ -70,7 +76,7 @@ export class PostgresKeyBlobReader implements KeyBlobReader {
   }
 
   read(ref: KeyBlobRef): Promise<Uint8Array> {
-    return readKeyBlob(this.#pool, ref)
+    return readKeyBlob(this.#pool, ref, this.#timeouts)
   }
 
   /** Closes the pool's connections. */

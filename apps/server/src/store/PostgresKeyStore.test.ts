@@ -6,7 +6,7 @@ import { waitFor } from '../testing/debianTools.ts'
 import { TempPostgres } from '../testing/TempPostgres.ts'
 import { describeKeyStoreContract, freshTenant, testFacts } from './keyStoreTestKit.ts'
 import { PostgresKeyBlobReader } from './PostgresKeyBlobReader.ts'
-import { PostgresKeyStore } from './PostgresKeyStore.ts'
+import { PostgresKeyStore, type PostgresKeyStoreOptions } from './PostgresKeyStore.ts'
 
 /*
  * A real PostgreSQL (Debian's `postgresql` package) started on loopback for this file:
@@ -20,15 +20,63 @@ let url: string
 const limits = { quotaBytes: 1 << 30, maxKeySets: 64 }
 const stores: PostgresKeyStore[] = []
 
-async function openStore(options: Partial<typeof limits> = {}, maxKeySetBytes?: number): Promise<PostgresKeyStore> {
-  const store = await PostgresKeyStore.open(
-    url,
-    { ...limits, ...options },
-    maxKeySetBytes === undefined ? {} : { maxKeySetBytes },
-  )
+async function openStore(
+  options: Partial<typeof limits> = {},
+  maxKeySetBytes?: number,
+  storeOptions: PostgresKeyStoreOptions = {},
+): Promise<PostgresKeyStore> {
+  const store = await PostgresKeyStore.open(url, { ...limits, ...options }, {
+    ...storeOptions,
+    ...(maxKeySetBytes === undefined ? {} : { maxKeySetBytes }),
+  })
   stores.push(store)
   return store
 }
+
+/** The HeError a promise rejects with, and how long it took to. */
+async function failureOf(promise: Promise<unknown>): Promise<{ error: HeError; ms: number }> {
+  const started = performance.now()
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(HeError)
+  return { error: error as HeError, ms: performance.now() - started }
+}
+
+/** A separate connection that holds locks in an open transaction until `release()`. */
+async function lockHolder(): Promise<{ client: pg.Client; release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query('BEGIN')
+  return {
+    client,
+    async release() {
+      await client.query('ROLLBACK')
+      await client.end()
+    },
+  }
+}
+
+/** Waits until some statement of the store waits on a lock (so the test does not sleep and hope). */
+async function untilWaitingOnLock(pattern: string): Promise<void> {
+  const watcher = new pg.Client({ connectionString: url })
+  await watcher.connect()
+  try {
+    await waitFor(`a statement like "${pattern}" to wait on a lock`, async () => {
+      const { rows } = await watcher.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+        [pattern],
+      )
+      return (rows[0]?.n ?? 0) >= 1
+    })
+  } finally {
+    await watcher.end()
+  }
+}
+
+/** Generous upper bound on "answered within its limit" (a busy 2-core machine), far below a hang. */
+const SLACK_MS = 5000
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -69,7 +117,7 @@ describe('PostgresKeyStore across nodes', () => {
     const b = await openStore()
     const tenant = freshTenant()
     const bytes = randomBytes(50_000)
-    const record = await a.put(tenant, 'k', testFacts(), bytes)
+    const { record } = await a.put(tenant, 'k', testFacts(), bytes)
     expect(await b.get(tenant, 'k')).toEqual(record)
     const read = await b.read({ tenant, id: 'k', sha256: record.sha256, bytes: record.bytes })
     expect(Buffer.from(read).equals(bytes)).toBe(true)
@@ -94,7 +142,7 @@ describe('PostgresKeyStore across nodes', () => {
     const store = await openStore()
     const tenant = freshTenant()
     const bytes = randomBytes(300_000)
-    const record = await store.put(tenant, 'k', testFacts(), bytes)
+    const { record } = await store.put(tenant, 'k', testFacts(), bytes)
     const reader = new PostgresKeyBlobReader(store.location.url)
     try {
       const read = await reader.read({ tenant, id: 'k', sha256: record.sha256, bytes: record.bytes })
@@ -112,7 +160,7 @@ describe('PostgresKeyStore across nodes', () => {
     const store = await openStore({}, 64 * 2 ** 20)
     const tenant = freshTenant()
     const bytes = randomBytes(64 * 2 ** 20)
-    const record = await store.put(tenant, 'big', testFacts(), bytes)
+    const { record } = await store.put(tenant, 'big', testFacts(), bytes)
     expect(record.bytes).toBe(bytes.length)
     const read = await store.read({ tenant, id: 'big', sha256: record.sha256, bytes: record.bytes })
     expect(createHash('sha256').update(read).digest('hex')).toBe(record.sha256)
@@ -151,7 +199,7 @@ describe('PostgresKeyStore when the database fails', () => {
     const store = await openStore()
     const tenant = freshTenant()
     const oldBytes = randomBytes(1 << 20)
-    const old = await store.put(tenant, 'k', testFacts(), oldBytes)
+    const { record: old } = await store.put(tenant, 'k', testFacts(), oldBytes)
     // Hold the row so the replace blocks inside its transaction with all its bytes sent.
     const blocker = new pg.Client({ connectionString: url })
     await blocker.connect()
@@ -171,13 +219,89 @@ describe('PostgresKeyStore when the database fails', () => {
     await watcher.end()
     await cluster.crash()
     // In flight when the power went: the client is told to retry (503), nothing half-written.
-    expect(await replace).toBe('OVERLOADED')
-    expect(await codeOf(store.get(tenant, 'k'))).toBe('OVERLOADED')
+    expect(await replace).toBe('STORE_UNAVAILABLE')
+    expect(await codeOf(store.get(tenant, 'k'))).toBe('STORE_UNAVAILABLE')
     await cluster.restart()
     const after = await store.get(tenant, 'k')
     expect(after).toEqual(old)
     const read = await store.read({ tenant, id: 'k', sha256: old.sha256, bytes: old.bytes })
     expect(Buffer.from(read).equals(oldBytes)).toBe(true)
     await blocker.end().catch(() => undefined)
+  })
+})
+
+describe('PostgresKeyStore limits: a stuck row or a busy pool is a 503, never a hang or a 500', () => {
+  it('gives up on a tenant lock after the lock timeout (STORE_UNAVAILABLE, logged); other tenants unaffected', async () => {
+    const warnings: string[] = []
+    const log = { error: () => {}, warn: (_details: object, message: string) => warnings.push(message) }
+    const timeouts = { lockMs: 300, statementMs: 20_000, acquireMs: 5000 }
+    const store = await openStore({}, undefined, { timeouts, log })
+    const tenant = freshTenant()
+    const other = freshTenant()
+    const { record } = await store.put(tenant, 'k', testFacts(), randomBytes(100))
+    const holder = await lockHolder()
+    try {
+      await holder.client.query('SELECT 1 FROM sealbox_tenants WHERE tenant = $1 FOR UPDATE', [tenant])
+      const { error, ms } = await failureOf(store.put(tenant, 'k2', testFacts(), randomBytes(100)))
+      expect(error.code).toBe('STORE_UNAVAILABLE')
+      expect(error.details).toMatchObject({ reason: 'lock-timeout', retryAfterSeconds: 2 })
+      expect(error.message).toMatch(/KEY_STORE_LOCK_TIMEOUT_MS \(300 ms\)/)
+      expect(ms).toBeGreaterThanOrEqual(250)
+      expect(ms).toBeLessThan(timeouts.lockMs + SLACK_MS)
+      expect(warnings.some((line) => /lock/.test(line))).toBe(true)
+      // Reads of the locked tenant and everything of another tenant go on.
+      expect(await store.get(tenant, 'k')).toEqual(record)
+      expect((await store.put(other, 'k', testFacts(), randomBytes(100))).created).toBe(true)
+      expect((await store.list(other)).length).toBe(1)
+    } finally {
+      await holder.release()
+    }
+    expect((await store.put(tenant, 'k2', testFacts(), randomBytes(100))).created).toBe(true)
+    expect((await store.list(tenant)).map((r) => r.id)).toEqual(['k', 'k2'])
+  })
+
+  it('cancels a statement after the statement timeout when lock waits are unlimited', async () => {
+    const timeouts = { lockMs: 0, statementMs: 400, acquireMs: 5000 }
+    const store = await openStore({}, undefined, { timeouts })
+    const tenant = freshTenant()
+    await store.put(tenant, 'k', testFacts(), randomBytes(100))
+    const holder = await lockHolder()
+    try {
+      await holder.client.query('LOCK TABLE sealbox_key_sets IN ACCESS EXCLUSIVE MODE')
+      const { error, ms } = await failureOf(store.list(tenant))
+      expect(error.code).toBe('STORE_UNAVAILABLE')
+      expect(error.details).toMatchObject({ reason: 'statement-timeout' })
+      expect(error.message).toMatch(/KEY_STORE_STATEMENT_TIMEOUT_MS \(400 ms\)/)
+      expect(ms).toBeLessThan(timeouts.statementMs + SLACK_MS)
+    } finally {
+      await holder.release()
+    }
+    expect((await store.list(tenant)).length).toBe(1)
+  })
+
+  it('answers STORE_UNAVAILABLE when no pool connection frees up within the acquire timeout', async () => {
+    const timeouts = { lockMs: 0, statementMs: 0, acquireMs: 300 }
+    const store = await openStore({}, undefined, { timeouts, maxConnections: 1 })
+    const tenant = freshTenant()
+    await store.put(tenant, 'k', testFacts(), randomBytes(100))
+    const holder = await lockHolder()
+    let stuck: Promise<unknown> | undefined
+    try {
+      await holder.client.query('SELECT 1 FROM sealbox_tenants WHERE tenant = $1 FOR UPDATE', [tenant])
+      // This write holds the pool's only connection while it waits for the lock.
+      stuck = store.put(tenant, 'k2', testFacts(), randomBytes(100))
+      await untilWaitingOnLock('SELECT 1 FROM sealbox_tenants%')
+      const { error, ms } = await failureOf(store.list(freshTenant()))
+      expect(error.code).toBe('STORE_UNAVAILABLE')
+      expect(error.details).toMatchObject({ reason: 'acquire-timeout' })
+      expect(error.message).toMatch(/KEY_STORE_ACQUIRE_TIMEOUT_MS \(300 ms\)/)
+      expect(ms).toBeGreaterThanOrEqual(250)
+      expect(ms).toBeLessThan(timeouts.acquireMs + SLACK_MS)
+    } finally {
+      await holder.release()
+    }
+    // Released: the waiting write goes through and the pool serves again.
+    expect(await stuck).toMatchObject({ created: true })
+    expect((await store.list(tenant)).length).toBe(2)
   })
 })

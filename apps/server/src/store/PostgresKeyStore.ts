@@ -2,19 +2,22 @@ import { createHash } from 'node:crypto'
 import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
 import { TENANT_ID } from '../config/ServerConfig.ts'
-import { assertStoreName } from './FileKeyStore.ts'
+import { assertStoreName } from './assertStoreName.ts'
 import {
   type KeyBlobRef,
   type KeySetFacts,
   KeySetFactsSchema,
+  type KeySetPutResult,
   type KeySetRecord,
   KeySetRecordSchema,
   type KeyStore,
   type KeyStoreLimits,
+  type StoreLog,
 } from './KeyStore.ts'
 import { readKeyBlob } from './PostgresKeyBlobReader.ts'
 import { postgresError } from './postgresErrors.ts'
 import { migratePostgres } from './postgresSchema.ts'
+import { POSTGRES_TIMEOUT_DEFAULTS, type PostgresTimeouts, poolTimeoutOptions } from './postgresTimeouts.ts'
 
 /**
  * PostgreSQL's hard limit for one bytea value is 1 GiB including its 4-byte header;
@@ -22,8 +25,8 @@ import { migratePostgres } from './postgresSchema.ts'
  */
 export const POSTGRES_MAX_KEYSET_BYTES = 2 ** 30 - 2 ** 20
 
-/** Where workers find a PostgreSQL store (plain data: crosses threads and sockets). */
-export type PostgresKeyStoreLocation = { type: 'postgres'; url: string }
+/** Where workers find a PostgreSQL store, and the limits their readers apply (plain data). */
+export type PostgresKeyStoreLocation = { type: 'postgres'; url: string; timeouts: PostgresTimeouts }
 
 /** Options of `PostgresKeyStore.open`. */
 export interface PostgresKeyStoreOptions {
@@ -31,6 +34,10 @@ export interface PostgresKeyStoreOptions {
   maxConnections?: number
   /** Largest key set accepted (defaults to PostgreSQL's bytea limit, minus headroom). */
   maxKeySetBytes?: number
+  /** Statement, lock and pool-acquire limits (defaults: POSTGRES_TIMEOUT_DEFAULTS). */
+  timeouts?: Partial<PostgresTimeouts>
+  /** Where database failures are logged (the client only sees STORE_UNAVAILABLE). */
+  log?: StoreLog
 }
 
 const SHA256 = /^[0-9a-f]{64}$/
@@ -62,13 +69,22 @@ export class PostgresKeyStore implements KeyStore {
   readonly #pool: pg.Pool
   readonly #limits: KeyStoreLimits
   readonly #maxKeySetBytes: number
+  readonly #timeouts: PostgresTimeouts
+  readonly #log: StoreLog | undefined
   readonly #writes = new Set<Promise<unknown>>()
 
-  private constructor(url: string, pool: pg.Pool, limits: KeyStoreLimits, maxKeySetBytes: number) {
-    this.location = { type: 'postgres', url }
+  private constructor(
+    url: string,
+    pool: pg.Pool,
+    limits: KeyStoreLimits,
+    options: { maxKeySetBytes: number; timeouts: PostgresTimeouts; log: StoreLog | undefined },
+  ) {
+    this.location = { type: 'postgres', url, timeouts: options.timeouts }
     this.#pool = pool
     this.#limits = limits
-    this.#maxKeySetBytes = maxKeySetBytes
+    this.#maxKeySetBytes = options.maxKeySetBytes
+    this.#timeouts = options.timeouts
+    this.#log = options.log
   }
 
   /** Connects, creates or upgrades the schema, and returns the store. */
@@ -77,12 +93,15 @@ export class PostgresKeyStore implements KeyStore {
     limits: KeyStoreLimits,
     options: PostgresKeyStoreOptions = {},
   ): Promise<PostgresKeyStore> {
+    const timeouts = { ...POSTGRES_TIMEOUT_DEFAULTS, ...options.timeouts }
     const pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 8,
       idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
       allowExitOnIdle: true,
+      // Every statement, lock wait and connection wait is bounded: a stuck row or a
+      // busy pool turns into STORE_UNAVAILABLE for the caller, never a hang or a 500.
+      ...poolTimeoutOptions(timeouts),
     })
     // Idle connections dropped by a database restart are replaced on the next query.
     pool.on('error', () => undefined)
@@ -95,10 +114,10 @@ export class PostgresKeyStore implements KeyStore {
       }
     } catch (error) {
       await pool.end().catch(() => undefined)
-      throw postgresError(error, 'open the key-store database')
+      throw postgresError(error, 'open the key-store database', timeouts)
     }
     const maxKeySetBytes = Math.min(options.maxKeySetBytes ?? POSTGRES_MAX_KEYSET_BYTES, POSTGRES_MAX_KEYSET_BYTES)
-    return new PostgresKeyStore(url, pool, limits, maxKeySetBytes)
+    return new PostgresKeyStore(url, pool, limits, { maxKeySetBytes, timeouts, log: options.log })
   }
 
   async put(
@@ -107,7 +126,7 @@ export class PostgresKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     knownSha256?: string,
-  ): Promise<KeySetRecord> {
+  ): Promise<KeySetPutResult> {
     assertStoreName(tenant, 'tenant')
     assertStoreName(id, 'key-set id')
     if (bytes.length > this.#maxKeySetBytes) {
@@ -134,7 +153,7 @@ export class PostgresKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     sha256: string,
-  ): Promise<KeySetRecord> {
+  ): Promise<KeySetPutResult> {
     // One writer per tenant across every node: the quota check and the write below see
     // the same key sets.
     await client.query('INSERT INTO sealbox_tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING', [tenant])
@@ -169,7 +188,9 @@ export class PostgresKeyStore implements KeyStore {
        RETURNING ${RECORD_COLUMNS}`,
       [tenant, id, sha256, bytes.length, JSON.stringify(facts), data],
     )
-    return toRecord(written.rows[0] as Row)
+    // `previous` was read under the tenant's lock, so of concurrent writes of a new id
+    // exactly one sees none and reports it created.
+    return { record: toRecord(written.rows[0] as Row), created: usage.previous === null }
   }
 
   async get(tenant: string, id: string): Promise<KeySetRecord | undefined> {
@@ -216,8 +237,12 @@ export class PostgresKeyStore implements KeyStore {
     return rows[0]?.used ?? 0
   }
 
-  read(ref: KeyBlobRef): Promise<Uint8Array> {
-    return readKeyBlob(this.#pool, ref)
+  async read(ref: KeyBlobRef): Promise<Uint8Array> {
+    try {
+      return await readKeyBlob(this.#pool, ref, this.#timeouts)
+    } catch (error) {
+      throw this.#failed(error, `read key set "${ref.id}"`)
+    }
   }
 
   async flush(): Promise<void> {
@@ -242,8 +267,19 @@ export class PostgresKeyStore implements KeyStore {
     try {
       return (await this.#pool.query<R>(text, values)).rows
     } catch (error) {
-      throw postgresError(error, action)
+      throw this.#failed(error, action)
     }
+  }
+
+  /** The caller's HeError for a failure; the database's own error goes to the log. */
+  #failed(error: unknown, action: string): HeError {
+    const failure = postgresError(error, action, this.#timeouts)
+    if (failure.code === 'STORE_UNAVAILABLE' && failure !== error) {
+      const reason = failure.details?.reason
+      const level = reason === 'failed' ? 'error' : 'warn'
+      this.#log?.[level]({ err: error, action, reason }, `key store (PostgreSQL): ${failure.message}`)
+    }
+    return failure
   }
 
   async #transaction<T>(action: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -251,7 +287,7 @@ export class PostgresKeyStore implements KeyStore {
     try {
       client = await this.#pool.connect()
     } catch (error) {
-      throw postgresError(error, action)
+      throw this.#failed(error, action)
     }
     // A checked-out client reports a dropped connection as an 'error' event (the pool
     // listens only while it is idle); the query in flight rejects as well, handled below.
@@ -269,7 +305,7 @@ export class PostgresKeyStore implements KeyStore {
       } catch (rollbackError) {
         broken = rollbackError
       }
-      throw postgresError(error, action)
+      throw this.#failed(error, action)
     } finally {
       client.off('error', onError)
       // A connection that failed to roll back is destroyed, not reused.

@@ -64,7 +64,8 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       const tenant = freshTenant()
       const bytes = randomBytes(4096)
       const facts = testFacts({ label: 'laptop', configId: 'cfg-1' })
-      const record = await store.put(tenant, 'main', facts, bytes)
+      const { record, created } = await store.put(tenant, 'main', facts, bytes)
+      expect(created).toBe(true)
       expect(record).toMatchObject({ ...facts, tenant, id: 'main', bytes: 4096 })
       expect(record.sha256).toMatch(/^[0-9a-f]{64}$/)
       expect(record.createdAt).toBe(record.updatedAt)
@@ -85,10 +86,11 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
     it('replaces atomically: new bytes and digest, createdAt kept, the old version gone', async () => {
       const store = await open()
       const tenant = freshTenant()
-      const first = await store.put(tenant, 'k', testFacts(), randomBytes(1000))
+      const { record: first } = await store.put(tenant, 'k', testFacts(), randomBytes(1000))
       await new Promise((resolve) => setTimeout(resolve, 5))
       const newBytes = randomBytes(3000)
-      const second = await store.put(tenant, 'k', testFacts({ galoisElements: [3] }), newBytes)
+      const { record: second, created } = await store.put(tenant, 'k', testFacts({ galoisElements: [3] }), newBytes)
+      expect(created).toBe(false)
       expect(second.createdAt).toBe(first.createdAt)
       expect(Date.parse(second.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt))
       expect(second.sha256).not.toBe(first.sha256)
@@ -104,14 +106,14 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       const store = await open()
       const alice = freshTenant('alice')
       const bob = freshTenant('bob')
-      const a = await store.put(alice, 'shared-name', testFacts(), randomBytes(100))
+      const { record: a } = await store.put(alice, 'shared-name', testFacts(), randomBytes(100))
       expect(await store.get(bob, 'shared-name')).toBeUndefined()
       expect(await store.list(bob)).toEqual([])
       expect(await store.delete(bob, 'shared-name')).toBe(false)
       expect(await codeOf(store.read({ tenant: bob, id: 'shared-name', sha256: a.sha256, bytes: 100 }))).toBe(
         'NOT_FOUND',
       )
-      const b = await store.put(bob, 'shared-name', testFacts(), randomBytes(200))
+      const { record: b } = await store.put(bob, 'shared-name', testFacts(), randomBytes(200))
       expect((await store.get(alice, 'shared-name'))?.sha256).toBe(a.sha256)
       expect((await store.get(bob, 'shared-name'))?.sha256).toBe(b.sha256)
       expect(await store.usage(alice)).toBe(100)
@@ -154,6 +156,20 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       expect(await store.usage(tenant)).toBe(4000)
     })
 
+    it('reports created for exactly one of 8 concurrent puts of a new id, replaced for the rest', async () => {
+      const store = await open()
+      const tenant = freshTenant()
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => store.put(tenant, 'raced', testFacts(), randomBytes(100))),
+      )
+      expect(results.filter((result) => result.created).length).toBe(1)
+      const stored = await store.get(tenant, 'raced')
+      // The last write wins, and it is one of the eight.
+      expect(results.map((result) => result.record.sha256)).toContain(stored?.sha256)
+      expect((await store.put(tenant, 'raced', testFacts(), randomBytes(100))).created).toBe(false)
+      expect((await store.list(tenant)).length).toBe(1)
+    })
+
     it('refuses unsafe tenant names and treats unsafe ids as absent', async () => {
       const store = await open()
       expect(await codeOf(store.put('../etc', 'x', testFacts(), randomBytes(1)))).toBe('INVALID_INPUT')
@@ -171,7 +187,7 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       const bytes = randomBytes(64)
       const { createHash } = await import('node:crypto')
       const sha256 = createHash('sha256').update(bytes).digest('hex')
-      const record = await store.put(tenant, 'k', testFacts(), bytes, sha256)
+      const { record } = await store.put(tenant, 'k', testFacts(), bytes, sha256)
       expect(record.sha256).toBe(sha256)
     })
 
@@ -179,7 +195,7 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       const first = await open()
       const tenant = freshTenant()
       const bytes = randomBytes(2048)
-      const record = await first.put(tenant, 'durable', testFacts(), bytes)
+      const { record } = await first.put(tenant, 'durable', testFacts(), bytes)
       await first.flush()
       await first.close?.()
       opened.splice(opened.indexOf(first), 1)

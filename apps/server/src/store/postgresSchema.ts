@@ -39,6 +39,10 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length
 export async function migratePostgres(client: pg.PoolClient | pg.Client): Promise<void> {
   await client.query('BEGIN')
   try {
+    // Not the request limits of the connection: nodes starting together wait here for the
+    // one that migrates, and a migration may take a while on a large table.
+    await client.query("SET LOCAL lock_timeout = '60s'")
+    await client.query("SET LOCAL statement_timeout = '600s'")
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID])
     await client.query(
       `CREATE TABLE IF NOT EXISTS sealbox_schema_version (

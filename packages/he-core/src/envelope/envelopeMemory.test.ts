@@ -6,7 +6,7 @@ import { measureHeap } from '../testing/measureHeap.ts'
 import { decodeBundle } from './decodeBundle.ts'
 import { encodeBundle } from './encodeBundle.ts'
 import { encodeEnvelope } from './encodeEnvelope.ts'
-import { fakeSealPayload } from './envelopeTestKit.ts'
+import { scrambleParmsId } from './envelopeTestKit.ts'
 import { loadSealObject } from './loadSealObject.ts'
 import { saveSealObject } from './saveSealObject.ts'
 import { makeSealTestFixture, type SealTestFixture } from './sealTestFixture.ts'
@@ -117,7 +117,7 @@ describe('envelope load/free loops keep the WASM heap flat', () => {
     const bytes = encodeEnvelope({
       kind: 'ciphertext',
       fingerprint: f.ctx.fingerprint,
-      payload: fakeSealPayload(200, 'none', 0xab),
+      payload: scrambleParmsId(f.ciphertext.saveToArray(f.ctx.seal.ComprModeType.none) as Uint8Array),
     })
     const before = sealExceptionCount()
     expectFlat(

@@ -54,3 +54,14 @@ export function heErrorOf(fn: () => unknown): HeError {
   }
   throw new Error('expected an HeError, but nothing was thrown')
 }
+
+/**
+ * A copy of an uncompressed SEAL ciphertext (or public key) payload whose parms_id is
+ * scrambled: every count and size still adds up, so the pre-parse passes it, but SEAL
+ * refuses it as "not valid for these parameters". For tests of what reaches SEAL.
+ */
+export function scrambleParmsId(payload: Uint8Array): Uint8Array {
+  const copy = payload.slice()
+  for (let i = SEAL_HEADER_BYTES; i < SEAL_HEADER_BYTES + 32; i++) copy[i] = 0x5a
+  return copy
+}

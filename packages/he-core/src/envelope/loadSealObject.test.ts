@@ -180,11 +180,17 @@ describe('a forged envelope that passes every check', () => {
           kind: 'ciphertext',
           fingerprint: f.ctx.fingerprint,
           keySetId: KEY_SET,
-          payload: compression === 'none' ? fakeSealPayload(200, compression, fill) : recompress(fakeSealPayload(200, 'none', fill)),
+          payload:
+            compression === 'none'
+              ? fakeSealPayload(200, compression, fill)
+              : recompress(fakeSealPayload(200, 'none', fill)),
         })
         const before = sealExceptionCount()
         const error = heErrorOf(() =>
-          loadSealObject(scope.track(new f.ctx.seal.Ciphertext()), f.ctx, bytes, { kind: 'ciphertext', keySetId: KEY_SET }),
+          loadSealObject(scope.track(new f.ctx.seal.Ciphertext()), f.ctx, bytes, {
+            kind: 'ciphertext',
+            keySetId: KEY_SET,
+          }),
         )
         expect(error.code, error.message).toBe('INVALID_ENVELOPE')
         expect(sealExceptionCount()).toBe(before)

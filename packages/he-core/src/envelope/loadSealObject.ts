@@ -15,7 +15,9 @@ import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
 import type { SealObjectKind } from './envelopeKinds.ts'
+import { prepareSealPayload } from './prepareSealPayload.ts'
 import { sealClassKind } from './sealClassKinds.ts'
+import { type PayloadLimitsSource, payloadLimitsOf, structuralPayloadLimits } from './sealPayloadLimits.ts'
 
 /** The node-seal class each kind loads into. */
 export interface SealLoadTargets {
@@ -31,8 +33,11 @@ export interface SealLoadTargets {
 /** Kinds that load into a SEAL context (all but params). */
 export type ContextObjectKind = Exclude<SealObjectKind, 'params'>
 
-/** A built context and its params fingerprint: an `HeContext` fits. */
-export interface SealLoadContext {
+/**
+ * A built context, its params fingerprint, and the n and primes every payload is
+ * pre-parsed against: an `HeContext` fits.
+ */
+export interface SealLoadContext extends PayloadLimitsSource {
   readonly context: SEALContext
   readonly fingerprint: string
 }
@@ -71,10 +76,12 @@ function checkTarget(target: object, kind: SealObjectKind): void {
 
 /**
  * Verifies an envelope — checksum, kind, the context's params fingerprint, key set,
- * secret-key refusal, meta, SEAL header — and only then loads its payload into
- * `target` (owned by the caller) with SEAL's `loadFromArray`. Returns the envelope
- * (meta included). If SEAL still refuses the payload (only a forged or buggy writer gets
- * that far), the error is INVALID_ENVELOPE, and `sealExceptionCount()` counts it.
+ * secret-key refusal, meta, SEAL header — then inflates a compressed payload within a
+ * bound and pre-parses every count and size in it against the context
+ * (`prepareSealPayload`), and only then loads it into `target` (owned by the caller)
+ * with SEAL's `loadFromArray`. Returns the envelope (meta included). If SEAL still
+ * refuses the payload (only a forged or buggy writer gets that far), the error is
+ * INVALID_ENVELOPE, and `sealExceptionCount()` counts it.
  */
 export function loadSealObject<K extends ContextObjectKind>(
   target: SealLoadTargets[K],
@@ -84,7 +91,8 @@ export function loadSealObject<K extends ContextObjectKind>(
 ): Envelope<K> {
   checkTarget(target, expect.kind)
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
-  loadPayload(envelope.kind, () => target.loadFromArray(context.context, envelope.payload))
+  const { payload } = prepareSealPayload(envelope, payloadLimitsOf(context))
+  loadPayload(envelope.kind, () => target.loadFromArray(context.context, payload))
   return envelope
 }
 
@@ -124,6 +132,8 @@ export function loadSealParams(
 ): Envelope<'params'> {
   checkTarget(target, 'params')
   const envelope = verify(source, { ...expect, kind: 'params' })
-  loadPayload('params', () => target.loadFromArray(envelope.payload))
+  const limits = structuralPayloadLimits({ maxPolyModulusDegree: 32768, maxInflatedBytes: 1 << 16 })
+  const { payload } = prepareSealPayload(envelope, limits)
+  loadPayload('params', () => target.loadFromArray(payload))
   return envelope
 }
