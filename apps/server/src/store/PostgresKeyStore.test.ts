@@ -25,10 +25,14 @@ async function openStore(
   maxKeySetBytes?: number,
   storeOptions: PostgresKeyStoreOptions = {},
 ): Promise<PostgresKeyStore> {
-  const store = await PostgresKeyStore.open(url, { ...limits, ...options }, {
-    ...storeOptions,
-    ...(maxKeySetBytes === undefined ? {} : { maxKeySetBytes }),
-  })
+  const store = await PostgresKeyStore.open(
+    url,
+    { ...limits, ...options },
+    {
+      ...storeOptions,
+      ...(maxKeySetBytes === undefined ? {} : { maxKeySetBytes }),
+    },
+  )
   stores.push(store)
   return store
 }

@@ -9,7 +9,8 @@ import { STORE_RETRY_AFTER_SECONDS } from './KeyStore.ts'
 export function fileStoreError(error: unknown, action: string): HeError {
   if (error instanceof HeError) return error
   const code = (error as NodeJS.ErrnoException | null)?.code
-  const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk is full' : `the file system failed (${code ?? 'error'})`
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk is full' : `the file system failed (${code ?? 'error'})`
   return new HeError('STORE_UNAVAILABLE', `the key store could not ${action}: ${why}; retry later`, {
     cause: error,
     details: { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS, reason: 'failed' },
