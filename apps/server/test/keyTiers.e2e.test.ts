@@ -21,7 +21,7 @@ import { ServerNode } from '../src/testing/ServerNode.ts'
 
 const ROWS = 1200
 const DIM = 16
-const USERS = ['a', 'b', 'c', 'd'].map((name) => ({ tenant: name, token: `token-of-${name}-0123456789abcdef` }))
+const USERS = ['a', 'b', 'c', 'd'].map((name) => ({ tenant: name, token: `token-of-${name}-0123456789abcdefghijkl` }))
 
 let config: SearchConfig
 const database = syntheticSearchDatabase({ rows: ROWS, dimension: DIM, seed: 1 })

@@ -65,7 +65,7 @@ describe('the server as users run it (node src/main.ts)', () => {
   })
 
   it('production mode: configured tokens only, no anonymous sessions', async () => {
-    const token = 'acme-0123456789abcdef0123456789'
+    const token = 'acme-7Rq2xV9kLm3pZ8wT4nB6yH1cF5dJ0gS'
     const server = await spawnServer({ ...SMALL, DATA_DIR: dataDir, MODE: 'production', TOKENS: `acme:${token}` })
     try {
       const anonymous = await errorOf(new SealboxClient({ baseUrl: server.url }).createSession())

@@ -26,7 +26,7 @@ const DIM = 16
 const SEED = 7
 const TENANTS = Array.from({ length: 8 }, (_, i) => ({
   tenant: `tenant${i}`,
-  token: `token-of-tenant-${i}-0123456789`,
+  token: `token-of-tenant-${i}-0123456789abcdefghij`,
 }))
 
 let postgres: TempPostgres

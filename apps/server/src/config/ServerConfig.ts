@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { POSTGRES_TIMEOUT_DEFAULTS } from '../store/postgresTimeouts.ts'
+import { tenantNameProblem, weakTokenReason } from './tokenRules.ts'
 
 /** Where HE work runs: Piscina worker threads, the main event loop, or child processes. */
 export const EXECUTOR_MODES = ['pool', 'inline', 'process'] as const
@@ -21,7 +22,7 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no
   return v === 'true' || v === '1' || v === 'yes'
 })
 
-/** `tenant:token` pairs, comma separated; tokens must be long enough to be secrets. */
+/** `tenant:token` pairs, comma separated; tenant names lower case, tokens long and random enough to be secrets. */
 const tokenList = z
   .string()
   .transform((text, ctx) => {
@@ -31,15 +32,18 @@ const tokenList = z
       const colon = entry.indexOf(':')
       const tenant = entry.slice(0, colon)
       const token = entry.slice(colon + 1)
-      if (colon <= 0 || !TENANT_ID.test(tenant)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected "tenant:token" pairs (tenant: letters, digits, _ . -; 1–64, starting with a letter or digit), got "${entry}"`,
-        })
+      if (colon <= 0) {
+        ctx.addIssue({ code: 'custom', message: `expected "tenant:token" pairs, got an entry without a tenant` })
         return z.NEVER
       }
-      if (token.length < 16) {
-        ctx.addIssue({ code: 'custom', message: `the token of tenant "${tenant}" is shorter than 16 characters` })
+      const badName = tenantNameProblem(tenant)
+      if (badName !== undefined) {
+        ctx.addIssue({ code: 'custom', message: badName })
+        return z.NEVER
+      }
+      const weak = weakTokenReason(token)
+      if (weak !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `the token of tenant "${tenant}" ${weak}` })
         return z.NEVER
       }
       tokens.push({ tenant, token })

@@ -4,6 +4,9 @@ import { type ServerConfig, type ServerConfigInput, ServerConfigSchema } from '.
 /** The setting names (environment variables), e.g. `PORT`, `KEY_CACHE_BYTES`. */
 export const CONFIG_KEYS = Object.keys(ServerConfigSchema.shape) as Array<keyof ServerConfigInput>
 
+/** Settings that hold secrets (tokens, a database password): an error names them but never echoes their value. */
+const SECRET_SETTINGS = new Set<string>(['TOKENS', 'KEY_STORE'])
+
 function flagName(key: string): string {
   return `--${key.toLowerCase().replaceAll('_', '-')}`
 }
@@ -59,7 +62,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? 'config')
-      const got = key in raw ? ` (got ${JSON.stringify(raw[key])})` : ''
+      const got = key in raw && !SECRET_SETTINGS.has(key) ? ` (got ${JSON.stringify(raw[key])})` : ''
       return `${key} / ${flagName(key)}: ${issue.message}${got}`
     })
     throw configError(lines.join('; '))
