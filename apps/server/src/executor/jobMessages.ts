@@ -167,16 +167,15 @@ export const PoolEventSchema = z.discriminatedUnion('type', [
 ])
 export type PoolEvent = z.infer<typeof PoolEventSchema>
 
-/** Child process → server, over the Unix socket. */
+/** Child process → server, over the IPC channel. */
 export const ProcessUpMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hello'), nonce: z.string(), pid: z.number().int() }),
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
   z.object({ type: z.literal('reply'), id: z.number().int(), reply: WorkerReplySchema }),
 ])
 export type ProcessUpMessage = z.infer<typeof ProcessUpMessageSchema>
 
-/** Server → child process, over the Unix socket. */
+/** Server → child process, over the IPC channel. */
 export const ProcessDownMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('job'), id: z.number().int(), job: WorkerJobSchema }),
   z.object({ type: z.literal('shutdown') }),
