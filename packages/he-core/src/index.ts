@@ -36,6 +36,7 @@ export {
 } from './crypto/encrypt.ts'
 export { asPlainUint8Array, type BytesLike } from './envelope/asPlainUint8Array.ts'
 export { base64ToBytes, bytesToBase64 } from './envelope/base64.ts'
+export { checkSealPayload, type SealPayloadShape } from './envelope/checkSealPayload.ts'
 export { crc32 } from './envelope/crc32.ts'
 export { type Bundle, type BundleExpect, decodeBundle } from './envelope/decodeBundle.ts'
 export { decodeEnvelope, type Envelope } from './envelope/decodeEnvelope.ts'
@@ -58,7 +59,7 @@ export {
   MAX_META_BYTES,
 } from './envelope/envelopeLayout.ts'
 export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
-export { fakeSealPayload, heErrorOf, rechecksum } from './envelope/envelopeTestKit.ts'
+export { fakeSealPayload, heErrorOf, rechecksum, scrambleParmsId } from './envelope/envelopeTestKit.ts'
 export {
   type ContextObjectKind,
   type EnvelopeSource,
@@ -68,6 +69,7 @@ export {
   type SealLoadContext,
   type SealLoadTargets,
 } from './envelope/loadSealObject.ts'
+export { type PreparedSealPayload, prepareSealPayload } from './envelope/prepareSealPayload.ts'
 export { type EnvelopeHeader, peekEnvelope } from './envelope/readEnvelopeHeader.ts'
 export {
   type SaveSealObjectOptions,
@@ -75,6 +77,13 @@ export {
   saveSealObject,
   sealCompressionMode,
 } from './envelope/saveSealObject.ts'
+export {
+  maxPayloadBytes,
+  type PayloadLimitsSource,
+  payloadLimitsOf,
+  type SealPayloadLimits,
+  structuralPayloadLimits,
+} from './envelope/sealPayloadLimits.ts'
 export { HeError, type HeErrorJSON, isHeErrorJSON } from './errors/HeError.ts'
 export {
   HE_ERROR_CODES,

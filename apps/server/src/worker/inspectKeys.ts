@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto'
 import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
+import { checkKeySetStructure } from './checkKeySetStructure.ts'
 import { decodeKeySet, EvaluationKeys, factsOf } from './EvaluationKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
 /**
  * Checks an upload before it is stored. Keys for the server's search parameters are
- * loaded into SEAL (a forged payload fails here, not on a later search); keys for
- * other parameters are checked as envelopes and loaded when a program uses them.
+ * pre-parsed against them and loaded into SEAL (a forged payload fails here, not on a
+ * later search). Keys for other parameters cannot be loaded here (only their
+ * fingerprint is known): their structure is verified in full, without SEAL
+ * (`checkKeySetStructure`), and SEAL loads them under their own context when a
+ * program first uses them.
  */
 export async function inspectKeys(job: JobContext, request: InspectKeysJob, clock: PhaseClock): Promise<JobResult> {
   const decoded = clock.time('deserialize', () => decodeKeySet(request.bytes))
@@ -14,7 +18,8 @@ export async function inspectKeys(job: JobContext, request: InspectKeysJob, cloc
   const sha256 = createHash('sha256').update(request.bytes).digest('hex')
   const search = job.search
   if (decoded.fingerprint !== search.ctx.fingerprint) {
-    return { type: 'keysInspected', facts: factsOf(decoded), sha256 }
+    const polyModulusDegree = clock.time('deserialize', () => checkKeySetStructure(decoded, job.setup.maxPolyDegree))
+    return { type: 'keysInspected', facts: factsOf(decoded, { polyModulusDegree }), sha256 }
   }
   const keys = clock.time('deserialize', () => EvaluationKeys.load(search.ctx, decoded))
   try {

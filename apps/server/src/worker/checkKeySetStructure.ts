@@ -1,0 +1,40 @@
+import { HeError, prepareSealPayload, type SealPayloadShape, structuralPayloadLimits } from '@sealbox/he-core'
+import type { DecodedKeySet } from './EvaluationKeys.ts'
+
+/** Inflated bytes allowed per compressed byte: genuine keys inflate ~1.5×; empty Galois slots add 8 bytes per n. */
+const INFLATE_RATIO = 4
+const INFLATE_SLACK = 1 << 20
+
+/**
+ * Verifies the structure of keys made under parameters this worker has not built
+ * (only their fingerprint is known, so they cannot be loaded into SEAL here): every
+ * payload is inflated within a bound and walked field by field — n a supported degree
+ * up to MAX_POLY_DEGREE, every key of one shape, relinearization keys one list,
+ * Galois keys one slot per n with exactly the elements the envelope lists, every
+ * byte accounted for. SEAL loads them, with the exact checks of their context, when
+ * a program first uses them. Returns n; INVALID_ENVELOPE when anything is off.
+ */
+export function checkKeySetStructure(decoded: DecodedKeySet, maxPolyModulusDegree: number): number {
+  const shapes: SealPayloadShape[] = []
+  for (const envelope of [decoded.relinKeys, decoded.galoisKeys]) {
+    if (!envelope) continue
+    const limits = structuralPayloadLimits({
+      maxPolyModulusDegree,
+      maxInflatedBytes: INFLATE_RATIO * envelope.payload.length + INFLATE_SLACK,
+    })
+    const { shape } = prepareSealPayload(envelope, limits)
+    if (shape) shapes.push(shape)
+  }
+  const [first, second] = shapes
+  if (!first) throw new HeError('INTERNAL', 'no key payload could be checked in this worker')
+  if (
+    second &&
+    (second.polyModulusDegree !== first.polyModulusDegree || second.coeffModulusSize !== first.coeffModulusSize)
+  ) {
+    throw new HeError(
+      'INVALID_ENVELOPE',
+      `the key set's relinearization keys (n=${first.polyModulusDegree}, ${first.coeffModulusSize} primes) and Galois keys (n=${second.polyModulusDegree}, ${second.coeffModulusSize} primes) were made under different parameters`,
+    )
+  }
+  return first.polyModulusDegree
+}
