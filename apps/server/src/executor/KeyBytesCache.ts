@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+
 /** Counters and size of the bytes cache. */
 export interface KeyBytesCacheStats {
   bytes: number
@@ -17,65 +19,54 @@ export interface KeyBytesCacheStats {
  * a replaced key set is a new entry; the old one ages out).
  */
 export class KeyBytesCache {
-  readonly #budget: number
-  readonly #entries = new Map<string, Uint8Array>()
-  #bytes = 0
+  /** Undefined when the budget is 0 (the tier is off). */
+  readonly #entries: LRUCache<string, Uint8Array> | undefined
   #hits = 0
   #misses = 0
   #evictions = 0
 
   constructor(budgetBytes: number) {
-    this.#budget = budgetBytes
+    this.#entries =
+      budgetBytes > 0
+        ? new LRUCache<string, Uint8Array>({
+            maxSize: budgetBytes,
+            // An entry larger than the whole budget is not cached at all.
+            maxEntrySize: budgetBytes,
+            sizeCalculation: (bytes) => Math.max(1, bytes.length),
+            dispose: (_bytes, _key, reason) => {
+              if (reason === 'evict') this.#evictions++
+            },
+          })
+        : undefined
   }
 
   /** The bytes for `key` (refreshing its recency), or undefined. */
   get(key: string): Uint8Array | undefined {
-    const found = this.#entries.get(key)
-    if (found === undefined) {
-      this.#misses++
-      return undefined
-    }
-    this.#hits++
-    this.#entries.delete(key)
-    this.#entries.set(key, found)
+    const found = this.#entries?.get(key)
+    if (found === undefined) this.#misses++
+    else this.#hits++
     return found
   }
 
   /** Whether `key` is cached (no recency change, no counting). */
   has(key: string): boolean {
-    return this.#entries.has(key)
+    return this.#entries?.has(key) ?? false
   }
 
   /** Caches `bytes` under `key`, evicting least recently used entries beyond the budget. */
   set(key: string, bytes: Uint8Array): void {
-    if (bytes.length > this.#budget) return
-    const previous = this.#entries.get(key)
-    if (previous) {
-      this.#bytes -= previous.length
-      this.#entries.delete(key)
-    }
-    this.#entries.set(key, bytes)
-    this.#bytes += bytes.length
-    for (const [oldest, value] of this.#entries) {
-      if (this.#bytes <= this.#budget) break
-      this.#entries.delete(oldest)
-      this.#bytes -= value.length
-      this.#evictions++
-    }
+    this.#entries?.set(key, bytes)
   }
 
   /** Drops one entry (a deleted key set). */
   drop(key: string): void {
-    const value = this.#entries.get(key)
-    if (!value) return
-    this.#entries.delete(key)
-    this.#bytes -= value.length
+    this.#entries?.delete(key)
   }
 
   stats(): KeyBytesCacheStats {
     return {
-      bytes: this.#bytes,
-      entries: this.#entries.size,
+      bytes: this.#entries?.calculatedSize ?? 0,
+      entries: this.#entries?.size ?? 0,
       hits: this.#hits,
       misses: this.#misses,
       evictions: this.#evictions,

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+
 /** Something the cache owns and must free on eviction (deserialized SEAL keys). */
 export interface CachedValue {
   dispose(): void
@@ -35,8 +37,7 @@ export interface KeyCacheStats {
  */
 export class KeyCache<V extends CachedValue> {
   readonly #budget: number
-  readonly #entries = new Map<string, Entry<V>>()
-  #bytes = 0
+  readonly #entries: LRUCache<string, Entry<V>> | undefined
   #hits = 0
   #misses = 0
   #evictions = 0
@@ -44,6 +45,20 @@ export class KeyCache<V extends CachedValue> {
 
   constructor(budgetBytes: number) {
     this.#budget = budgetBytes
+    this.#entries =
+      budgetBytes > 0
+        ? new LRUCache<string, Entry<V>>({
+            maxSize: budgetBytes,
+            sizeCalculation: (entry) => Math.max(1, entry.bytes),
+            dispose: (entry, _key, reason) => {
+              // Out of the cache (evicted, deleted or cleared): freed now, or by the last job using it.
+              if (reason === 'evict') this.#evictions++
+              this.#version++
+              entry.evicted = true
+              if (entry.users === 0) entry.value.dispose()
+            },
+          })
+        : undefined
   }
 
   /**
@@ -51,32 +66,29 @@ export class KeyCache<V extends CachedValue> {
    * whole budget is still lent out, but freed on release instead of cached.
    */
   async acquire(key: string, load: () => Promise<{ value: V; bytes: number }>): Promise<CacheLease<V>> {
-    const found = this.#entries.get(key)
+    const found = this.#entries?.get(key)
     if (found) {
       this.#hits++
-      // Re-insert: Map keeps insertion order, so the first entry is the least recently used.
-      this.#entries.delete(key)
-      this.#entries.set(key, found)
       return this.#lend(found, true)
     }
     this.#misses++
     const { value, bytes } = await load()
     // Another job of this worker may have loaded the same key meanwhile.
-    const raced = this.#entries.get(key)
+    const raced = this.#entries?.get(key)
     if (raced) {
       value.dispose()
       return this.#lend(raced, true)
     }
     const entry: Entry<V> = { value, bytes, users: 0, evicted: false }
-    if (bytes > this.#budget) {
+    if (!this.#entries || bytes > this.#budget) {
       entry.evicted = true
       return this.#lend(entry, false)
     }
+    // Lent before it is inserted: if inserting evicts it at once, the lease still holds it.
+    const lease = this.#lend(entry, false)
     this.#entries.set(key, entry)
-    this.#bytes += bytes
     this.#version++
-    this.#evictUntilWithinBudget()
-    return this.#lend(entry, false)
+    return lease
   }
 
   #lend(entry: Entry<V>, hit: boolean): CacheLease<V> {
@@ -94,26 +106,9 @@ export class KeyCache<V extends CachedValue> {
     }
   }
 
-  #evictUntilWithinBudget(): void {
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.#budget) return
-      this.#entries.delete(key)
-      this.#bytes -= entry.bytes
-      this.#evictions++
-      this.#version++
-      entry.evicted = true
-      if (entry.users === 0) entry.value.dispose()
-    }
-  }
-
   /** Drops every entry (shutdown); values in use are freed on release. */
   clear(): void {
-    for (const entry of this.#entries.values()) {
-      entry.evicted = true
-      if (entry.users === 0) entry.value.dispose()
-    }
-    this.#entries.clear()
-    this.#bytes = 0
+    this.#entries?.clear()
     this.#version++
   }
 
@@ -124,13 +119,13 @@ export class KeyCache<V extends CachedValue> {
 
   /** The cached keys, least recently used first. */
   keys(): string[] {
-    return [...this.#entries.keys()]
+    return this.#entries ? [...this.#entries.rkeys()] : []
   }
 
   stats(): KeyCacheStats {
     return {
-      bytes: this.#bytes,
-      entries: this.#entries.size,
+      bytes: this.#entries?.calculatedSize ?? 0,
+      entries: this.#entries?.size ?? 0,
       hits: this.#hits,
       misses: this.#misses,
       evictions: this.#evictions,
