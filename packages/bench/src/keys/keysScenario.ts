@@ -7,6 +7,7 @@ import {
   verifySearchConfig,
 } from '@sealbox/he-core'
 import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
+import { medianOfFinite } from '../harness/stats.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { LoadResult } from './loadJob.ts'
 import { runLoad } from './runLoad.ts'
@@ -86,11 +87,6 @@ function mergeLoadResults(runs: readonly LoadResult[]): LoadResult {
     stoppedBy: runs.some((run) => run.stoppedBy === 'time') ? 'time' : 'requests',
     responses: Object.assign({}, ...runs.map((run) => run.responses)),
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
 }
 
 function serverEnv(settings: KeysBenchSettings, spec: ScenarioSpec, keyStore: string | undefined, cacheBytes: number) {
@@ -287,8 +283,8 @@ export async function runScenario(
         if (await exactAnswer(settings, config, Number(user), Buffer.from(base64, 'base64'))) exact++
       }
       const keysOverCache = (users * facts.keyHeapBytes) / (facts.keyCacheBytes * settings.workers)
-      const normalized = median(ratios)
-      const cpuNormalized = cpuRatios.length > 0 ? median(cpuRatios) : undefined
+      const normalized = medianOfFinite(ratios)
+      const cpuNormalized = cpuRatios.length > 0 ? medianOfFinite(cpuRatios) : undefined
       rows.push({
         users,
         keysOverCache,
@@ -328,7 +324,7 @@ export async function runScenario(
       serverScheduler,
       rows,
       cold,
-      uploadMs: { count: uploads.length, median: median(uploads) },
+      uploadMs: { count: uploads.length, median: medianOfFinite(uploads) },
       verified: { checked, exact },
     }
   } finally {

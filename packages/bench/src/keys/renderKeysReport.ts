@@ -1,3 +1,4 @@
+import { medianOfFinite } from '../harness/stats.ts'
 import { escapeHtml, htmlPage, htmlTable } from '../report/htmlPage.ts'
 import type { MachineInfo } from '../report/machineInfo.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
@@ -25,11 +26,6 @@ export interface KeysBenchReport {
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–')
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number)
-}
 
 /**
  * Share of the worker's time per request spent getting keys (store fetch + key
@@ -134,15 +130,15 @@ function coldTable(report: KeysBenchReport): Table {
     { heading: 'first: key fetch + deserialize ms', align: 'right' },
   ]
   const rows = report.scenarios.map((s) => {
-    const cold = median(s.cold.map((c) => c.coldMs))
-    const hot = median(s.cold.map((c) => c.hotMs))
-    const load = median(
+    const cold = medianOfFinite(s.cold.map((c) => c.coldMs))
+    const hot = medianOfFinite(s.cold.map((c) => c.hotMs))
+    const load = medianOfFinite(
       s.cold.map((c) => fetchMs(c.coldPhases) + (c.coldPhases.keydeserialize ?? c.coldPhases.deserialize ?? 0)),
     )
     return [
       label(s),
       String(s.cold.length),
-      ms(median(s.cold.map((c) => c.uploadMs))),
+      ms(medianOfFinite(s.cold.map((c) => c.uploadMs))),
       ms(cold),
       ms(hot),
       `${(cold / hot).toFixed(2)}×`,
@@ -165,8 +161,8 @@ function targets(report: KeysBenchReport): string[] {
         `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput per worker CPU is **${((x) => (x === undefined ? '–' : pct(x)))(vsAllCached(s, near))}** of the all-cached population (U=${allCachedRow(s)?.users ?? '–'}, every key in the worker caches) and ${near.cpuNormalized === undefined ? '–' : pct(near.cpuNormalized)} of the one-user all-hot baseline (wall-clock: ${pct(near.normalized)}; medians of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
-    const cold = median(s.cold.map((c) => c.coldMs))
-    const hot = median(s.cold.map((c) => c.hotMs))
+    const cold = medianOfFinite(s.cold.map((c) => c.coldMs))
+    const hot = medianOfFinite(s.cold.map((c) => c.hotMs))
     if (s.cold.length > 0) {
       lines.push(
         `${label(s)}: a key set's first query after upload takes **${(cold / hot).toFixed(2)}×** the next one (${ms(cold)} vs ${ms(hot)} ms; target ≤ 2×).`,

@@ -1,3 +1,4 @@
+import { percentile } from '../harness/stats.ts'
 import type { LoadResult, LoadSample } from './loadJob.ts'
 
 /** The request phases the report splits time into (ms, mean per request). */
@@ -31,12 +32,6 @@ export interface LoadSummary {
   tiers: Record<KeyTier, number>
   stoppedBy: LoadResult['stoppedBy']
   wallMs: number
-}
-
-function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
-  return sorted[index] as number
 }
 
 /**

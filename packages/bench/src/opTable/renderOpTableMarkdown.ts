@@ -1,3 +1,4 @@
+import { median } from '../harness/stats.ts'
 import { formatBytes, formatMicros, formatMillis, formatRatio } from '../report/formatNumbers.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
 import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
@@ -148,9 +149,7 @@ export function methodText(report: OpTableReport): string {
 export function loadDuring(report: OpTableReport): string {
   const loads = (report.loadSamples ?? []).map((s) => s.load1)
   if (loads.length === 0) return ''
-  const sorted = [...loads].sort((a, b) => a - b)
-  const median = sorted[Math.floor(sorted.length / 2)] ?? 0
-  return `; 1-min load during the run: min ${sorted[0]} / median ${median} / max ${sorted.at(-1)} on ${report.machine.cores} CPUs`
+  return `; 1-min load during the run: min ${Math.min(...loads)} / median ${median(loads)} / max ${Math.max(...loads)} on ${report.machine.cores} CPUs`
 }
 
 /** The whole Markdown report. */
