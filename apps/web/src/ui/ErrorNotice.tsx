@@ -1,13 +1,26 @@
 import { HE_ERROR_HINTS, type HeError } from '@sealbox/he-core'
 
-/** A coded error in plain words: what happened (the message) and what to do (the code's hint). */
-export function ErrorNotice({ error, title, onDismiss }: { error: HeError; title?: string; onDismiss?: () => void }) {
+/**
+ * A coded error in plain words: what happened (the message) and what to do (the
+ * code's hint, or `hint` when the caller knows better, e.g. for a network failure).
+ */
+export function ErrorNotice({
+  error,
+  title,
+  hint,
+  onDismiss,
+}: {
+  error: HeError
+  title?: string
+  hint?: string
+  onDismiss?: () => void
+}) {
   return (
     <div className="notice notice-error" role="alert" data-error-code={error.code}>
       <div className="notice-body">
         <strong>{title ?? 'That did not work'}</strong>
         <p className="notice-message">{error.message}</p>
-        <p className="notice-hint">{HE_ERROR_HINTS[error.code]}</p>
+        <p className="notice-hint">{hint ?? HE_ERROR_HINTS[error.code]}</p>
       </div>
       {onDismiss ? (
         <button type="button" className="button-ghost" onClick={onDismiss} aria-label="Dismiss">

@@ -65,8 +65,9 @@ export function draftToInput(draft: ParamsDraft): ParamsInput | { field: string;
     security: draft.security,
   }
   if (draft.coeffMode === 'custom') {
-    const parts = draft.coeffBits.split(',').map((part) => part.trim())
-    if (parts.length === 0 || parts.every((part) => part === '')) {
+    // Commas, spaces or both, like the other list fields ("40 20 40", "40, 20, 40").
+    const parts = draft.coeffBits.split(/[\s,;]+/).filter((part) => part !== '')
+    if (parts.length === 0) {
       return { field: 'coeffModulus', message: 'coeffModulus: enter the prime bit sizes, e.g. 36, 36, 37' }
     }
     const bits: number[] = []

@@ -34,12 +34,27 @@ function valuesOf(
   return parsed.ok ? parsed.values : undefined
 }
 
+/**
+ * Workspace variables a generated program cannot rebuild: uploaded (or converted from
+ * an upload), so the numbers they hold are not known here. They cannot be printed.
+ */
+export function unrebuildable(state: WorkspaceState): Set<string> {
+  const byName = new Map(state.variables.map((v) => [v.name, v]))
+  const produced = new Set(state.pipeline.map((entry) => entry.out))
+  return new Set(
+    state.variables
+      .filter((v) => v.origin !== 'pipeline' && !produced.has(v.name) && !valuesOf(v, byName, state))
+      .map((v) => v.name),
+  )
+}
+
 /** Names the pipeline produces that no later step reads: what a program would print by default. */
 export function defaultPrint(state: WorkspaceState): string[] {
   const read = new Set(state.pipeline.flatMap((entry) => [entry.a, entry.b]))
   const leaves = state.pipeline.map((entry) => entry.out).filter((out) => !read.has(out))
   if (leaves.length > 0) return leaves
-  return state.variables.filter((v) => v.origin !== 'pipeline').map((v) => v.name)
+  const lost = unrebuildable(state)
+  return state.variables.filter((v) => v.origin !== 'pipeline' && !lost.has(v.name)).map((v) => v.name)
 }
 
 /**
@@ -47,7 +62,8 @@ export function defaultPrint(state: WorkspaceState): string[] {
  * parameters, the keys as made here, the variables from the numbers they were typed
  * from, the pipeline steps, and `print` (validated by he-core when code is made).
  */
-export function workspaceSpecOf(state: WorkspaceState, print: readonly string[]): WorkspaceSpecOutcome {
+export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]): WorkspaceSpecOutcome {
+  let print = [...chosen]
   const { applied, keys, variables, pipeline } = state
   if (!applied) return { problem: 'Create the context on the Parameters panel first.', leftOut: [] }
   const steps = []
@@ -70,6 +86,18 @@ export function workspaceSpecOf(state: WorkspaceState, print: readonly string[])
     }
     specVariables.push({ name: variable.name, kind: variable.kind, values })
   }
+  const lost = new Set(leftOut)
+  const reader = steps.findIndex((step) => ('b' in step ? [step.a, step.b] : [step.a]).some((name) => lost.has(name)))
+  const readStep = steps[reader]
+  if (readStep) {
+    const name = ('b' in readStep ? [readStep.a, readStep.b] : [readStep.a]).find((n) => lost.has(n))
+    return {
+      problem: `Step ${reader + 1} (${readStep.op}) reads '${name}', which was uploaded: the numbers it holds are not known here, so a program cannot rebuild it. Make it from typed numbers on the Variables panel to export this pipeline.`,
+      leftOut,
+    }
+  }
+  // An uploaded value cannot be defined by the program, so it cannot be printed either.
+  print = print.filter((name) => !lost.has(name))
   if (print.length === 0) return { problem: 'Choose at least one value to print.', leftOut }
   const n = applied.input.polyModulusDegree
   const galoisSteps = keys.galoisKeys?.steps

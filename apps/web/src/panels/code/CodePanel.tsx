@@ -11,7 +11,7 @@ import { useWorkspace } from '../../app/SandboxContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { downloadFile } from '../../ui/files.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
-import { defaultPrint, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
+import { defaultPrint, unrebuildable, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
 import type { WorkspaceState } from '../../workspace/workspaceState.ts'
 import { NeedsContext } from '../NeedsContext.tsx'
 
@@ -53,15 +53,16 @@ function CodeView() {
   const [language, setLanguage] = useState<CodegenOptions['language']>('ts')
   const [chosen, setChosen] = useState<string[]>()
   const [copied, setCopied] = useState(false)
-  const candidates = useMemo(
-    () => [
+  const lost = useMemo(() => [...unrebuildable(state)], [state])
+  const candidates = useMemo(() => {
+    // Only what the program can define: an uploaded value's numbers are not known here.
+    return [
       ...new Set([
         ...state.pipeline.map((e) => e.out),
-        ...state.variables.filter((v) => v.origin !== 'pipeline').map((v) => v.name),
+        ...state.variables.filter((v) => v.origin !== 'pipeline' && !lost.includes(v.name)).map((v) => v.name),
       ]),
-    ],
-    [state],
-  )
+    ]
+  }, [state, lost])
   const print = (chosen ?? defaultPrint(state)).filter((name) => candidates.includes(name))
   // Pure and fast (no SEAL): regenerated on every render.
   const outcome = workspaceSpecOf(state, print)
@@ -130,10 +131,11 @@ function CodeView() {
             </div>
           )}
         </fieldset>
-        {outcome.leftOut.length > 0 ? (
-          <p className="field-error">
-            Left out: {outcome.leftOut.join(', ')} — uploaded, so the numbers they hold are not known here. Steps that
-            read them cannot be generated.
+        {lost.length > 0 ? (
+          <p className="field-error" data-testid="left-out">
+            Left out: {lost.join(', ')} — uploaded, so the numbers {lost.length === 1 ? 'it holds' : 'they hold'} are
+            not known here: a program cannot rebuild or print {lost.length === 1 ? 'it' : 'them'}, nor run steps that
+            read {lost.length === 1 ? 'it' : 'them'}.
           </p>
         ) : null}
         {expected ? (

@@ -77,13 +77,11 @@ export function StepCard({
   }
 
   const last = entry.last
+  // A result made under other parameters, keys or variables no longer exists: its ✓ would mislead.
+  const stale = last?.status === 'ok' && result === undefined
+  const tone = last?.status === 'failed' ? 'step-failed' : stale ? 'step-stale' : last?.status === 'ok' ? 'step-ok' : ''
   return (
-    <li
-      className={`step-card ${last?.status === 'failed' ? 'step-failed' : last?.status === 'ok' ? 'step-ok' : ''}`}
-      data-testid={`step-${index + 1}`}
-      aria-label={label}
-      onKeyDown={onKeyDown}
-    >
+    <li className={`step-card ${tone}`} data-testid={`step-${index + 1}`} aria-label={label} onKeyDown={onKeyDown}>
       <div className="step-main">
         <span className="step-number" aria-hidden="true">
           {index + 1}
@@ -202,6 +200,11 @@ export function StepCard({
         {last?.status === 'failed' ? (
           <p className="step-error" role="alert" data-error-code={last.code}>
             <strong>Stopped here.</strong> {last.message}
+          </p>
+        ) : stale ? (
+          <p className="step-stale-note" data-testid="step-stale">
+            <strong>Stale.</strong> Its result '{entry.out}' is gone (new parameters, keys or variables since it ran);
+            run the step again.
           </p>
         ) : last?.status === 'ok' ? (
           <div className="step-done">

@@ -1,7 +1,15 @@
 import type { HeError } from '@sealbox/he-core'
 import { useState } from 'react'
 import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
-import { downloadKey, KEY_LABELS, removeKeys, uploadKey } from '../../sandbox/actions/keyActions.ts'
+import {
+  downloadKey,
+  KEY_LABELS,
+  removeKeys,
+  type SecretKeySwitch,
+  secretKeySwitchOf,
+  uploadKey,
+} from '../../sandbox/actions/keyActions.ts'
+import { ConfirmNotice } from '../../ui/ConfirmNotice.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FileButton } from '../../ui/FileButton.tsx'
 import { formatBytes, formatMs } from '../../ui/format.ts'
@@ -33,17 +41,28 @@ function describe(entry: KeyEntry): string {
 /** The workspace's keys with time, size, download, upload and removal for each kind. */
 export function KeyList() {
   const sandbox = useSandbox()
-  const { keys } = useWorkspace()
+  const state = useWorkspace()
+  const { keys } = state
   const { job } = useActivity()
   const [errors, setErrors] = useState<Partial<Record<KeyKind, HeError>>>({})
   const busy = job !== undefined
 
   const setError = (kind: KeyKind, error: HeError | undefined) => setErrors((e) => ({ ...e, [kind]: error }))
 
-  const upload = async (kind: KeyKind, file: File) => {
+  /** Another key set's secret key, waiting for the user to accept what it removes. */
+  const [switching, setSwitching] = useState<{ file: File; loss: SecretKeySwitch }>()
+
+  const load = async (kind: KeyKind, file: File) => {
+    setSwitching(undefined)
     setError(kind, undefined)
     const outcome = await uploadKey(sandbox, kind, file)
     if (!outcome.ok) setError(kind, explainUploadError(outcome.error, KIND_WORDS[kind]))
+  }
+  const upload = async (kind: KeyKind, file: File) => {
+    setSwitching(undefined)
+    const loss = kind === 'secretKey' ? await secretKeySwitchOf(state, file) : undefined
+    if (loss) setSwitching({ file, loss })
+    else await load(kind, file)
   }
 
   return (
@@ -103,6 +122,16 @@ export function KeyList() {
                   </button>
                 ) : null}
               </div>
+              {kind === 'secretKey' && switching ? (
+                <div className="key-error">
+                  <SecretKeySwitchNotice
+                    loss={switching.loss}
+                    fileName={switching.file.name}
+                    onConfirm={() => void load('secretKey', switching.file)}
+                    onCancel={() => setSwitching(undefined)}
+                  />
+                </div>
+              ) : null}
               {error ? (
                 <div className="key-error">
                   <ErrorNotice
@@ -121,5 +150,43 @@ export function KeyList() {
         loaded, so a wrong file gets a clear error instead of garbage.
       </p>
     </section>
+  )
+}
+
+/** Asks before another key set's secret key replaces this one, naming everything it removes. */
+function SecretKeySwitchNotice({
+  loss,
+  fileName,
+  onConfirm,
+  onCancel,
+}: {
+  loss: SecretKeySwitch
+  fileName: string
+  onConfirm: () => void
+  onCancel: () => void
+}) {
+  const lost = [
+    ...loss.keys.map((kind) => KEY_LABELS[kind].toLowerCase()),
+    ...(loss.ciphertexts.length > 0
+      ? [
+          `${loss.ciphertexts.length} ciphertext${loss.ciphertexts.length === 1 ? '' : 's'} (${loss.ciphertexts.join(', ')})`,
+        ]
+      : []),
+  ]
+  return (
+    <ConfirmNotice
+      label="Use another secret key?"
+      title={`${fileName} is the secret key of another key set.`}
+      choices={[
+        { label: 'Use it and remove them', tone: 'danger', onChoose: onConfirm },
+        { label: 'Keep the current key', onChoose: onCancel },
+      ]}
+    >
+      <p data-testid="secret-key-loss">
+        It replaces the current secret and public keys
+        {lost.length > 0 ? `, and removes what only the current key can use: ${lost.join(', ')}` : ''}. Plaintexts are
+        kept. Download what you need first.
+      </p>
+    </ConfirmNotice>
   )
 }

@@ -140,7 +140,8 @@ export function ParametersPanel() {
                 onChange={(event) => setDraft({ coeffBits: event.target.value })}
               />
               <p className="field-help" id="coeffBits-help">
-                Comma-separated prime sizes in bits; the last one is the special prime used for key switching.
+                Prime sizes in bits, separated by commas or spaces; the last one is the special prime used for key
+                switching.
               </p>
             </>
           ) : (

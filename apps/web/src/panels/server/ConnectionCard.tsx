@@ -70,7 +70,18 @@ export function ConnectionCard() {
           key stays here.
         </p>
       )}
-      {error ? <ErrorNotice error={error} title="Could not connect" onDismiss={() => setError(undefined)} /> : null}
+      {error ? (
+        <ErrorNotice
+          error={error}
+          title={`Could not connect to ${server.baseUrl.trim() || "this page's server"}`}
+          hint={
+            error.details?.network === true
+              ? 'Nothing answered at that address: check the URL and that the server is running (a server on another origin must allow this page with CORS).'
+              : undefined
+          }
+          onDismiss={() => setError(undefined)}
+        />
+      ) : null}
     </form>
   )
 }

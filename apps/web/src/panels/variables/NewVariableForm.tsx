@@ -1,14 +1,15 @@
 import { describeParams, type HeError, parseParams } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
 import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
-import { createVariable, uploadVariable } from '../../sandbox/actions/variableActions.ts'
+import { createVariable, nameInVariableFile, uploadVariable } from '../../sandbox/actions/variableActions.ts'
+import { ConfirmNotice } from '../../ui/ConfirmNotice.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
 import { FileButton } from '../../ui/FileButton.tsx'
 import { formatInteger } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { explainUploadError } from '../../ui/uploadErrors.ts'
-import { nameProblem, nextVariableName } from '../../workspace/names.ts'
+import { freeName, nameProblem, nextVariableName } from '../../workspace/names.ts'
 import { parseValues } from '../../workspace/parseValues.ts'
 import type { VariableEntry } from '../../workspace/workspaceState.ts'
 
@@ -23,6 +24,8 @@ export function NewVariableForm() {
   const [text, setText] = useState('1, 2, 3, 4')
   const [error, setError] = useState<HeError>()
   const [touched, setTouched] = useState(false)
+  /** A file whose variable name is taken, waiting for the user's choice. */
+  const [clash, setClash] = useState<{ file: File; name: string }>()
   const facts = useMemo(() => (applied ? describeParams(parseParams(applied.input)) : undefined), [applied])
   if (!applied || !facts) return null
 
@@ -48,11 +51,20 @@ export function NewVariableForm() {
     } else setError(outcome.error)
   }
 
-  const upload = async (file: File) => {
+  const load = async (file: File, as?: string) => {
+    setClash(undefined)
     setError(undefined)
-    const outcome = await uploadVariable(sandbox, file)
+    const outcome = await uploadVariable(sandbox, file, as)
     if (!outcome.ok) setError(explainUploadError(outcome.error, 'a plaintext or ciphertext'))
   }
+  // A same-named upload would silently replace the variable (and what it was made from).
+  const upload = async (file: File) => {
+    setClash(undefined)
+    const inside = await nameInVariableFile(file)
+    if (inside !== undefined && taken.has(inside)) setClash({ file, name: inside })
+    else await load(file)
+  }
+  const alternative = clash ? freeName(clash.name, taken) : ''
 
   return (
     <form
@@ -143,6 +155,25 @@ export function NewVariableForm() {
           onFile={(f) => void upload(f)}
         />
       </div>
+      {clash ? (
+        <ConfirmNotice
+          label={`Replace variable ${clash.name}?`}
+          title={`A variable called '${clash.name}' already exists.`}
+          choices={[
+            { label: `Replace ${clash.name}`, tone: 'danger', onChoose: () => void load(clash.file, clash.name) },
+            { label: `Load as ${alternative}`, tone: 'primary', onChoose: () => void load(clash.file, alternative) },
+            { label: 'Cancel', onChoose: () => setClash(undefined) },
+          ]}
+        >
+          <p>
+            {clash.file.name} holds a value named '{clash.name}'. Replacing loses the current '{clash.name}'
+            {variables.find((v) => v.name === clash.name)?.origin === 'values'
+              ? ' and the numbers it was typed from'
+              : ''}
+            ; an uploaded value cannot be rebuilt by an exported program.
+          </p>
+        </ConfirmNotice>
+      ) : null}
       {error ? <ErrorNotice error={error} onDismiss={() => setError(undefined)} /> : null}
     </form>
   )

@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { HeError, peekEnvelope } from '@sealbox/he-core'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { KeyReport } from '../../worker/protocol.ts'
 import type { KeyEntry, KeyKind, KeysState, WorkspaceState } from '../../workspace/workspaceState.ts'
@@ -75,6 +75,36 @@ export async function generateKeys(sandbox: Sandbox, choice: KeyChoice): Promise
     },
     { cancellable: true },
   )
+}
+
+/** What loading another key set's secret key would remove from the workspace. */
+export interface SecretKeySwitch {
+  /** Evaluation keys of the current key set (they cannot work with another secret key). */
+  keys: KeyKind[]
+  /** Ciphertexts of the current key set (another secret key cannot decrypt them). */
+  ciphertexts: string[]
+}
+
+/**
+ * Reads a secret-key file's key-set id (header only, no SEAL) and says what loading it
+ * would remove, or undefined when it removes nothing (same key set, no key yet, or
+ * not a secret-key file: the upload itself then says what is wrong).
+ */
+export async function secretKeySwitchOf(state: WorkspaceState, file: File): Promise<SecretKeySwitch | undefined> {
+  if (!state.keys.secretKey || !state.keys.keySetId) return undefined
+  let keySetId: string | undefined
+  try {
+    const header = peekEnvelope(await readFileBytes(file))
+    if (header.kind !== 'secretKey') return undefined
+    keySetId = header.keySetId
+  } catch {
+    return undefined
+  }
+  if (keySetId === state.keys.keySetId) return undefined
+  return {
+    keys: (['relinKeys', 'galoisKeys'] as const).filter((kind) => state.keys[kind] !== undefined),
+    ciphertexts: state.variables.filter((v) => v.kind === 'ciphertext').map((v) => v.name),
+  }
 }
 
 /** Loads a key file; the worker checks kind, parameters and key set before SEAL sees it. */

@@ -5,14 +5,44 @@ import type { Outcome, Sandbox } from '../Sandbox.ts'
 
 let nextRun = 1
 
-/** Connects to the server (same origin when the URL is empty) as a fresh local-mode tenant. */
+/**
+ * Why `text` cannot be a server address, or undefined when it can: empty (this page's
+ * server) or an absolute http(s) URL. Anything else would be fetched as a path below
+ * this page and fail far from the real mistake.
+ */
+export function serverUrlProblem(text: string): string | undefined {
+  const trimmed = text.trim()
+  if (trimmed === '') return undefined
+  let url: URL
+  try {
+    url = new URL(trimmed)
+  } catch {
+    return `"${trimmed}" is not a URL; enter the server's address, e.g. http://localhost:8080, or leave it empty for this page's server`
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `"${trimmed}" uses ${url.protocol.replace(/:$/, '')}; the server's address starts with http:// or https://`
+  }
+  return undefined
+}
+
+/**
+ * Connects to the server (same origin when the URL is empty) as a fresh local-mode
+ * tenant. A failed attempt forgets the previous connection: the worker dropped it.
+ */
 export async function connectServer(sandbox: Sandbox): Promise<Outcome<void>> {
   const { baseUrl } = sandbox.workspace.state.server
-  return sandbox.run(`Connecting to ${baseUrl || 'this server'}`, async () => {
-    const reply = await sandbox.worker.request({ type: 'serverConnect', baseUrl })
+  const problem = serverUrlProblem(baseUrl)
+  if (problem) {
+    sandbox.server.update((view) => ({ ...view, connection: undefined, uploaded: undefined }))
+    return { ok: false, error: new HeError('INVALID_INPUT', problem, { details: { field: 'baseUrl' } }) }
+  }
+  const outcome = await sandbox.run(`Connecting to ${baseUrl.trim() || 'this server'}`, async () => {
+    const reply = await sandbox.worker.request({ type: 'serverConnect', baseUrl: baseUrl.trim() })
     const { type: _type, id: _id, ...connection } = reply
     sandbox.server.update((view) => ({ ...view, connection, uploaded: undefined }))
   })
+  if (!outcome.ok) sandbox.server.update((view) => ({ ...view, connection: undefined, uploaded: undefined }))
+  return outcome
 }
 
 /**

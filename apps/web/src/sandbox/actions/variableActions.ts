@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { decodeEnvelope, HeError } from '@sealbox/he-core'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { VariableReport } from '../../worker/protocol.ts'
 import type { VariableEntry, WorkspaceState } from '../../workspace/workspaceState.ts'
@@ -75,6 +75,20 @@ export async function decodeVariable(sandbox: Sandbox, name: string): Promise<Ou
     const reply = await sandbox.worker.request({ type: 'decodeVariable', name })
     return reply.values
   })
+}
+
+/**
+ * The variable name a plaintext or ciphertext file carries inside, read without SEAL
+ * (so the page can ask before an upload replaces a variable of that name). Undefined
+ * when the file is not such an envelope: the upload itself then says what is wrong.
+ */
+export async function nameInVariableFile(file: File): Promise<string | undefined> {
+  try {
+    const envelope = decodeEnvelope(await readFileBytes(file), { kind: ['plaintext', 'ciphertext'] })
+    return envelope.meta.label
+  } catch {
+    return undefined
+  }
 }
 
 /** Loads a plaintext or ciphertext file as a variable (named by the file, or `name`). */

@@ -14,8 +14,8 @@ function operandNames(step: ProgramStep): string[] {
  */
 function renumber(error: unknown, index: number, op: string): unknown {
   if (!(error instanceof HeError)) return error
-  const prefix = `step 1 (${op}): `
-  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+  // Any step label, whichever number it carries, is replaced once: never "Step 6 (…): step 6 (…): …".
+  const message = error.message.replace(/^step \d+ \([A-Za-z]+\): /i, '')
   return new HeError(error.code, `Step ${index + 1} (${op}): ${message}`, {
     cause: error,
     details: { ...error.details, stepIndex: index, op },
@@ -97,6 +97,26 @@ export function runStep(
       variable,
     }
   } catch (error) {
-    throw renumber(error, index, step.op)
+    throw renumber(adviseAtLastLevel(session, step, error), index, step.op)
   }
+}
+
+/**
+ * he-core advises rescaling when a CKKS product's scale would not fit its level. At
+ * level 0 there is no prime left to rescale by, so that advice cannot be followed:
+ * say what can (a longer modulus chain, fewer multiplications in a row).
+ */
+function adviseAtLastLevel(session: WorkerSession, step: ProgramStep, error: unknown): unknown {
+  if (!HeError.is(error, 'SCALE_MISMATCH') || error.details?.reason !== 'scale-out-of-bounds') return error
+  const levels = operandNames(step).flatMap((name) => {
+    const value = session.value(name)
+    return value ? [session.context.levelOf(value.handle)] : []
+  })
+  if (levels.length === 0 || Math.max(...levels) > 0) return error
+  const { scaleBits, levelBits } = error.details
+  return new HeError(
+    'SCALE_MISMATCH',
+    `the product would have scale 2^${scaleBits}, but level 0 (the last level) holds only ${levelBits} bits and nothing is left to rescale by; use a bigger modulus chain (more primes on the Parameters panel) or fewer multiplications in a row`,
+    { cause: error, details: { ...error.details, level: 0 } },
+  )
 }

@@ -1,0 +1,358 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { Locator, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { launchChromium } from './support/browsers.ts'
+import { WEB_ROOT } from './support/buildApp.ts'
+import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES } from './support/layout.ts'
+
+/*
+ * Regression tests for what a new user hit in the sandbox (one browser, one
+ * workspace carried from test to test, like a person working through the panels).
+ */
+
+const run = promisify(execFile)
+const WIDE = { width: 1400, height: 900 }
+const NARROW = { width: 390, height: 844 }
+let page: Page
+let close: () => Promise<void>
+let tmp: string
+const errors: string[] = []
+
+beforeAll(async () => {
+  const browser = await launchChromium()
+  close = browser.close
+  page = await browser.context.newPage()
+  await page.setViewportSize(WIDE)
+  page.on('pageerror', (error) => errors.push(String(error)))
+  // The sandbox must never fall back to the browser's blocking dialogs.
+  page.on('dialog', (dialog) => {
+    errors.push(`window.${dialog.type()}: ${dialog.message()}`)
+    void dialog.dismiss()
+  })
+  tmp = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
+  await page.goto(`${inject('sandboxUrl')}/#parameters`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+})
+
+afterAll(async () => {
+  await close?.()
+  if (tmp) await rm(tmp, { recursive: true, force: true })
+})
+
+async function openPanel(name: string): Promise<void> {
+  await page.getByRole('tab', { name: new RegExp(name) }).click()
+  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
+}
+
+/** Clicks a download button and saves the file under the test's temporary folder. */
+async function download(button: Locator): Promise<string> {
+  const [file] = await Promise.all([page.waitForEvent('download'), button.click()])
+  const path = join(tmp, `${Date.now()}-${file.suggestedFilename()}`)
+  await file.saveAs(path)
+  return path
+}
+
+async function createVariable(name: string, values: string): Promise<void> {
+  await openPanel('Variables')
+  await page.getByLabel('Name', { exact: true }).fill(name)
+  await page.getByLabel('Values').fill(values)
+  await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+  await page.getByTestId(`variable-${name}`).waitFor()
+}
+
+/** Connects the Server panel and waits for "Ready" (or fails with the error the page shows). */
+async function connect(button: 'Connect' | 'Reconnect' = 'Connect'): Promise<void> {
+  const card = page.getByRole('form', { name: 'Server connection' })
+  await card.getByRole('button', { name: button }).click()
+  const ready = card.getByTestId('server-connection').getByText('Ready')
+  const failed = card.getByRole('alert')
+  await Promise.race([ready.waitFor({ timeout: 60_000 }), failed.waitFor({ timeout: 60_000 })])
+  if (await failed.isVisible()) throw new Error(`could not connect: ${await failed.textContent()}`)
+}
+
+async function addStep(label: string): Promise<void> {
+  await page.getByLabel('Operation to add').selectOption({ label })
+  await page.getByRole('button', { name: 'Add step' }).click()
+}
+
+async function applyParams(): Promise<void> {
+  await page.getByRole('button', { name: /Create context|Use these parameters/ }).click()
+  const discard = page.getByRole('button', { name: 'Discard and use new parameters' })
+  await Promise.race([discard.waitFor(), page.getByTestId('worker-ready').waitFor()])
+  if (await discard.isVisible()) await discard.click()
+}
+
+async function generateKeys(): Promise<void> {
+  await openPanel('Keys')
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await page.getByTestId('worker-ready').waitFor()
+}
+
+/** Where an element's box ends on the right, in CSS pixels. */
+async function rightEdge(locator: Locator): Promise<number> {
+  const box = await locator.boundingBox()
+  if (!box) throw new Error(`${locator} is not visible`)
+  return box.x + box.width
+}
+
+/** The message a failed step shows, without the "Stopped here." lead. */
+async function stepError(step: number): Promise<string> {
+  const alert = page.getByTestId(`step-${step}`).getByRole('alert')
+  await alert.waitFor()
+  return ((await alert.textContent()) ?? '').replace(/^Stopped here\.\s*/, '')
+}
+
+describe('new-user bugs in Chromium', () => {
+  it('accepts coefficient-modulus bit sizes separated by spaces, like the other list fields (bug 10)', async () => {
+    await page.getByText('Custom bit sizes').click()
+    const bits = page.getByLabel('Prime bit sizes')
+    await bits.fill('40 20 40')
+    await expect(page.locator('form[aria-label="Encryption parameters"] [role="alert"]').count()).resolves.toBe(0)
+    await expect(page.getByTestId('params-facts').textContent()).resolves.toMatch(/100/)
+    await bits.fill('36 36,  37')
+    await expect(page.getByRole('button', { name: 'Create context' }).isEnabled()).resolves.toBe(true)
+    await applyParams()
+    await page.getByTestId('params-in-use').waitFor()
+    await expect(bits.inputValue()).resolves.toBe('36 36,  37')
+    await generateKeys()
+  })
+
+  it('asks before an uploaded variable replaces one of the same name, and keeps the Code panel consistent (bug 1)', async () => {
+    await createVariable('z', '7, 8, 9')
+    const file = await download(page.getByTestId('variable-z').getByRole('button', { name: 'Download' }))
+    await page.getByTestId('upload-variable').setInputFiles(file)
+    const dialog = page.getByRole('alertdialog', { name: 'Replace variable z?' })
+    await expect(dialog.textContent()).resolves.toMatch(/A variable called 'z' already exists/)
+    // Nothing changed while the question is open.
+    await expect(page.getByTestId('variable-z').textContent()).resolves.toMatch(/from values/)
+    await dialog.getByRole('button', { name: 'Load as z2' }).click()
+    await page.getByTestId('variable-z2').waitFor()
+    await expect(page.getByTestId('variable-z').textContent()).resolves.toMatch(/from values/)
+
+    await page.getByTestId('upload-variable').setInputFiles(file)
+    await page.getByRole('alertdialog', { name: 'Replace variable z?' }).getByRole('button', { name: 'Cancel' }).click()
+    await expect(page.getByRole('alertdialog').count()).resolves.toBe(0)
+    await expect(page.getByTestId('variable-z').textContent()).resolves.toMatch(/from values/)
+
+    await page.getByTestId('upload-variable').setInputFiles(file)
+    await page
+      .getByRole('alertdialog', { name: 'Replace variable z?' })
+      .getByRole('button', { name: 'Replace z' })
+      .click()
+    await expect.poll(() => page.getByTestId('variable-z').textContent()).toMatch(/uploaded/)
+
+    // The program cannot rebuild an uploaded value: it is left out, never listed as an output it cannot define.
+    await openPanel('Code')
+    await expect(page.getByTestId('left-out').textContent()).resolves.toMatch(/Left out: z, z2/)
+    const options = page.getByRole('region', { name: 'Program options' })
+    await expect(options.getByRole('checkbox', { name: 'z', exact: true }).count()).resolves.toBe(0)
+    await expect(page.locator('body').textContent()).resolves.not.toMatch(/is not defined by any input or step/)
+    // Only uploaded values here: nothing the program could print.
+    await expect(page.getByRole('region', { name: 'Generated program' }).textContent()).resolves.toMatch(
+      /Choose at least one value to print/,
+    )
+
+    await openPanel('Variables')
+    await page.getByRole('button', { name: 'Remove z2' }).click()
+    await page.getByRole('button', { name: 'Remove z', exact: true }).click()
+    await expect.poll(() => page.locator('[data-testid^="variable-z"]').count()).toBe(0)
+    expect(errors).toEqual([])
+  })
+
+  it('names a failing step once: no doubled "Step 2 (relinearize): step 2 (relinearize):" (bug 4)', async () => {
+    // Six-digit values make wide previews: the remote-run table below must still fit its card.
+    await createVariable('x', '123456, 234567, 345678, 456789, 501234')
+    await createVariable('y', '-234567, 345678, -456789, 123456, 499999')
+    await openPanel('Functions')
+    await addStep('Multiply')
+    await addStep('Relinearize')
+    // Step 2 reads r1, which step 1 has not made yet.
+    await page.getByRole('button', { name: 'Run step 2' }).click()
+    const message = await stepError(2)
+    expect(message).toMatch(/^Step 2 \(relinearize\): there is no value called 'r1' yet/)
+    expect(message).not.toMatch(/step 2 \(relinearize\):.*step 2 \(relinearize\)/i)
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
+  })
+
+  it('fits the remote-run and search tables in their cards at 1400 px (bug 5)', async () => {
+    await openPanel('Server')
+    await connect()
+    const pipeline = page.getByRole('region', { name: 'Run the pipeline on the server' })
+    await pipeline.getByRole('button', { name: 'Run pipeline on server' }).click()
+    await pipeline.getByTestId('remote-run').first().waitFor({ timeout: 60_000 })
+    await expect(pipeline.getByTestId('remote-output-r2').textContent()).resolves.toMatch(/same/)
+    const search = page.getByRole('region', { name: 'Private search' })
+    await search.getByLabel('Database row').fill('7')
+    await search.getByRole('button', { name: 'Use database row' }).click()
+    await search.getByRole('button', { name: 'Search privately' }).click()
+    await search.getByTestId('search-result').first().waitFor({ timeout: 60_000 })
+    await page.waitForFunction(() => !document.querySelector('[data-testid="job-label"]'))
+    for (const card of [pipeline, search]) {
+      const cardRight = await rightEdge(card)
+      for (const table of await card.locator('table').all()) {
+        expect(await rightEdge(table), 'table right edge vs its card').toBeLessThanOrEqual(cardRight)
+      }
+    }
+    const same = pipeline.getByRole('columnheader', { name: 'Same?' })
+    expect(await rightEdge(same), '"Same?" column vs the card').toBeLessThanOrEqual(await rightEdge(pipeline))
+    await expectNoHorizontalOverflow(page, 'Server at 1400 px')
+  })
+
+  it('says what failed when (re)connecting to a bad or unreachable URL, and drops the old connection (bug 7)', async () => {
+    const card = page.getByRole('form', { name: 'Server connection' })
+    const url = card.getByLabel('Server URL')
+    await url.fill('not a url')
+    await card.getByRole('button', { name: 'Reconnect' }).click()
+    const alert = card.getByRole('alert')
+    await expect(alert.textContent()).resolves.toMatch(/"not a url" is not a URL/)
+    await expect(alert.textContent()).resolves.not.toMatch(/no route|\/assets\//)
+    await expect(card.getByTestId('server-connection').count()).resolves.toBe(0)
+
+    // Port 9 (discard) on loopback: nothing listens, so the connection is refused at once.
+    await url.fill('http://127.0.0.1:9')
+    await card.getByRole('button', { name: 'Connect' }).click()
+    await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/could not be reached/)
+    await expect(alert.textContent()).resolves.toMatch(/Could not connect to http:\/\/127\.0\.0\.1:9/)
+    await expect(alert.textContent()).resolves.toMatch(/check the URL and that the server is running/)
+    await expect(alert.textContent()).resolves.not.toMatch(/unexpected internal error/)
+    await expect(card.textContent()).resolves.not.toMatch(/Ready · local mode/)
+
+    await url.fill('')
+    await connect()
+  })
+
+  it('stops the exported program where the sandbox stops when the noise budget runs out (bug 8)', async () => {
+    await openPanel('Functions')
+    for (let i = 0; i < 3; i++) {
+      await addStep('Square')
+      await addStep('Relinearize')
+    }
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    const failed = page.locator('[data-error-code="NOISE_BUDGET_EXHAUSTED"]')
+    await failed.waitFor({ timeout: 60_000 })
+    const stoppedAt = Number(
+      (await page.locator('.step-card', { has: failed }).getAttribute('data-testid'))?.replace('step-', ''),
+    )
+    const message = await stepError(stoppedAt)
+    expect(message).toMatch(new RegExp(`^Step ${stoppedAt} \\(\\w+\\): 'r${stoppedAt}' has no noise budget left`))
+
+    await openPanel('Code')
+    const program = await download(
+      page.getByRole('region', { name: 'Generated program' }).getByRole('button', { name: 'Download' }),
+    )
+    const env = { ...process.env }
+    delete env.NODE_OPTIONS
+    const outcome = await run(process.execPath, [program], { env, timeout: 60_000 }).then(
+      ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    )
+    expect(outcome.code).not.toBe(0)
+    expect(outcome.stdout).toBe('')
+    expect(outcome.stderr).toContain(message)
+  })
+
+  it('has no horizontal overflow on any panel at 1400 px and at 390 px, and no overlapping step controls (bug 6)', async () => {
+    for (const viewport of [WIDE, NARROW]) {
+      await page.setViewportSize(viewport)
+      for (const name of PANEL_NAMES) {
+        await openPanel(name)
+        await expectNoHorizontalOverflow(page, `${name} at ${viewport.width} px`)
+      }
+    }
+    // Still 390 px: each step's Run/↑/↓/✕ stay clear of its operation dropdown.
+    await openPanel('Functions')
+    const step = page.getByTestId('step-1')
+    const select = step.getByLabel('Step 1 operation')
+    for (const name of ['Run step 1', 'Move step 1 up', 'Move step 1 down', 'Remove step 1']) {
+      await expect(overlapping(select, step.getByRole('button', { name }))).resolves.toBe(false)
+    }
+    const startOver = page.getByRole('button', { name: 'Start over' })
+    expect(await rightEdge(startOver), '"Start over" vs the header').toBeLessThanOrEqual(
+      await rightEdge(page.locator('.app-header')),
+    )
+    await page.setViewportSize(WIDE)
+  })
+
+  it('marks step results as stale after new parameters, instead of ✓ and an old budget (bug 3)', async () => {
+    await openPanel('Parameters')
+    await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+    await applyParams()
+    await page.getByTestId('params-in-use').getByText('n = 8192').waitFor({ timeout: 60_000 })
+    await openPanel('Functions')
+    const first = page.getByTestId('step-1')
+    await expect(first.getByTestId('step-stale').textContent()).resolves.toMatch(/Stale.*'r1' is gone/)
+    await expect(first.getByLabel('done').count()).resolves.toBe(0)
+    await expect(first.textContent()).resolves.not.toMatch(/bits budget/)
+    await expect(page.locator('[data-testid^="step-"] [aria-label="done"]').count()).resolves.toBe(0)
+  })
+
+  it("asks before another key set's secret key removes keys and ciphertexts, and names them (bug 2)", async () => {
+    await generateKeys()
+    const first = await download(page.getByRole('button', { name: 'Download secret key' }))
+    // A second key set: a new secret key with its own relinearization and Galois keys.
+    await page.getByText('Make a new one').click()
+    await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page.getByTestId('worker-ready').waitFor()
+    await expect.poll(() => page.getByTestId('key-galoisKeys').textContent()).toMatch(/ready/)
+    await createVariable('x', '1, 2, 3')
+    await createVariable('y', '4, 5, 6')
+    await page.getByLabel('Values').fill('1')
+    await page.getByText('Plaintext', { exact: true }).click()
+    await page.getByLabel('Name', { exact: true }).fill('p')
+    await page.getByRole('button', { name: 'Encode', exact: true }).click()
+    await page.getByTestId('variable-p').waitFor()
+
+    await openPanel('Keys')
+    await page.getByTestId('upload-secretKey').setInputFiles(first)
+    const dialog = page.getByRole('alertdialog', { name: 'Use another secret key?' })
+    await expect(page.getByTestId('secret-key-loss').textContent()).resolves.toMatch(
+      /relinearization keys, galois keys, 2 ciphertexts \(x, y\)/,
+    )
+    await dialog.getByRole('button', { name: 'Keep the current key' }).click()
+    await expect(page.getByTestId('key-relinKeys').textContent()).resolves.toMatch(/ready/)
+    await openPanel('Variables')
+    await expect(page.locator('[data-testid^="variable-"]').count()).resolves.toBe(3)
+
+    await openPanel('Keys')
+    await page.getByTestId('upload-secretKey').setInputFiles(first)
+    await page
+      .getByRole('alertdialog', { name: 'Use another secret key?' })
+      .getByRole('button', { name: 'Use it and remove them' })
+      .click()
+    await expect.poll(() => page.getByTestId('key-relinKeys').textContent()).toMatch(/none/)
+    await openPanel('Variables')
+    await expect.poll(() => page.locator('[data-testid^="variable-"]').count()).toBe(1)
+    await page.getByTestId('variable-p').waitFor()
+    expect(errors).toEqual([])
+  })
+
+  it('gives possible advice when a CKKS product does not fit level 0 (bug 9)', async () => {
+    await page.getByRole('button', { name: 'Start over' }).click()
+    await page.getByRole('button', { name: 'Remove everything' }).click()
+    await page.getByTestId('worker-ready').waitFor()
+    await openPanel('Parameters')
+    await page.getByTestId('scheme-ckks').check({ force: true })
+    await page.getByText('Custom bit sizes').click()
+    // One data prime of 40 bits (level 0 only) and a scale of 2^25: a product needs 50 bits.
+    await page.getByLabel('Prime bit sizes').fill('40, 40')
+    await page.getByLabel('Scale (bits)').fill('25')
+    await applyParams()
+    await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+    await generateKeys()
+    await createVariable('x', '1.5, 2')
+    await createVariable('y', '3, 4')
+    await openPanel('Functions')
+    await addStep('Multiply')
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    const message = await stepError(1)
+    expect(message).toMatch(/^Step 1 \(multiply\): the product would have scale 2\^50, but level 0/)
+    expect(message).not.toMatch(/rescaleToNext the operands first/)
+    expect(message).toMatch(/bigger modulus chain .* or fewer multiplications/)
+    expect(errors).toEqual([])
+  })
+})
