@@ -1,7 +1,8 @@
-import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
+import { HeError, loadSeal, sealWasmModule, searchCost } from '@sealbox/he-core'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
+import { CostAdmission, type JobCost } from './CostAdmission.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineExecutor } from './InlineExecutor.ts'
@@ -17,6 +18,8 @@ export interface HubSubmitOptions {
   mode?: ExecutorMode
   signal?: AbortSignal
   timeoutMs: number
+  /** An evaluate job's estimated work in cost units (the route's program analysis); searches are priced here. */
+  cost?: number
 }
 
 /** A finished job, with the executor that ran it. */
@@ -36,6 +39,7 @@ export class ExecutorHub {
   readonly #setup: WorkerSetup
   readonly #metrics: ServerMetrics
   readonly #log: FastifyBaseLogger
+  readonly #admission: CostAdmission
   #warm: WarmInfo | undefined
   /** Full-form key bytes shared by every worker of this node (the middle key tier). */
   readonly bytesCache: KeyBytesCache
@@ -46,6 +50,7 @@ export class ExecutorHub {
     this.#metrics = options.metrics
     this.#log = options.log
     this.defaultMode = options.config.EXECUTOR
+    this.#admission = new CostAdmission(options.config)
     this.bytesCache = new KeyBytesCache(options.config.KEY_BYTES_CACHE_BYTES)
     options.metrics.watchBytesCache(this.bytesCache)
   }
@@ -78,6 +83,8 @@ export class ExecutorHub {
           maxQueuedPerTenant: this.#config.TENANT_QUEUE_SIZE,
           scheduling: this.#config.SCHEDULING,
           bytesCache: this.bytesCache,
+          // About one default search query: tenants interleave at that grain.
+          quantum: 10,
         })
         this.#schedulers.set(mode, scheduler)
         this.#metrics.watch(mode, scheduler)
@@ -99,7 +106,7 @@ export class ExecutorHub {
           ...(wasmModule ? { wasmModule } : {}),
         })
       case 'inline':
-        return new InlineExecutor(setup, events)
+        return new InlineExecutor(setup, events, wasmModule)
       case 'process':
         return new ProcessExecutor({ setup, processes: this.#config.WORKERS, events })
       default: {
@@ -114,11 +121,15 @@ export class ExecutorHub {
     return this.#warm
   }
 
-  /** Every executor has all its workers warm. */
+  /**
+   * The server is ready once every executor has warmed up, and from then on when the
+   * configured executor has all its workers warm. The executors a request may pick
+   * besides it (benchmarks) are shown in `/readyz` but never make the server unready: an anonymous client must not be able to take it
+   * out of a load balancer by wearing one of them out.
+   */
   ready(): boolean {
-    if (this.#schedulers.size === 0) return false
-    for (const scheduler of this.#schedulers.values()) if (!scheduler.executor.ready()) return false
-    return true
+    if (this.#warm === undefined) return false
+    return this.#schedulers.get(this.defaultMode)?.executor.ready() ?? false
   }
 
   scheduler(mode: ExecutorMode): FairScheduler | undefined {
@@ -137,12 +148,39 @@ export class ExecutorHub {
     }
     const scheduler = this.#schedulers.get(mode)
     if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
+    // Refusals before any worker time: the job's own limits, then a full queue, then the tenant's budget.
+    const cost = this.#costOf(job, options.cost)
+    this.#admission.check(cost, mode)
+    scheduler.assertCapacity(tenant)
+    this.#admission.charge(tenant, cost)
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
+      cost: cost.units,
       ...(options.signal ? { signal: options.signal } : {}),
     })
     this.#metrics.job(mode, result.reply)
     return { ...result, mode }
+  }
+
+  /** A job's estimated work: the route's program cost, he-core's search model, or a unit for small jobs. */
+  #costOf(job: WorkerJob, programCost: number | undefined): JobCost {
+    switch (job.type) {
+      case 'evaluate':
+        return { units: programCost ?? 1, what: 'program' }
+      case 'search': {
+        const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
+        return { units: searchCost({ estimatedServerMs: perQuery }, job.queries.length), what: 'search' }
+      }
+      // Loading a key upload into SEAL: a few ms per MiB.
+      case 'inspectKeys':
+        return { units: 1 + job.bytes.byteLength / 2 ** 20, what: 'job' }
+      case 'fault':
+        return { units: 1, what: 'job' }
+      default: {
+        const never: never = job
+        throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
+      }
+    }
   }
 
   /** Lets queued and running jobs finish, then stops every worker. */

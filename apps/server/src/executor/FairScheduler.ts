@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
 import type { Executor } from './Executor.ts'
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
@@ -15,6 +15,11 @@ export interface FairSchedulerOptions {
   scheduling?: SchedulingPolicy
   /** The node's cache of full-form key bytes, sent with a job to a worker that lacks its keys. */
   bytesCache?: KeyBytesCache
+  /**
+   * Cost units a tenant's deficit grows by per round of deficit round-robin (default
+   * 10). Any positive value is fair in cost; smaller ones interleave tenants finer.
+   */
+  quantum?: number
 }
 
 /** How to run one submission. */
@@ -23,6 +28,8 @@ export interface SubmitOptions {
   signal?: AbortSignal
   /** Milliseconds from now until the whole request times out, queue wait included. */
   timeoutMs: number
+  /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
+  cost?: number
 }
 
 /** A finished job and how long it waited for a worker. */
@@ -38,6 +45,8 @@ interface Entry {
   keys: string | undefined
   /** Times a later job went first (affinity); bounded so no job waits for long. */
   bypassed: number
+  /** Estimated work in cost units. */
+  cost: number
   enqueuedAt: number
   deadlineAt: number
   resolve(value: Scheduled): void
@@ -49,6 +58,20 @@ interface Entry {
 const LOOKAHEAD = 8
 /** Times a job may be passed over for locality before it must go next. */
 const MAX_BYPASS = 4
+/** Longest Retry-After we announce, seconds (a client should not come back in hours). */
+const MAX_RETRY_AFTER_SECONDS = 600
+
+/** A tenant with waiting jobs: its FIFO and its deficit (cost units it may still start this round). */
+interface TenantQueue {
+  entries: Entry[]
+  deficit: number
+}
+
+/** A job handed to the executor: what it was estimated to cost and when it started. */
+interface RunningJob {
+  cost: number
+  startedAt: number
+}
 
 /** `tenant/sha256` of a job's stored keys. */
 function keysOf(job: WorkerJob): string | undefined {
@@ -57,26 +80,40 @@ function keysOf(job: WorkerJob): string | undefined {
 }
 
 /**
- * A bounded queue that hands jobs to an executor fairly: one FIFO per tenant, served
- * round-robin, so a tenant with a hundred queued searches delays another tenant's
- * single search by at most one job per worker. (Piscina's own queue is not even
- * FIFO-fair without `stricterFIFO`; we keep the executor's queue empty and decide
- * the order here.) Full queue → OVERLOADED with a Retry-After estimate; a deadline
- * or a client abort removes a waiting job; the deadline also bounds a running one.
+ * A bounded queue that hands jobs to an executor fairly *in cost*: one FIFO per
+ * tenant, served by deficit round-robin (DRR). Every job carries its estimated work
+ * in cost units (he-core's `programCost` / `searchCost`); each round adds a quantum
+ * to every waiting tenant's deficit, and a tenant's head job may start once its
+ * deficit covers the job's cost. A tenant flooding the queue with maximum-cost
+ * programs therefore gets one of them per that much of everyone else's work, and
+ * another tenant's search waits for at most about one such program (plus the ones
+ * running). Rounds in which nobody could start are skipped in one step, so picking
+ * a job is O(tenants) whatever the costs. (Piscina's own queue is not even FIFO-fair
+ * without `stricterFIFO`; we keep the executor's queue empty and decide the order
+ * here.) Full queue → OVERLOADED with a Retry-After from the queued and running cost
+ * and the measured throughput; a deadline or a client abort removes a waiting job;
+ * the deadline also bounds a running one.
  */
 export class FairScheduler {
   readonly #executor: Executor
   readonly #maxQueued: number
   readonly #maxPerTenant: number
-  readonly #queues = new Map<string, Entry[]>()
+  readonly #queues = new Map<string, TenantQueue>()
   /** Tenants with waiting jobs, in service order. */
   readonly #ring: string[] = []
+  readonly #quantum: number
   #queued = 0
-  #running = 0
+  #queuedCost = 0
+  readonly #runningJobs = new Set<RunningJob>()
   #closing = false
   #idleWaiters: Array<() => void> = []
-  /** Moving average of job run time, for Retry-After. */
-  #avgJobMs = 50
+  /**
+   * Cost units finished and the slot milliseconds they took, both decayed per job:
+   * their ratio is the measured throughput of one slot (weighted by time, so a
+   * mis-estimated tiny job cannot swing it). The prior is the model's 1 unit per ms.
+   */
+  #doneCost = 20
+  #doneMs = 20 * COST_UNIT_MS
   readonly #scheduling: SchedulingPolicy
   readonly #bytesCache: KeyBytesCache | undefined
   /** Which keys (`tenant/sha256`) each worker holds deserialized, mirrored from replies. */
@@ -89,6 +126,7 @@ export class FairScheduler {
     this.#maxPerTenant = options.maxQueuedPerTenant
     this.#scheduling = options.scheduling ?? 'affinity'
     this.#bytesCache = options.bytesCache
+    this.#quantum = options.quantum ?? 10
   }
 
   get executor(): Executor {
@@ -102,27 +140,56 @@ export class FairScheduler {
 
   /** Jobs handed to the executor and not finished. */
   get running(): number {
-    return this.#running
+    return this.#runningJobs.size
+  }
+
+  /** Cost units waiting now. */
+  get queuedCost(): number {
+    return this.#queuedCost
+  }
+
+  /** Measured throughput of one executor slot, cost units per second. */
+  get unitsPerSecond(): number {
+    return (this.#doneCost / this.#doneMs) * 1000
   }
 
   /** Waiting jobs per tenant (for metrics). */
   queuedByTenant(): Map<string, number> {
-    return new Map([...this.#queues].map(([tenant, queue]) => [tenant, queue.length]))
+    return new Map([...this.#queues].map(([tenant, queue]) => [tenant, queue.entries.length]))
+  }
+
+  /**
+   * Seconds until the executor could have worked off what is queued and running now:
+   * the cost still to do ÷ (slots × measured units per second). A running job counts
+   * with what its estimate says is left of it.
+   */
+  drainSeconds(): number {
+    const slots = Math.max(1, this.#executor.status().size)
+    const perMs = this.#doneCost / this.#doneMs
+    const now = performance.now()
+    let running = 0
+    for (const job of this.#runningJobs) running += Math.max(0, job.cost - (now - job.startedAt) * perMs)
+    return (this.#queuedCost + running) / slots / perMs / 1000
+  }
+
+  /** Throws OVERLOADED (with Retry-After) when `tenant` could not queue one more job now. */
+  assertCapacity(tenant: string): void {
+    if (this.#closing) throw this.#overloaded('the server is shutting down', 5)
+    if (this.#queued >= this.#maxQueued) throw this.#overloaded(`the job queue is full (${this.#maxQueued} waiting)`)
+    if ((this.#queues.get(tenant)?.entries.length ?? 0) >= this.#maxPerTenant) {
+      throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting`)
+    }
   }
 
   /** Queues `job` for `tenant`; resolves with the worker's reply. */
   submit(tenant: string, job: WorkerJob, options: SubmitOptions): Promise<Scheduled> {
-    if (this.#closing) {
-      return Promise.reject(this.#overloaded('the server is shutting down', 5))
-    }
     if (options.signal?.aborted) return Promise.reject(new HeError('CANCELLED', 'the client went away'))
-    const queue = this.#queues.get(tenant) ?? []
-    if (this.#queued >= this.#maxQueued) {
-      return Promise.reject(this.#overloaded(`the job queue is full (${this.#maxQueued} waiting)`))
+    try {
+      this.assertCapacity(tenant)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    if (queue.length >= this.#maxPerTenant) {
-      return Promise.reject(this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting`))
-    }
+    const cost = Math.max(0, options.cost ?? 1)
     return new Promise<Scheduled>((resolve, reject) => {
       const now = performance.now()
       const entry: Entry = {
@@ -130,6 +197,7 @@ export class FairScheduler {
         job,
         keys: keysOf(job),
         bypassed: 0,
+        cost,
         enqueuedAt: now,
         deadlineAt: now + options.timeoutMs,
         resolve,
@@ -146,12 +214,15 @@ export class FairScheduler {
         clearTimeout(timer)
         options.signal?.removeEventListener('abort', onAbort)
       }
-      if (queue.length === 0) {
+      let queue = this.#queues.get(tenant)
+      if (!queue) {
+        queue = { entries: [], deficit: 0 }
         this.#queues.set(tenant, queue)
         this.#ring.push(tenant)
       }
-      queue.push(entry)
+      queue.entries.push(entry)
       this.#queued++
+      this.#queuedCost += cost
       this.pump()
     })
   }
@@ -164,13 +235,13 @@ export class FairScheduler {
   pump(): void {
     while (this.#queued > 0 && this.#executor.freeSlots() > 0) {
       const idle = this.#executor.idleWorkers?.()
+      if (idle && idle.length === 0) return
+      const heads = this.#eligibleHeads()
       if (!idle) {
-        const entry = this.#next()
-        if (entry) this.#start(entry)
+        this.#take(heads[0] as Entry)
+        this.#start(heads[0] as Entry)
         continue
       }
-      if (idle.length === 0) return
-      const heads = this.#ring.slice(0, LOOKAHEAD).map((tenant) => this.#queues.get(tenant)?.[0] as Entry)
       const choice = chooseWorker(this.#scheduling, heads, idle, this.#holds, this.#lastWorker, MAX_BYPASS)
       const entry = heads[choice.job] as Entry
       for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
@@ -180,15 +251,53 @@ export class FairScheduler {
     }
   }
 
-  /** Removes a tenant's head entry; the tenant goes to the back of the ring if it has more. */
+  /**
+   * The head jobs that may start now (their tenant's deficit covers their cost), in
+   * ring order, at most LOOKAHEAD of them. When none may, the rounds it takes until
+   * one can are granted to every waiting tenant at once — as if DRR had gone round
+   * that many times without starting anything. Call only while jobs are queued.
+   */
+  #eligibleHeads(): Entry[] {
+    const eligible = () => {
+      const heads: Entry[] = []
+      for (const tenant of this.#ring) {
+        const queue = this.#queues.get(tenant) as TenantQueue
+        const head = queue.entries[0] as Entry
+        if (queue.deficit >= head.cost) heads.push(head)
+        if (heads.length === LOOKAHEAD) break
+      }
+      return heads
+    }
+    const heads = eligible()
+    if (heads.length > 0) return heads
+    let rounds = Number.POSITIVE_INFINITY
+    for (const queue of this.#queues.values()) {
+      const head = queue.entries[0] as Entry
+      rounds = Math.min(rounds, Math.ceil((head.cost - queue.deficit) / this.#quantum))
+    }
+    for (const queue of this.#queues.values()) queue.deficit += Math.max(1, rounds) * this.#quantum
+    return eligible()
+  }
+
+  /**
+   * Removes a tenant's head entry and charges its deficit. A tenant whose queue is now
+   * empty leaves the ring and forgets its deficit (DRR: no credit for idle time); one
+   * whose next job its deficit cannot cover ends its turn at the back of the ring.
+   */
   #take(entry: Entry): void {
-    const queue = this.#queues.get(entry.tenant)
-    queue?.shift()
-    const at = this.#ring.indexOf(entry.tenant)
-    if (at !== -1) this.#ring.splice(at, 1)
-    if (queue && queue.length > 0) this.#ring.push(entry.tenant)
-    else this.#queues.delete(entry.tenant)
+    const queue = this.#queues.get(entry.tenant) as TenantQueue
+    queue.entries.shift()
+    queue.deficit -= entry.cost
     this.#queued--
+    this.#queuedCost -= entry.cost
+    const next = queue.entries[0]
+    if (!next) {
+      this.#queues.delete(entry.tenant)
+      this.#ring.splice(this.#ring.indexOf(entry.tenant), 1)
+    } else if (queue.deficit < next.cost) {
+      this.#ring.splice(this.#ring.indexOf(entry.tenant), 1)
+      this.#ring.push(entry.tenant)
+    }
   }
 
   /** Mirrors a worker's key cache and fills the bytes cache from a reply. */
@@ -209,17 +318,6 @@ export class FairScheduler {
     return keyBytes ? { ...job, keyBytes } : job
   }
 
-  #next(): Entry | undefined {
-    const tenant = this.#ring.shift()
-    if (tenant === undefined) return undefined
-    const queue = this.#queues.get(tenant)
-    const entry = queue?.shift()
-    if (queue && queue.length > 0) this.#ring.push(tenant)
-    else this.#queues.delete(tenant)
-    if (entry) this.#queued--
-    return entry
-  }
-
   #start(entry: Entry, worker?: string): void {
     entry.cleanup()
     const started = performance.now()
@@ -230,13 +328,15 @@ export class FairScheduler {
       () => deadline.abort(new HeError('TIMEOUT', 'the job ran past the request timeout')),
       remaining,
     )
-    this.#running++
+    const running: RunningJob = { cost: entry.cost, startedAt: started }
+    this.#runningJobs.add(running)
     this.#executor
       .run(this.#withKeyBytes(entry, worker), deadline.signal, worker)
       .then(
         (reply) => {
           const elapsed = performance.now() - started
-          this.#avgJobMs = 0.8 * this.#avgJobMs + 0.2 * elapsed
+          this.#doneCost = 0.8 * this.#doneCost + entry.cost
+          this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
           this.#learn(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
@@ -247,7 +347,7 @@ export class FairScheduler {
       )
       .finally(() => {
         clearTimeout(timer)
-        this.#running--
+        this.#runningJobs.delete(running)
         this.pump()
         this.#notifyIdle()
       })
@@ -255,11 +355,12 @@ export class FairScheduler {
 
   #dropWaiting(entry: Entry, error: HeError): void {
     const queue = this.#queues.get(entry.tenant)
-    const index = queue?.indexOf(entry) ?? -1
+    const index = queue?.entries.indexOf(entry) ?? -1
     if (!queue || index === -1) return
-    queue.splice(index, 1)
+    queue.entries.splice(index, 1)
     this.#queued--
-    if (queue.length === 0) {
+    this.#queuedCost -= entry.cost
+    if (queue.entries.length === 0) {
       this.#queues.delete(entry.tenant)
       const at = this.#ring.indexOf(entry.tenant)
       if (at !== -1) this.#ring.splice(at, 1)
@@ -270,21 +371,21 @@ export class FairScheduler {
   }
 
   #overloaded(message: string, minSeconds = 1): HeError {
-    const slots = Math.max(1, this.#executor.status().size)
-    const drainSeconds = Math.ceil(((this.#queued + this.#running) / slots) * (this.#avgJobMs / 1000))
-    const retryAfterSeconds = Math.min(60, Math.max(minSeconds, drainSeconds))
-    return new HeError('OVERLOADED', message, { details: { retryAfterSeconds } })
+    const retryAfterSeconds = Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(minSeconds, Math.ceil(this.drainSeconds())))
+    return new HeError('OVERLOADED', `${message}; the work ahead takes about ${retryAfterSeconds} s`, {
+      details: { retryAfterSeconds },
+    })
   }
 
   #notifyIdle(): void {
-    if (this.#queued > 0 || this.#running > 0) return
+    if (this.#queued > 0 || this.#runningJobs.size > 0) return
     for (const wake of this.#idleWaiters.splice(0)) wake()
   }
 
   /** Refuses new jobs and resolves when every waiting and running job is done. */
   drain(): Promise<void> {
     this.#closing = true
-    if (this.#queued === 0 && this.#running === 0) return Promise.resolve()
+    if (this.#queued === 0 && this.#runningJobs.size === 0) return Promise.resolve()
     return new Promise((resolve) => this.#idleWaiters.push(resolve))
   }
 }
