@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import fastifyStatic from '@fastify/static'
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import underPressure from '@fastify/under-pressure'
@@ -21,11 +18,12 @@ import { keySetRoutes } from '../routes/keySetRoutes.ts'
 import { searchRoutes } from '../routes/searchRoutes.ts'
 import { sessionRoutes } from '../routes/sessionRoutes.ts'
 import { openKeyStore } from '../store/openKeyStore.ts'
+import { anonymousTenantLimits } from '../tenancy/anonymousTenantLimits.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
 import type { SealboxServices } from './SealboxServices.ts'
 import type { SearchSummary } from './SearchSummary.ts'
-
-const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url))
+import { DOCS_CSP_DIRECTIVES, securityHeaders } from './securityHeaders.ts'
+import { serveSandbox } from './serveSandbox.ts'
 
 /** Options beyond the configuration (tests, embedding). */
 export interface BuildServerOptions {
@@ -121,6 +119,8 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
       })
     },
   })
+  await securityHeaders(app, config)
+  await anonymousTenantLimits(app)
   await app.register(fastifySwagger, {
     openapi: {
       info: {
@@ -132,7 +132,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   })
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP_DIRECTIVES })
 
   await app.register(healthRoutes)
   await app.register(sessionRoutes)
@@ -141,17 +141,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   await app.register(evaluateRoutes)
   if (config.FAULT_INJECTION) await app.register(faultRoutes)
 
-  const webDist = config.WEB_DIST === '' ? undefined : resolve(PACKAGE_DIR, config.WEB_DIST)
-  if (webDist && existsSync(resolve(webDist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDist, prefix: '/', wildcard: false })
-  } else {
-    app.get('/', { schema: { hide: true } }, async () => ({
-      name: 'sealbox server',
-      docs: '/docs',
-      api: '/api/v1',
-      note: 'the sandbox is served here once apps/web is built',
-    }))
-  }
+  await serveSandbox(app, config)
 
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and answered in-flight requests by now.

@@ -13,8 +13,9 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
           'Returns a new tenant and its token. Production servers refuse (403): their tokens are configured by the operator (TOKENS).',
       },
     },
-    async (_request, reply) => {
-      const issued = auth.issueAnonymous()
+    async (request, reply) => {
+      // Rate-limited per client address and capped in number (local mode's limits on anonymous tenants).
+      const issued = await request.server.anonymousSessions.issue(request.ip)
       reply.status(201)
       return { ...issued, mode: auth.mode }
     },
