@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { getHeContext } from './ContextCache.ts'
 import { describeParams } from './describeParams.ts'
+import { isPrime } from './isPrime.ts'
 import { parseParams } from './parseParams.ts'
 
 function reason(input: unknown, options = {}): string {
@@ -54,10 +55,57 @@ describe('parseParams', () => {
       /CKKS has no plain modulus/,
     )
     expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, scaleBits: 20 })).toMatch(/BFV has no scale/)
-    expect(reason({ scheme: 'ckks', polyModulusDegree: 8192, scaleBits: 200 })).toMatch(/scale 2\^200 does not fit/)
+    expect(reason({ scheme: 'ckks', polyModulusDegree: 8192, scaleBits: 200 })).toMatch(
+      /^scaleBits: scaleBits is at most 60/,
+    )
+    expect(reason({ scheme: 'ckks', polyModulusDegree: 8192, coeffModulus: [30, 30], scaleBits: 40 })).toMatch(
+      /scale 2\^40 does not fit/,
+    )
     expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, security: 'none' })).toMatch(/^security: 'none'/)
     expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, extra: 1 })).toMatch(/Unrecognized key/)
     expect(reason('not an object')).toMatch(/^params:/)
+  })
+
+  it('refuses expensive or ambiguous numbers in the spec itself (zod), naming the field', () => {
+    // A fractional scale used to build a new context per request (2.6 s and ~60 MB each at n=16384).
+    expect(reason({ scheme: 'ckks', polyModulusDegree: 16384, scaleBits: 40.001 })).toMatch(
+      /^scaleBits: scaleBits is a whole number of bits/,
+    )
+    expect(reason({ scheme: 'ckks', polyModulusDegree: 8192, scaleBits: 0 })).toMatch(
+      /^scaleBits: scaleBits is at least 1/,
+    )
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096.5 })).toMatch(/^polyModulusDegree:/)
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, coeffModulus: [36, 36.5] })).toMatch(
+      /^coeffModulus\[1\]: prime bit sizes are whole numbers/,
+    )
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, coeffModulus: Array(65).fill(30) })).toMatch(
+      /^coeffModulus: SEAL allows at most 64 primes/,
+    )
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { value: 2 ** 60 } })).toMatch(
+      /^plainModulus.value: the plain modulus must be below 2\^53/,
+    )
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { value: 65537.5 } })).toMatch(
+      /^plainModulus.value: the plain modulus is a whole number/,
+    )
+    expect(reason({ scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 61 } })).toMatch(
+      /^plainModulus.batchingBits: 61-bit prime is out of range/,
+    )
+  })
+
+  it('tests a plain modulus near 2^53 by Miller–Rabin, not trial division', () => {
+    // Candidates ≡ 1 (mod 8192) just below 2^53: the largest prime among them, and a composite.
+    const candidates = Array.from({ length: 200 }, (_, k) => 2 ** 53 - 8191 - 8192 * k)
+    const prime = candidates.find((t) => isPrime(t)) as number
+    const composite = candidates.find((t) => !isPrime(t)) as number
+    expect(prime % 8192).toBe(1)
+    const params = (value: number) => ({
+      scheme: 'bfv',
+      polyModulusDegree: 4096,
+      coeffModulus: [36, 36, 37],
+      plainModulus: { value },
+    })
+    expect(parseParams(params(prime)).plainModulus).toEqual({ value: prime })
+    expect(reason(params(composite))).toMatch(/is not a prime ≡ 1 \(mod 8192\)/)
   })
 
   it('accepts security none only when asked', () => {

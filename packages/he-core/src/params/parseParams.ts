@@ -1,6 +1,15 @@
 import { HeError } from '../errors/HeError.ts'
 import { BFV_DEFAULT_BITS, CKKS_PRESETS, MAX_COEFF_BITS } from './coeffModulusTables.ts'
-import { type ParamsInput, ParamsSpec, POLY_MODULUS_DEGREES, type ResolvedParams } from './ParamsSpec.ts'
+import { isPrime } from './isPrime.ts'
+import {
+  type ParamsInput,
+  ParamsSpec,
+  POLY_MODULUS_DEGREES,
+  PRIME_BITS_MAX,
+  PRIME_BITS_MIN,
+  PRIME_COUNT_MAX,
+  type ResolvedParams,
+} from './ParamsSpec.ts'
 
 /** Options for `parseParams`. */
 export interface ParseParamsOptions {
@@ -9,26 +18,45 @@ export interface ParseParamsOptions {
 }
 
 const DEFAULT_PLAIN_BITS = 20
-/** SEAL's limits on a single coefficient-modulus prime (SEAL_USER_MOD_BIT_COUNT_MIN/MAX). */
-const PRIME_BITS_MIN = 2
-const PRIME_BITS_MAX = 60
-const PRIME_COUNT_MAX = 64
 
 function invalid(field: string, message: string, details: Record<string, unknown> = {}): HeError {
   return new HeError('INVALID_PARAMS', `${field}: ${message}`, { details: { field, ...details } })
 }
 
-function sum(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0)
+interface Issue {
+  path: PropertyKey[]
+  message: string
+  code?: string
+  errors?: Issue[][]
 }
 
-function isPrime(value: number): boolean {
-  if (value < 2) return false
-  if (value % 2 === 0) return value === 2
-  // Trial division is fine: explicit plain moduli are at most 2^53 here, and in
-  // practice below 2^32 (≤ 65536 divisions).
-  for (let d = 3; d * d <= value; d += 2) if (value % d === 0) return false
-  return true
+/**
+ * The issue a person should see. A union (`coeffModulus`, `plainModulus`) reports
+ * "Invalid input" with one issue list per branch: take the branch that came closest —
+ * fewest issues, then the deepest path, then not a mere literal mismatch — with its
+ * path made absolute.
+ */
+function specificIssue(issue: Issue | undefined): Issue | undefined {
+  if (issue?.code !== 'invalid_union' || !issue.errors?.length) return issue
+  const depth = (branch: Issue[]) => Math.max(...branch.map((i) => i.path.length))
+  // A literal branch ('default') that merely did not match is the least telling.
+  const literal = (branch: Issue[]) => (branch[0]?.code === 'invalid_value' ? 1 : 0)
+  const best = [...issue.errors].sort(
+    (a, b) => a.length - b.length || depth(b) - depth(a) || literal(a) - literal(b),
+  )[0]
+  const first = best?.[0]
+  if (!first) return issue
+  return specificIssue({ ...first, path: [...issue.path, ...first.path] })
+}
+
+/** A zod issue path as a person writes it: `coeffModulus[1]`, `plainModulus.value`. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  const text = path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i > 0 ? '.' : ''}${String(part)}`))
+  return text.join('') || 'params'
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0)
 }
 
 /**
@@ -40,8 +68,8 @@ function isPrime(value: number): boolean {
 export function parseParams(input: ParamsInput | unknown, options: ParseParamsOptions = {}): ResolvedParams {
   const parsed = ParamsSpec.safeParse(input)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const field = issue?.path.join('.') || 'params'
+    const issue = specificIssue(parsed.error.issues[0])
+    const field = fieldOf(issue?.path ?? [])
     throw new HeError('INVALID_PARAMS', `${field}: ${issue?.message ?? 'invalid'}`, {
       cause: parsed.error,
       details: { field },
@@ -127,7 +155,8 @@ export function parseParams(input: ParamsInput | unknown, options: ParseParamsOp
     } else {
       const t = plainModulus.value
       if (t < 2 || t > Number.MAX_SAFE_INTEGER) throw invalid('plainModulus.value', `${t} is out of range`)
-      if (!isPrime(t) || t % (2 * n) !== 1) {
+      // The cheap congruence first; Miller–Rabin (microseconds even near 2^53) only then.
+      if (t % (2 * n) !== 1 || !isPrime(t)) {
         throw invalid(
           'plainModulus.value',
           `${t} is not a prime ≡ 1 (mod ${2 * n}); batching (which sealbox uses) needs one, e.g. 65537 for n ≤ 32768`,

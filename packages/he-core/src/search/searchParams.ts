@@ -1,4 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
+import { isPrime } from '../params/isPrime.ts'
 import type { ParamsInput, ResolvedParams } from '../params/ParamsSpec.ts'
 
 /**
@@ -38,13 +39,6 @@ export function searchProfileParams(profile: SearchParamsProfileName, scheme: Se
     plainModulus: { value: SEARCH_PLAIN_MODULUS },
     security: 'tc128',
   }
-}
-
-function isPrime(value: number): boolean {
-  if (value < 2) return false
-  if (value % 2 === 0) return value === 2
-  for (let d = 3; d * d <= value; d += 2) if (value % d === 0) return false
-  return true
 }
 
 /**
