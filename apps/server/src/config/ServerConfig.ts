@@ -162,6 +162,24 @@ export const ServerConfigSchema = z
     MAX_PROGRAM_STEPS: int(1, 10_000).default(64),
     /** A worker is replaced after this many caught SEAL exceptions (node-seal breaks near 4,000). */
     SEAL_ERROR_RECYCLE: int(1, 3500).default(1000),
+    /**
+     * Largest estimated work of one evaluate request, in cost units (he-core's `programCost`:
+     * 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 400 LIMIT_EXCEEDED.
+     */
+    MAX_PROGRAM_COST: z.coerce.number().positive().max(1e9).default(10_000),
+    /**
+     * Largest job the `inline` executor takes, in cost units: inline blocks the event loop for
+     * the whole job, so it only runs small ones (a default search, a small n=4096 program).
+     */
+    MAX_INLINE_COST: z.coerce.number().positive().max(1e9).default(100),
+    /** Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches and programs); past it: 429. */
+    TENANT_COST_BUDGET: z.coerce.number().positive().max(1e12).default(120_000),
+    /** The window of TENANT_COST_BUDGET, ms (the budget refills evenly over it). */
+    TENANT_COST_WINDOW_MS: int(1000, 86_400_000).default(60_000),
+    /** Requests one client address may send per second with `x-sealbox-executor` naming a non-default executor. */
+    EXECUTOR_OVERRIDE_RATE: z.coerce.number().positive().max(100_000).default(10),
+    /** Such requests one client address may send at once (the token bucket's size). */
+    EXECUTOR_OVERRIDE_BURST: int(1, 100_000).default(40),
     /** Built sandbox to serve at `/`; empty disables. Relative paths resolve against the server package. */
     WEB_DIST: z.string().default('../web/dist'),
     /** Test-only faults (`x-sealbox-fault`); refused in production mode. */
@@ -186,6 +204,13 @@ export const ServerConfigSchema = z
     ANONYMOUS_STORAGE_BYTES: int(0, 2 ** 50).default(2048 * MiB),
   })
   .superRefine((config, ctx) => {
+    if (config.MAX_PROGRAM_COST > config.TENANT_COST_BUDGET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MAX_PROGRAM_COST'],
+        message: `above TENANT_COST_BUDGET (${config.TENANT_COST_BUDGET}): a program at the limit could never run`,
+      })
+    }
     if (config.MODE === 'production' && config.TOKENS.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: 'production mode needs at least one tenant:token' })
     }

@@ -1,3 +1,4 @@
+import { retireSeal, sharedContextCache } from '@sealbox/he-core'
 import { JobRunner } from '../worker/JobRunner.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
@@ -6,62 +7,117 @@ import type { WorkerSetup } from './WorkerSetup.ts'
 /**
  * Runs HE work on the main event loop. Kept only so the cost can be measured: while
  * a job computes, no other request (health checks included) is answered, and a job
- * cannot be stopped at its deadline. Its SEAL instance cannot be replaced either:
- * when it needs replacing, `ready()` turns false so an orchestrator restarts the server.
+ * cannot be stopped at its deadline — so the hub admits only small jobs here
+ * (MAX_INLINE_COST). Like a worker, its SEAL instance is replaced when a reply says
+ * so (SEAL_ERROR_RECYCLE caught exceptions, or out of memory): the thread cannot be
+ * replaced, so the runner, the cached contexts and the node-seal instance are
+ * dropped and a fresh WASM instance is made from the same compiled module. Until it
+ * is warm again the executor has no free slot; it never makes the server unready.
  */
 export class InlineExecutor implements Executor {
   readonly mode = 'inline' as const
   readonly #setup: WorkerSetup
   readonly #events: ExecutorEvents
+  readonly #wasmModule: WebAssembly.Module | undefined
   #runner: JobRunner | undefined
   #running = 0
-  #worn: string | undefined
+  #replacing: Promise<void> | undefined
+  #replacements = 0
   #closing = false
   #idle: Array<() => void> = []
 
-  constructor(setup: WorkerSetup, events: ExecutorEvents = {}) {
+  constructor(setup: WorkerSetup, events: ExecutorEvents = {}, wasmModule?: WebAssembly.Module) {
     this.#setup = setup
     this.#events = events
+    this.#wasmModule = wasmModule
   }
 
   async start(): Promise<WarmInfo> {
-    const { runner, warm } = await JobRunner.create(this.#setup, { workerId: 'inline', isolated: false })
-    this.#runner = runner
-    this.#events.onWarm?.(warm)
+    const warm = await this.#warmUp()
     this.#events.onCapacity?.()
     return warm
   }
 
+  async #warmUp(): Promise<WarmInfo> {
+    const { runner, warm } = await JobRunner.create(this.#setup, {
+      workerId: 'inline',
+      isolated: false,
+      ...(this.#wasmModule ? { wasmModule: this.#wasmModule } : {}),
+    })
+    this.#runner = runner
+    this.#events.onWarm?.(warm)
+    return warm
+  }
+
   ready(): boolean {
-    return this.#runner !== undefined && this.#worn === undefined && !this.#closing
+    return this.#runner !== undefined && this.#replacing === undefined && !this.#closing
   }
 
   freeSlots(): number {
-    return this.#runner && !this.#closing ? 1 - this.#running : 0
+    return this.ready() ? 1 - this.#running : 0
   }
 
   async run(job: WorkerJob, _deadline: AbortSignal): Promise<WorkerReply> {
     const runner = this.#runner
-    if (!runner) throw new Error('inline executor is not started')
+    if (!runner || this.#replacing) throw new Error('inline executor is not warm')
     this.#running++
+    let reply: WorkerReply | undefined
     try {
-      const reply = await runner.run(job)
-      if (reply.recycle) this.#worn = reply.recycle
+      reply = await runner.run(job)
       return reply
     } finally {
       this.#running--
-      if (this.#running === 0) for (const wake of this.#idle.splice(0)) wake()
+      if (reply?.recycle) this.#replace(runner, reply.recycle)
+      if (this.#running === 0 && !this.#replacing) this.#wakeIdle()
       this.#events.onCapacity?.()
     }
   }
 
+  /**
+   * Drops the worn instance and warms a fresh one. Its objects are deleted while the
+   * instance still works (replacement comes well before node-seal breaks); then
+   * nothing references the old WASM heap and the garbage collector frees it.
+   */
+  #replace(worn: JobRunner, reason: NonNullable<WorkerReply['recycle']>): void {
+    this.#replacements++
+    this.#events.onReplaced?.('inline', reason)
+    this.#runner = undefined
+    this.#replacing = (async () => {
+      try {
+        // After bad_alloc node-seal deadlocks on the next call: touch nothing of that instance.
+        if (reason !== 'outOfMemory') {
+          worn.dispose()
+          worn.search.dispose()
+          sharedContextCache().dispose()
+        }
+        sharedContextCache().forget()
+        retireSeal()
+        if (!this.#closing) await this.#warmUp()
+      } finally {
+        this.#replacing = undefined
+        this.#wakeIdle()
+        this.#events.onCapacity?.()
+      }
+    })()
+  }
+
+  #wakeIdle(): void {
+    if (this.#running === 0) for (const wake of this.#idle.splice(0)) wake()
+  }
+
   status(): ExecutorStatus {
-    return { mode: 'inline', size: 1, warm: this.ready() ? 1 : 0, running: this.#running, replacements: 0 }
+    return {
+      mode: 'inline',
+      size: 1,
+      warm: this.ready() ? 1 : 0,
+      running: this.#running,
+      replacements: this.#replacements,
+    }
   }
 
   async close(): Promise<void> {
     this.#closing = true
-    if (this.#running > 0) await new Promise<void>((resolve) => this.#idle.push(resolve))
+    if (this.#running > 0 || this.#replacing) await new Promise<void>((resolve) => this.#idle.push(resolve))
     this.#runner?.dispose()
   }
 }

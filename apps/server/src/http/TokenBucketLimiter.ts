@@ -36,8 +36,11 @@ export class TokenBucketLimiter {
     this.#now = now
   }
 
-  /** Spends one token of `key`'s bucket; throws RATE_LIMITED (with retryAfterSeconds) when it is empty. */
-  take(key: string): void {
+  /**
+   * Spends `amount` tokens (default one) of `key`'s bucket; throws RATE_LIMITED (with
+   * retryAfterSeconds) when fewer are left. A cost budget spends a job's cost units.
+   */
+  take(key: string, amount = 1): void {
     const now = this.#now()
     const { ratePerSecond, burst, maxKeys, what } = this.#options
     const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now }
@@ -50,15 +53,15 @@ export class TokenBucketLimiter {
       const oldest = this.#buckets.keys().next().value
       if (oldest !== undefined) this.#buckets.delete(oldest)
     }
-    if (bucket.tokens < 1) {
-      const retryAfterSeconds = Math.ceil((1 - bucket.tokens) / ratePerSecond)
+    if (bucket.tokens < amount) {
+      const retryAfterSeconds = Math.ceil((amount - bucket.tokens) / ratePerSecond)
       throw new HeError(
         'RATE_LIMITED',
         `too many ${what}: at most ${burst} at once and ${formatRate(ratePerSecond)} after that; retry in ${retryAfterSeconds} s`,
         { details: { retryAfterSeconds, burst, ratePerSecond } },
       )
     }
-    bucket.tokens -= 1
+    bucket.tokens -= amount
   }
 
   /** Keys tracked now (for tests and metrics). */

@@ -129,7 +129,12 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
           inputs,
           ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}),
         },
-        { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply), ...executorOverride(request) },
+        {
+          timeoutMs: config.REQUEST_TIMEOUT_MS,
+          signal: clientGoneSignal(reply),
+          cost: analysis.cost.units,
+          ...executorOverride(request),
+        },
       )
       const result = jobResult(request, done, 'evaluateResult')
       reply.header('x-sealbox-executor', done.mode)

@@ -46,6 +46,11 @@ export class JobRunner implements JobContext {
   #jobs = 0
   /** The key-cache version last reported to the scheduler. */
   #reportedKeys = -1
+  /**
+   * The thread's count of caught SEAL exceptions when this runner's instance was made:
+   * inline, the thread outlives its node-seal instances, and only the current one's count.
+   */
+  readonly #sealExceptionsBefore = sealExceptionCount()
 
   private constructor(setup: WorkerSetup, seal: Seal, search: SearchService, options: JobRunnerOptions) {
     this.setup = setup
@@ -129,8 +134,12 @@ export class JobRunner implements JobContext {
     // After bad_alloc node-seal deadlocks on the next call: never reuse this instance.
     if (failure?.code === 'OUT_OF_MEMORY') return { recycle: 'outOfMemory' }
     // Each caught C++ exception leaks 16 bytes of a 64 KiB stack; ~4,000 break the instance.
-    if (sealExceptionCount() >= this.setup.sealErrorRecycle) return { recycle: 'sealExceptions' }
+    if (this.#sealExceptions() >= this.setup.sealErrorRecycle) return { recycle: 'sealExceptions' }
     return {}
+  }
+
+  #sealExceptions(): number {
+    return sealExceptionCount() - this.#sealExceptionsBefore
   }
 
   stats(): WorkerStats {
@@ -141,7 +150,7 @@ export class JobRunner implements JobContext {
       threadId,
       pid: process.pid,
       jobs: this.#jobs,
-      sealExceptions: sealExceptionCount(),
+      sealExceptions: this.#sealExceptions(),
       ...(heap === undefined ? {} : { heapBytes: heap }),
       cacheBytes: cache.bytes,
       cacheEntries: cache.entries,

@@ -1,0 +1,153 @@
+import { HeError } from '@sealbox/he-core'
+import { describe, expect, it } from 'vitest'
+import type { Executor, ExecutorStatus } from './Executor.ts'
+import { FairScheduler } from './FairScheduler.ts'
+import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
+
+/*
+ * The scheduler's order, checked against an executor whose jobs finish when the test
+ * says so (Executor is an interface: this is a whole executor, not a mock of one).
+ * Jobs are told apart by identity; the order they start in is the schedule.
+ */
+class SteppedExecutor implements Executor {
+  readonly mode = 'pool' as const
+  readonly started: string[] = []
+  readonly #running: Array<() => void> = []
+  readonly #names: Map<WorkerJob, string>
+  readonly #slots: number
+
+  constructor(names: Map<WorkerJob, string>, slots = 1) {
+    this.#names = names
+    this.#slots = slots
+  }
+
+  start(): Promise<WarmInfo> {
+    throw new Error('not used')
+  }
+
+  ready(): boolean {
+    return true
+  }
+
+  freeSlots(): number {
+    return this.#slots - this.#running.length
+  }
+
+  run(job: WorkerJob): Promise<WorkerReply> {
+    this.started.push(this.#names.get(job) ?? '?')
+    return new Promise((resolve) => {
+      this.#running.push(() =>
+        resolve({
+          result: { type: 'faultSurvived' },
+          timings: {},
+          keyCache: 'none',
+          worker: {
+            workerId: 'thread-1',
+            threadId: 1,
+            pid: process.pid,
+            jobs: 1,
+            sealExceptions: 0,
+            cacheBytes: 0,
+            cacheEntries: 0,
+            cacheHits: 0,
+            cacheMisses: 0,
+            cacheEvictions: 0,
+          },
+        }),
+      )
+    })
+  }
+
+  /** Finishes the oldest running job and lets the scheduler react. */
+  async finishOne(): Promise<void> {
+    this.#running.shift()?.()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+
+  get busy(): number {
+    return this.#running.length
+  }
+
+  status(): ExecutorStatus {
+    return { mode: 'pool', size: this.#slots, warm: this.#slots, running: this.#running.length, replacements: 0 }
+  }
+
+  async close(): Promise<void> {}
+}
+
+function rig(options: { slots?: number; maxQueued?: number } = {}) {
+  const names = new Map<WorkerJob, string>()
+  const executor = new SteppedExecutor(names, options.slots)
+  const scheduler = new FairScheduler({
+    executor,
+    maxQueued: options.maxQueued ?? 1000,
+    maxQueuedPerTenant: 1000,
+    quantum: 10,
+  })
+  const submit = (tenant: string, name: string, cost: number) => {
+    const job: WorkerJob = { type: 'fault', fault: 'slow' }
+    names.set(job, name)
+    return scheduler.submit(tenant, job, { timeoutMs: 60_000, cost })
+  }
+  const runAll = async () => {
+    while (executor.busy > 0) await executor.finishOne()
+  }
+  return { executor, scheduler, submit, runAll }
+}
+
+describe('FairScheduler (deficit round-robin by cost)', () => {
+  it('runs another tenant’s small job right after the running one while a tenant floods maximum-cost jobs', async () => {
+    const { executor, submit, runAll } = rig()
+    const flood = Array.from({ length: 6 }, (_, i) => submit('a', `a${i}`, 10_000))
+    const search = submit('b', 'b-search', 9)
+    await runAll()
+    await Promise.all([...flood, search])
+    expect(executor.started.indexOf('b-search')).toBe(1)
+    expect(executor.started.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5'])
+  })
+
+  it('shares the worker in cost, not in jobs: ten 10-unit jobs per 100-unit job', async () => {
+    const { executor, submit, runAll } = rig()
+    const jobs = [
+      ...Array.from({ length: 3 }, (_, i) => submit('big', `big${i}`, 100)),
+      ...Array.from({ length: 30 }, (_, i) => submit('small', `small${i}`, 10)),
+    ]
+    await runAll()
+    await Promise.all(jobs)
+    const bigAt = executor.started.map((name, i) => (name.startsWith('big') ? i : -1)).filter((i) => i >= 0)
+    expect(bigAt).toHaveLength(3)
+    // Between two big jobs the small tenant gets as much cost: about ten of its jobs.
+    for (let i = 1; i < bigAt.length; i++) {
+      const between = (bigAt[i] as number) - (bigAt[i - 1] as number) - 1
+      expect(between).toBeGreaterThanOrEqual(9)
+      expect(between).toBeLessThanOrEqual(11)
+    }
+  })
+
+  it('is plain round-robin over tenants when every job costs the same', async () => {
+    const { executor, submit, runAll } = rig()
+    // The worker is busy while the three tenants queue.
+    const blocker = submit('z', 'blocker', 9)
+    const jobs = ['a', 'b', 'c'].flatMap((tenant) =>
+      Array.from({ length: 3 }, (_, i) => submit(tenant, `${tenant}${i}`, 9)),
+    )
+    await runAll()
+    await Promise.all([blocker, ...jobs])
+    expect(executor.started).toEqual(['blocker', 'a0', 'b0', 'c0', 'a1', 'b1', 'c1', 'a2', 'b2', 'c2'])
+  })
+
+  it('says in Retry-After how long the queued and running cost takes at the measured throughput', async () => {
+    const { scheduler, submit, runAll } = rig({ maxQueued: 2 })
+    const jobs = [submit('a', 'run', 10_000), submit('a', 'q1', 10_000), submit('a', 'q2', 10_000)]
+    expect(scheduler.queuedCost).toBe(20_000)
+    const refused = await submit('b', 'late', 9).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(HeError)
+    expect((refused as HeError).code).toBe('OVERLOADED')
+    const retryAfter = Number((refused as HeError).details?.retryAfterSeconds)
+    // Nothing finished yet: the model's prior (1 unit per ms) → two queued 10-second jobs and most of the running one.
+    expect(retryAfter).toBeGreaterThanOrEqual(20)
+    expect(retryAfter).toBeLessThanOrEqual(31)
+    await runAll()
+    await Promise.all(jobs)
+  })
+})
