@@ -1,3 +1,4 @@
+import '../zodWithoutEval.ts'
 import { HeError, toHeError } from '@sealbox/he-core'
 import { handleRequest } from './handleRequest.ts'
 import { type WorkerReply, workerRequest } from './protocol.ts'
