@@ -46,6 +46,15 @@ describe('crc32', () => {
     }
   })
 
+  it('agrees with the reference on both sides of the zlib size threshold, chunked or not', () => {
+    const data = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 2654435761) >>> 24)
+    const expected = referenceCrc32(data)
+    expect(crc32(data)).toBe(expected)
+    for (const cut of [0, 100, 4095, 4096, 5000, 5904, 10_000]) {
+      expect(crc32(data.subarray(cut), crc32(data.subarray(0, cut)))).toBe(expected)
+    }
+  })
+
   it('detects every single-bit flip in a block', () => {
     const data = Uint8Array.from({ length: 64 }, (_, i) => i)
     const original = crc32(data)

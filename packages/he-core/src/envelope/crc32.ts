@@ -24,11 +24,28 @@ function buildTables(): Uint32Array {
   return tables
 }
 
+type NativeCrc32 = (bytes: Uint8Array, crc: number) => number
+
+/**
+ * Node's zlib.crc32 (22.2+; the same checksum, about 3× faster than the tables on
+ * large inputs: a search query is checked twice, bundle and items). Looked up at run
+ * time, like inflateSealPayload's zlib, so this module still loads in a browser.
+ */
+const nativeCrc32: NativeCrc32 | undefined = (
+  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+    'node:zlib',
+  ) as { crc32?: NativeCrc32 } | undefined
+)?.crc32
+
+/** Below this many bytes the call into zlib costs more than the tables. */
+const NATIVE_CRC_MIN_BYTES = 4096
+
 /**
  * The CRC-32 of `bytes`, as an unsigned 32-bit number. Pass a previous result as
  * `crc` to continue a checksum over several chunks.
  */
 export function crc32(bytes: Uint8Array, crc = 0): number {
+  if (nativeCrc32 && bytes.length >= NATIVE_CRC_MIN_BYTES) return nativeCrc32(bytes, crc)
   const t = TABLES
   let c = ~crc
   const length = bytes.length

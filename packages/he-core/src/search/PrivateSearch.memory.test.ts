@@ -9,10 +9,12 @@ import { searchFixture } from './searchTestKit.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 
 describe('private search memory', () => {
-  it('stays flat over hundreds of queries, client- and server-side baby steps', async () => {
+  it('stays flat over hundreds of queries, client- and server-side baby steps, compressed or not', async () => {
     for (const input of [
       { rows: 100, dimension: 3 },
       { rows: 100, dimension: 3, babySteps: 'server', babyStep: 2 },
+      // Uncompressed queries and responses take other load and save paths.
+      { rows: 100, dimension: 3, compression: 'none', responseCompression: 'none' },
     ] as const) {
       using fixture = await searchFixture(input)
       const q = syntheticSearchQuery(3, 2)

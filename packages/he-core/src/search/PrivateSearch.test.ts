@@ -146,3 +146,27 @@ describe('private search beyond one block', () => {
   it('V=100,000 spans 25 blocks and still decrypts every score exactly', () =>
     checkCase({ params: 'n4096', scheme: 'bgv', side: 'client', shape: [100_000, 4], g: 4, nttForm: true }))
 })
+
+describe('private search compression knobs', () => {
+  // Every combination of query and response compression decrypts the oracle's scores;
+  // uncompressed responses are larger on the wire, compressed queries smaller.
+  for (const scheme of ['bgv', 'bfv'] as const) {
+    it(`${scheme}: queries and responses zstd or uncompressed, each side's choice, scores exact`, async () => {
+      const sizes: Record<string, { query: number; response: number }> = {}
+      for (const compression of ['zstd', 'none'] as const) {
+        for (const responseCompression of ['zstd', 'none'] as const) {
+          using fixture = await searchFixture({ rows: 5000, dimension: 10, scheme, compression, responseCompression })
+          expect(fixture.config.responseCompression).toBe(responseCompression)
+          const vector = syntheticSearchQuery(10, 11)
+          const query = fixture.client.encryptQuery(vector)
+          const { response } = fixture.index.evaluate(query, fixture.keys)
+          const oracle = plaintextSearchScores(fixture.config, fixture.database, vector)
+          expect(Array.from(fixture.client.decryptScores(response).scores)).toEqual(Array.from(oracle))
+          sizes[`${compression}/${responseCompression}`] = { query: query.byteLength, response: response.byteLength }
+        }
+      }
+      expect(sizes['none/none']?.query).toBeGreaterThan(1.5 * (sizes['zstd/zstd']?.query ?? 0))
+      expect(sizes['zstd/none']?.response).toBeGreaterThan(1.5 * (sizes['zstd/zstd']?.response ?? 0))
+    })
+  }
+})

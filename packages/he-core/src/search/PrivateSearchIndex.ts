@@ -159,7 +159,7 @@ export class PrivateSearchIndex implements Disposable {
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
-      const mode = sealCompressionMode(config.compression)
+      const mode = sealCompressionMode(config.responseCompression)
       try {
         runSearchKernel({
           ctx,

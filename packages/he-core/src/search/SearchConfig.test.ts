@@ -36,6 +36,7 @@ describe('resolveSearchConfig', () => {
     ])
     expect(config.operations).toMatchObject({ multiplies: 40, babyRotations: 0, giantRotations: 0 })
     expect(config.configId).toMatch(/^[0-9a-f]{32}$/)
+    expect(config.responseCompression).toBe('zstd')
   })
 
   it('keeps every score inside (−t/2, t/2): (s·R + √D/2)² ≤ (t−1)/2 and s+1 breaks it', () => {
@@ -68,6 +69,8 @@ describe('resolveSearchConfig', () => {
     const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64 })
     expect(all.babyStep).toBe(32)
     expect(all.galoisSteps).toEqual([32])
+    // g is chosen on the server total: uncompressed queries load faster (no inflate), so it sends more of them.
+    expect(resolveSearchConfig({ rows: 1000, dimension: 64, compression: 'none' }).babyStep).toBe(16)
     const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babyStep: 64 })
     expect(given.galoisSteps).toEqual([])
     expect(given.queryCiphertexts).toBe(64)
@@ -89,6 +92,7 @@ describe('resolveSearchConfig', () => {
     expect(resolveSearchConfig({ ...base }).configId).toBe(id)
     // Server-side details do not change the query/response contract.
     expect(resolveSearchConfig({ ...base, nttForm: false, compression: 'none' }).configId).toBe(id)
+    expect(resolveSearchConfig({ ...base, responseCompression: 'none' }).configId).toBe(id)
     const variants: SearchConfigInput[] = [
       { ...base, rows: 5001 },
       { ...base, dimension: 11 },

@@ -58,8 +58,10 @@ export const SearchConfigInput = z
     babyStep: z.number().int().min(1).optional(),
     /** `client` baby steps: at most this many query ciphertexts (upload bound) when choosing g. */
     maxQueryCiphertexts: z.number().int().min(1).max(4096).default(16),
-    /** SEAL compression of query and response ciphertexts: zstd (≈ 45% smaller) or none (faster). */
+    /** SEAL compression of the query ciphertexts (and of the responses unless `responseCompression` says otherwise): zstd (≈ 45% smaller) or none (faster to load). */
     compression: z.enum(['zstd', 'none']).default('zstd'),
+    /** SEAL compression of the response ciphertexts the server saves; default `compression`. */
+    responseCompression: z.enum(['zstd', 'none']).optional(),
     /** Server: keep the processed database in NTT form (default; 2.5–7× faster multiplies). */
     nttForm: z.boolean().default(true),
   })
@@ -100,9 +102,12 @@ export interface SearchConfig {
   queryCiphertexts: number
   blocks: SearchBlock[]
   operations: SearchOperationCount
-  /** Model estimate for this VM, used to choose g. Measured numbers come from the benchmark. */
+  /** Model estimate of the server total (decode, load, compute, save) on this VM, used to choose g. Measured numbers come from the benchmark. */
   estimatedServerMs: number
+  /** Compression of the query ciphertexts (the client's choice; the server loads either). */
   compression: 'zstd' | 'none'
+  /** Compression of the response ciphertexts (the server's choice; the client loads either). */
+  responseCompression: 'zstd' | 'none'
   nttForm: boolean
 }
 
@@ -192,8 +197,10 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       { details: { field: 'babyStep', limit: paddedDimension } },
     )
   }
+  const transfer = { query: spec.compression, response: spec.responseCompression ?? spec.compression }
   const babyStep =
-    spec.babyStep ?? chooseBabyStep(base, scheme, side, facts, spec.nttForm, spec.maxQueryCiphertexts).babyStep
+    spec.babyStep ??
+    chooseBabyStep(base, scheme, side, facts, spec.nttForm, spec.maxQueryCiphertexts, transfer).babyStep
   const shape: SearchShape = { ...base, babyStep }
   const galoisSteps = galoisStepsFor(shape, side)
   if (galoisSteps.length > 0 && !facts.keySwitching) {
@@ -244,8 +251,9 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
     queryCiphertexts: operations.queryCiphertexts,
     blocks,
     operations,
-    estimatedServerMs: estimateServerMs(operations, facts, scheme, spec.nttForm),
+    estimatedServerMs: estimateServerMs(operations, facts, scheme, spec.nttForm, transfer),
     compression: spec.compression,
+    responseCompression: spec.responseCompression ?? spec.compression,
     nttForm: spec.nttForm,
   }
 }

@@ -14,6 +14,8 @@ export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
     babySteps: config.babySteps,
     babyStep: config.babyStep,
     compression: config.compression,
+    // A config from an older server has no responseCompression: the query's then.
+    responseCompression: config.responseCompression ?? config.compression,
     nttForm: config.nttForm,
   }
 }

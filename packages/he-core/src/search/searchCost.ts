@@ -7,7 +7,7 @@ export type BabyStepSide = 'client' | 'server'
 
 /** SEAL operations one query costs the server. */
 export interface SearchOperationCount {
-  /** Seeded query ciphertexts the server loads (each expands its seed). */
+  /** Seeded query ciphertexts the server checks and loads (each expands its seed; zstd ones are inflated first). */
   queryCiphertexts: number
   babyRotations: number
   giantRotations: number
@@ -16,38 +16,55 @@ export interface SearchOperationCount {
   additions: number
   /** BFV only: ciphertexts moved into / out of NTT form (BGV ciphertexts live in NTT form). */
   nttTransforms: number
-  /** Response ciphertexts, each mod-switched to the last level. */
+  /** Response ciphertexts, each mod-switched to the last level and saved. */
   responseCiphertexts: number
+}
+
+/** How the query and response ciphertexts travel: the load and save costs depend on it. */
+export interface SearchTransfer {
+  query: 'zstd' | 'none'
+  response: 'zstd' | 'none'
 }
 
 /**
  * Cost of each operation in units of one NTT-form plaintext multiply, measured with
  * node-seal 7 on Node 24 at n=4096 with two data primes (one unit ≈ 0.2 ms on this
  * project's 2-core VM). Only ratios matter: they choose the baby step. They scale
- * with n × primes like the operations themselves.
+ * with n × primes like the operations themselves. The costs of moving ciphertexts
+ * in and out (envelope checks, inflate, seed expansion, save) are in QUERY_LOAD and
+ * RESPONSE_SAVE, so g is chosen on the server's whole time per query, not compute alone.
  */
 const UNIT_COST: Record<SearchScheme, Record<keyof SearchOperationCount, number>> = {
   // Rotation = key switching (≈ 13 multiplies); a BFV rotation needs coefficient form.
   bfv: {
-    queryCiphertexts: 2.5,
+    queryCiphertexts: 0,
     babyRotations: 13,
     giantRotations: 13,
     multiplies: 1,
     additions: 0.1,
     nttTransforms: 2.3,
-    responseCiphertexts: 0.6,
+    // The mod switch alone (coefficient form: no NTT); the save is RESPONSE_SAVE.
+    responseCiphertexts: 0.45,
   },
   // BGV keeps ciphertexts in NTT form: no transforms, but its mod switch does two NTTs.
   bgv: {
-    queryCiphertexts: 2.5,
+    queryCiphertexts: 0,
     babyRotations: 12,
     giantRotations: 12,
     multiplies: 1,
     additions: 0.1,
     nttTransforms: 2.3,
-    responseCiphertexts: 3.3,
+    responseCiphertexts: 3,
   },
 }
+/**
+ * Per query ciphertext: envelope checks, inflate (zstd) and the SEAL load, whose floor
+ * is the seed expansion (≈ 1.1 units). Measured by the benchmark's load split.
+ */
+const QUERY_LOAD: Record<SearchTransfer['query'], number> = { zstd: 3, none: 1.75 }
+/** Per response ciphertext: SEAL save (zstd ≈ 0.4 ms) and the response envelope. */
+const RESPONSE_SAVE: Record<SearchTransfer['response'], number> = { zstd: 2, none: 0.25 }
+const DEFAULT_TRANSFER: SearchTransfer = { query: 'zstd', response: 'zstd' }
 /** A plaintext multiply with a coefficient-form plaintext (SEAL transforms it on every use). */
 const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3 }
 /** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
@@ -85,15 +102,20 @@ export function countSearchOperations(
   }
 }
 
-/** Estimated server milliseconds per query on this project's VM (a model, not a measurement). */
+/**
+ * Estimated server milliseconds per query on this project's VM, decode and load to
+ * save (a model, not a measurement).
+ */
 export function estimateServerMs(
   counts: SearchOperationCount,
   facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount'>,
   scheme: SearchScheme,
   nttForm: boolean,
+  transfer: SearchTransfer = DEFAULT_TRANSFER,
 ): number {
   const unit = UNIT_COST[scheme]
-  let units = 0
+  let units =
+    counts.queryCiphertexts * QUERY_LOAD[transfer.query] + counts.responseCiphertexts * RESPONSE_SAVE[transfer.response]
   for (const key of Object.keys(unit) as (keyof SearchOperationCount)[]) {
     const perOp = key === 'multiplies' && !nttForm ? COEFFICIENT_FORM_MULTIPLY[scheme] : unit[key]
     units += perOp * counts[key]
@@ -117,9 +139,9 @@ export function galoisStepsFor(shape: SearchShape, side: BabyStepSide): number[]
 }
 
 /**
- * Picks the baby step g minimising the estimated server time, among 1…D' (capped by
- * `maxQueryCiphertexts` when the client sends the baby steps). Ties go to fewer
- * query ciphertexts (less upload), then fewer Galois keys.
+ * Picks the baby step g minimising the estimated server total (load and save
+ * included), among 1…D' (capped by `maxQueryCiphertexts` when the client sends the
+ * baby steps). Ties go to fewer query ciphertexts (less upload), then fewer Galois keys.
  */
 export function chooseBabyStep(
   shape: Omit<SearchShape, 'babyStep'>,
@@ -128,6 +150,7 @@ export function chooseBabyStep(
   facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount'>,
   nttForm: boolean,
   maxQueryCiphertexts: number,
+  transfer: SearchTransfer = DEFAULT_TRANSFER,
 ): BabyStepChoice {
   const limit = side === 'client' ? Math.min(shape.paddedDimension, maxQueryCiphertexts) : shape.paddedDimension
   const candidates: BabyStepChoice['candidates'] = []
@@ -136,7 +159,7 @@ export function chooseBabyStep(
     const counts = countSearchOperations(withG, scheme, side)
     candidates.push({
       babyStep: g,
-      estimatedServerMs: estimateServerMs(counts, facts, scheme, nttForm),
+      estimatedServerMs: estimateServerMs(counts, facts, scheme, nttForm, transfer),
       queryCiphertexts: counts.queryCiphertexts,
       galoisSteps: galoisStepsFor(withG, side),
     })
