@@ -232,6 +232,7 @@ export {
   estimateServerMs,
   galoisStepsFor,
   type SearchOperationCount,
+  type SearchTransfer,
 } from './search/searchCost.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './search/searchLayout.ts'
 export {
