@@ -1,15 +1,16 @@
 import { defineProject } from 'vitest/config'
 
 /**
- * The sandbox's tests are end-to-end: the real built app in real browsers
- * (Chromium, Firefox, WebKitGTK), served by the real server when it can start.
+ * The sandbox's tests: end-to-end, the real built app in real browsers (Chromium,
+ * Firefox, WebKitGTK) served by the real server; and unit tests of the pure modules
+ * (the .test.ts files under src: the workspace as data, no SEAL, no DOM) in Node.
  */
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
   ssr: { resolve: { conditions: ['@sealbox/source'] } },
   test: {
     name: 'web',
-    include: ['e2e/**/*.e2e.test.ts'],
+    include: ['e2e/**/*.e2e.test.ts', 'src/**/*.test.ts'],
     environment: 'node',
     // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
     sequence: { groupOrder: 3 },
