@@ -335,8 +335,11 @@ export class FairScheduler {
       .then(
         (reply) => {
           const elapsed = performance.now() - started
-          this.#doneCost = 0.8 * this.#doneCost + entry.cost
-          this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
+          // A failed job stopped early (bad input, refused key): its estimate says nothing of speed.
+          if (reply.result.type !== 'failed') {
+            this.#doneCost = 0.8 * this.#doneCost + entry.cost
+            this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
+          }
           this.#learn(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)

@@ -9,9 +9,9 @@ import type { WorkerSetup } from './WorkerSetup.ts'
  * a job computes, no other request (health checks included) is answered, and a job
  * cannot be stopped at its deadline — so the hub admits only small jobs here
  * (MAX_INLINE_COST). Like a worker, its SEAL instance is replaced when a reply says
- * so (SEAL_ERROR_RECYCLE caught exceptions, or out of memory): the thread cannot be
- * replaced, so the runner, the cached contexts and the node-seal instance are
- * dropped and a fresh WASM instance is made from the same compiled module. Until it
+ * so after SEAL_ERROR_RECYCLE caught exceptions: the thread cannot be replaced, so
+ * the runner, the cached contexts and the node-seal instance are dropped and a fresh
+ * WASM instance is made from the same compiled module. Until it
  * is warm again the executor has no free slot; it never makes the server unready.
  */
 export class InlineExecutor implements Executor {
@@ -23,6 +23,8 @@ export class InlineExecutor implements Executor {
   #running = 0
   #replacing: Promise<void> | undefined
   #replacements = 0
+  /** Out of memory: the instance must not be touched again, so no more jobs here. */
+  #outOfService = false
   #closing = false
   #idle: Array<() => void> = []
 
@@ -50,7 +52,7 @@ export class InlineExecutor implements Executor {
   }
 
   ready(): boolean {
-    return this.#runner !== undefined && this.#replacing === undefined && !this.#closing
+    return this.#runner !== undefined && this.#replacing === undefined && !this.#outOfService && !this.#closing
   }
 
   freeSlots(): number {
@@ -76,21 +78,25 @@ export class InlineExecutor implements Executor {
   /**
    * Drops the worn instance and warms a fresh one. Its objects are deleted while the
    * instance still works (replacement comes well before node-seal breaks); then
-   * nothing references the old WASM heap and the garbage collector frees it.
+   * nothing references the old WASM heap and the garbage collector frees it. After
+   * out-of-memory node-seal deadlocks on the next call, so nothing of that instance
+   * may be touched — not even to delete the contexts cached for it — and the
+   * executor stays out of service until the server restarts (its jobs time out; the
+   * server stays ready). MAX_INLINE_COST keeps inline jobs far from the 4 GiB heap.
    */
   #replace(worn: JobRunner, reason: NonNullable<WorkerReply['recycle']>): void {
     this.#replacements++
     this.#events.onReplaced?.('inline', reason)
     this.#runner = undefined
+    if (reason === 'outOfMemory') {
+      this.#outOfService = true
+      return
+    }
     this.#replacing = (async () => {
       try {
-        // After bad_alloc node-seal deadlocks on the next call: touch nothing of that instance.
-        if (reason !== 'outOfMemory') {
-          worn.dispose()
-          worn.search.dispose()
-          sharedContextCache().dispose()
-        }
-        sharedContextCache().forget()
+        worn.dispose()
+        worn.search.dispose()
+        sharedContextCache().dispose()
         retireSeal()
         if (!this.#closing) await this.#warmUp()
       } finally {

@@ -1,0 +1,245 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  encodeBatch,
+  encryptSymmetric,
+  exportEvaluationKeys,
+  getHeContext,
+  KeySet,
+  type SealboxClient,
+  SealboxClient as SealboxClientClass,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, raw, type SearchSide, type SpawnedServer, searchSide, sleep, spawnServer } from '../harness.ts'
+import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+
+/*
+ * Issue items 2.2 and 2.12: a program's cost is bounded and scheduled. One tenant
+ * flooding the only worker with the most expensive programs the server allows delays
+ * another tenant's search by about one such program; programs above MAX_PROGRAM_COST
+ * and tenants past their budget are refused before any worker time; a full queue's
+ * Retry-After covers the work ahead of it. Every bound is compared with job durations
+ * measured in the same run, never with a fixed number of milliseconds.
+ */
+
+const database = { rows: 300, dim: 6, seed: 7 }
+const FILE = 'programCost.e2e.test.ts'
+const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
+const MAX_PROGRAM_COST = 500
+const QUEUE_SIZE = 6
+
+/** x^16 at n = 4096 BFV: 15 multiplies and relinearizations, ≈ 440 cost units — the most this server allows. */
+const maxCostProgram = {
+  version: 1,
+  inputs: [{ name: 'x', kind: 'ciphertext' }],
+  steps: [{ op: 'exponentiate', a: 'x', exponent: 16, out: 'r' }],
+  outputs: ['r'],
+}
+
+/** n = 16384 BFV multiplies (no keys needed): one costs ≈ 440 units, two ≈ 880 (above MAX_PROGRAM_COST). */
+function bigProgram(multiplies: 1 | 2): string {
+  return JSON.stringify({
+    params: { scheme: 'bfv', polyModulusDegree: 16384, plainModulus: { batchingBits: 20 } },
+    program: {
+      version: 1,
+      inputs: [
+        { name: 'x', kind: 'ciphertext' },
+        { name: 'y', kind: 'ciphertext' },
+      ],
+      steps:
+        multiplies === 1
+          ? [{ op: 'multiply', a: 'x', b: 'y', out: 'r' }]
+          : [
+              { op: 'multiply', a: 'x', b: 'y', out: 'xy' },
+              { op: 'multiply', a: 'xy', b: 'y', out: 'r' },
+            ],
+      outputs: ['r'],
+    },
+    // Not ciphertexts: a request that passes admission fails in the worker at once.
+    inputs: { x: 'AAAA', y: 'AAAA' },
+  })
+}
+
+describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () => {
+  let dataDir: string
+  let server: SpawnedServer
+  let anonymous: SealboxClient
+  let side: SearchSide
+  let keysEnvelope: Uint8Array
+  let input: Uint8Array
+  let idle: HealthStats
+
+  /** A fresh tenant with the relinearization keys the max-cost program needs. */
+  async function programTenant(): Promise<SealboxClient> {
+    const { client } = await anonymous.createSession()
+    await client.putKeySet('relin', keysEnvelope)
+    return client
+  }
+
+  function runMaxCost(client: SealboxClient) {
+    return client.evaluate({ params, program: maxCostProgram, inputs: { x: input }, keySet: 'relin' })
+  }
+
+  /** Resolves once the pool runs a job and holds `queued` more (an event we wait on, not a sleep). */
+  async function poolState(ready: (pool: { running: number; queued: number }) => boolean, what: string) {
+    const deadline = performance.now() + 60_000
+    while (performance.now() < deadline) {
+      const state = await anonymous.readiness()
+      const pool = state.executors.find((executor) => executor.mode === 'pool')
+      if (pool && ready(pool)) return
+      await sleep(5)
+    }
+    throw new Error(`timed out waiting until ${what}`)
+  }
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-cost-'))
+    server = await spawnServer({
+      WORKERS: '1',
+      SYNTHETIC_ROWS: String(database.rows),
+      SYNTHETIC_DIM: String(database.dim),
+      SYNTHETIC_SEED: String(database.seed),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      MAX_PROGRAM_COST: String(MAX_PROGRAM_COST),
+      TENANT_COST_BUDGET: '5000',
+      TENANT_COST_WINDOW_MS: '600000',
+      QUEUE_SIZE: String(QUEUE_SIZE),
+      TENANT_QUEUE_SIZE: String(QUEUE_SIZE),
+      REQUEST_TIMEOUT_MS: '120000',
+    })
+    anonymous = new SealboxClientClass({ baseUrl: server.url })
+    const ctx = await getHeContext(params)
+    using keys = KeySet.generate(ctx, { relin: true })
+    keysEnvelope = exportEvaluationKeys(keys)
+    input = withScope((scope) =>
+      saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [1, 2, 3], scope), scope), {
+        kind: 'ciphertext',
+        fingerprint: ctx.fingerprint,
+        keySetId: keys.id,
+        compression: 'zstd',
+      }),
+    )
+    const { client } = await anonymous.createSession()
+    side = await searchSide(client, database)
+    // Warm the worker: the program's context and keys, and the search.
+    await runMaxCost(await programTenant())
+    await client.search(side.query(1).bytes)
+    idle = await idleHealth(server.url)
+  }, 120_000)
+
+  afterAll(async () => {
+    side?.[Symbol.dispose]()
+    server?.process.kill('SIGTERM')
+    await server?.exited
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('another tenant’s search waits about one program while a tenant floods maximum-cost programs', async () => {
+    const flooder = await programTenant()
+    const { client: searcher } = await anonymous.createSession()
+    const q = side.query(2)
+    const finished: string[] = []
+    const { result, health } = await duringAttack(server.url, async () => {
+      const flood = Array.from({ length: QUEUE_SIZE }, (_, i) =>
+        runMaxCost(flooder).then((reply) => {
+          finished.push(`a${i}`)
+          return reply
+        }),
+      )
+      await poolState((pool) => pool.running === 1 && pool.queued === QUEUE_SIZE - 1, 'the flood is queued')
+      const search = searcher.search(q.bytes).then((reply) => {
+        finished.push('b')
+        return reply
+      })
+      return { flood: await Promise.all(flood), search: await search }
+    })
+    const jobMs = result.flood.map((reply) => (reply.timing.total ?? 0) - (reply.timing.queue ?? 0))
+    const longest = Math.max(...jobMs)
+    const searchWait = result.search.timing.queue ?? Number.POSITIVE_INFINITY
+    console.log(
+      `max-cost program ${jobMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the other tenant's search waited ${searchWait.toFixed(0)} ms; finished: ${finished.join(' ')}`,
+    )
+    // The search went right after the program that was running when it arrived.
+    expect(finished.indexOf('b')).toBeLessThanOrEqual(1)
+    expect(searchWait).toBeLessThanOrEqual(1.25 * longest)
+    expect(Array.from(side.search.decryptScores(result.search.responses).scores)).toEqual(Array.from(q.expected))
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+    recordAbuse({
+      item: '2.2',
+      test: `${FILE} › another tenant’s search waits about one program while a tenant floods maximum-cost programs`,
+      answer: `200; search queue ${searchWait.toFixed(0)} ms vs a program's ${longest.toFixed(0)} ms`,
+      during: health,
+      idle,
+    })
+  })
+
+  it('refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front', async () => {
+    const { session } = await anonymous.createSession()
+    const post = (body: string) =>
+      raw(`${server.url}/api/v1/evaluate`, {
+        method: 'POST',
+        token: session.token,
+        body,
+        headers: { 'content-type': 'application/json' },
+      })
+    const { result, health } = await duringAttack(server.url, async () => {
+      const tooBig = await post(bigProgram(2))
+      const answers = []
+      // 5,000 units of budget; each ≈ 440 (refused in the worker, but its cost is spent at admission).
+      for (let i = 0; i < 12; i++) answers.push(await post(bigProgram(1)))
+      return { tooBig, answers }
+    })
+    expect([result.tooBig.status, result.tooBig.json.error?.code]).toEqual([422, 'LIMIT_EXCEEDED'])
+    expect(result.tooBig.json.error?.message).toMatch(/costs about [\d,]+ cost units; this server's limit is 500/)
+    expect(result.tooBig.json.error?.message).toMatch(/MAX_PROGRAM_COST/)
+    const statuses = result.answers.map((answer) => answer.status)
+    expect(statuses.slice(0, 11).every((status) => status !== 429)).toBe(true)
+    const limited = result.answers[11]
+    expect([limited?.status, limited?.json.error?.code]).toEqual([429, 'RATE_LIMITED'])
+    expect(limited?.json.error?.message).toMatch(/budget of 5,000 per 600 s \(TENANT_COST_BUDGET/)
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+    recordAbuse({
+      item: '2.2',
+      test: `${FILE} › refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front`,
+      answer: `422 LIMIT_EXCEEDED; 429 RATE_LIMITED (Retry-After ${limited?.headers.get('retry-after')} s) after ${statuses.length - 1} programs`,
+      during: health,
+      idle,
+    })
+  })
+
+  it('answers a full queue 503 with a Retry-After that covers the work ahead', async () => {
+    const flooder = await programTenant()
+    const { client: late } = await anonymous.createSession()
+    const { result, health } = await duringAttack(server.url, async () => {
+      const flood = Array.from({ length: QUEUE_SIZE + 1 }, () => runMaxCost(flooder))
+      await poolState((pool) => pool.running === 1 && pool.queued === QUEUE_SIZE, 'the queue is full')
+      const refused = await errorOf(late.search(side.query(3).bytes))
+      return { refused, flood: await Promise.all(flood) }
+    })
+    expect(result.refused.code).toBe('OVERLOADED')
+    const retryAfter = Number(result.refused.details?.retryAfterSeconds)
+    const jobMs = result.flood.map((reply) => (reply.timing.total ?? 0) - (reply.timing.queue ?? 0))
+    const shortest = Math.min(...jobMs)
+    console.log(
+      `Retry-After ${retryAfter} s with ${QUEUE_SIZE} programs of ${jobMs.map((ms) => ms.toFixed(0)).join(', ')} ms queued`,
+    )
+    // Six queued programs were ahead of the refused request (plus the running one).
+    expect(retryAfter * 1000).toBeGreaterThanOrEqual(QUEUE_SIZE * shortest)
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+    recordAbuse({
+      item: '2.12',
+      test: `${FILE} › answers a full queue 503 with a Retry-After that covers the work ahead`,
+      answer: `503 OVERLOADED, Retry-After ${retryAfter} s for ${QUEUE_SIZE} queued programs of ≥ ${shortest.toFixed(0)} ms`,
+      during: health,
+      idle,
+    })
+  })
+})
