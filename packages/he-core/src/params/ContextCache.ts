@@ -38,6 +38,16 @@ export class ContextCache implements Disposable {
     return this.#byFingerprint.size
   }
 
+  /**
+   * Drops every context without deleting it, for when their node-seal instance is
+   * unusable (out of memory) and being replaced (`retireSeal`): the old heap goes
+   * with the instance.
+   */
+  forget(): void {
+    this.#byFingerprint.clear()
+    this.#byKey.clear()
+  }
+
   dispose(): void {
     for (const context of this.#byFingerprint.values()) context.dispose()
     this.#byFingerprint.clear()
