@@ -38,28 +38,24 @@ interface SessionAnswer {
 /** `POST /api/v1/session` from a chosen loopback address (all of 127/8 reaches a server on 127.0.0.1). */
 function createSession(url: string, localAddress = '127.0.0.1'): Promise<SessionAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      new URL('/api/v1/session', url),
-      { method: 'POST', localAddress, agent: false },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString()) as {
-            token?: string
-            error?: { code: string }
-          }
-          const retryAfter = res.headers['retry-after']
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-            code: body.error?.code,
-            token: body.token,
-          })
+    const req = httpRequest(new URL('/api/v1/session', url), { method: 'POST', localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+          token?: string
+          error?: { code: string }
+        }
+        const retryAfter = res.headers['retry-after']
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+          code: body.error?.code,
+          token: body.token,
         })
-        res.on('error', reject)
-      },
-    )
+      })
+      res.on('error', reject)
+    })
     req.on('error', reject)
     req.end()
   })
