@@ -106,9 +106,20 @@ export {
 } from './keys/exportKeys.ts'
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings, newKeySetId } from './keys/KeySet.ts'
-export { ContextCache, getHeContext, paramsInputOf, sharedContextCache } from './params/ContextCache.ts'
+export {
+  acquireHeContext,
+  ContextCache,
+  type ContextCacheOptions,
+  type ContextLease,
+  DEFAULT_CONTEXT_CACHE_BYTES,
+  getHeContext,
+  paramsInputOf,
+  sharedContextCache,
+} from './params/ContextCache.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
+export { estimateContextBytes } from './params/estimateContextBytes.ts'
 export { type HasParmsId, HeContext } from './params/HeContext.ts'
+export { isPrime } from './params/isPrime.ts'
 export { type ChainLevel, chainLevelOf } from './params/levelTable.ts'
 export {
   type ParamsInput,

@@ -1,6 +1,6 @@
 import {
+  acquireHeContext,
   decodeEnvelope,
-  getHeContext,
   HeError,
   loadSealObject,
   parseParams,
@@ -32,7 +32,10 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
       `n=${params.polyModulusDegree} is above this server's limit of ${job.setup.maxPolyDegree} (MAX_POLY_DEGREE)`,
     )
   }
-  const ctx = await clock.timeAsync('deserialize', () => getHeContext(params))
+  // A lease, not a pinned context: callers choose these parameters, so the worker keeps
+  // only as many contexts as the shared cache's byte budget allows (idle ones are evicted).
+  using context = await clock.timeAsync('deserialize', () => acquireHeContext(params))
+  const ctx = context.ctx
   const declared = ProgramInputs.safeParse(request.program)
   const kinds = new Map(declared.success ? declared.data.inputs.map((input) => [input.name, input.kind]) : [])
   const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock, request.keyBytes) : undefined

@@ -53,7 +53,9 @@ export function parseWorkspace(input: unknown, options: ParseWorkspaceOptions = 
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const field = issue?.path.join('.') || 'workspace'
-    throw new HeError('INVALID_INPUT', `${field}: ${issue?.message ?? 'invalid'}`, {
+    // ParamsSpec range-checks its numbers itself: those refusals stay parameter errors.
+    const code = issue?.path[0] === 'params' ? 'INVALID_PARAMS' : 'INVALID_INPUT'
+    throw new HeError(code, `${field}: ${issue?.message ?? 'invalid'}`, {
       cause: parsed.error,
       details: { field },
     })
