@@ -10,8 +10,11 @@ import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { loadSeal, type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core'
+import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { calibrateSealOps } from './calibrateSealOps.ts'
 import { measureBatch } from './measureBatch.ts'
+import { type LoadSplit, measureLoadSplit } from './measureLoadSplit.ts'
+import { prepareNativeTwin } from './measureNativeSearch.ts'
 import {
   measureSearch,
   prepareSearchCase,
@@ -32,10 +35,16 @@ const HELP = `npm run benchmark:search -- [flags]
   --dimension D    vector dimension (default 16)
   --large V        rows of the large run (default 100000; 0 skips it)
   --no-threads     skip the worker-thread runs
+  --no-native      skip the native SEAL twins (seal-python in packages/bench/.venv)
+  --no-apple       skip the row comparable with Apple's PNNS example (V=4096, D=128)
   --quick          fewer samples, no large run
-  --headline       only the calibration and the default config (BGV and BFV)
+  --headline       only the calibration, the headline configs (WASM vs native) and the load split
   --out DIR        output directory (default packages/bench/results/search; relative to where you ran npm)
 `
+
+/** The shape of Apple's published PNNS example (swift-homomorphic-encryption): V = 4096 rows, D = 128, cosine. */
+const APPLE_ROWS = 4096
+const APPLE_DIMENSION = 128
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -49,6 +58,8 @@ async function main(argv: string[]): Promise<void> {
       dimension: { type: 'string' },
       large: { type: 'string' },
       'no-threads': { type: 'boolean' },
+      'no-native': { type: 'boolean' },
+      'no-apple': { type: 'boolean' },
       quick: { type: 'boolean' },
       headline: { type: 'boolean' },
       out: { type: 'string' },
@@ -81,9 +92,31 @@ async function main(argv: string[]): Promise<void> {
   log('[search] calibrating single SEAL operations')
   const calibration = [await calibrateSealOps('bgv', 100), await calibrateSealOps('bfv', 100)]
   // Every config of the main table is prepared first and sampled round-robin (see runInterleaved).
+  // Native twins (same config, key set, vectors, database; uncompressed seeded queries, as the
+  // wheel has no zstd) join the same round-robin, so machine noise hits WASM and native alike.
   const defaults: SearchConfigInput = { rows, dimension }
-  const plan: { group: 'schemes' | 'tradeOff' | 'forms'; label: string; input: SearchConfigInput }[] = [
-    { group: 'schemes', label: 'default config', input: defaults },
+  const withNative = values['no-native'] !== true
+  const withApple = values['no-apple'] !== true
+  type Group = 'headline' | 'schemes' | 'tradeOff' | 'forms' | 'apple'
+  const plan: { group: Group; label: string; input: SearchConfigInput; native?: boolean; apple?: boolean }[] = [
+    { group: 'headline', label: 'default config (zstd queries and responses)', input: defaults },
+    {
+      group: 'headline',
+      label: 'default config, uncompressed seeded queries',
+      input: { ...defaults, compression: 'none', responseCompression: 'zstd' },
+      native: true,
+    },
+    {
+      group: 'headline',
+      label: 'default config, uncompressed queries and responses',
+      input: { ...defaults, compression: 'none', responseCompression: 'none' },
+    },
+    {
+      group: 'headline',
+      label: 'server-side baby steps, g chosen by the model, uncompressed query',
+      input: { ...defaults, babySteps: 'server', compression: 'none' },
+      native: true,
+    },
     {
       group: 'schemes',
       label: "BFV, client-side g = D'",
@@ -97,7 +130,8 @@ async function main(argv: string[]): Promise<void> {
           plan.push({
             group: 'tradeOff',
             label: `${scheme} ${babySteps}-side g=${g}`,
-            input: { ...defaults, scheme, babySteps, babyStep: g },
+            input: { ...defaults, scheme, babySteps, babyStep: g, compression: 'none' },
+            native: true,
           })
         }
       }
@@ -108,36 +142,68 @@ async function main(argv: string[]): Promise<void> {
       })
     }
   }
+  if (withApple) {
+    for (const babySteps of ['client', 'server'] as const) {
+      plan.push({
+        group: 'apple',
+        label: `Apple PNNS shape, ${babySteps}-side baby steps`,
+        input: { rows: APPLE_ROWS, dimension: APPLE_DIMENSION, babySteps },
+        native: true,
+        apple: true,
+      })
+    }
+  }
+  const appleDatabase = withApple
+    ? syntheticSearchDatabase({ rows: APPLE_ROWS, dimension: APPLE_DIMENSION, seed: 4 })
+    : undefined
+  const harness = withNative ? await NativeSearchHarness.start() : undefined
   const cases: SearchCase[] = []
-  let results: { group: string; measurement: SearchMeasurement }[] = []
+  const groups: Group[] = []
+  let results: { group: Group; measurement: SearchMeasurement }[] = []
+  let loadSplit: LoadSplit[] = []
   try {
     for (const item of plan) {
       log(`[search] preparing ${item.label}`)
-      cases.push(await prepareSearchCase(item.label, item.input, database))
+      const wasm = await prepareSearchCase(item.label, item.input, item.apple ? (appleDatabase ?? database) : database)
+      cases.push(wasm)
+      groups.push(item.group)
+      if (item.native && harness) {
+        cases.push(await prepareNativeTwin(wasm, harness))
+        groups.push(item.group)
+      }
     }
     log(`[search] sampling ${cases.length} configs round-robin, ${counts.samples} rounds`)
-    const measured = runInterleaved(cases, counts, {
+    const measured = await runInterleaved(cases, counts, {
       clock,
-      clocked: cases.slice(0, 2),
+      clocked: cases.slice(0, 1),
       onRound: (round) => {
         if ((round + 1) % 10 === 0) log(`         round ${round + 1}/${counts.samples}`)
       },
     })
-    results = plan.map((item, i) => ({ group: item.group, measurement: measured[i] as SearchMeasurement }))
+    results = measured.map((measurement, i) => ({ group: groups[i] as Group, measurement }))
+    log('[search] splitting the load phase')
+    loadSplit = [
+      await measureLoadSplit(defaults, 'zstd', counts.samples),
+      await measureLoadSplit(defaults, 'none', counts.samples),
+    ]
   } finally {
     for (const item of cases) item[Symbol.dispose]()
+    await harness?.[Symbol.asyncDispose]()
   }
-  const pick = (group: string) => results.filter((r) => r.group === group).map((r) => r.measurement)
-  const schemes = pick('schemes')
-  const headline = schemes[0] as SearchMeasurement
-  log(
-    `         default: compute ${headline.compute.min.toFixed(2)} ms min, ${headline.compute.median.toFixed(2)} median`,
-  )
+  const pick = (group: Group) => results.filter((r) => r.group === group).map((r) => r.measurement)
+  const headlineRows = pick('headline')
+  const headline = headlineRows[0] as SearchMeasurement
+  const schemes = [headline, ...pick('schemes')]
+  log(`         default: total ${headline.total.min.toFixed(2)} ms min, ${headline.total.median.toFixed(2)} median`)
   const tradeOff = pick('tradeOff')
-  // The NTT-form rows of the forms table are the g = D' client-side rows of the trade-off table.
+  // The NTT-form rows of the forms table are the g = D' client-side WASM rows of the trade-off table.
   const forms = (['bgv', 'bfv'] as const).flatMap((scheme) => [
     ...tradeOff.filter(
-      (m) => m.config.scheme === scheme && m.config.babySteps === 'client' && m.config.babyStep === paddedDimension,
+      (m) =>
+        m.engine === 'wasm' &&
+        m.config.scheme === scheme &&
+        m.config.babySteps === 'client' &&
+        m.config.babyStep === paddedDimension,
     ),
     ...pick('forms').filter((m) => m.config.scheme === scheme),
   ])
@@ -179,7 +245,11 @@ async function main(argv: string[]): Promise<void> {
       loadAverage: loadavg().map((v) => Math.round(v * 100) / 100),
     },
     samples: counts,
+    native: harness ? { ...harness.versions, seal: '4.1.2 (seal-python wheel, built without zstd/zlib)' } : undefined,
     headline,
+    headlineRows,
+    loadSplit,
+    apple: pick('apple'),
     schemes,
     tradeOff,
     forms,

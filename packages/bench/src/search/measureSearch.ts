@@ -1,6 +1,7 @@
 import process from 'node:process'
 import {
   getHeContext,
+  type HeContext,
   PrivateSearchClient,
   PrivateSearchIndex,
   plaintextSearchScores,
@@ -9,6 +10,7 @@ import {
   type SearchConfigInput,
   type SearchDatabase,
   SearchEvaluationKeys,
+  type SearchKeys,
   syntheticSearchQuery,
 } from '@sealbox/he-core'
 import type { SealCallClock } from './sealCallClock.ts'
@@ -22,6 +24,15 @@ import { medianOf, type Spread, spread } from './searchStats.ts'
 export function threadCpuMs(): number {
   const usage = process.threadCpuUsage()
   return (usage.user + usage.system) / 1000
+}
+
+/** Min and median of each server phase of one config (ms, wall clock). */
+export interface PhaseSpreads {
+  decode: Spread
+  load: Spread
+  compute: Spread
+  save: Spread
+  total: Spread
 }
 
 /** How many queries to time, after how many warm-up queries. */
@@ -72,6 +83,12 @@ export interface SearchMeasurement {
   decodeMs: number
   loadMs: number
   saveMs: number
+  /** Every phase's min and median, timed alike for WASM and native. */
+  phases: PhaseSpreads
+  /** Who ran the server half: node-seal (WASM) or native SEAL (seal-python), and the query's compression. */
+  engine: 'wasm' | 'native'
+  queryCompression: 'zstd' | 'none'
+  responseCompression: 'zstd' | 'none'
   minNoiseBudget: number
   /** Decrypted scores equal the plaintext oracle for every row. */
   exact: boolean
@@ -82,11 +99,25 @@ export interface SearchMeasurement {
 /** A processed index, a client, its keys and pre-encrypted queries, ready to be sampled. */
 export interface SearchCase extends Disposable {
   label: string
-  /** One evaluation, timed unless it is a warm-up. */
-  sample(record?: boolean): void
+  /** One evaluation, timed unless it is a warm-up (a native case answers over a pipe, hence the promise). */
+  sample(record?: boolean): void | Promise<void>
   /** One evaluation under the SEAL call clock (for the JavaScript share). */
   sampleWithClock(clock: SealCallClock): void
   result(): SearchMeasurement
+  /** What a native twin of this case reuses: the same config, client (key set), query vectors and database. */
+  fixture?: SearchCaseFixture
+}
+
+/** The client side of a WASM case, for a native twin to serve the same queries. */
+export interface SearchCaseFixture {
+  config: SearchConfig
+  ctx: HeContext
+  client: PrivateSearchClient
+  keys: SearchKeys | null
+  keyBytes: number
+  vectors: Float64Array[]
+  queries: Uint8Array[]
+  database: SearchDatabase
 }
 
 /** Processes the database for `input`, makes the client and its keys, checks one query against the oracle. */
@@ -129,6 +160,7 @@ export async function prepareSearchCase(
 
   return {
     label,
+    fixture: { config, ctx, client, keys, keyBytes: keyEnvelope?.byteLength ?? 0, vectors, queries, database },
     sample(record = true) {
       const cpuStart = threadCpuMs()
       const { timings } = index.evaluate(nextQuery(), keys)
@@ -182,6 +214,16 @@ export async function prepareSearchCase(
         decodeMs: medianOf(other.decode),
         loadMs: medianOf(other.load),
         saveMs: medianOf(other.save),
+        phases: {
+          decode: spread(other.decode),
+          load: spread(other.load),
+          compute: spread(phases.compute),
+          save: spread(other.save),
+          total: spread(phases.total),
+        },
+        engine: 'wasm',
+        queryCompression: config.compression,
+        responseCompression: config.responseCompression,
         minNoiseBudget: decrypted.minNoiseBudget,
         exact,
         ...(shares.compute.length
@@ -209,18 +251,18 @@ export async function prepareSearchCase(
  * stay comparable, while each timed query still runs on warm caches.
  * `clocked` cases then get an instrumented pass for the JavaScript share.
  */
-export function runInterleaved(
+export async function runInterleaved(
   cases: readonly SearchCase[],
   counts: SampleCounts,
   options: { clock?: SealCallClock; clocked?: readonly SearchCase[]; onRound?: (round: number) => void } = {},
-): SearchMeasurement[] {
-  for (let i = 0; i < counts.warmup; i++) for (const item of cases) item.sample(false)
+): Promise<SearchMeasurement[]> {
+  for (let i = 0; i < counts.warmup; i++) for (const item of cases) await item.sample(false)
   for (let round = 0; round < counts.samples; round++) {
     for (const item of cases) {
       // The query before the timed one warms the caches with this config's database,
       // as on a server that answers many queries against the same one.
-      item.sample(false)
-      item.sample()
+      await item.sample(false)
+      await item.sample()
     }
     options.onRound?.(round)
   }
@@ -241,6 +283,6 @@ export async function measureSearch(
   clock?: SealCallClock,
 ): Promise<SearchMeasurement> {
   using item = await prepareSearchCase(label, input, database)
-  const [result] = runInterleaved([item], counts, clock ? { clock, clocked: [item] } : {})
+  const [result] = await runInterleaved([item], counts, clock ? { clock, clocked: [item] } : {})
   return result as SearchMeasurement
 }

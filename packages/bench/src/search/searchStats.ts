@@ -1,4 +1,6 @@
-/** Median and minimum of samples (milliseconds). */
+import { median, minimum } from '../harness/stats.ts'
+
+/** Median and minimum of samples (milliseconds), by the bench's one stats module. */
 export interface Spread {
   median: number
   min: number
@@ -7,11 +9,7 @@ export interface Spread {
 
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) return { median: Number.NaN, min: Number.NaN, samples: 0 }
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  const median =
-    sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
-  return { median, min: sorted[0] as number, samples: sorted.length }
+  return { median: median(values), min: minimum(values), samples: values.length }
 }
 
 export function medianOf(values: readonly number[]): number {

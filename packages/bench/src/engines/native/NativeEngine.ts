@@ -9,7 +9,8 @@ import { HarnessConnection } from '../HarnessConnection.ts'
 
 const HERE = fileURLToPath(new URL('./', import.meta.url))
 const VENV = fileURLToPath(new URL('../../../.venv/', import.meta.url))
-const VENV_PYTHON = `${VENV}bin/python`
+/** The venv interpreter `detect()` creates (with seal-python) on first use. */
+export const VENV_PYTHON = `${VENV}bin/python`
 const REQUIREMENTS = `${HERE}requirements.txt`
 const INSTALL_HINT = `python3 -m venv packages/bench/.venv && packages/bench/.venv/bin/pip install -r packages/bench/src/engines/native/requirements.txt`
 
