@@ -32,7 +32,7 @@ export async function catalogRoutes(app: FastifyInstance): Promise<void> {
       // Clients revalidate every time (no-cache), and a match costs a few bytes.
       reply.header('etag', etag).header('cache-control', 'no-cache')
       const wanted = request.headers['if-none-match']
-      if (wanted !== undefined && wanted.split(',').some((tag) => tag.trim() === etag)) {
+      if (wanted?.split(',').some((tag) => tag.trim() === etag)) {
         return reply.status(304).send()
       }
       return catalog.page(offset, limit)

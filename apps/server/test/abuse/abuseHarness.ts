@@ -114,7 +114,10 @@ export async function idleHealth(url: string, durationMs = 1000): Promise<Health
 }
 
 /** Runs `attack` while probing `/healthz`; returns its result and the probe's stats. */
-export async function duringAttack<T>(url: string, attack: () => Promise<T>): Promise<{ result: T; health: HealthStats }> {
+export async function duringAttack<T>(
+  url: string,
+  attack: () => Promise<T>,
+): Promise<{ result: T; health: HealthStats }> {
   const probe = probeHealth(url)
   // Let the prober take its first samples before the attack starts.
   await new Promise((resolve) => setTimeout(resolve, 100))
@@ -142,18 +145,14 @@ export function rawRequest(
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(options.path, url)
-    const req = httpRequest(
-      target,
-      { method: options.method, headers: options.headers ?? {}, agent: false },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-        )
-        res.on('error', reject)
-      },
-    )
+    const req = httpRequest(target, { method: options.method, headers: options.headers ?? {}, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+      )
+      res.on('error', reject)
+    })
     req.on('error', reject)
     if (options.body !== undefined) req.write(options.body)
     req.end()
