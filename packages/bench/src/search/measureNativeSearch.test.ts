@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs'
+import { syntheticSearchDatabase } from '@sealbox/he-core'
+import { describe, expect, it } from 'vitest'
+import { VENV_PYTHON } from '../engines/native/NativeEngine.ts'
+import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
+import { prepareNativeTwin } from './measureNativeSearch.ts'
+import { prepareSearchCase, runInterleaved } from './measureSearch.ts'
+
+// The venv is made by `npm run benchmark:search` (pip install); a test must not install it.
+describe.skipIf(!existsSync(VENV_PYTHON))('native search twin (seal-python)', () => {
+  it('answers node-seal queries with responses he-core decrypts to the oracle, both baby-step sides and schemes', async () => {
+    const database = syntheticSearchDatabase({ rows: 3000, dimension: 10, seed: 5 })
+    await using harness = await NativeSearchHarness.start()
+    const cases = []
+    try {
+      for (const input of [
+        { rows: 3000, dimension: 10 },
+        { rows: 3000, dimension: 10, compression: 'none' as const },
+        { rows: 3000, dimension: 10, babySteps: 'server' as const, babyStep: 4 },
+        { rows: 3000, dimension: 10, scheme: 'bfv' as const, babySteps: 'server' as const, babyStep: 2 },
+      ]) {
+        const wasm = await prepareSearchCase('wasm', input, database)
+        cases.push(wasm, await prepareNativeTwin(wasm, harness))
+      }
+      const results = await runInterleaved(cases, { warmup: 1, samples: 2 })
+      for (const result of results) {
+        expect(result.exact, `${result.engine} ${result.config.scheme} ${result.config.babySteps}`).toBe(true)
+        expect(result.phases.total.samples).toBe(2)
+      }
+      // The native side reads uncompressed seeded queries (the wheel has no zstd) and writes uncompressed responses.
+      const native = results.filter((r) => r.engine === 'native')
+      expect(native.map((r) => r.queryCompression)).toEqual(['none', 'none', 'none', 'none'])
+    } finally {
+      for (const item of cases) item[Symbol.dispose]()
+    }
+  })
+
+  it('refuses a query for another config with a named error', async () => {
+    const database = syntheticSearchDatabase({ rows: 100, dimension: 3, seed: 6 })
+    await using harness = await NativeSearchHarness.start()
+    using wasm = await prepareSearchCase('wasm', { rows: 100, dimension: 3 }, database)
+    const fixture = wasm.fixture
+    if (!fixture) throw new Error('no fixture')
+    const { config, ctx } = fixture
+    await harness.setup('wrong', {
+      scheme: config.scheme,
+      configId: 'f'.repeat(32),
+      fingerprint: ctx.fingerprint,
+      coeffModulusBits: config.params.coeffModulusBits,
+      plainModulus: config.plainModulus,
+      babySteps: config.babySteps,
+      queryCiphertexts: config.queryCiphertexts,
+      rows: config.rows,
+      shape: { n: 4096, dimension: 3, paddedDimension: 4, babyStep: config.babyStep },
+      blocks: config.blocks,
+      scaled: new Int32Array(config.rows * 3),
+      galoisKeys: null,
+      queries: [fixture.client.encryptQuery([1, 0, 0])],
+    })
+    await expect(harness.sample('wrong', 0)).rejects.toThrow(/another search config/)
+  })
+})
