@@ -1,4 +1,5 @@
 import type { MachineInfo } from '../report/machineInfo.ts'
+import type { CostFloodRecord } from './measureCostFlood.ts'
 import { medianStats, type RunStats } from './runStats.ts'
 import { type RowSpec, WORKLOADS, type Workload } from './serverBenchFlags.ts'
 
@@ -98,6 +99,7 @@ export interface ServerBenchReport {
     repeats: number
     probeHz: number
     idleMs: number
+    costFloodSeconds: number
     quick: boolean
   }
   /** Settings every server variant was started with (besides EXECUTOR and WORKERS). */
@@ -110,6 +112,8 @@ export interface ServerBenchReport {
   runs: RunRecord[]
   cells: CellRecord[]
   headline: HealthHeadline[]
+  /** Another tenant's search while one tenant floods maximum-cost programs (absent when skipped). */
+  costFlood?: CostFloodRecord
 }
 
 /** Groups runs into cells (medians over repeats), in row, workload, concurrency order. */

@@ -72,9 +72,9 @@ describe('npm run benchmark:server -- --quick', () => {
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'sealbox-bench-server-quick-'))
-    run = await benchmark(['--quick', '--out', out], 115_000)
+    run = await benchmark(['--quick', '--out', out], 175_000)
     report = JSON.parse(readFileSync(join(out, 'server.json'), 'utf8')) as ServerBenchReport
-  }, 120_000)
+  }, 180_000)
 
   afterAll(() => rmSync(out, { recursive: true, force: true }))
 
@@ -142,6 +142,23 @@ describe('npm run benchmark:server -- --quick', () => {
         for (const n of present) expect(Number(n), `${row[0]}: ${n}`).toBeGreaterThanOrEqual(0)
       }
     }
+  })
+
+  it('measures another tenant’s search while one tenant floods maximum-cost programs', () => {
+    const flood = report.costFlood
+    expect(flood, run.stderr).toBeDefined()
+    if (!flood) return
+    expect(flood.programCost).toBeGreaterThan(0)
+    expect(flood.maxProgramCost).toBeGreaterThanOrEqual(flood.programCost)
+    expect(flood.idleSearch.requests).toBe(10)
+    expect(flood.floodSearch.requests).toBeGreaterThanOrEqual(1)
+    expect(flood.programJob.requests).toBeGreaterThanOrEqual(1)
+    expect(positive(flood.floodSearch.p50)).toBe(true)
+    expect(finite(flood.floodSearch.queueMax)).toBe(true)
+    expect(flood.verified).toBe(true)
+    const markdown = readFileSync(join(out, 'server.md'), 'utf8')
+    const rows = tableAfter(markdown, '## Cost fairness')
+    expect(rows.map((row) => row[0])).toEqual(['server otherwise idle', 'during the flood'])
   })
 
   it('writes a self-contained HTML report with SVG charts', () => {

@@ -14,6 +14,7 @@ import { ProgressLine } from '../cli/ProgressLine.ts'
 import { parseFlags, usage } from '../cli/parseFlags.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 import { writeReportFiles } from '../report/writeReportFiles.ts'
+import { type CostFloodRecord, measureCostFlood } from './measureCostFlood.ts'
 import { measureDirect } from './measureDirect.ts'
 import { BENCH_SERVER_ENV, measureServerRow } from './measureServerRow.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
@@ -149,6 +150,23 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     prepared = await prepare(settings, dir)
     const { servers, runs, failures } = await run(settings, prepared)
+    const searchWorkload = prepared.find((p) => p.workload === 'search')
+    let costFlood: CostFloodRecord | undefined
+    if (searchWorkload && settings.costFloodSeconds > 0) {
+      log(`cost flood: ${settings.costFloodSeconds} s of maximum-cost programs from one tenant, searches from another`)
+      try {
+        costFlood = await measureCostFlood({
+          search: searchWorkload,
+          floodSeconds: settings.costFloodSeconds,
+          quick: settings.quick,
+          log,
+        })
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        log(`  ! cost flood failed: ${message}`)
+        failures.push({ row: 'cost-flood', repeat: 1, message })
+      }
+    }
     const cells = buildCells(settings.rows, runs)
     const { outDir, ...recorded } = settings
     const report: ServerBenchReport = {
@@ -171,6 +189,7 @@ async function main(argv: readonly string[]): Promise<void> {
       runs,
       cells,
       headline: buildHeadline(settings.rows, settings.workloads, settings.concurrency, cells, servers),
+      ...(costFlood ? { costFlood } : {}),
     }
     const tables = Object.fromEntries(settings.workloads.map((w) => [w, mainTable(report, w)])) as Record<
       Workload,

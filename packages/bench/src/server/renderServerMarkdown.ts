@@ -1,5 +1,6 @@
 import { formatMillis, formatRatio } from '../report/formatNumbers.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
+import type { CostFloodRecord } from './measureCostFlood.ts'
 import type { RunStatKey, RunStats } from './runStats.ts'
 import { type CellRecord, cellOf, type ServerBenchReport } from './ServerBenchReport.ts'
 import type { RowSpec, Workload } from './serverBenchFlags.ts'
@@ -163,6 +164,21 @@ export function methodLines(report: ServerBenchReport): string[] {
   ]
 }
 
+/** The cost-fairness section: another tenant's search while one tenant floods maximum-cost programs. */
+export function costFloodLines(flood: CostFloodRecord): string[] {
+  const pair = (a: number | null, b: number | null) => `${ms(a)} / ${ms(b)}`
+  return [
+    "## Cost fairness: another tenant's search while one tenant floods maximum-cost programs",
+    '',
+    '| the other tenant’s search | searches | latency p50 / p99 ms | Server-Timing queue p50 / max ms |',
+    '|---|---:|---:|---:|',
+    `| server otherwise idle | ${flood.idleSearch.requests} | ${pair(flood.idleSearch.p50, flood.idleSearch.p99)} | – |`,
+    `| during the flood | ${flood.floodSearch.requests} | ${pair(flood.floodSearch.p50, flood.floodSearch.p99)} | ${pair(flood.floodSearch.queueP50, flood.floodSearch.queueMax)} |`,
+    '',
+    `Flood: one tenant keeps ${flood.floodLanes} programs in flight on a \`pool\` server with one worker for ${flood.floodSeconds} s — ${flood.program}, ${flood.programCost.toLocaleString('en')} cost units each, with MAX_PROGRAM_COST set to ${flood.maxProgramCost.toLocaleString('en')} so every one is as expensive as the server allows; ${flood.programJob.requests} ran, ${ms(flood.programJob.p50)} ms p50 / ${ms(flood.programJob.max)} ms max in the worker. The search's longest queue wait was ${flood.waitInPrograms === null ? '–' : `${flood.waitInPrograms}×`} the longest program (deficit round-robin by cost: about one program at most). First answer during the flood decrypted correctly: ${flood.verified ? 'yes' : 'NO'}.`,
+  ]
+}
+
 /** The report as Markdown. */
 export function renderServerMarkdown(report: ServerBenchReport): string {
   const parts = [
@@ -184,6 +200,7 @@ export function renderServerMarkdown(report: ServerBenchReport): string {
         .join('; ')}.`,
     )
   }
+  if (report.costFlood) parts.push('', ...costFloodLines(report.costFlood))
   parts.push('', '## How it was measured', '', ...methodLines(report))
   for (const w of report.workloads) {
     parts.push(

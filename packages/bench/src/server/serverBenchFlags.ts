@@ -42,6 +42,11 @@ export const SERVER_BENCH_FLAGS: readonly FlagSpec[] = [
   { name: 'duration', value: 'seconds', help: 'measured time per cell, at most (default 5; --quick: 1)' },
   { name: 'repeats', value: 'count', help: 'runs of every cell; medians are reported (default 3; --quick: 1)' },
   { name: 'probe-hz', value: 'rate', help: '/healthz probes per second, per connection kind (default 20)' },
+  {
+    name: 'cost-flood',
+    value: 'seconds',
+    help: "another tenant's search latency while one tenant floods maximum-cost programs, for this long (default 30; --quick: 3; 0: skip)",
+  },
   { name: 'quick', help: 'few requests, concurrency 1 and 4, one run: a shape check for tests' },
   {
     name: 'out',
@@ -105,6 +110,11 @@ export const ServerBenchFlagsSchema = z
       .min(1, 'probe-hz must be at least 1')
       .max(200, 'probe-hz must be at most 200')
       .optional(),
+    'cost-flood': z.coerce
+      .number({ error: 'cost-flood must be a number of seconds' })
+      .min(0, 'cost-flood must be at least 0 (0 skips it)')
+      .max(600, 'cost-flood must be at most 600 s')
+      .optional(),
     quick: z.boolean().optional(),
     out: z.string().min(1).optional(),
     help: z.boolean().optional(),
@@ -126,6 +136,8 @@ export interface ServerBenchSettings {
   probeHz: number
   /** Quiet time with the prober running before the first cell of each server (idle baseline). */
   idleMs: number
+  /** Seconds of the cost-fairness scenario (needs the search workload; 0 skips it). */
+  costFloodSeconds: number
   quick: boolean
   outDir: string
 }
@@ -146,6 +158,7 @@ export function resolveServerBenchSettings(flags: ServerBenchFlags): ServerBench
     repeats: flags.repeats ?? (quick ? 1 : 3),
     probeHz: flags['probe-hz'] ?? 20,
     idleMs: quick ? 300 : 1500,
+    costFloodSeconds: flags['cost-flood'] ?? (quick ? 3 : 30),
     quick,
     outDir: flags.out ?? (quick ? QUICK_RESULTS_DIR : SERVER_RESULTS_DIR),
   }

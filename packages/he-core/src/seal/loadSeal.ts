@@ -130,8 +130,8 @@ export function wasmHeapBytes(): number | undefined {
  * host that cannot replace its thread — the server's inline executor — once the
  * instance has caught enough C++ exceptions to be near breaking. The caller must
  * first delete or drop every object of the old instance, contexts cached by
- * `getHeContext` included (`sharedContextCache().dispose()`, or `forget()` when the
- * instance is unusable); the old heap is freed when nothing references it any more.
+ * `getHeContext` included (`sharedContextCache().dispose()`); the old heap is freed
+ * when nothing references it any more.
  */
 export function retireSeal(): void {
   loading = undefined

@@ -1,0 +1,218 @@
+import { readFile } from 'node:fs/promises'
+import {
+  analyzeProgram,
+  bytesToBase64,
+  encodeBatch,
+  encryptSymmetric,
+  exportEvaluationKeys,
+  getHeContext,
+  KeySet,
+  parseParams,
+  parseServerTiming,
+  SealboxClient,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
+import { ServerNode } from '@sealbox/server/testing'
+import { BenchError } from '../BenchError.ts'
+import { BENCH_SERVER_ENV } from './measureServerRow.ts'
+import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { PROGRAM_PARAMS } from './programWorkload.ts'
+
+/** Closed-loop clients of the flooding tenant: enough to keep programs queued behind the running one. */
+const FLOOD_LANES = 4
+const IDLE_SEARCHES = 10
+const REQUEST_TIMEOUT_MS = 120_000
+
+/** Latencies of one series of requests, ms. */
+export interface LatencySummary {
+  requests: number
+  p50: number | null
+  p99: number | null
+  max: number | null
+}
+
+/** The cost-fairness scenario's result (in the report as `costFlood`). */
+export interface CostFloodRecord {
+  /** The flood program as people read it, e.g. `x^64, twice (BFV n=4096)`. */
+  program: string
+  /** Its cost in he-core's cost units; the server's MAX_PROGRAM_COST is set just above it. */
+  programCost: number
+  maxProgramCost: number
+  floodLanes: number
+  floodSeconds: number
+  /** The other tenant's searches with the server otherwise idle: client-side latency. */
+  idleSearch: LatencySummary
+  /** The same searches while the flood runs: client-side latency and the Server-Timing `queue` phase. */
+  floodSearch: LatencySummary & { queueP50: number | null; queueMax: number | null }
+  /** The flood programs' time in the worker (Server-Timing total − queue). */
+  programJob: LatencySummary
+  /** The search's longest queue wait ÷ the longest program: ≤ about 1 means one program at most. */
+  waitInPrograms: number | null
+  /** The first search answer during the flood decrypted to the oracle's scores. */
+  verified: boolean
+}
+
+function quantile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number
+}
+
+function summary(values: readonly number[]): LatencySummary {
+  const sorted = [...values].sort((a, b) => a - b)
+  const round = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10)
+  return {
+    requests: sorted.length,
+    p50: round(quantile(sorted, 0.5)),
+    p99: round(quantile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? null),
+  }
+}
+
+/** `exponent`-th powers `steps` times over: 2·(exponent − 1) … key switches, ≈ the cost model's maximum. */
+function floodProgram(exponent: number, steps: number) {
+  return {
+    version: 1,
+    inputs: [{ name: 'x', kind: 'ciphertext' }],
+    steps: Array.from({ length: steps }, (_, i) => ({
+      op: 'exponentiate',
+      a: i === 0 ? 'x' : `p${i}`,
+      exponent,
+      out: `p${i + 1}`,
+    })),
+    outputs: [`p${steps}`],
+  }
+}
+
+/**
+ * "Another tenant's search latency while one tenant floods maximum-cost programs": a
+ * pool server with one worker whose MAX_PROGRAM_COST is set just above the flood
+ * program's cost (so every flood job is as expensive as the server allows); tenant A
+ * keeps FLOOD_LANES programs in flight, tenant B sends the search workload's queries
+ * one after another, first on the idle server, then during the flood. With the
+ * cost-fair (deficit round-robin) queue a search waits for about one program at most.
+ */
+export async function measureCostFlood(options: {
+  search: PreparedWorkload
+  floodSeconds: number
+  quick: boolean
+  log?: (line: string) => void
+}): Promise<CostFloodRecord> {
+  const [exponent, steps] = options.quick ? [16, 1] : [64, 2]
+  const program = floodProgram(exponent, steps)
+  const programCost = analyzeProgram(program, parseParams(PROGRAM_PARAMS)).cost.units
+  const maxProgramCost = Math.ceil(programCost) + 1
+  const ctx = await getHeContext(PROGRAM_PARAMS)
+  using keys = KeySet.generate(ctx, { relin: true })
+  const input = withScope((scope) =>
+    saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [1, 2, 3], scope), scope), {
+      kind: 'ciphertext',
+      fingerprint: ctx.fingerprint,
+      keySetId: keys.id,
+      compression: 'zstd',
+    }),
+  )
+  const programBody = JSON.stringify({
+    params: PROGRAM_PARAMS,
+    program,
+    inputs: { x: bytesToBase64(input) },
+    keySet: 'flood',
+  })
+  const searchBody = new Uint8Array(await readFile(options.search.bodyFiles[0] as string))
+
+  const node = await ServerNode.start({
+    name: 'bench-cost-flood',
+    env: {
+      ...BENCH_SERVER_ENV,
+      EXECUTOR: 'pool',
+      WORKERS: '1',
+      MAX_PROGRAM_COST: String(maxProgramCost),
+      TENANT_COST_BUDGET: String(1e12),
+    },
+  })
+  try {
+    const anonymous = new SealboxClient({ baseUrl: node.url })
+    const flooder = await anonymous.createSession()
+    await flooder.client.putKeySet('flood', exportEvaluationKeys(keys))
+    const searcher = await anonymous.createSession()
+    if (options.search.keySet) await searcher.client.putKeySet(options.search.keySet.id, options.search.keySet.bytes)
+
+    const post = async (token: string, path: string, body: string | Uint8Array, contentType: string) => {
+      const started = performance.now()
+      const response = await fetch(`${node.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+        body: body as BodyInit,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      })
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      if (response.status !== 200) {
+        throw new BenchError(
+          'ENGINE_FAILED',
+          `cost flood ${path}: HTTP ${response.status} ${new TextDecoder().decode(bytes).slice(0, 300)}`,
+        )
+      }
+      return {
+        ms: performance.now() - started,
+        timing: parseServerTiming(response.headers.get('server-timing')),
+        bytes,
+      }
+    }
+    const search = () => post(searcher.session.token, options.search.path, searchBody, options.search.contentType)
+    const flood = () => post(flooder.session.token, '/api/v1/evaluate', programBody, 'application/json')
+
+    // Warm-up: the program's context and keys in the worker, the search's JIT.
+    await flood()
+    await search()
+    const idle: number[] = []
+    for (let i = 0; i < IDLE_SEARCHES; i++) idle.push((await search()).ms)
+
+    let flooding = true
+    const programMs: number[] = []
+    const lanes = Array.from({ length: FLOOD_LANES }, async () => {
+      while (flooding) {
+        const { timing } = await flood()
+        programMs.push((timing.total ?? 0) - (timing.queue ?? 0))
+      }
+    })
+    // Let the flood fill the queue before the first measured search.
+    while (programMs.length === 0 && flooding) await new Promise((resolve) => setTimeout(resolve, 20))
+    const during: number[] = []
+    const queue: number[] = []
+    let verified = false
+    const until = performance.now() + options.floodSeconds * 1000
+    try {
+      do {
+        const answer = await search()
+        if (during.length === 0) verified = options.search.verify(0, answer.bytes)
+        during.push(answer.ms)
+        queue.push(answer.timing.queue ?? 0)
+      } while (performance.now() < until)
+    } finally {
+      flooding = false
+      await Promise.allSettled(lanes)
+    }
+    const jobs = summary(programMs)
+    const queued = summary(queue)
+    options.log?.(
+      `cost flood: search ${summary(during).p50} ms p50 during the flood (idle ${summary(idle).p50} ms), queue max ${queued.max} ms; program ${jobs.p50} ms p50`,
+    )
+    return {
+      program: `x^${exponent}${steps > 1 ? `, ${steps} times over` : ''} (BFV n=${PROGRAM_PARAMS.polyModulusDegree})`,
+      programCost: Math.round(programCost),
+      maxProgramCost,
+      floodLanes: FLOOD_LANES,
+      floodSeconds: options.floodSeconds,
+      idleSearch: summary(idle),
+      floodSearch: { ...summary(during), queueP50: queued.p50, queueMax: queued.max },
+      programJob: jobs,
+      waitInPrograms:
+        queued.max !== null && jobs.max !== null && jobs.max > 0
+          ? Math.round((queued.max / jobs.max) * 100) / 100
+          : null,
+      verified,
+    }
+  } finally {
+    await node.stop()
+  }
+}
