@@ -66,7 +66,7 @@ async function createVariable(name: string, values: string): Promise<void> {
 /** Connects the Server panel and waits for "Ready" (or fails with the error the page shows). */
 async function connect(button: 'Connect' | 'Reconnect' = 'Connect'): Promise<void> {
   const card = page.getByRole('form', { name: 'Server connection' })
-  await card.getByRole('button', { name: button }).click()
+  await card.getByRole('button', { name: button, exact: true }).click()
   const ready = card.getByTestId('server-connection').getByText('Ready')
   const failed = card.getByRole('alert')
   await Promise.race([ready.waitFor({ timeout: 60_000 }), failed.waitFor({ timeout: 60_000 })])
@@ -207,7 +207,7 @@ describe('new-user bugs in Chromium', () => {
     const card = page.getByRole('form', { name: 'Server connection' })
     const url = card.getByLabel('Server URL')
     await url.fill('not a url')
-    await card.getByRole('button', { name: 'Reconnect' }).click()
+    await card.getByRole('button', { name: 'Reconnect', exact: true }).click()
     const alert = card.getByRole('alert')
     await expect(alert.textContent()).resolves.toMatch(/"not a url" is not a URL/)
     await expect(alert.textContent()).resolves.not.toMatch(/no route|\/assets\//)
@@ -215,7 +215,7 @@ describe('new-user bugs in Chromium', () => {
 
     // Port 9 (discard) on loopback: nothing listens, so the connection is refused at once.
     await url.fill('http://127.0.0.1:9')
-    await card.getByRole('button', { name: 'Connect' }).click()
+    await card.getByRole('button', { name: 'Connect', exact: true }).click()
     await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/could not be reached/)
     await expect(alert.textContent()).resolves.toMatch(/Could not connect to http:\/\/127\.0\.0\.1:9/)
     await expect(alert.textContent()).resolves.toMatch(/check the URL and that the server is running/)

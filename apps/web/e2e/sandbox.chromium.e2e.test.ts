@@ -224,7 +224,7 @@ describe('sandbox in Chromium', () => {
     await page.getByTestId('import-workspace').setInputFiles(file)
     await page.getByTestId('variable-r3').waitFor()
     await page.getByTestId('worker-ready').waitFor()
-    await page.getByTestId('variable-r3').getByRole('button', { name: 'Decrypt', exact: true }).click()
+    await page.getByTestId('variable-r3').getByRole('button', { name: 'Decrypt r3', exact: true }).click()
     await expect(page.getByTestId('variable-r3_dec').getByTestId('preview').textContent()).resolves.toBe(
       '[12, 21, 32, 0, 0, 0, 0, 0, …]',
     )

@@ -43,6 +43,18 @@ export function App() {
   const meta = PANELS.find((p) => p.id === panel)
   return (
     <div className="app">
+      {/* Keyboard users reach the open panel without tabbing through the header, bar and tabs. */}
+      <a
+        className="skip-link"
+        href={`#panel-${panel}`}
+        onClick={(event) => {
+          // The hash names the open panel (useHashPanel): move focus without changing it.
+          event.preventDefault()
+          document.getElementById(`panel-${panel}`)?.focus()
+        }}
+      >
+        Skip to the {meta?.title ?? 'panel'} panel
+      </a>
       <header className="app-header">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true">

@@ -23,7 +23,12 @@ export function ErrorNotice({
         <p className="notice-hint">{hint ?? HE_ERROR_HINTS[error.code]}</p>
       </div>
       {onDismiss ? (
-        <button type="button" className="button-ghost" onClick={onDismiss} aria-label="Dismiss">
+        <button
+          type="button"
+          className="button-ghost"
+          onClick={onDismiss}
+          aria-label={`Dismiss: ${title ?? 'That did not work'}`}
+        >
           ×
         </button>
       ) : null}

@@ -3,6 +3,7 @@ import { useId, useRef } from 'react'
 /** A button that opens the file picker (a real file input underneath, for keyboards and tests). */
 export function FileButton({
   label,
+  name,
   onFile,
   disabled,
   testId,
@@ -10,6 +11,8 @@ export function FileButton({
   className = 'button-small',
 }: {
   label: string
+  /** The button's accessible name when `label` alone is not unique on the page ("Upload…" ×4). */
+  name?: string
   onFile: (file: File) => void
   disabled?: boolean
   testId?: string
@@ -27,6 +30,8 @@ export function FileButton({
         className="visually-hidden"
         accept={accept}
         tabIndex={-1}
+        // The button below is the control people use; the input is only its mechanism.
+        aria-hidden="true"
         disabled={disabled}
         data-testid={testId}
         onChange={(event) => {
@@ -35,7 +40,13 @@ export function FileButton({
           if (file) onFile(file)
         }}
       />
-      <button type="button" className={className} disabled={disabled} onClick={() => input.current?.click()}>
+      <button
+        type="button"
+        className={className}
+        disabled={disabled}
+        aria-label={name}
+        onClick={() => input.current?.click()}
+      >
         {label}
       </button>
     </>

@@ -159,13 +159,19 @@ function CodeView() {
             <div className="card-header">
               <h2 className="mono">{generated.fileName}</h2>
               <div className="actions">
-                <button type="button" className="button-small" onClick={() => void copy()}>
+                <button
+                  type="button"
+                  className="button-small"
+                  onClick={() => void copy()}
+                  aria-label={`Copy ${generated.fileName}`}
+                >
                   {copied ? 'Copied' : 'Copy'}
                 </button>
                 <button
                   type="button"
                   className="button-small"
                   onClick={() => downloadFile(generated.fileName, generated.code, 'text/plain')}
+                  aria-label={`Download ${generated.fileName}`}
                 >
                   Download
                 </button>

@@ -106,6 +106,7 @@ export function KeyList() {
                 </button>
                 <FileButton
                   label="Upload…"
+                  name={`Upload ${KEY_LABELS[kind].toLowerCase()}`}
                   testId={`upload-${kind}`}
                   disabled={busy || (kind !== 'secretKey' && !keys.secretKey)}
                   onFile={(file) => void upload(kind, file)}

@@ -5,6 +5,7 @@ import { applyParams, hasObjects } from '../../sandbox/actions/paramsActions.ts'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
 import { formatMs } from '../../ui/format.ts'
+import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { checkDraft, draftFieldOf, type ParamsDraft, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
 import { ParamsFactsView } from './ParamsFactsView.tsx'
@@ -165,8 +166,8 @@ export function ParametersPanel() {
               onChange={(event) => setDraft({ scaleBits: event.target.value })}
             />
             <p className="field-help">
-              Values are encoded as value × 2<sup>bits</sup>. Leave empty for the preset; match your middle primes so a
-              rescale returns to the same scale.
+              Values are encoded as value × <PowerOfTwo exponent="bits" />. Leave empty for the preset; match your
+              middle primes so a rescale returns to the same scale.
             </p>
             <FieldError message={fieldError('scaleBits')} />
           </div>

@@ -1,4 +1,5 @@
 import { formatBytes, formatInteger } from '../../ui/format.ts'
+import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
 import type { DraftCheck } from '../../workspace/paramsDraft.ts'
 
 /**
@@ -61,7 +62,7 @@ export function ParamsFactsView({ check, plainModulus }: { check: DraftCheck; pl
           <div>
             <dt>Scale</dt>
             <dd className="mono">
-              2<sup>{facts.scaleBits}</sup>
+              <PowerOfTwo exponent={facts.scaleBits} />
             </dd>
           </div>
         ) : null}

@@ -1,4 +1,5 @@
 import { formatBytes } from '../../ui/format.ts'
+import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
 import { formatValue } from '../../workspace/parseValues.ts'
 
 /** Noise budget as a badge: green with room, amber when low, red at zero (garbage on decryption). */
@@ -36,7 +37,10 @@ export function ValueFacts({
       {scaleBits !== undefined ? (
         <span className="badge" title="CKKS scale">
           {/* Rescaling by a prime near 2^k leaves 2^40.0000002: show 2^40 unless the difference is visible. */}
-          scale 2^{Math.abs(scaleBits - Math.round(scaleBits)) < 1e-3 ? Math.round(scaleBits) : scaleBits.toFixed(2)}
+          scale{' '}
+          <PowerOfTwo
+            exponent={Math.abs(scaleBits - Math.round(scaleBits)) < 1e-3 ? Math.round(scaleBits) : scaleBits.toFixed(2)}
+          />
         </span>
       ) : null}
       {size !== undefined ? (

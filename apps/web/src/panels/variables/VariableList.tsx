@@ -103,6 +103,7 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
           disabled={busy || !keys.secretKey}
           onClick={() => void convert()}
           title={keys.secretKey ? undefined : 'Needs keys'}
+          aria-label={`${ciphertext ? 'Decrypt' : 'Encrypt'} ${variable.name}`}
         >
           {ciphertext ? 'Decrypt' : 'Encrypt'}
         </button>
@@ -112,10 +113,16 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
           disabled={busy || (ciphertext && !keys.secretKey)}
           onClick={() => void decodeAll()}
           aria-expanded={all !== undefined}
+          aria-label={`${all ? 'Hide slots' : ciphertext ? 'Decrypt and decode all slots' : 'Decode all slots'} of ${variable.name}`}
         >
           {all ? 'Hide slots' : ciphertext ? 'Decrypt and decode all slots' : 'Decode all slots'}
         </button>
-        <button type="button" className="button-small" onClick={() => downloadVariable(sandbox, variable.name)}>
+        <button
+          type="button"
+          className="button-small"
+          onClick={() => downloadVariable(sandbox, variable.name)}
+          aria-label={`Download ${variable.name}`}
+        >
           Download
         </button>
         <button

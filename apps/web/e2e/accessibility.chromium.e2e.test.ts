@@ -1,0 +1,112 @@
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { launchChromium } from './support/browsers.ts'
+import { PANEL_NAMES } from './support/layout.ts'
+
+/*
+ * Accessibility of the sandbox in Chromium, on a workspace with something in every
+ * panel: every button has a name of its own, a skip link leads to the open panel, and
+ * powers of two read as words.
+ */
+
+let page: Page
+let close: () => Promise<void>
+const errors: string[] = []
+
+beforeAll(async () => {
+  const browser = await launchChromium()
+  close = browser.close
+  page = await browser.context.newPage()
+  page.on('pageerror', (error) => errors.push(String(error)))
+  await page.goto(`${inject('sandboxUrl')}/#parameters`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+})
+
+afterAll(async () => {
+  await close?.()
+})
+
+async function openPanel(name: string): Promise<void> {
+  await page.getByRole('tab', { name: new RegExp(name) }).click()
+  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
+}
+
+/** The accessible name of every button Chromium exposes on the page ('' when it has none). */
+async function buttonNames(): Promise<string[]> {
+  const tree = await page.locator('body').ariaSnapshot()
+  return tree
+    .split('\n')
+    .map((line) => /^\s*- button(?: "((?:[^"\\]|\\.)*)")?/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => match[1] ?? '')
+}
+
+describe('sandbox accessibility in Chromium', () => {
+  it('reads powers of two as words ("2 to the power 40"), not "2^40"', async () => {
+    await page.getByTestId('scheme-ckks').check({ force: true })
+    await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+    const scale = page.getByTestId('params-facts').getByRole('img', { name: /^2 to the power \d+$/ })
+    await expect(scale.textContent()).resolves.toMatch(/^2\d+$/)
+    await expect(scale.locator('sup').count()).resolves.toBe(1)
+    await page.getByRole('button', { name: 'Create context' }).click()
+    await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+  })
+
+  it('gives every button on every panel a name of its own', async () => {
+    await openPanel('Keys')
+    await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+    await openPanel('Variables')
+    for (const values of ['1.5, 2', '3, 4']) {
+      await page.getByLabel('Values').fill(values)
+      await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+      await page.getByTestId('worker-ready').waitFor()
+    }
+    await page.getByTestId('variable-y').waitFor()
+    await expect(
+      page
+        .getByTestId('variable-x')
+        .getByRole('img', { name: /^2 to the power 40$/ })
+        .count(),
+    ).resolves.toBe(1)
+    await openPanel('Functions')
+    for (const label of ['Multiply', 'Relinearize']) {
+      await page.getByLabel('Operation to add').selectOption({ label })
+      await page.getByRole('button', { name: 'Add step' }).click()
+    }
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
+    await openPanel('Server')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+    await page.getByRole('button', { name: 'Run pipeline on server' }).click()
+    await page.getByTestId('remote-run').waitFor({ timeout: 60_000 })
+
+    for (const name of PANEL_NAMES) {
+      await openPanel(name)
+      const names = await buttonNames()
+      expect(names.length, `${name}: buttons found`).toBeGreaterThan(3)
+      expect(
+        names.filter((n) => n === ''),
+        `${name}: buttons without a name`,
+      ).toEqual([])
+      const repeated = names.filter((n, i) => names.indexOf(n) !== i)
+      expect(repeated, `${name}: button names used more than once`).toEqual([])
+    }
+    expect(errors).toEqual([])
+  })
+
+  it('offers a skip link to the open panel as the first stop of the keyboard', async () => {
+    await openPanel('Variables')
+    // A fresh page: the keyboard starts at the top of the document.
+    await page.reload()
+    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+    await page.keyboard.press('Tab')
+    const skip = page.getByRole('link', { name: 'Skip to the Variables panel' })
+    await expect(skip.evaluate((element) => element === document.activeElement)).resolves.toBe(true)
+    await page.keyboard.press('Enter')
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-panel'))).resolves.toBe('variables')
+    // The open panel stays open: the link moves focus without changing the URL's panel.
+    expect(new URL(page.url()).hash).toBe('#variables')
+  })
+})
