@@ -1,0 +1,195 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { isPrime, SealboxClient } from '@sealbox/he-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorOf, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
+import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+
+/*
+ * Issue item 2.5: parameter checks that cost seconds and memory. A plain modulus
+ * near 2^53 was primality-tested by trial division on the event loop (~1 s each);
+ * fractional CKKS scales each built a new context in the worker's never-evicted
+ * cache (17 → 312 MB after five). Now Miller–Rabin answers in microseconds, zod
+ * refuses a fractional scale before anything is built, and the worker's contexts
+ * are leased from a cache bounded by estimated bytes.
+ */
+
+const FILE = 'expensiveParams.e2e.test.ts'
+const database = { rows: 300, dim: 6, seed: 7 }
+const MiB = 2 ** 20
+
+/** Sum of a Prometheus metric's samples (all label sets). */
+function metricSum(text: string, name: string): number {
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return sum
+}
+
+async function workerHeap(url: string): Promise<number> {
+  return metricSum(await (await fetch(`${url}/metrics`)).text(), 'sealbox_worker_wasm_heap_bytes')
+}
+
+/** Values ≡ 1 (mod step) just below 2^53: where trial division needed ~5·10^7 divisions. */
+function near2to53(step: number, want: (t: number) => boolean): number {
+  for (let t = 2 ** 53 - step + 1; t > 2 ** 52; t -= step) if (want(t)) return t
+  throw new Error('no candidate found')
+}
+
+/** No factor below 2^20: trial division would have run for long before finding one. */
+function noSmallFactor(t: number): boolean {
+  for (let d = 3; d < 2 ** 20; d += 2) if (t % d === 0) return false
+  return true
+}
+
+const identity = {
+  version: 1,
+  inputs: [{ name: 'x', kind: 'ciphertext' }],
+  steps: [{ op: 'add', a: 'x', b: 'x', out: 'y' }],
+  outputs: ['y'],
+}
+
+describe('2.5 expensive parameters (a real server process)', () => {
+  let server: SpawnedServer
+  let dataDir: string
+  let client: SealboxClient
+  let side: SearchSide
+  let idle: HealthStats
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-params-'))
+    server = await spawnServer({
+      WORKERS: '1',
+      SYNTHETIC_ROWS: String(database.rows),
+      SYNTHETIC_DIM: String(database.dim),
+      SEARCH_BABY_STEPS: 'server',
+      SEARCH_BABY_STEP: '2',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      REQUEST_TIMEOUT_MS: '60000',
+    })
+    client = new SealboxClient({ baseUrl: server.url })
+    side = await searchSide(client, database)
+    idle = await idleHealth(server.url)
+  }, 120_000)
+
+  afterAll(async () => {
+    side?.[Symbol.dispose]()
+    server?.process.kill('SIGTERM')
+    await server?.exited
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  /** Another tenant searching until `stop()`; every search must succeed. */
+  async function otherTenantSearching() {
+    const victim = (await client.createSession()).client
+    await victim.putKeySet('search', side.keys as Uint8Array)
+    const query = side.query(2)
+    await victim.search(query.bytes, { keySet: 'search' })
+    let stopped = false
+    const done = (async () => {
+      let ok = 0
+      while (!stopped) {
+        expect((await victim.search(query.bytes, { keySet: 'search' })).responses).toHaveLength(1)
+        ok++
+      }
+      return ok
+    })()
+    return {
+      async stop() {
+        stopped = true
+        return done
+      },
+    }
+  }
+
+  it('plain moduli near 2^53 (a prime, a composite with no small factor) and fractional CKKS scales: 400 INVALID_PARAMS, nothing built, /healthz fast, the other tenant served', async () => {
+    // A prime ≡ 1 (mod 4096): at n=2048 it passes the primality test and is then refused for its noise budget.
+    const prime = near2to53(4096, (t) => isPrime(t))
+    // A composite ≡ 1 (mod 8192) with no factor below 2^20: refused as not prime.
+    const composite = near2to53(8192, (t) => !isPrime(t) && noSmallFactor(t))
+    const attacker = (await client.createSession()).client
+    const victim = await otherTenantSearching()
+    const heapBefore = await workerHeap(server.url)
+    const requests = [
+      ...Array.from({ length: 8 }, () => ({
+        scheme: 'bfv',
+        polyModulusDegree: 2048,
+        plainModulus: { value: prime },
+      })),
+      ...Array.from({ length: 8 }, () => ({
+        scheme: 'bfv',
+        polyModulusDegree: 4096,
+        plainModulus: { value: composite },
+      })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        scheme: 'ckks',
+        polyModulusDegree: 16384,
+        scaleBits: 40 + (i + 1) / 1000,
+      })),
+    ]
+    const { result, health } = await duringAttack(server.url, async () => {
+      const answers = await Promise.all(
+        requests.map(async (params) => {
+          const error = await errorOf(attacker.evaluate({ params, program: identity, inputs: {} }))
+          return `${error.httpStatus} ${error.code}: ${error.message}`
+        }),
+      )
+      return { answers, searches: await victim.stop() }
+    })
+    const byKind = (from: number, to: number) => new Set(result.answers.slice(from, to).map((a) => a.split(':')[0]))
+    expect(byKind(0, 26)).toEqual(new Set(['400 INVALID_PARAMS']))
+    expect(result.answers[0]).toMatch(/leaves no noise budget/)
+    expect(result.answers[8]).toMatch(/is not a prime ≡ 1 \(mod 8192\)/)
+    expect(result.answers[16]).toMatch(/scaleBits: scaleBits is a whole number of bits/)
+    expect(result.searches).toBeGreaterThan(0)
+    // Refused on the loop before any job: the worker's heap did not move.
+    expect(await workerHeap(server.url)).toBe(heapBefore)
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+    recordAbuse({
+      item: '2.5',
+      test: `${FILE} › 8 × t≈2^53 prime, 8 × t≈2^53 composite, 10 × scaleBits 40.00x at n=16384`,
+      answer: '400 INVALID_PARAMS',
+      during: health,
+      idle,
+    })
+  }, 120_000)
+
+  it('distinct whole scales at CKKS n=16384 each need a context, but the worker keeps only its byte budget of them', async () => {
+    const params = { scheme: 'ckks', polyModulusDegree: 16384 } as const
+    const tenant = (await client.createSession()).client
+    // No input sent: the worker builds (or reuses) the context, then refuses the missing input. The
+    // context is what costs; leaving out the ciphertext keeps this test from building one here too.
+    const run = async (scaleBits: number) => {
+      const error = await errorOf(tenant.evaluate({ params: { ...params, scaleBits }, program: identity, inputs: {} }))
+      return `${error.httpStatus} ${error.code}`
+    }
+    // The first context sets the worker's working size.
+    const first = await run(40)
+    const heapBefore = await workerHeap(server.url)
+    const scales = [30, 31, 32, 33]
+    const { result, health } = await duringAttack(server.url, async () => {
+      const answers = [first]
+      for (const scaleBits of scales) answers.push(await run(scaleBits))
+      return answers
+    })
+    expect(new Set(result)).toEqual(new Set([result[0]]))
+    expect(result[0]).toMatch(/^4\d\d /)
+    // Each of these contexts takes ~53 MB of WASM heap (measured): four more unevicted would add ~212 MB.
+    // The cache keeps at most 256 MiB of estimated contexts (~67 MB each: three), so about two more fit.
+    const growth = (await workerHeap(server.url)) - heapBefore
+    expect(growth).toBeLessThan(170 * MiB)
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+    recordAbuse({
+      item: '2.5',
+      test: `${FILE} › 5 distinct whole scaleBits at CKKS n=16384 (worker heap +${Math.round(growth / MiB)} MiB after the first)`,
+      answer: `${result[0]} (missing input, after the context; contexts evicted past the byte budget)`,
+      during: health,
+      idle,
+    })
+  }, 180_000)
+})
