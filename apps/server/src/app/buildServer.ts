@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import fastifySwagger from '@fastify/swagger'
@@ -8,22 +9,24 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { ServerConfig } from '../config/ServerConfig.ts'
 import { ExecutorHub } from '../executor/ExecutorHub.ts'
 import { workerSetupFrom } from '../executor/WorkerSetup.ts'
+import { clientErrorResponder } from '../http/clientErrorResponder.ts'
+import { edgeHooks } from '../http/edgeHooks.ts'
+import { frameworkError, MAX_PARAM_CHARS } from '../http/frameworkError.ts'
 import { ServerTiming } from '../http/ServerTiming.ts'
 import { sendError } from '../http/sendError.ts'
 import { ServerMetrics } from '../metrics/ServerMetrics.ts'
-import { evaluateRoutes } from '../routes/evaluateRoutes.ts'
-import { faultRoutes } from '../routes/faultRoutes.ts'
 import { healthRoutes } from '../routes/healthRoutes.ts'
-import { keySetRoutes } from '../routes/keySetRoutes.ts'
-import { searchRoutes } from '../routes/searchRoutes.ts'
-import { sessionRoutes } from '../routes/sessionRoutes.ts'
 import { openKeyStore } from '../store/openKeyStore.ts'
 import { anonymousTenantLimits } from '../tenancy/anonymousTenantLimits.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
+import { apiPlugin } from './apiPlugin.ts'
 import type { SealboxServices } from './SealboxServices.ts'
 import type { SearchSummary } from './SearchSummary.ts'
 import { DOCS_CSP_DIRECTIVES, securityHeaders } from './securityHeaders.ts'
 import { serveSandbox } from './serveSandbox.ts'
+
+/** Body limit of every route that does not set its own (key uploads, search and evaluate do). */
+export const SMALL_BODY_BYTES = 64 * 1024
 
 /** Options beyond the configuration (tests, embedding). */
 export interface BuildServerOptions {
@@ -43,12 +46,31 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   await mkdir(dataDir, { recursive: true })
   const app = Fastify({
     logger: options.logger ?? { level: config.LOG_LEVEL },
-    // JSON bodies (evaluate) may carry base64 ciphertexts; binary routes set their own limits.
-    bodyLimit: config.MAX_REQUEST_BYTES,
+    bodyLimit: SMALL_BODY_BYTES,
+    // Ours, random: a client cannot choose the id its log lines are filed under.
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Node's own timeout is a backstop; the scheduler enforces REQUEST_TIMEOUT_MS per job.
-    requestTimeout: config.REQUEST_TIMEOUT_MS + 10_000,
+    // The whole request, body included, must arrive within REQUEST_TIMEOUT_MS (a body dripped
+    // a few bytes a second is cut at the deadline). Node checks its connections every
+    // connectionsCheckingInterval (30 s by default, which let a drip run to 80–90 s).
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(config.REQUEST_TIMEOUT_MS, 60_000),
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.REQUEST_TIMEOUT_MS / 20))),
+    },
+    clientErrorHandler: clientErrorResponder({ requestTimeoutMs: config.REQUEST_TIMEOUT_MS }),
+    // Long path segments reach the routes (whose ids are validated) and the URL limit in
+    // edgeHooks, rather than the router's own 414 that echoes the path.
+    routerOptions: { maxParamLength: MAX_PARAM_CHARS },
+    frameworkErrors: (error, request, reply) => {
+      // The router refused before any hook ran: no timing, no x-request-id yet.
+      request.timing ??= new ServerTiming()
+      reply.header('x-request-id', request.id)
+      sendError(request, reply, frameworkError(error))
+    },
   })
   const metrics = new ServerMetrics()
   const auth = await TokenAuthority.create({ mode: config.MODE, tokens: config.TOKENS, dataDir })
@@ -89,6 +111,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   app.addHook('onRequest', async (request) => {
     request.timing = new ServerTiming()
   })
+  edgeHooks(app)
   let closing = false
   // Node's server.close() closes idle keep-alive connections once, not those that go
   // idle later: answers finished during shutdown close their connection themselves.
@@ -105,9 +128,6 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
     metrics.request(route, request.method, reply.statusCode, request.timing.phases, request.timing.elapsed())
   })
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error))
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new HeError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  )
 
   await app.register(underPressure, {
     maxEventLoopDelay: config.MAX_EVENT_LOOP_DELAY_MS,
@@ -135,11 +155,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP_DIRECTIVES })
 
   await app.register(healthRoutes)
-  await app.register(sessionRoutes)
-  await app.register(keySetRoutes)
-  await app.register(searchRoutes)
-  await app.register(evaluateRoutes)
-  if (config.FAULT_INJECTION) await app.register(faultRoutes)
+  await app.register(apiPlugin, { prefix: '/api/v1' })
 
   await serveSandbox(app, config)
 

@@ -1,4 +1,4 @@
-import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode, toHeError } from '@sealbox/he-core'
+import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode } from '@sealbox/he-core'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 
@@ -48,14 +48,15 @@ export function describeZodError(error: z.ZodError, where: string): string {
  * becomes INTERNAL with a generic message (the original is logged, never sent).
  */
 export function toRequestError(error: unknown): { error: HeError; internal: boolean } {
-  if (error instanceof HeError) return { error, internal: false }
+  // An INTERNAL HeError (a worker's I/O failure, say) may name files or internals: logged, never sent.
+  if (error instanceof HeError && error.code !== 'INTERNAL') return { error, internal: false }
   if (error instanceof z.ZodError) {
     return {
       error: new HeError('INVALID_INPUT', describeZodError(error, 'request'), { cause: error }),
       internal: false,
     }
   }
-  if (isFastifyError(error)) {
+  if (isFastifyError(error) && !(error instanceof HeError)) {
     const known = FASTIFY_CODES[error.code]
     const status = error.statusCode ?? 500
     const code = known ?? codeForStatus(status)
@@ -63,11 +64,9 @@ export function toRequestError(error: unknown): { error: HeError; internal: bool
       return { error: new HeError(code, error.message, { cause: error }), internal: false }
     }
   }
-  const wrapped = toHeError(error)
-  if (wrapped.code === 'INTERNAL') {
-    return { error: new HeError('INTERNAL', 'internal error; see the server log', { cause: error }), internal: true }
-  }
-  return { error: wrapped, internal: false }
+  // Anything else thrown on the loop is our bug (a TypeError is not an embind error here:
+  // SEAL calls are wrapped where they are made), so toHeError's guesses do not apply.
+  return { error: new HeError('INTERNAL', 'internal error', { cause: error }), internal: true }
 }
 
 /** The JSON body for an error (no stack, no cause). */
@@ -92,19 +91,49 @@ function safeDetails(details: Record<string, unknown>): Record<string, unknown> 
   return out
 }
 
+/** 5xx answers that are load, not faults: the client retries, the operator reads /metrics, not the error log. */
+const LOAD_CODES = new Set<HeErrorCode>(['OVERLOADED', 'TIMEOUT'])
+
 /** Codes that always carry Retry-After (1 s unless the error says how long). */
 const RETRYABLE = new Set<HeErrorCode>(['OVERLOADED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'])
 
-/** Sends `error` with the status from `HE_ERROR_HTTP_STATUS`. */
+/** Fastify's "body too large" says neither the limit nor the route's name for it: ours does. */
+function tooLarge(request: FastifyRequest, thrown: unknown): HeError | undefined {
+  if (!isFastifyError(thrown) || thrown.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return undefined
+  const limit = request.routeOptions.bodyLimit
+  return new HeError('PAYLOAD_TOO_LARGE', `the body is larger than this route accepts (${limit} bytes)`, {
+    cause: thrown,
+    details: { limit },
+  })
+}
+
+/**
+ * Sends `error` with the status from `HE_ERROR_HTTP_STATUS`. Server-side failures
+ * (5xx) carry the request id in `details.requestId` (it is in `x-request-id` too):
+ * the client quotes it, the log has the details under it. An internal error's message
+ * is replaced (it may name files or internals); it, its cause and every other fault
+ * (a failed worker, an unavailable store) go to the log at error level. A client error
+ * with a cause (SEAL's own text for a refused ciphertext, a zod issue) logs that cause
+ * at info level; the client reads our message only.
+ */
 export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
-  const { error, internal } = toRequestError(thrown)
+  const { error: coded, internal } = toRequestError(tooLarge(request, thrown) ?? thrown)
+  const status = HE_ERROR_HTTP_STATUS[coded.code]
+  const error =
+    status >= 500
+      ? new HeError(
+          coded.code,
+          internal ? `internal error: the server log has the details under request id ${request.id}` : coded.message,
+          { cause: coded.cause, details: { ...coded.details, requestId: request.id } },
+        )
+      : coded
   if (internal) request.log.error({ err: thrown }, 'internal error')
-  else if (error.code === 'WORKER_FAILED' || error.code === 'OUT_OF_MEMORY')
-    request.log.warn({ err: error }, error.message)
+  else if (status >= 500 && !LOAD_CODES.has(coded.code)) request.log.error({ err: coded }, coded.message)
+  else if (coded.cause !== undefined) request.log.info({ err: coded }, `refused: ${coded.code}`)
   const seconds = error.details?.retryAfterSeconds
   if (typeof seconds === 'number' || RETRYABLE.has(error.code)) {
     reply.header('retry-after', String(typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : 1))
   }
   if (error.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
-  return reply.status(HE_ERROR_HTTP_STATUS[error.code]).type('application/json; charset=utf-8').send(errorBody(error))
+  return reply.status(status).type('application/json; charset=utf-8').send(errorBody(error))
 }

@@ -12,7 +12,6 @@ import { TENANT_ID } from '../config/ServerConfig.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { clientGoneSignal, mediaType, parseInput } from '../http/parseInput.ts'
-import { bearer, tenantOf } from '../http/tenantOf.ts'
 
 const MAX_INPUTS = 64
 
@@ -42,7 +41,7 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
   const { store, hub, config } = app.sealbox
 
   app.post(
-    '/api/v1/evaluate',
+    '/evaluate',
     {
       bodyLimit: config.MAX_REQUEST_BYTES,
       schema: {
@@ -50,12 +49,11 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Run an HE program on encrypted inputs',
         description:
           'Body (application/json): `{ params, program, inputs: { name: base64 envelope }, keySet? }`. The program is analysed before any work: unknown ops, cycles, too many steps, n above MAX_POLY_DEGREE and missing keys are refused up front. Response: `{ outputs: { name: base64 envelope }, steps }`.',
-        security: bearer,
         consumes: ['application/json'],
       },
     },
     async (request, reply) => {
-      const tenant = tenantOf(request)
+      const { tenant } = request
       if (mediaType(request) !== 'application/json') {
         throw new HeError('UNSUPPORTED_MEDIA_TYPE', 'send the program as application/json')
       }

@@ -4,7 +4,6 @@ import { FAULTS } from '../executor/jobMessages.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { parseInput } from '../http/parseInput.ts'
-import { tenantOf } from '../http/tenantOf.ts'
 
 const FaultParams = z.object({ fault: z.enum(FAULTS) })
 const FaultQuery = z.object({ ms: z.coerce.number().int().min(1).max(120_000).optional() })
@@ -12,8 +11,8 @@ const FaultQuery = z.object({ ms: z.coerce.number().int().min(1).max(120_000).op
 /** Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run out of memory or throw. */
 export async function faultRoutes(app: FastifyInstance): Promise<void> {
   const { hub, config } = app.sealbox
-  app.post('/api/v1/_faults/:fault', { schema: { hide: true } }, async (request, reply) => {
-    const tenant = tenantOf(request)
+  app.post('/_faults/:fault', { schema: { hide: true } }, async (request, reply) => {
+    const { tenant } = request
     const { fault } = parseInput(FaultParams, request.params, 'params')
     const { ms } = parseInput(FaultQuery, request.query, 'query')
     const done = await hub.submit(

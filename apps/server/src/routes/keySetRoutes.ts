@@ -4,7 +4,6 @@ import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
-import { bearer, tenantOf } from '../http/tenantOf.ts'
 
 const IdParams = z.object({
   id: z.string().regex(TENANT_ID, 'key-set ids are 1–64 letters, digits, _ . -, starting with a letter or digit'),
@@ -21,7 +20,7 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
   const { store, hub, config } = app.sealbox
 
   app.put(
-    '/api/v1/keysets/:id',
+    '/keysets/:id',
     {
       bodyLimit: config.MAX_KEYSET_BYTES,
       schema: {
@@ -29,13 +28,12 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Upload (or replace) a key set',
         description:
           'Body: a relinKeys or galoisKeys envelope, or a bundle of both (application/octet-stream). Secret keys are refused (SECRET_KEY_REFUSED). Keys for the server search parameters are loaded into SEAL before they are stored.',
-        security: bearer,
         params: idParamsSchema,
         consumes: ['application/octet-stream'],
       },
     },
     async (request, reply) => {
-      const tenant = tenantOf(request)
+      const { tenant } = request
       const { id } = parseInput(IdParams, request.params, 'params')
       const bytes = binaryBody(request)
       // Refuse what cannot fit before spending a worker on it (the store checks again atomically).
@@ -64,30 +62,26 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
     },
   )
 
-  app.get(
-    '/api/v1/keysets',
-    { schema: { tags: ['keysets'], summary: "List this tenant's key sets", security: bearer } },
-    async (request) => {
-      const tenant = tenantOf(request)
-      const keySets = await store.list(tenant.id)
-      return {
-        tenant: tenant.id,
-        keySets,
-        usage: {
-          bytes: keySets.reduce((sum, record) => sum + record.bytes, 0),
-          quotaBytes: config.TENANT_QUOTA_BYTES,
-          keySets: keySets.length,
-          maxKeySets: config.MAX_KEYSETS,
-        },
-      }
-    },
-  )
+  app.get('/keysets', { schema: { tags: ['keysets'], summary: "List this tenant's key sets" } }, async (request) => {
+    const { tenant } = request
+    const keySets = await store.list(tenant.id)
+    return {
+      tenant: tenant.id,
+      keySets,
+      usage: {
+        bytes: keySets.reduce((sum, record) => sum + record.bytes, 0),
+        quotaBytes: config.TENANT_QUOTA_BYTES,
+        keySets: keySets.length,
+        maxKeySets: config.MAX_KEYSETS,
+      },
+    }
+  })
 
   app.get(
-    '/api/v1/keysets/:id',
-    { schema: { tags: ['keysets'], summary: 'One key set', security: bearer, params: idParamsSchema } },
+    '/keysets/:id',
+    { schema: { tags: ['keysets'], summary: 'One key set', params: idParamsSchema } },
     async (request) => {
-      const tenant = tenantOf(request)
+      const { tenant } = request
       const { id } = parseInput(IdParams, request.params, 'params')
       const record = await store.get(tenant.id, id)
       // Another tenant's key set is "not found" too: ids do not leak across tenants.
@@ -97,10 +91,10 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
   )
 
   app.delete(
-    '/api/v1/keysets/:id',
-    { schema: { tags: ['keysets'], summary: 'Delete a key set', security: bearer, params: idParamsSchema } },
+    '/keysets/:id',
+    { schema: { tags: ['keysets'], summary: 'Delete a key set', params: idParamsSchema } },
     async (request, reply) => {
-      const tenant = tenantOf(request)
+      const { tenant } = request
       const { id } = parseInput(IdParams, request.params, 'params')
       if (!(await store.delete(tenant.id, id))) throw new HeError('NOT_FOUND', `no key set "${id}"`)
       return reply.status(204).send()

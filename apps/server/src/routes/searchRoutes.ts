@@ -6,7 +6,6 @@ import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
 import { splitEnvelopes } from '../http/splitEnvelopes.ts'
-import { bearer, tenantOf } from '../http/tenantOf.ts'
 
 const SearchQueryString = z
   .object({ keySet: z.string().regex(TENANT_ID, 'keySet must be a key-set id').optional() })
@@ -18,8 +17,9 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
   const { store, hub, config } = services
 
   app.get(
-    '/api/v1/search/config',
+    '/search/config',
     {
+      config: { auth: false },
       schema: {
         tags: ['search'],
         summary: 'The search config clients need to make keys and queries',
@@ -34,7 +34,7 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
   )
 
   app.post(
-    '/api/v1/search',
+    '/search',
     {
       bodyLimit: config.MAX_REQUEST_BYTES,
       schema: {
@@ -42,13 +42,12 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Evaluate one or several encrypted queries',
         description:
           'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. Response: one response bundle per query, back to back, in order.',
-        security: bearer,
         querystring: { type: 'object', properties: { keySet: { type: 'string' } } },
         consumes: ['application/octet-stream'],
       },
     },
     async (request, reply) => {
-      const tenant = tenantOf(request)
+      const { tenant } = request
       const query = parseInput(SearchQueryString, request.query, 'query')
       const search = services.search()
       const queries = splitEnvelopes(binaryBody(request), config.MAX_QUERIES_PER_SEARCH)

@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify'
 export async function sessionRoutes(app: FastifyInstance): Promise<void> {
   const { auth } = app.sealbox
   app.post(
-    '/api/v1/session',
+    '/session',
     {
+      config: { auth: false },
       schema: {
         tags: ['session'],
         summary: 'Get an anonymous bearer token (local mode only)',

@@ -1,0 +1,79 @@
+import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { HeError } from '@sealbox/he-core'
+import type { FastifyInstance } from 'fastify'
+import { AllowedMethods } from './AllowedMethods.ts'
+import { MAX_URL_CHARS, urlTooLong } from './frameworkError.ts'
+import { sendError } from './sendError.ts'
+
+/** How long a connection answered before its body arrived keeps discarding what the client still sends. */
+export const EARLY_ANSWER_LINGER_MS = 2000
+
+/** Longest path quoted back in a 404 message. */
+const MAX_QUOTED_PATH = 120
+
+/**
+ * The HTTP edge every response shares (call on the root before any route is
+ * registered): URLs past MAX_URL_CHARS are refused (414) before any other work; every
+ * response carries `x-request-id` (Fastify's request id, a random UUID — the id in the
+ * log lines of that request); a response sent before the request's body has arrived
+ * (a 401, a 413, a 404) closes the connection, or Node would read and discard the rest
+ * of a body that may be 60 MiB long; and an unknown method on a known path is 405 with
+ * `Allow`, an unknown path 404.
+ */
+export function edgeHooks(app: FastifyInstance): void {
+  const allowed = new AllowedMethods()
+  allowed.track(app)
+  app.addHook('onRequest', async (request) => {
+    if (request.url.length > MAX_URL_CHARS) throw urlTooLong(request.url.length)
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id)
+    if (!request.raw.complete) {
+      reply.header('connection', 'close')
+      lingerAfterEarlyAnswer(reply.raw, request.raw.socket)
+    }
+    return payload
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    const methods = allowed.for(path)
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '))
+      return sendError(
+        request,
+        reply,
+        new HeError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${methods.join(', ')}`, {
+          details: { allow: methods },
+        }),
+      )
+    }
+    const quoted = path.length > MAX_QUOTED_PATH ? `${path.slice(0, MAX_QUOTED_PATH)}…` : path
+    return sendError(request, reply, new HeError('NOT_FOUND', `no route ${request.method} ${quoted}`))
+  })
+}
+
+/**
+ * A response sent before the request's body arrived closes the connection, but not at
+ * once: Node half-closes the socket when the answer is out and then destroys it, and a
+ * client still writing its body gets a reset that can arrive before it has read our
+ * answer (fetch then reports EPIPE instead of the 401). So the socket lingers, as
+ * Apache's and nginx's lingering close do: what the client still sends is read and
+ * discarded (nothing is buffered) until it stops or EARLY_ANSWER_LINGER_MS pass, and
+ * Node's requestTimeout still bounds the whole request.
+ */
+function lingerAfterEarlyAnswer(response: ServerResponse, socket: Socket): void {
+  response.once('finish', () => {
+    if (socket.destroyed) return
+    // Node's `destroySoon` (called as the response finished, since it said `connection: close`)
+    // destroys the socket when its FIN is out; keep it open for reading instead.
+    socket.removeListener('finish', socket.destroy)
+    // Node resumes the request to discard its body once the answer is out (`_dump`); reading
+    // stops a tick later, at the socket's handle, so the rest stays in the kernel's buffers.
+    setImmediate(() => (socket as Socket & { _handle?: { readStop?: () => void } })._handle?.readStop?.())
+    const timer = setTimeout(() => socket.destroy(), EARLY_ANSWER_LINGER_MS)
+    timer.unref()
+    socket.once('end', () => socket.destroy())
+    socket.once('close', () => clearTimeout(timer))
+  })
+}
