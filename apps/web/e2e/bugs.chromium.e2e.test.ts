@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from './support/browsers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
-import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES } from './support/layout.ts'
+import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES, saveDebugShot } from './support/layout.ts'
 
 /*
  * Regression tests for what a new user hit in the sandbox (one browser, one
@@ -127,6 +127,7 @@ describe('new-user bugs in Chromium', () => {
     await page.getByTestId('upload-variable').setInputFiles(file)
     const dialog = page.getByRole('alertdialog', { name: 'Replace variable z?' })
     await expect(dialog.textContent()).resolves.toMatch(/A variable called 'z' already exists/)
+    await saveDebugShot(page, 'replace-variable')
     // Nothing changed while the question is open.
     await expect(page.getByTestId('variable-z').textContent()).resolves.toMatch(/from values/)
     await dialog.getByRole('button', { name: 'Load as z2' }).click()
@@ -289,6 +290,9 @@ describe('new-user bugs in Chromium', () => {
     await expect(first.getByLabel('done').count()).resolves.toBe(0)
     await expect(first.textContent()).resolves.not.toMatch(/bits budget/)
     await expect(page.locator('[data-testid^="step-"] [aria-label="done"]').count()).resolves.toBe(0)
+    // The noise-budget failure was about the old parameters: it is gone too.
+    await expect(page.getByText('Stopped here.').count()).resolves.toBe(0)
+    await saveDebugShot(page, 'stale-steps')
   })
 
   it("asks before another key set's secret key removes keys and ciphertexts, and names them (bug 2)", async () => {
@@ -311,8 +315,9 @@ describe('new-user bugs in Chromium', () => {
     await page.getByTestId('upload-secretKey').setInputFiles(first)
     const dialog = page.getByRole('alertdialog', { name: 'Use another secret key?' })
     await expect(page.getByTestId('secret-key-loss').textContent()).resolves.toMatch(
-      /relinearization keys, galois keys, 2 ciphertexts \(x, y\)/,
+      /relinearization keys, Galois keys, 2 ciphertexts \(x, y\)/,
     )
+    await saveDebugShot(page, 'another-secret-key')
     await dialog.getByRole('button', { name: 'Keep the current key' }).click()
     await expect(page.getByTestId('key-relinKeys').textContent()).resolves.toMatch(/ready/)
     await openPanel('Variables')

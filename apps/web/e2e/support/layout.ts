@@ -6,12 +6,10 @@ export const PANEL_NAMES = ['Parameters', 'Keys', 'Variables', 'Functions', 'Cod
 
 /**
  * Fails when the document is wider than the viewport (a sideways scroll bar), naming
- * the widest elements that stick out. With `SEALBOX_E2E_SHOTS=<dir>` it also saves a
- * screenshot of what it checked, for a person to look at.
+ * the elements that stick out (and saves a debug screenshot, see `saveDebugShot`).
  */
 export async function expectNoHorizontalOverflow(page: Page, where: string): Promise<void> {
-  const shots = process.env.SEALBOX_E2E_SHOTS
-  if (shots) await page.screenshot({ path: `${shots}/${where.replace(/\W+/g, '-')}.png`, fullPage: true })
+  await saveDebugShot(page, where)
   const measured = await page.evaluate(() => {
     const root = document.documentElement
     const limit = root.clientWidth
@@ -29,4 +27,10 @@ export async function overlapping(a: Locator, b: Locator): Promise<boolean> {
   const [x, y] = await Promise.all([a.boundingBox(), b.boundingBox()])
   if (!x || !y) return false
   return x.x < y.x + y.width && y.x < x.x + x.width && x.y < y.y + y.height && y.y < x.y + x.height
+}
+
+/** With `SEALBOX_E2E_SHOTS=<dir>`, a full-page screenshot named after `what`, for a person to look at. */
+export async function saveDebugShot(page: Page, what: string): Promise<void> {
+  const shots = process.env.SEALBOX_E2E_SHOTS
+  if (shots) await page.screenshot({ path: `${shots}/${what.replace(/\W+/g, '-')}.png`, fullPage: true })
 }

@@ -167,7 +167,7 @@ function SecretKeySwitchNotice({
   onCancel: () => void
 }) {
   const lost = [
-    ...loss.keys.map((kind) => KEY_LABELS[kind].toLowerCase()),
+    ...loss.keys.map((kind) => KIND_WORDS[kind]),
     ...(loss.ciphertexts.length > 0
       ? [
           `${loss.ciphertexts.length} ciphertext${loss.ciphertexts.length === 1 ? '' : 's'} (${loss.ciphertexts.join(', ')})`,

@@ -10,7 +10,7 @@ export function hasObjects(sandbox: Sandbox): boolean {
 /**
  * Builds the SEAL context for `input` in the worker and makes it the workspace's
  * parameters. Keys and variables of other parameters are dropped (they cannot be
- * used with the new ones); the pipeline is kept.
+ * used with the new ones); the pipeline is kept, without the failures of its last run.
  */
 export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise<Outcome<void>> {
   const spec = ParamsSpec.parse(input)
@@ -32,6 +32,11 @@ export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise
           },
           keys: same ? state.keys : {},
           variables: same ? state.variables : [],
+          // A failure under other parameters says nothing about these; a success stays,
+          // shown as stale (its result is gone) until the step runs again.
+          pipeline: same
+            ? state.pipeline
+            : state.pipeline.map((entry) => (entry.last?.status === 'failed' ? { ...entry, last: undefined } : entry)),
         }
       })
     },
