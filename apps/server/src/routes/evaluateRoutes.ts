@@ -12,6 +12,7 @@ import { TENANT_ID } from '../config/ServerConfig.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { clientGoneSignal, mediaType, parseInput } from '../http/parseInput.ts'
+import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 
 const MAX_INPUTS = 64
 
@@ -128,7 +129,7 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
           ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}),
         },
         {
-          timeoutMs: config.REQUEST_TIMEOUT_MS,
+          timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
           cost: analysis.cost.units,
           ...executorOverride(request),

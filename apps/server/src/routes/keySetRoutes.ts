@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
+import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 
 const IdParams = z.object({
   id: z.string().regex(TENANT_ID, 'key-set ids are 1–64 letters, digits, _ . -, starting with a letter or digit'),
@@ -50,7 +51,7 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
       const done = await hub.submit(
         tenant.id,
         { type: 'inspectKeys', bytes },
-        { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply) },
+        { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply) },
       )
       const { facts, sha256 } = jobResult(request, done, 'keysInspected')
       const { record, created } = await request.timing.measure('store', () =>

@@ -5,6 +5,7 @@ import { TENANT_ID } from '../config/ServerConfig.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
+import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { splitEnvelopes } from '../http/splitEnvelopes.ts'
 
 const SearchQueryString = z
@@ -98,7 +99,7 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
       const done = await hub.submit(
         tenant.id,
         { type: 'search', queries, ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}) },
-        { timeoutMs: config.REQUEST_TIMEOUT_MS, signal: clientGoneSignal(reply), ...executorOverride(request) },
+        { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), ...executorOverride(request) },
       )
       const result = jobResult(request, done, 'searchResult')
       reply

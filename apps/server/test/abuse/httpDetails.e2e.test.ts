@@ -78,6 +78,7 @@ describe('HTTP details (2.12)', () => {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      FAULT_INJECTION: 'true',
     })
     idle = await idleHealth(server.url)
     const session = await fetch(`${server.url}/api/v1/session`, { method: 'POST' })
@@ -156,5 +157,48 @@ describe('HTTP details (2.12)', () => {
     const dripped = await drip(server.url, 'GET /healthz HTTP/1.1\r\nhost: x\r\nx-slow: ', 100)
     expect(dripped.status).toBe(408)
     expect(dripped.elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS * 1.5)
+  })
+
+  // Last: the job that overstays is killed with its worker.
+  it('counts the time the body took against the job: the whole request ends at the deadline', {
+    timeout: 60_000,
+  }, async () => {
+    // A body that arrives just before the deadline (20 bytes over ~1.5 s), then a job that
+    // would hold the worker 30 s: the job gets only what is left of REQUEST_TIMEOUT_MS.
+    const body = '{"pad":"0123456789"}'
+    const head = `POST /api/v1/_faults/slow?ms=30000 HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`
+    const { hostname, port } = new URL(server.url)
+    const answer = await new Promise<{ elapsedMs: number; text: string }>((resolve, reject) => {
+      const socket = connect(Number(port), hostname)
+      let started = 0
+      let received = ''
+      let sent = 0
+      let timer: NodeJS.Timeout | undefined
+      socket.setEncoding('latin1')
+      socket.on('connect', () => {
+        started = performance.now()
+        socket.write(head)
+        timer = setInterval(
+          () => {
+            if (sent < body.length) socket.write(body[sent++] as string)
+            else clearInterval(timer)
+          },
+          (REQUEST_TIMEOUT_MS * 0.75) / body.length,
+        )
+      })
+      socket.on('data', (chunk: string) => {
+        received += chunk
+        if (received.includes('\r\n\r\n') && received.includes('}}')) socket.end()
+      })
+      socket.on('close', () => {
+        clearInterval(timer)
+        resolve({ elapsedMs: performance.now() - started, text: received })
+      })
+      socket.on('error', reject)
+    })
+    expect(answer.text.split(' ')[1]).toBe('504')
+    expect(answer.text).toContain('"code":"TIMEOUT"')
+    expect(answer.elapsedMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50)
+    expect(answer.elapsedMs).toBeLessThan(REQUEST_TIMEOUT_MS * 1.5)
   })
 })
