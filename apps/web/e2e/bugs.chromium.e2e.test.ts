@@ -270,7 +270,7 @@ describe('new-user bugs in Chromium', () => {
     const step = page.getByTestId('step-1')
     const select = step.getByLabel('Step 1 operation')
     for (const name of ['Run step 1', 'Move step 1 up', 'Move step 1 down', 'Remove step 1']) {
-      await expect(overlapping(select, step.getByRole('button', { name }))).resolves.toBe(false)
+      expect(await overlapping(select, step.getByRole('button', { name })), `${name} covers the dropdown`).toBe(false)
     }
     const startOver = page.getByRole('button', { name: 'Start over' })
     expect(await rightEdge(startOver), '"Start over" vs the header').toBeLessThanOrEqual(
