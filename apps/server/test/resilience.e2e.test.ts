@@ -1,4 +1,13 @@
-import { decodeBundle, encodeBundle, encodeEnvelope, type SealboxClient } from '@sealbox/he-core'
+import {
+  decodeBundle,
+  encodeBundle,
+  encodeEnvelope,
+  type PayloadLimitsSource,
+  payloadLimitsOf,
+  prepareSealPayload,
+  type SealboxClient,
+  scrambleParmsId,
+} from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, type SearchSide, searchSide, sleep, startServer, type TestServer } from './harness.ts'
 
@@ -50,16 +59,17 @@ function replacements(server: TestServer, mode: string, reason: string): Promise
 const HOLD_MS = 8000
 
 /**
- * A query that passes every check before SEAL (envelope, checksum, ids, labels) and
- * that SEAL then refuses: the compressed payload of its first ciphertext is damaged
- * and the envelope re-sealed with a correct checksum.
+ * A query that passes every check before SEAL (envelope, checksum, ids, labels, the
+ * payload pre-parse) and that SEAL then refuses: its first ciphertext names parameters
+ * SEAL does not know, and the envelope is re-sealed with a correct checksum.
  */
-function forgedQuery(query: Uint8Array): Uint8Array {
+function forgedQuery(query: Uint8Array, ctx: PayloadLimitsSource): Uint8Array {
   const bundle = decodeBundle(query)
   const [first, ...rest] = bundle.items
   if (!first) throw new Error('empty query')
-  const payload = first.payload.slice()
-  for (let i = 64; i < payload.length; i += 97) payload[i] = (payload[i] as number) ^ 0x5a
+  // Well-formed down to every count (he-core's pre-parse passes it, uncompressed) but for a
+  // parms_id SEAL does not know: only SEAL itself refuses it, so each one costs a SEAL exception.
+  const payload = scrambleParmsId(prepareSealPayload(first, payloadLimitsOf(ctx)).payload)
   const forged = encodeEnvelope({
     kind: 'ciphertext',
     fingerprint: first.fingerprint,
@@ -162,7 +172,7 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
 
   it('survives 10,000 bad requests that reach SEAL in a row, then answers a good one correctly', async () => {
     const { server, side, token } = r
-    const forged = forgedQuery(side.query(9).bytes)
+    const forged = forgedQuery(side.query(9).bytes, side.search.ctx)
     const first = await raw(`${server.url}/api/v1/search?keySet=k`, {
       method: 'POST',
       token,
