@@ -173,7 +173,7 @@ export const ServerConfigSchema = z
      */
     MAX_INLINE_COST: z.coerce.number().positive().max(1e9).default(100),
     /** Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches and programs); past it: 429. */
-    TENANT_COST_BUDGET: z.coerce.number().positive().max(1e12).default(120_000),
+    TENANT_COST_BUDGET: z.coerce.number().min(1).max(1e12).default(120_000),
     /** The window of TENANT_COST_BUDGET, ms (the budget refills evenly over it). */
     TENANT_COST_WINDOW_MS: int(1000, 86_400_000).default(60_000),
     /** Requests one client address may send per second with `x-sealbox-executor` naming a non-default executor. */
