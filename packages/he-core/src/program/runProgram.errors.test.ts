@@ -219,6 +219,16 @@ describe('runProgram preconditions (checked before SEAL is called)', () => {
     ).toBe(
       'step 2 (square): the product would have scale 2^160, but level 2 holds only 140 bits; rescaleToNext the operands first',
     )
+    // At the last level nothing is left to rescale by: the advice says what can be done instead.
+    expect(
+      expectFailure(ckks, 'SCALE_MISMATCH', [
+        { op: 'modSwitchToNext', a: 'x', out: 'x1' },
+        { op: 'modSwitchToNext', a: 'x1', out: 'x0' },
+        { op: 'square', a: 'x0', out: 'r' },
+      ]),
+    ).toMatch(
+      /^step 3 \(square\): the product would have scale 2\^80, but level 0 \(the last level\) holds only \d+ bits and nothing is left to rescale by; use a longer modulus chain \(more primes\) or fewer multiplications in a row$/,
+    )
     expect(
       expectFailure(ckks, 'SCALE_MISMATCH', [{ op: 'addPlain', a: 'x', b: 'p', out: 'r' }], (s) => ({
         inputs: { ...standardInputs(ckks, s), p: encodeCkks(ckks.ctx, [1, 2], s, { scale: 2 ** 30 }) },

@@ -99,7 +99,10 @@ export function requireProductScale(frame: StepFrame, level: ChainLevel, x: numb
     throw stepError(
       frame,
       'SCALE_MISMATCH',
-      `the product would have scale ${log2(x * y)}, but level ${level.chainIndex} holds only ${level.totalBits} bits; rescaleToNext the operands first`,
+      level.chainIndex === 0
+        ? // At the last level there is no prime left to rescale by: advise what can be done.
+          `the product would have scale ${log2(x * y)}, but level 0 (the last level) holds only ${level.totalBits} bits and nothing is left to rescale by; use a longer modulus chain (more primes) or fewer multiplications in a row`
+        : `the product would have scale ${log2(x * y)}, but level ${level.chainIndex} holds only ${level.totalBits} bits; rescaleToNext the operands first`,
       { reason: 'scale-out-of-bounds', scaleBits: bits, levelBits: level.totalBits },
     )
   }

@@ -97,26 +97,6 @@ export function runStep(
       variable,
     }
   } catch (error) {
-    throw renumber(adviseAtLastLevel(session, step, error), index, step.op)
+    throw renumber(error, index, step.op)
   }
-}
-
-/**
- * he-core advises rescaling when a CKKS product's scale would not fit its level. At
- * level 0 there is no prime left to rescale by, so that advice cannot be followed:
- * say what can (a longer modulus chain, fewer multiplications in a row).
- */
-function adviseAtLastLevel(session: WorkerSession, step: ProgramStep, error: unknown): unknown {
-  if (!HeError.is(error, 'SCALE_MISMATCH') || error.details?.reason !== 'scale-out-of-bounds') return error
-  const levels = operandNames(step).flatMap((name) => {
-    const value = session.value(name)
-    return value ? [session.context.levelOf(value.handle)] : []
-  })
-  if (levels.length === 0 || Math.max(...levels) > 0) return error
-  const { scaleBits, levelBits } = error.details
-  return new HeError(
-    'SCALE_MISMATCH',
-    `the product would have scale 2^${scaleBits}, but level 0 (the last level) holds only ${levelBits} bits and nothing is left to rescale by; use a bigger modulus chain (more primes on the Parameters panel) or fewer multiplications in a row`,
-    { cause: error, details: { ...error.details, level: 0 } },
-  )
 }
