@@ -6,7 +6,14 @@ import { AllowedMethods } from './AllowedMethods.ts'
 import { MAX_URL_CHARS, urlTooLong } from './frameworkError.ts'
 import { sendError } from './sendError.ts'
 
-/** How long a connection answered before its body arrived keeps discarding what the client still sends. */
+/**
+ * A body up to this size that was answered before it arrived is still read (and
+ * discarded) by Node, keeping the connection usable: cheap, and every client sees the
+ * answer. A larger or unsized one closes the connection instead.
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 1024 * 1024
+
+/** How long a closing connection answered before its body arrived stays open for the client to read the answer. */
 export const EARLY_ANSWER_LINGER_MS = 2000
 
 /** Longest path quoted back in a 404 message. */
@@ -17,8 +24,8 @@ const MAX_QUOTED_PATH = 120
  * registered): URLs past MAX_URL_CHARS are refused (414) before any other work; every
  * response carries `x-request-id` (Fastify's request id, a random UUID — the id in the
  * log lines of that request); a response sent before the request's body has arrived
- * (a 401, a 413, a 404) closes the connection, or Node would read and discard the rest
- * of a body that may be 60 MiB long; and an unknown method on a known path is 405 with
+ * (a 401, a 413, a 404) closes the connection unless that body is small, or Node would
+ * read and discard the rest of a body that may be 60 MiB long; and an unknown method on a known path is 405 with
  * `Allow`, an unknown path 404.
  */
 export function edgeHooks(app: FastifyInstance): void {
@@ -29,7 +36,7 @@ export function edgeHooks(app: FastifyInstance): void {
   })
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id)
-    if (!request.raw.complete) {
+    if (!request.raw.complete && !(Number(request.headers['content-length']) <= EARLY_ANSWER_DRAIN_BYTES)) {
       reply.header('connection', 'close')
       lingerAfterEarlyAnswer(reply.raw, request.raw.socket)
     }
@@ -54,13 +61,14 @@ export function edgeHooks(app: FastifyInstance): void {
 }
 
 /**
- * A response sent before the request's body arrived closes the connection, but not at
- * once: Node half-closes the socket when the answer is out and then destroys it, and a
- * client still writing its body gets a reset that can arrive before it has read our
- * answer (fetch then reports EPIPE instead of the 401). So the socket lingers, as
- * Apache's and nginx's lingering close do: what the client still sends is read and
- * discarded (nothing is buffered) until it stops or EARLY_ANSWER_LINGER_MS pass, and
- * Node's requestTimeout still bounds the whole request.
+ * A response sent before a large body arrived closes the connection, but not at once:
+ * Node half-closes the socket when the answer is out and then destroys it, and a client
+ * still writing its body gets a reset that can arrive before it has read our answer
+ * (EPIPE instead of the 401). So the socket lingers, as Apache's and nginx's lingering
+ * close do, but without reading: the rest of the body stays in the kernel's buffers, and
+ * the socket is destroyed when the client closes its side or EARLY_ANSWER_LINGER_MS pass.
+ * A client that reads only once its upload is done (fetch does) still sees a reset
+ * rather than the answer for a large body: the price of not draining it.
  */
 function lingerAfterEarlyAnswer(response: ServerResponse, socket: Socket): void {
   response.once('finish', () => {

@@ -170,6 +170,20 @@ describe('authentication before the body (2.3)', () => {
     })
   })
 
+  it('keeps the connection of a small refused body, so even fetch reads the 401', async () => {
+    // Up to 1 MiB the body is read and dropped (cheap), and every client sees the answer.
+    for (let i = 0; i < 4; i++) {
+      const answer = await fetch(`${server.url}/api/v1/keysets/small`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(512 * 1024),
+      })
+      expect(answer.status).toBe(401)
+      expect(answer.headers.get('connection')).not.toBe('close')
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED')
+    }
+  })
+
   it('refuses a body over the route limit by its Content-Length, before reading it', async () => {
     // The session route takes no body: the small default limit (64 KiB) applies, and the
     // answer comes from the Content-Length alone, with 10 MiB announced and 1 byte sent.
