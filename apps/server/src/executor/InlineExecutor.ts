@@ -98,6 +98,8 @@ export class InlineExecutor implements Executor {
         worn.search.dispose()
         sharedContextCache().dispose()
         retireSeal()
+        // Warming up runs SEAL on the loop (~0.1 s here at n=4096): answer what waits first.
+        await new Promise((resolve) => setImmediate(resolve))
         if (!this.#closing) await this.#warmUp()
       } finally {
         this.#replacing = undefined
