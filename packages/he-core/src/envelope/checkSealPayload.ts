@@ -126,7 +126,7 @@ function readPlaintext(r: SealPayloadReader, field: string, limits: SealPayloadL
   r.skip(count * 8, `${field} data (${count} coefficients)`)
   r.expectAt(dataEnd, `${field} data`)
   r.expectAt(end, field)
-  return { polyModulusDegree: n, coeffModulusSize: ntt ? coeffCount / n : 1, seeded: false }
+  return { polyModulusDegree: n, coeffModulusSize: ntt ? Math.ceil(coeffCount / n) : 1, seeded: false }
 }
 
 function readKSwitchKeys(

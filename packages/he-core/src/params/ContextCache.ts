@@ -146,23 +146,23 @@ export class ContextCache implements Disposable {
     const key = JSON.stringify(params)
     const existing = this.#entries.get(key)
     if (existing) return existing
+    const build = async (): Promise<HeContext> => {
+      const context = new HeContext(await loadSeal(), params)
+      entry.context = context
+      // Evicted (or the cache disposed) while it was being built, and nobody holds it.
+      if (this.#entries.get(key) !== entry) context.dispose()
+      else this.#collect(entry)
+      return context
+    }
     const entry: Entry = {
       key,
-      built: undefined as unknown as Promise<HeContext>,
+      built: build(),
       context: undefined,
       leases: 0,
       pinned: false,
       inLru: false,
       bytes: estimateContextBytes(params),
     }
-    entry.built = loadSeal().then((seal) => {
-      const context = new HeContext(seal, params)
-      entry.context = context
-      // Evicted (or the cache disposed) while it was being built, and nobody holds it.
-      if (this.#entries.get(key) !== entry) context.dispose()
-      else this.#collect(entry)
-      return context
-    })
     entry.built.catch(() => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key)
       if (entry.inLru) this.#lru.delete(key)
