@@ -323,7 +323,7 @@ export function renderSearchReport(report: SearchBenchReport): string {
       '',
       '## Trade-off over the baby step g',
       '',
-      "Client-side baby steps: the client encrypts the g rotations of q (g ciphertexts up); the server skips the g−1 baby rotations. Server-side: one ciphertext up, g−1 baby rotations by 1 and ceil(D'/g)−1 giant rotations by g per block. Key bytes are the Galois keys for exactly the steps used (seeded, zstd), uploaded once per key set.",
+      "Client-side baby steps: the client encrypts the g rotations of q (g ciphertexts up); the server skips the g−1 baby rotations. Server-side: one ciphertext up, g−1 baby rotations by 1 and ceil(D'/g)−1 giant rotations by g per block. Key bytes are the Galois keys for exactly the steps used, uploaded once per key set: a seeded zstd envelope for WASM, the same keys saved expanded and uncompressed for native (the wheel reads no zstd). Queries and responses are uncompressed in this table, so both engines load and save the same bytes; each native row is the twin of the WASM row above it.",
       '',
       tradeOff(report.tradeOff),
     )
