@@ -25,6 +25,7 @@ export { parseServerTiming, type ServerTimingPhases } from './client/serverTimin
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
 export { type CodegenOptions, codeFileName, generateCode } from './codegen/generateCode.ts'
+export { generatePython, PYTHON_FILE_NAME, SEAL_PYTHON_VERSION } from './codegen/python/generatePython.ts'
 export {
   type CiphertextInfo,
   decrypt,
