@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { catalogRoutes } from '../routes/catalogRoutes.ts'
 import { evaluateRoutes } from '../routes/evaluateRoutes.ts'
 import { faultRoutes } from '../routes/faultRoutes.ts'
 import { keySetRoutes } from '../routes/keySetRoutes.ts'
@@ -28,7 +29,7 @@ const BEARER = [{ bearer: [] }]
  * `onRequest` hook here, not a call each handler must remember: it runs before the
  * body is read, so a request without a valid token is refused before a byte of its
  * (possibly 60 MiB) body is buffered. Routes opt out with `config: { auth: false }`
- * (the session route and the search config); every other route is marked as needing
+ * (the session route, the search config and its catalog); every other route is marked as needing
  * the bearer token in the OpenAPI docs.
  */
 export async function apiPlugin(app: FastifyInstance): Promise<void> {
@@ -52,6 +53,7 @@ export async function apiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(sessionRoutes)
   await app.register(keySetRoutes)
   await app.register(searchRoutes)
+  await app.register(catalogRoutes)
   await app.register(evaluateRoutes)
   if (config.FAULT_INJECTION) await app.register(faultRoutes)
 }

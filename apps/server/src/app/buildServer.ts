@@ -21,6 +21,7 @@ import { anonymousTenantLimits } from '../tenancy/anonymousTenantLimits.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
 import { apiPlugin } from './apiPlugin.ts'
 import type { SealboxServices } from './SealboxServices.ts'
+import { SearchCatalogPages } from './SearchCatalogPages.ts'
 import type { SearchSummary } from './SearchSummary.ts'
 import { DOCS_CSP_DIRECTIVES, securityHeaders } from './securityHeaders.ts'
 import { serveSandbox } from './serveSandbox.ts'
@@ -78,8 +79,10 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
   const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
   let search: SearchSummary | undefined
+  let catalog: SearchCatalogPages | undefined
   const warmup = hub.start().then((warm) => {
     search = warm.search
+    catalog = new SearchCatalogPages(warm.search.configId, warm.catalog)
   })
   // Start-up failures are reported by whoever awaits `warmup` (main.ts exits with the message).
   warmup.catch(() => undefined)
@@ -97,6 +100,10 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
         })
       }
       return search
+    },
+    catalog() {
+      if (!catalog) this.search()
+      return catalog as SearchCatalogPages
     },
   }
   app.decorate('sealbox', services)

@@ -46,7 +46,7 @@ export const DOCS_CSP_DIRECTIVES: Record<string, string[]> = {
 }
 
 /** Headers a cross-origin page may send (the preflight allows them). */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-sealbox-executor']
+export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-sealbox-executor', 'if-none-match']
 
 /**
  * Security headers, caching defaults and CORS for every response (issue 2.11):
@@ -82,7 +82,15 @@ export async function securityHeaders(app: FastifyInstance, config: ServerConfig
       origin: config.CORS_ORIGINS,
       methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
       allowedHeaders: CORS_ALLOWED_HEADERS,
-      exposedHeaders: ['server-timing', 'retry-after', 'www-authenticate'],
+      exposedHeaders: [
+        'server-timing',
+        'retry-after',
+        'www-authenticate',
+        'x-request-id',
+        'etag',
+        'x-sealbox-executor',
+        'x-sealbox-query-ms',
+      ],
       maxAge: 600,
     })
   }

@@ -7,11 +7,14 @@ import { parseInput } from '../http/parseInput.ts'
  * SEARCH.md's privacy model makes them public by design (the server learns nothing
  * from a client holding them); clients name their hits with it after decrypting.
  */
+/** Register inside the `/api/v1` plugin. */
 export async function catalogRoutes(app: FastifyInstance): Promise<void> {
   const services = app.sealbox
   app.get(
-    '/api/v1/search/catalog',
+    '/search/catalog',
     {
+      // Public by design, like the search config: no bearer token.
+      config: { auth: false },
       schema: {
         tags: ['search'],
         summary: 'Ids and metadata of the database rows, paged (no vectors)',

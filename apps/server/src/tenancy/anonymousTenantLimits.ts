@@ -63,15 +63,9 @@ export async function anonymousTenantLimits(app: FastifyInstance): Promise<void>
   } satisfies AnonymousSessions)
 
   const uploads = new WeakMap<FastifyRequest, { tenant: Tenant; release: () => void }>()
-  const anonymousCaller = (request: FastifyRequest): Tenant | undefined => {
-    try {
-      const tenant = auth.authenticate(request.headers.authorization)
-      return tenant.kind === 'anonymous' ? tenant : undefined
-    } catch {
-      // The route itself answers UNAUTHORIZED.
-      return undefined
-    }
-  }
+  // The API plugin's onRequest hook has authenticated the caller by now (request.tenant).
+  const anonymousCaller = (request: FastifyRequest): Tenant | undefined =>
+    request.tenant?.kind === 'anonymous' ? request.tenant : undefined
 
   // preHandler: the body is read by now (its size is what is reserved), no worker has seen it yet.
   app.addHook('preHandler', async (request) => {
