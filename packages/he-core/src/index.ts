@@ -160,6 +160,13 @@ export {
 } from './program/ProgramSpec.ts'
 export { type ParsedProgram, type ParseProgramOptions, parseProgram } from './program/parseProgram.ts'
 export {
+  type NoisePrediction,
+  type NoiseTarget,
+  predictNoise,
+  type StepNoise,
+  type ValueNoise,
+} from './program/predictNoise.ts'
+export {
   COST_UNIT_MS,
   type CostTarget,
   costScale,
