@@ -135,6 +135,12 @@ export {
 } from './params/ParamsSpec.ts'
 export { type ParseParamsOptions, parseParams } from './params/parseParams.ts'
 export {
+  type NeedsProblem,
+  type ParamsNeeds,
+  type ParamsSuggestion,
+  suggestParams,
+} from './params/suggestParams.ts'
+export {
   analyzeProgram,
   type ProgramAnalysis,
   type ProgramTarget,

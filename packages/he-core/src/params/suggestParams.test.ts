@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { runWorkspace } from '../workspace/runWorkspace.ts'
+import { MAX_COEFF_BITS } from './coeffModulusTables.ts'
+import { parseParams } from './parseParams.ts'
+import { type ParamsNeeds, suggestParams } from './suggestParams.ts'
+
+/** depth × (square, relinearize[, rescale]) on x, printing the last result. */
+function squaringChain(depth: number, ckks: boolean) {
+  const steps = []
+  let last = 'x'
+  for (let i = 0; i < depth; i++) {
+    steps.push({ op: 'square', a: last, out: `s${i}` }, { op: 'relinearize', a: `s${i}`, out: `r${i}` })
+    last = `r${i}`
+    if (ckks) {
+      steps.push({ op: 'rescaleToNext', a: last, out: `q${i}` })
+      last = `q${i}`
+    }
+  }
+  return { steps, last }
+}
+
+describe('suggestParams', () => {
+  it("stays inside SEAL's secure coefficient-modulus budget and picks the smallest n that fits", () => {
+    for (const security of ['tc128', 'tc192', 'tc256'] as const) {
+      for (const depth of [0, 1, 2, 4, 8]) {
+        for (const kind of [{ plainBits: 20 }, { plainBits: 40 }, { precisionBits: 20 }, { precisionBits: 30 }]) {
+          const result = suggestParams({ depth, slots: 8, security, ...kind })
+          if (!result.ok) {
+            expect(result.problems[0]?.message).toMatch(/No n up to 32768 is large enough/)
+            continue
+          }
+          const n = result.params.polyModulusDegree
+          const bits = result.params.coeffModulus
+          const total = bits.reduce((a, b) => a + b, 0)
+          expect(total).toBe(result.totalBits)
+          expect(total).toBeLessThanOrEqual(MAX_COEFF_BITS[security][n] ?? 0)
+          expect(Math.max(...bits)).toBeLessThanOrEqual(60)
+          // The chain needs a special prime at least as large as every data prime.
+          expect(bits.at(-1)).toBe(Math.max(...bits))
+          expect(result.reasons[0]).toContain(`n = ${n}`)
+          // SEAL itself (via he-core's checks) accepts it.
+          expect(() => parseParams(result.params)).not.toThrow()
+        }
+      }
+    }
+  })
+
+  it('BFV: the suggested parameters really carry `depth` multiplications (real SEAL, exact values)', async () => {
+    const depth = 3
+    const result = suggestParams({ depth, slots: 4, plainBits: 20, security: 'tc128' })
+    if (!result.ok) throw new Error(JSON.stringify(result.problems))
+    expect(result.params).toMatchObject({ scheme: 'bfv', polyModulusDegree: 8192 })
+    const { steps, last } = squaringChain(depth, false)
+    const run = await runWorkspace({
+      version: 1,
+      params: result.params,
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3, -3] }],
+      steps,
+      print: [last],
+    })
+    // x^8 for |x| ≤ 3 fits a 20-bit t: the chain is exact.
+    expect(run.lines[0]).toBe(`${last} = [1, 256, 6561, 6561, 0, 0, 0, 0, ...]`)
+  })
+
+  it('CKKS: the suggested parameters keep the asked precision through `depth` multiplications (real SEAL)', async () => {
+    const depth = 2
+    const precisionBits = 12
+    const result = suggestParams({ depth, slots: 4, precisionBits, security: 'tc128' })
+    if (!result.ok) throw new Error(JSON.stringify(result.problems))
+    const { steps, last } = squaringChain(depth, true)
+    const values = [0.5, 1.25, -1.5, 0.75]
+    const run = await runWorkspace({
+      version: 1,
+      params: result.params,
+      variables: [{ name: 'x', kind: 'ciphertext', values }],
+      steps,
+      print: [last],
+      display: { slots: 4, decimals: 8 },
+    })
+    const got =
+      /\[(.*)\]/
+        .exec(run.lines[0] ?? '')?.[1]
+        ?.split(', ')
+        .map(Number) ?? []
+    values.forEach((value, i) => {
+      expect(Math.abs((got[i] ?? Number.NaN) - value ** 4)).toBeLessThan(2 ** -precisionBits)
+    })
+  })
+
+  it('lists every broken need at once, in plain words, with the field it is about', () => {
+    const result = suggestParams({ depth: -1, slots: 0, plainBits: 70, security: 'none' } as unknown as ParamsNeeds)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.problems.map((p) => p.field)).toEqual(['depth', 'slots', 'plainBits', 'security'])
+    expect(result.problems[2]?.message).toMatch(/12…60 bits/)
+  })
+
+  it('says what to give up when no ring is large enough', () => {
+    const result = suggestParams({ depth: 30, slots: 8, plainBits: 40, security: 'tc256' })
+    expect(result).toMatchObject({ ok: false })
+    if (result.ok) return
+    expect(result.problems).toHaveLength(1)
+    expect(result.problems[0]?.message).toMatch(
+      /No n up to 32768 is large enough at tc256 \(\d+ bits at n = 32768, which allows 476\): ask for fewer multiplications/,
+    )
+  })
+
+  it('asks for exactly one of plaintext bits and precision bits', () => {
+    const both = suggestParams({ depth: 1, slots: 8, plainBits: 20, precisionBits: 20, security: 'tc128' })
+    expect(both).toMatchObject({ ok: false, problems: [{ field: 'plainBits' }] })
+  })
+})
