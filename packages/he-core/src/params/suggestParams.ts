@@ -37,7 +37,8 @@ export type ParamsSuggestion =
 const CKKS_INTEGER_BITS = 20
 /** CKKS: fresh encryption noise and rescaling round-off use about this many low bits of the scale. */
 const CKKS_NOISE_BITS = 20
-const MAX_N = POLY_MODULUS_DEGREES[POLY_MODULUS_DEGREES.length - 1]
+/** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
+const MAX_N = 32768
 
 /** Splits `total` bits into the fewest primes of at most 60 bits, as even as possible. */
 function splitPrimes(total: number): number[] {
@@ -116,7 +117,7 @@ export function suggestParams(needs: ParamsNeeds): ParamsSuggestion {
     const log2n = Math.log2(n)
     const reasons: string[] = []
     let chain: number[]
-    let extra: Partial<ParamsInput>
+    let extra: Pick<ParamsInput, 'scaleBits' | 'plainModulus'>
     if (ckks) {
       const scaleBits = (needs.precisionBits ?? 0) + CKKS_NOISE_BITS
       const outer = Math.min(PRIME_BITS_MAX, scaleBits + CKKS_INTEGER_BITS)
