@@ -26,11 +26,11 @@ const PNPM_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
  */
 const COMMANDS = {
   start: { script: 'sealbox:start', packages: [] },
-  test: { script: 'sealbox:test', packages: ['browsers', 'services'] },
-  benchmark: { script: 'sealbox:benchmark', packages: [] },
+  test: { script: 'sealbox:test', packages: ['browsers', 'services'], native: true },
+  benchmark: { script: 'sealbox:benchmark', packages: [], native: true },
   'benchmark:server': { script: 'sealbox:benchmark:server', packages: [] },
   'benchmark:keys': { script: 'sealbox:benchmark:keys', packages: ['services'] },
-  'benchmark:search': { script: 'sealbox:benchmark:search', packages: [] },
+  'benchmark:search': { script: 'sealbox:benchmark:search', packages: [], native: true },
   setup: { script: null, packages: [] },
 }
 
@@ -158,6 +158,29 @@ function ensureTestPackages(groups) {
   }
 }
 
+const BENCH_VENV = join(ROOT, 'packages', 'bench', '.venv')
+const NATIVE_REQUIREMENTS = join(ROOT, 'packages', 'bench', 'src', 'engines', 'native', 'requirements.txt')
+
+/**
+ * Native SEAL 4.1 (the `seal-python` wheel from PyPI) in packages/bench/.venv: the
+ * benchmarks' native column, and the tests that check our native twins (the search
+ * kernel, the Python export) against he-core. Made once, when python3 is there.
+ */
+function ensureNativeSeal() {
+  if (existsSync(join(BENCH_VENV, 'bin', 'python'))) return
+  if (run('python3', ['-c', 'import sys; assert sys.version_info >= (3, 8)'], { stdio: 'ignore' }) !== 0) {
+    log('python3 (>= 3.8) not found: the native SEAL tests will be skipped')
+    return
+  }
+  log('creating packages/bench/.venv with seal-python (native SEAL 4.1) from PyPI')
+  if (
+    run('python3', ['-m', 'venv', BENCH_VENV]) !== 0 ||
+    run(join(BENCH_VENV, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '-r', NATIVE_REQUIREMENTS]) !== 0
+  ) {
+    log('could not create packages/bench/.venv; the native SEAL tests will fail')
+  }
+}
+
 function main() {
   const [command = 'test', ...rest] = process.argv.slice(2)
   const spec = COMMANDS[command]
@@ -179,6 +202,7 @@ function main() {
   }
   ensureDependencies(nodeBin, pnpmEntry, env)
   if (spec.packages.length > 0) ensureTestPackages(spec.packages)
+  if (spec.native) ensureNativeSeal()
   if (!spec.script) return
   process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...rest], { cwd: ROOT, env }))
 }

@@ -6,7 +6,7 @@ import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { prepareNativeTwin } from './measureNativeSearch.ts'
 import { prepareSearchCase, runInterleaved } from './measureSearch.ts'
 
-// The venv is made by `npm run benchmark:search` (pip install); a test must not install it.
+// `npm test` makes the venv (scripts/sealbox.mjs, seal-python from PyPI) when python3 exists; only without python3 is this skipped.
 describe.skipIf(!existsSync(VENV_PYTHON))('native search twin (seal-python)', () => {
   it('answers node-seal queries with responses he-core decrypts to the oracle, both baby-step sides and schemes', async () => {
     const database = syntheticSearchDatabase({ rows: 3000, dimension: 10, seed: 5 })
