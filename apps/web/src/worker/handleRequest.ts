@@ -1,4 +1,6 @@
 import { loadSeal, wasmHeapBytes } from '@sealbox/he-core'
+import { compareExact } from './handlers/compareExact.ts'
+import { inspectObject } from './handlers/inspectObject.ts'
 import { exportKey, generateKeys, loadKey } from './handlers/keyHandlers.ts'
 import { runStep } from './handlers/pipelineHandlers.ts'
 import { serverEvaluate } from './handlers/serverHandlers.ts'
@@ -86,6 +88,14 @@ export async function handleRequest(
     case 'runStep': {
       const outcome = runStep(session, request)
       post({ type: 'stepDone', id, ...outcome, ...heap() }, [outcome.variable.envelope.buffer])
+      return
+    }
+    case 'inspect': {
+      post({ type: 'inspected', id, inspection: inspectObject(session, request) })
+      return
+    }
+    case 'compareExact': {
+      post({ type: 'compared', id, results: compareExact(session, request) })
       return
     }
     case 'serverConnect': {

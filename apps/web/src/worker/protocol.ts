@@ -1,4 +1,4 @@
-import { ParamsSpec, ProgramStep } from '@sealbox/he-core'
+import { ParamsSpec, ProgramSpec, ProgramStep } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SERVER_REPLIES, SERVER_REPLY_TYPE, SERVER_REQUESTS } from './serverProtocol.ts'
 
@@ -79,11 +79,31 @@ export const loadVariableRequest = z.object({
 export const dropVariableRequest = z.object({ type: z.literal('dropVariable'), id, name: z.string() })
 
 /** Run one pipeline step (an he-core program step) on workspace values. */
-export const runStepRequest = z.object({ type: z.literal('runStep'), id, index: z.number().int(), step: ProgramStep })
+export const runStepRequest = z.object({
+  type: z.literal('runStep'),
+  id,
+  index: z.number().int(),
+  step: ProgramStep,
+  /** Keep a result whose noise budget ran out (to show its garbage) instead of refusing it. */
+  anyway: z.boolean().optional(),
+})
+/** What is inside a key or a variable: parms id, level, scale, size, a plaintext's coefficients. */
+export const inspectRequest = z.object({
+  type: z.literal('inspect'),
+  id,
+  target: z.union([
+    z.object({ kind: z.literal('variable'), name: z.string() }),
+    z.object({ kind: z.literal('key'), key: keyKind }),
+  ]),
+})
+/** The exact (cleartext) results of a program over the workspace values, compared with the decrypted ones. */
+export const compareExactRequest = z.object({ type: z.literal('compareExact'), id, program: ProgramSpec })
 
 export const workerRequest = z.discriminatedUnion('type', [
   ...SERVER_REQUESTS,
   runStepRequest,
+  inspectRequest,
+  compareExactRequest,
   createVariableRequest,
   convertVariableRequest,
   decodeVariableRequest,
@@ -182,6 +202,38 @@ export const stepDoneReply = z.object({
 })
 
 export const keyExportedReply = z.object({ type: z.literal('keyExported'), id, envelope: bytes })
+
+/** What the inspector shows about a SEAL object (the envelope's bytes the page already has). */
+export const inspection = z.object({
+  /** SEAL's parms id: four 64-bit words, hex (all zero for a BFV/BGV plaintext: it belongs to no level). */
+  parmsId: z.string(),
+  level: z.number().optional(),
+  /** Ciphertext polynomials, or the number of key-switching keys in relinearization/Galois keys. */
+  size: z.number().optional(),
+  scale: z.number().optional(),
+  /** Primes of the coefficient modulus the object lives under. */
+  primes: z.number().optional(),
+  nttForm: z.boolean().optional(),
+  /** Plaintexts: coefficient count, non-zero coefficients and the lowest-degree ones. */
+  coeffCount: z.number().optional(),
+  nonZeroCoeffs: z.number().optional(),
+  coefficients: z.array(z.bigint()).optional(),
+})
+export type Inspection = z.infer<typeof inspection>
+export const inspectedReply = z.object({ type: z.literal('inspected'), id, inspection })
+
+/** One program output next to its exact value. */
+export const exactComparison = z.object({
+  name: z.string(),
+  /** The first slots of the exact result. */
+  expected: numbers,
+  /** CKKS: largest |decrypted − exact| over all slots. */
+  maxError: z.number().optional(),
+  /** BFV/BGV: slots whose decrypted value is not the exact one. */
+  wrongSlots: z.number().optional(),
+})
+export type ExactComparison = z.infer<typeof exactComparison>
+export const comparedReply = z.object({ type: z.literal('compared'), id, results: z.array(exactComparison) })
 export const doneReply = z.object({ type: z.literal('done'), id, heapBytes: z.number().optional() })
 
 export const progressReply = z.object({
@@ -202,6 +254,8 @@ export const workerReply = z.discriminatedUnion('type', [
   variableReadyReply,
   decodedReply,
   stepDoneReply,
+  inspectedReply,
+  comparedReply,
   doneReply,
   progressReply,
   failedReply,
@@ -223,6 +277,8 @@ export const REPLY_TYPE = {
   loadVariable: 'variableReady',
   dropVariable: 'done',
   runStep: 'stepDone',
+  inspect: 'inspected',
+  compareExact: 'compared',
   ...SERVER_REPLY_TYPE,
 } as const satisfies Record<WorkerRequestType, WorkerReply['type']>
 

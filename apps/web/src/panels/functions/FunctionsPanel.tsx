@@ -5,6 +5,7 @@ import { addStep, namesBefore, runAllSteps } from '../../sandbox/actions/pipelin
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { checkPipeline } from '../../workspace/pipeline.ts'
 import { NeedsContext } from '../NeedsContext.tsx'
+import { NoiseChart } from './NoiseChart.tsx'
 import { OpSelect } from './OpSelect.tsx'
 import { StepCard } from './StepCard.tsx'
 
@@ -78,6 +79,7 @@ function Pipeline() {
           </div>
         ) : null}
 
+        {check.program && check.program.steps.length > 0 ? <NoiseChart program={check.program} /> : null}
         {pipeline.length === 0 ? (
           <div className="empty">
             No steps yet. {variables.length === 0 ? 'Create some variables first, then add' : 'Add'} a step below.

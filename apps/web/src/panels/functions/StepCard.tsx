@@ -1,11 +1,13 @@
 import { PROGRAM_OPS, type SchemeName } from '@sealbox/he-core'
 import type { KeyboardEvent } from 'react'
 import { useSandbox } from '../../app/SandboxContext.tsx'
+import { decryptAnyway } from '../../sandbox/actions/learningActions.ts'
 import { changeStep, moveStep, removeStep, runOneStep } from '../../sandbox/actions/pipelineActions.ts'
 import { formatMs } from '../../ui/format.ts'
 import { hasOperandB, hasRotationSteps, isProgramOp } from '../../workspace/pipeline.ts'
 import type { PipelineEntry, VariableEntry } from '../../workspace/workspaceState.ts'
 import { Preview, ValueFacts } from '../variables/ValueFacts.tsx'
+import { GarbageView } from './GarbageView.tsx'
 import { OpSelect } from './OpSelect.tsx'
 
 type Operand = { name: string; kind: 'plaintext' | 'ciphertext' }
@@ -198,9 +200,29 @@ export function StepCard({
       </div>
       <div className="step-result" data-testid="step-result">
         {last?.status === 'failed' ? (
-          <p className="step-error" role="alert" data-error-code={last.code}>
-            <strong>Stopped here.</strong> {last.message}
-          </p>
+          <>
+            <p className="step-error" role="alert" data-error-code={last.code}>
+              <strong>Stopped here.</strong> {last.message}
+            </p>
+            {last.code === 'NOISE_BUDGET_EXHAUSTED' ? (
+              result ? (
+                <GarbageView index={index} result={result} />
+              ) : (
+                <p className="garbage-offer">
+                  <button
+                    type="button"
+                    className="button-small button-danger-ghost"
+                    disabled={busy}
+                    onClick={() => void decryptAnyway(sandbox, index)}
+                    aria-label={`Decrypt step ${index + 1} anyway`}
+                  >
+                    Decrypt anyway
+                  </button>{' '}
+                  <span className="muted">see the wrong values the refusal protects you from</span>
+                </p>
+              )
+            ) : null}
+          </>
         ) : stale ? (
           <p className="step-stale-note" data-testid="step-stale">
             <strong>Stale.</strong> Its result '{entry.out}' is gone (new parameters, keys or variables since it ran);

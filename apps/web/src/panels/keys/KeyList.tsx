@@ -13,6 +13,7 @@ import { ConfirmNotice } from '../../ui/ConfirmNotice.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FileButton } from '../../ui/FileButton.tsx'
 import { formatBytes, formatMs } from '../../ui/format.ts'
+import { Inspector } from '../../ui/Inspector.tsx'
 import { explainUploadError } from '../../ui/uploadErrors.ts'
 import { KEY_KINDS, type KeyEntry, type KeyKind } from '../../workspace/workspaceState.ts'
 
@@ -51,6 +52,7 @@ export function KeyList() {
 
   /** Another key set's secret key, waiting for the user to accept what it removes. */
   const [switching, setSwitching] = useState<{ file: File; loss: SecretKeySwitch }>()
+  const [inspecting, setInspecting] = useState<KeyKind>()
 
   const load = async (kind: KeyKind, file: File) => {
     setSwitching(undefined)
@@ -104,6 +106,16 @@ export function KeyList() {
                 >
                   Download
                 </button>
+                <button
+                  type="button"
+                  className="button-small"
+                  disabled={!entry}
+                  onClick={() => setInspecting((open) => (open === kind ? undefined : kind))}
+                  aria-expanded={inspecting === kind}
+                  aria-label={`Inspect ${KEY_LABELS[kind].toLowerCase()}`}
+                >
+                  Inspect
+                </button>
                 <FileButton
                   label="Upload…"
                   name={`Upload ${KEY_LABELS[kind].toLowerCase()}`}
@@ -123,6 +135,18 @@ export function KeyList() {
                   </button>
                 ) : null}
               </div>
+              {entry && inspecting === kind ? (
+                <div className="key-inspector">
+                  <Inspector
+                    label={KEY_LABELS[kind].toLowerCase()}
+                    target={{ kind: 'key', key: kind }}
+                    envelope={entry.envelope}
+                    loadEnvelope={async () =>
+                      (await sandbox.worker.request({ type: 'exportKey', kind, seeded: entry.seeded })).envelope
+                    }
+                  />
+                </div>
+              ) : null}
               {kind === 'secretKey' && switching ? (
                 <div className="key-error">
                   <SecretKeySwitchNotice

@@ -9,6 +9,7 @@ import {
 } from '../../sandbox/actions/variableActions.ts'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { formatMs } from '../../ui/format.ts'
+import { Inspector } from '../../ui/Inspector.tsx'
 import { freeName } from '../../workspace/names.ts'
 import { formatValue } from '../../workspace/parseValues.ts'
 import type { VariableEntry } from '../../workspace/workspaceState.ts'
@@ -50,6 +51,7 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
   const { job } = useActivity()
   const [error, setError] = useState<HeError>()
   const [all, setAll] = useState<Array<bigint | number>>()
+  const [inspecting, setInspecting] = useState(false)
   const taken = useMemo(() => new Set(variables.map((v) => v.name)), [variables])
   const busy = job !== undefined
   const ciphertext = variable.kind === 'ciphertext'
@@ -120,6 +122,15 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
         <button
           type="button"
           className="button-small"
+          onClick={() => setInspecting((open) => !open)}
+          aria-expanded={inspecting}
+          aria-label={`Inspect ${variable.name}`}
+        >
+          Inspect
+        </button>
+        <button
+          type="button"
+          className="button-small"
           onClick={() => downloadVariable(sandbox, variable.name)}
           aria-label={`Download ${variable.name}`}
         >
@@ -135,6 +146,13 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
           Remove
         </button>
       </div>
+      {inspecting ? (
+        <Inspector
+          label={`${variable.kind} ${variable.name}`}
+          target={{ kind: 'variable', name: variable.name }}
+          envelope={variable.envelope}
+        />
+      ) : null}
       {error ? <ErrorNotice error={error} onDismiss={() => setError(undefined)} /> : null}
     </li>
   )

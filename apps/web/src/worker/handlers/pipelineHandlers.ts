@@ -64,7 +64,8 @@ export function runStep(
         inputs,
         relinKeys: session.relinKeys,
         galoisKeys: session.galoisKeys,
-        decryptor: keySet && ctx.scheme !== 'ckks' ? keySet.decryptor : undefined,
+        // Without the decryptor the evaluator cannot see the budget run out: "decrypt anyway" keeps the garbage.
+        decryptor: keySet && ctx.scheme !== 'ckks' && !request.anyway ? keySet.decryptor : undefined,
       },
     )
     const output = result.outputs[step.out]
@@ -91,7 +92,11 @@ export function runStep(
         timeMs: report.timeMs,
         ...(report.level === undefined ? {} : { level: report.level }),
         ...(report.size === undefined ? {} : { size: report.size }),
-        ...(report.noiseBudget === undefined ? {} : { noiseBudget: report.noiseBudget }),
+        ...(report.noiseBudget === undefined
+          ? variable.noiseBudget === undefined
+            ? {}
+            : { noiseBudget: variable.noiseBudget }
+          : { noiseBudget: report.noiseBudget }),
         ...(report.scaleLog2 === undefined ? {} : { scaleBits: report.scaleLog2 }),
       },
       variable,

@@ -1,0 +1,220 @@
+import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { launchChromium } from './support/browsers.ts'
+import { expectNoHorizontalOverflow } from './support/layout.ts'
+
+/*
+ * The sandbox's learner features (issue 13, part A), in one Chromium workspace carried
+ * from test to test: the noise chart with its prediction, "decrypt anyway" on an
+ * exhausted budget, the inspector of keys and values, and the CKKS error chart.
+ */
+
+const WIDE = { width: 1400, height: 900 }
+const NARROW = { width: 390, height: 844 }
+let page: Page
+let close: () => Promise<void>
+const errors: string[] = []
+
+beforeAll(async () => {
+  const browser = await launchChromium()
+  close = browser.close
+  page = await browser.context.newPage()
+  await page.setViewportSize(WIDE)
+  page.on('pageerror', (error) => errors.push(String(error)))
+  await page.goto(`${inject('sandboxUrl')}/#parameters`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+})
+
+afterAll(async () => {
+  await close?.()
+})
+
+async function openPanel(name: string): Promise<void> {
+  await page.getByRole('tab', { name: new RegExp(name) }).click()
+  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
+}
+
+async function createVariable(name: string, values: string, kind: 'ciphertext' | 'plaintext' = 'ciphertext') {
+  await openPanel('Variables')
+  await page.getByLabel('Name', { exact: true }).fill(name)
+  await page.getByTestId(`kind-${kind}`).check({ force: true })
+  await page.getByLabel('Values').fill(values)
+  await page.getByRole('button', { name: kind === 'ciphertext' ? 'Encode and encrypt' : 'Encode', exact: true }).click()
+  await page.getByTestId(`variable-${name}`).waitFor()
+}
+
+async function addStep(label: string): Promise<void> {
+  await page.getByLabel('Operation to add').selectOption({ label })
+  await page.getByRole('button', { name: 'Add step' }).click()
+}
+
+/** The numbers in a cell ("−31" reads as -31). */
+async function cellNumber(row: string, cell: string): Promise<number> {
+  const text = (await page.getByTestId(`noise-row-${row}`).getByTestId(cell).textContent()) ?? ''
+  return Number(text.replace('−', '-').replace('+', ''))
+}
+
+describe('learner features in Chromium', () => {
+  it('noise you can see: predicted before running, measured with per-step deltas after', async () => {
+    await openPanel('Parameters')
+    await page.getByRole('button', { name: 'Create context' }).click()
+    await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+    await openPanel('Keys')
+    await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+    await createVariable('x', '1, 2, 3, 4')
+    await createVariable('y', '5, 6, 7, 8')
+    const xBudget = Number(/(\d+) bits budget/.exec((await page.getByTestId('variable-x').textContent()) ?? '')?.[1])
+    expect(xBudget).toBeGreaterThan(30)
+
+    await openPanel('Functions')
+    await addStep('Multiply')
+    await addStep('Relinearize')
+    const chart = page.getByTestId('noise-chart')
+    await chart.waitFor()
+    // Before anything runs: the inputs' measured budgets and he-core's prediction.
+    const summary = (await page.getByTestId('noise-prediction').textContent()) ?? ''
+    expect(summary).toMatch(
+      /^Predicted: the pipeline spends about \d+ bits of noise budget and ends with \d+ bits left\.$/,
+    )
+    await chart.getByText('Chart data').click()
+    expect(await cellNumber('x', 'noise-measured')).toBe(xBudget)
+    await expect(page.getByTestId('noise-row-r1').getByTestId('noise-measured').textContent()).resolves.toBe('—')
+    const predicted = await cellNumber('r1', 'noise-predicted')
+    expect(predicted).toBeGreaterThan(0)
+    expect(predicted).toBeLessThan(xBudget)
+    const image = chart.getByRole('img')
+    await expect(image.getAttribute('aria-label')).resolves.toMatch(/^Noise budget in bits per input and step/)
+
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    await page.getByTestId('step-2').getByTestId('step-result').getByText('✓').waitFor({ timeout: 60_000 })
+    const measured = await cellNumber('r1', 'noise-measured')
+    // The prediction is a model: within a few bits of what SEAL measured.
+    expect(Math.abs(measured - predicted)).toBeLessThanOrEqual(6)
+    const yBudget = await cellNumber('y', 'noise-measured')
+    expect(await cellNumber('r1', 'noise-delta')).toBe(measured - Math.min(xBudget, yBudget))
+    expect(await cellNumber('r1', 'noise-delta')).toBeLessThan(-20)
+    await expect(image.getAttribute('aria-label')).resolves.toContain(`1 multiply ${measured} measured`)
+    expect(errors).toEqual([])
+  })
+
+  it('look at the garbage: the refusal is predicted, and "decrypt anyway" shows the wrong values, marked', async () => {
+    await addStep('Square')
+    await expect(page.getByTestId('noise-prediction').textContent()).resolves.toBe(
+      'Predicted: step 3 (square) uses up the noise budget; its result would decrypt to garbage.',
+    )
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    const error = page.getByTestId('step-3').getByRole('alert')
+    await error.waitFor({ timeout: 60_000 })
+    expect(await error.getAttribute('data-error-code')).toBe('NOISE_BUDGET_EXHAUSTED')
+    await page.getByRole('button', { name: 'Decrypt step 3 anyway' }).click()
+    const garbage = page.getByTestId('step-3').getByTestId('garbage')
+    await garbage.waitFor()
+    await expect(garbage.textContent()).resolves.toMatch(/Garbage — decrypted anyway\..*has 0 bits of noise budget/)
+    // The exact values come from he-core's plain oracle over the decrypted inputs: (x·y)².
+    await expect
+      .poll(async () => (await garbage.getByTestId('exact-value').allTextContents()).slice(0, 5))
+      .toEqual(['25', '144', '441', '1024', '0'])
+    const got = await garbage.getByTestId('garbage-value').allTextContents()
+    expect(got.slice(0, 4)).not.toEqual(['25', '144', '441', '1024'])
+    const wrong = Number(await garbage.getByTestId('garbage-wrong').textContent())
+    expect(wrong).toBeGreaterThan(1000)
+    await expect(garbage.locator('tr.garbage-wrong').count()).resolves.toBeGreaterThan(0)
+    // The chart marks the exhausted result.
+    expect(await cellNumber('r3', 'noise-measured').catch(() => Number.NaN)).toBe(0)
+    expect(errors).toEqual([])
+  })
+
+  it('an inspector for ciphertexts, plaintexts and keys', async () => {
+    await createVariable('p', '7, 8, 9', 'plaintext')
+    const row = page.getByTestId('variable-x')
+    await row.getByRole('button', { name: 'Inspect x' }).click()
+    const inspector = row.getByTestId('inspector')
+    await inspector.getByTestId('inspector-parms-id').waitFor()
+    await expect(inspector.getByTestId('inspector-parms-id').textContent()).resolves.toMatch(
+      /^([0-9a-f]{16} ){3}[0-9a-f]{16}$/,
+    )
+    await expect(inspector.getByTestId('inspector-level').textContent()).resolves.toBe('1 (2 primes)')
+    await expect(inspector.getByTestId('inspector-size').textContent()).resolves.toBe('2')
+    const bytes = (await inspector.getByTestId('inspector-bytes').textContent()) ?? ''
+    const variableBytes = (await row.textContent()) ?? ''
+    expect(bytes).toMatch(/\(\d+ bytes\)$/)
+    expect(variableBytes).toContain(bytes.split(' (')[0])
+    const hex = (await inspector.getByTestId('inspector-dump').textContent()) ?? ''
+    expect(hex).toMatch(/^([0-9a-f]{2} ){255}[0-9a-f]{2} … [\d.]+ KiB more$/)
+    await inspector.getByTestId('inspector-encoding-base64').check({ force: true })
+    const b64 = (await inspector.getByTestId('inspector-dump').textContent()) ?? ''
+    const first = hex
+      .split(' ')
+      .slice(0, 3)
+      .map((h) => Number.parseInt(h, 16))
+    expect([...Buffer.from(b64.slice(0, 4), 'base64')]).toEqual(first)
+
+    const plain = page.getByTestId('variable-p')
+    await plain.getByRole('button', { name: 'Inspect p' }).click()
+    const plainInspector = plain.getByTestId('inspector')
+    await plainInspector.getByTestId('inspector-coefficients').waitFor()
+    // A BFV plaintext belongs to no level: SEAL gives it the zero parms id.
+    await expect(plainInspector.getByTestId('inspector-parms-id').textContent()).resolves.toBe(
+      Array(4).fill('0'.repeat(16)).join(' '),
+    )
+    await expect(plainInspector.getByTestId('inspector-coefficients').textContent()).resolves.toMatch(/^(\d+, ){16}…$/)
+    // Batching spreads 7, 8, 9 over every coefficient: not a polynomial with 7, 8, 9 as coefficients.
+    await expect(plainInspector.getByTestId('inspector-coefficients').textContent()).resolves.not.toMatch(/^7, 8, 9, 0/)
+
+    await openPanel('Keys')
+    const relin = page.getByTestId('key-relinKeys')
+    await relin.getByRole('button', { name: 'Inspect relinearization keys' }).click()
+    const keyInspector = relin.getByTestId('inspector')
+    await keyInspector.getByTestId('inspector-key-switching-keys').waitFor()
+    // Keys live at the key level, one above fresh ciphertexts, with every prime.
+    await expect(keyInspector.getByTestId('inspector-level').textContent()).resolves.toBe('2 (3 primes)')
+    await expect(keyInspector.getByTestId('inspector-key-switching-keys').textContent()).resolves.toBe('1')
+    await expect(keyInspector.getByTestId('inspector-dump').textContent()).resolves.toMatch(/^[0-9a-f]{2} /)
+    await page.getByTestId('key-secretKey').getByRole('button', { name: 'Inspect secret key' }).click()
+    await page.getByTestId('key-secretKey').getByTestId('inspector-parms-id').waitFor()
+    expect(errors).toEqual([])
+  })
+
+  it('no panel with the chart, the garbage or an inspector scrolls sideways at 1400 px or 390 px', async () => {
+    for (const size of [WIDE, NARROW]) {
+      await page.setViewportSize(size)
+      for (const panel of ['Keys', 'Variables', 'Functions']) {
+        await openPanel(panel)
+        await expectNoHorizontalOverflow(page, `${panel} (learner features) at ${size.width} px`)
+      }
+    }
+    await page.setViewportSize(WIDE)
+  })
+
+  it('CKKS: each step’s error against the exact cleartext result', async () => {
+    await page.getByRole('button', { name: 'Examples' }).click()
+    await page.getByRole('button', { name: 'Load the CKKS, n = 8192 example' }).click()
+    await openPanel('Functions')
+    const steps = EXAMPLE_WORKSPACES.ckks.steps.length
+    await page.getByTestId(`step-${steps}`).getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
+    const chart = page.getByTestId('noise-chart')
+    await expect(chart.getByRole('heading').textContent()).resolves.toBe('Error against the exact result')
+    await expect(page.getByTestId('noise-prediction').textContent()).resolves.toMatch(
+      /^Predicted: the pipeline ends at level \d/,
+    )
+    await chart.getByText('Chart data').click()
+    await expect
+      .poll(async () => (await chart.getByTestId('noise-error').allTextContents()).filter((t) => t !== '—').length)
+      .toBe(steps)
+    for (const text of await chart.getByTestId('noise-error').allTextContents()) {
+      if (text === '—') continue
+      const error = Number(text)
+      expect(error).toBeGreaterThanOrEqual(0)
+      expect(error).toBeLessThan(1e-2)
+    }
+    await expect(chart.getByRole('img').getAttribute('aria-label')).resolves.toMatch(/^Correct decimal digits per step/)
+    for (const size of [WIDE, NARROW]) {
+      await page.setViewportSize(size)
+      await expectNoHorizontalOverflow(page, `Functions (CKKS error chart) at ${size.width} px`)
+    }
+    await page.setViewportSize(WIDE)
+    expect(errors).toEqual([])
+  })
+})

@@ -1,0 +1,107 @@
+import { type NoisePrediction, type ProgramSpec, parseParams, predictNoise } from '@sealbox/he-core'
+import type { ExactComparison } from '../../worker/protocol.ts'
+import type { WorkspaceState } from '../../workspace/workspaceState.ts'
+
+/** One bar of the noise chart: an input of the pipeline or one of its steps. */
+export interface NoiseRow {
+  /** "x" for an input, "3 multiply" for step 3. */
+  label: string
+  name: string
+  stepIndex?: number
+  /** BFV/BGV: measured budget in bits (inputs: as made; steps: after their last run). */
+  measured?: number | undefined
+  predicted?: number | undefined
+  /** BFV/BGV: measured budget minus the smallest measured operand budget (negative: spent). */
+  delta?: number | undefined
+  level?: number | undefined
+  predictedLevel?: number | undefined
+  scaleBits?: number | undefined
+  predictedScaleBits?: number | undefined
+  /** CKKS: largest |decrypted − exact| over all slots. */
+  maxError?: number | undefined
+  predictedExhausted: boolean
+}
+
+/** The chart's rows: the pipeline's ciphertext inputs, then every step, predicted and measured. */
+export function noiseRows(
+  state: WorkspaceState,
+  program: ProgramSpec,
+  comparisons: readonly ExactComparison[] = [],
+): { rows: NoiseRow[]; prediction: NoisePrediction } {
+  const applied = state.applied
+  if (!applied) throw new Error('noiseRows needs applied parameters')
+  const params = parseParams(applied.input)
+  const ckks = params.scheme === 'ckks'
+  const byName = new Map(state.variables.map((v) => [v.name, v]))
+  const inputFacts = Object.fromEntries(
+    program.inputs.map((input) => {
+      const v = byName.get(input.name)
+      return [
+        input.name,
+        {
+          ...(v?.noiseBudget === undefined ? {} : { budget: v.noiseBudget }),
+          ...(v?.level === undefined ? {} : { level: v.level }),
+          ...(v?.scaleBits === undefined ? {} : { scaleBits: v.scaleBits }),
+        },
+      ]
+    }),
+  )
+  const prediction = predictNoise(
+    program,
+    {
+      scheme: params.scheme,
+      polyModulusDegree: params.polyModulusDegree,
+      coeffModulusBits: params.coeffModulusBits,
+      plainModulus: applied.plainModulus,
+      scaleBits: params.scaleBits,
+    },
+    inputFacts,
+  )
+  const errorOf = new Map(comparisons.map((c) => [c.name, c.maxError]))
+  const measuredBudget = new Map<string, number>()
+  const rows: NoiseRow[] = []
+  for (const input of program.inputs) {
+    if (input.kind !== 'ciphertext') continue
+    const v = byName.get(input.name)
+    if (v?.noiseBudget !== undefined) measuredBudget.set(input.name, v.noiseBudget)
+    const p = prediction.inputs[input.name]
+    rows.push({
+      label: input.name,
+      name: input.name,
+      measured: v?.noiseBudget,
+      predicted: p?.budget,
+      level: v?.level,
+      predictedLevel: p?.level,
+      scaleBits: v?.scaleBits,
+      predictedScaleBits: p?.scaleBits,
+      predictedExhausted: false,
+    })
+  }
+  for (const [index, step] of program.steps.entries()) {
+    const entry = state.pipeline[index]
+    const last = entry?.last?.status === 'ok' ? entry.last : undefined
+    const result = byName.get(step.out)
+    const made = result !== undefined && result.origin === 'pipeline'
+    const measured = made ? (last?.noiseBudget ?? result.noiseBudget) : undefined
+    if (measured !== undefined) measuredBudget.set(step.out, measured)
+    const operands = ('b' in step ? [step.a, step.b] : [step.a])
+      .map((name) => measuredBudget.get(name))
+      .filter((x): x is number => x !== undefined)
+    const p = prediction.steps[index]
+    rows.push({
+      label: `${index + 1} ${step.op}`,
+      name: step.out,
+      stepIndex: index,
+      measured,
+      predicted: p?.budget,
+      delta: measured !== undefined && operands.length > 0 ? measured - Math.min(...operands) : undefined,
+      level: made ? (last?.level ?? result.level) : undefined,
+      predictedLevel: p?.level,
+      scaleBits: made ? (last?.scaleBits ?? result.scaleBits) : undefined,
+      predictedScaleBits: p?.scaleBits,
+      maxError: ckks && made ? errorOf.get(step.out) : undefined,
+      predictedExhausted: p?.exhausted ?? false,
+    })
+  }
+  return { rows, prediction }
+}
