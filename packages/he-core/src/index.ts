@@ -117,6 +117,7 @@ export {
   paramsInputOf,
   sharedContextCache,
 } from './params/ContextCache.ts'
+export { MAX_COEFF_BITS } from './params/coeffModulusTables.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export { estimateContextBytes } from './params/estimateContextBytes.ts'
 export { type HasParmsId, HeContext } from './params/HeContext.ts'

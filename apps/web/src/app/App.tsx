@@ -4,6 +4,7 @@ import { FunctionsPanel } from '../panels/functions/FunctionsPanel.tsx'
 import { KeysPanel } from '../panels/keys/KeysPanel.tsx'
 import { ParametersPanel } from '../panels/parameters/ParametersPanel.tsx'
 import { ServerPanel } from '../panels/server/ServerPanel.tsx'
+import { useServerHistory } from '../panels/server/useServerHistory.ts'
 import { VariablesPanel } from '../panels/variables/VariablesPanel.tsx'
 import { ActivityBar } from './ActivityBar.tsx'
 import { NoticeBanner } from './NoticeBanner.tsx'
@@ -12,6 +13,7 @@ import { PANELS, type PanelId } from './panels.ts'
 import { useWorkspace } from './SandboxContext.tsx'
 import { useHashPanel } from './useHashPanel.ts'
 import { usePanelBadges } from './usePanelBadges.ts'
+import { usePermalinkOpener } from './usePermalinkOpener.ts'
 import { WorkspaceMenu } from './WorkspaceMenu.tsx'
 
 function panelBody(panel: PanelId): ReactNode {
@@ -38,6 +40,8 @@ function panelBody(panel: PanelId): ReactNode {
 /** The sandbox shell: header, activity bar, panel tabs and the open panel. */
 export function App() {
   const [panel, open] = useHashPanel()
+  usePermalinkOpener()
+  useServerHistory()
   const workspace = useWorkspace()
   const badges = usePanelBadges(workspace)
   const meta = PANELS.find((p) => p.id === panel)

@@ -4,9 +4,10 @@ import { EXAMPLE_BLURBS, type ExampleName, loadExample } from '../sandbox/action
 import { exportWorkspace, importWorkspace, resetWorkspace } from '../sandbox/actions/workspaceActions.ts'
 import { ErrorNotice } from '../ui/ErrorNotice.tsx'
 import { FileButton } from '../ui/FileButton.tsx'
+import { CopyLinkButton } from './CopyLinkButton.tsx'
 import { useActivity, useSandbox, useWorkspace } from './SandboxContext.tsx'
 
-/** Workspace-wide actions in the header: export to one file, import one, start over. */
+/** Workspace-wide actions in the header: examples, export to one file, a link, import one, start over. */
 export function WorkspaceMenu() {
   const sandbox = useSandbox()
   const { keys } = useWorkspace()
@@ -31,6 +32,7 @@ export function WorkspaceMenu() {
       <button type="button" className="button-header" onClick={() => exportDialog.current?.showModal()}>
         Export workspace
       </button>
+      <CopyLinkButton />
       <FileButton
         label="Import…"
         className="button-header"

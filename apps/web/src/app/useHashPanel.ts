@@ -2,7 +2,8 @@ import { useCallback, useEffect, useState } from 'react'
 import { isPanelId, type PanelId } from './panels.ts'
 
 function fromHash(): PanelId {
-  const id = window.location.hash.replace(/^#\/?/, '')
+  // A permalink rides after the panel (`#functions&w=…`): the panel is the part before `&`.
+  const id = window.location.hash.replace(/^#\/?/, '').split('&')[0] ?? ''
   return isPanelId(id) ? id : 'parameters'
 }
 

@@ -79,3 +79,23 @@ export async function clearStoredWorkspace(): Promise<void> {
     db.close()
   }
 }
+
+/** Reads another record of the sandbox's store (e.g. the Server panel's history); undefined when absent. */
+export async function loadStoredRecord(key: string): Promise<unknown> {
+  const db = await openDb()
+  try {
+    return await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(key))
+  } finally {
+    db.close()
+  }
+}
+
+/** Writes another record of the sandbox's store (structured clone: bigints kept). */
+export async function saveStoredRecord(key: string, value: unknown): Promise<void> {
+  const db = await openDb()
+  try {
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).put(value, key))
+  } finally {
+    db.close()
+  }
+}

@@ -3,7 +3,10 @@ import {
   codeFileName,
   formatOutputLine,
   generateCode,
+  generatePython,
   HeError,
+  PYTHON_FILE_NAME,
+  SEAL_PYTHON_VERSION,
   type WorkspaceInput,
 } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
@@ -16,10 +19,19 @@ import type { WorkspaceState } from '../../workspace/workspaceState.ts'
 import { NeedsContext } from '../NeedsContext.tsx'
 
 type Generated = { code: string; fileName: string } | { error: HeError }
+/** The program's language: node-seal TypeScript / JavaScript, or Python on the seal-python wheel. */
+type Language = CodegenOptions['language'] | 'python'
 
-function generate(spec: WorkspaceInput | undefined, options: CodegenOptions, problem?: string): Generated {
+function generate(
+  spec: WorkspaceInput | undefined,
+  flavour: CodegenOptions['flavour'],
+  language: Language,
+  problem?: string,
+): Generated {
   if (!spec) return { error: new HeError('INVALID_INPUT', problem ?? 'Nothing to generate yet.') }
   try {
+    if (language === 'python') return { code: generatePython(spec), fileName: PYTHON_FILE_NAME }
+    const options = { flavour, language }
     return { code: generateCode(spec, options), fileName: codeFileName(options) }
   } catch (error) {
     return { error: error instanceof HeError ? error : new HeError('INTERNAL', String(error)) }
@@ -50,7 +62,7 @@ export function CodePanel() {
 function CodeView() {
   const state = useWorkspace()
   const [flavour, setFlavour] = useState<CodegenOptions['flavour']>('node')
-  const [language, setLanguage] = useState<CodegenOptions['language']>('ts')
+  const [language, setLanguage] = useState<Language>('ts')
   const [chosen, setChosen] = useState<string[]>()
   const [copied, setCopied] = useState(false)
   const lost = useMemo(() => [...unrebuildable(state)], [state])
@@ -66,7 +78,8 @@ function CodeView() {
   const print = (chosen ?? defaultPrint(state)).filter((name) => candidates.includes(name))
   // Pure and fast (no SEAL): regenerated on every render.
   const outcome = workspaceSpecOf(state, print)
-  const generated = generate(outcome.spec, { flavour, language }, outcome.problem)
+  const generated = generate(outcome.spec, flavour, language, outcome.problem)
+  const python = language === 'python'
   const expected = expectedLines(state, print)
 
   const toggle = (name: string) => {
@@ -84,10 +97,29 @@ function CodeView() {
       <section className="card" aria-label="Program options">
         <h2>Export a program</h2>
         <p className="card-intro">
-          A self-contained program that rebuilds this workspace with node-seal 7 — parameters, keys, variables, every
-          pipeline step — and prints the decrypted results. It does not need sealbox.
+          A self-contained program that rebuilds this workspace with node-seal 7 (or native SEAL from Python) —
+          parameters, keys, variables, every pipeline step — and prints the decrypted results. It does not need sealbox.
         </p>
         <fieldset className="field">
+          <legend className="field-label">Language</legend>
+          <Segmented
+            name="language"
+            value={language}
+            options={[
+              { value: 'ts', label: 'TypeScript' },
+              { value: 'js', label: 'JavaScript' },
+              { value: 'python', label: 'Python' },
+            ]}
+            onChange={setLanguage}
+          />
+          {python ? (
+            <p className="field-help" data-testid="python-help">
+              Native Microsoft SEAL 4.1 through the seal-python wheel: pip install seal-python=={SEAL_PYTHON_VERSION}{' '}
+              numpy, then python {PYTHON_FILE_NAME}. It prints the same lines.
+            </p>
+          ) : null}
+        </fieldset>
+        <fieldset className="field" hidden={python}>
           <legend className="field-label">Runs in</legend>
           <Segmented
             name="flavour"
@@ -103,18 +135,6 @@ function CodeView() {
               ? 'An ES module script: npm install node-seal@7, then run it with Node 22.19 or newer.'
               : 'An ES module exporting main(print), for a page or a module Web Worker (Vite, esbuild…).'}
           </p>
-        </fieldset>
-        <fieldset className="field">
-          <legend className="field-label">Language</legend>
-          <Segmented
-            name="language"
-            value={language}
-            options={[
-              { value: 'ts', label: 'TypeScript' },
-              { value: 'js', label: 'JavaScript' },
-            ]}
-            onChange={setLanguage}
-          />
         </fieldset>
         <fieldset className="field">
           <legend className="field-label">Print</legend>
@@ -141,7 +161,8 @@ function CodeView() {
         {expected ? (
           <div className="field">
             <p className="field-label">It prints (as computed here)</p>
-            <pre className="expected" data-testid="expected-output">
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
+            <pre className="expected" data-testid="expected-output" tabIndex={0}>
               {expected.join('\n')}
             </pre>
             {state.applied?.input.scheme === 'ckks' ? (
@@ -177,7 +198,8 @@ function CodeView() {
                 </button>
               </div>
             </div>
-            <pre className="code" data-testid="generated-code">
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
+            <pre className="code" data-testid="generated-code" tabIndex={0}>
               <code>{generated.code}</code>
             </pre>
           </>

@@ -8,7 +8,9 @@ import { formatMs } from '../../ui/format.ts'
 import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { checkDraft, draftFieldOf, type ParamsDraft, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
+import { ParamsAssistant } from './ParamsAssistant.tsx'
 import { ParamsFactsView } from './ParamsFactsView.tsx'
+import { plainWordsFirst } from './plainWordsFirst.ts'
 
 const SCHEME_NOTES: Record<(typeof SCHEMES)[number], string> = {
   bfv: 'Exact integer arithmetic modulo t, on vectors of integers.',
@@ -34,7 +36,8 @@ export function ParametersPanel() {
   const [confirming, setConfirming] = useState(false)
 
   const errorField = check.ok ? undefined : draftFieldOf(check.field)
-  const fieldError = (field: keyof ParamsDraft) => (!check.ok && errorField === field ? check.message : undefined)
+  const fieldError = (field: keyof ParamsDraft) =>
+    !check.ok && errorField === field ? plainWordsFirst(check.message) : undefined
 
   const appliedKey = useMemo(() => (applied ? JSON.stringify(parseParams(applied.input)) : undefined), [applied])
   const isApplied = check.ok && appliedKey === JSON.stringify(check.resolved)
@@ -215,7 +218,7 @@ export function ParametersPanel() {
           </fieldset>
         )}
 
-        {!check.ok && errorField === 'params' ? <FieldError message={check.message} /> : null}
+        {!check.ok && errorField === 'params' ? <FieldError message={plainWordsFirst(check.message)} /> : null}
 
         <div className="actions">
           <button type="submit" className="button-primary" disabled={!check.ok || isApplied}>
@@ -254,7 +257,10 @@ export function ParametersPanel() {
         ) : null}
       </form>
 
-      <ParamsFactsView check={check} plainModulus={isApplied ? applied?.plainModulus : undefined} />
+      <div className="panel-column">
+        <ParamsFactsView check={check} draft={draft} plainModulus={isApplied ? applied?.plainModulus : undefined} />
+        <ParamsAssistant />
+      </div>
     </div>
   )
 }

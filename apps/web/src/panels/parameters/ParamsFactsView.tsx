@@ -1,20 +1,23 @@
+import { MAX_COEFF_BITS } from '@sealbox/he-core'
 import { formatBytes, formatInteger } from '../../ui/format.ts'
 import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
-import type { DraftCheck } from '../../workspace/paramsDraft.ts'
+import { type DraftCheck, draftToInput, type ParamsDraft } from '../../workspace/paramsDraft.ts'
+import { plainWordsFirst } from './plainWordsFirst.ts'
 
 /**
  * What the parameters give, before anything is generated: slots, levels, bits,
  * key switching, and the expected size of every object (he-core's describeParams).
  */
-export function ParamsFactsView({ check, plainModulus }: { check: DraftCheck; plainModulus: bigint | undefined }) {
-  if (!check.ok) {
-    return (
-      <section className="card facts" aria-label="Derived facts">
-        <h2>What you get</h2>
-        <p className="muted">Fix the highlighted field to see slots, levels and sizes.</p>
-      </section>
-    )
-  }
+export function ParamsFactsView({
+  check,
+  draft,
+  plainModulus,
+}: {
+  check: DraftCheck
+  draft: ParamsDraft
+  plainModulus: bigint | undefined
+}) {
+  if (!check.ok) return <LimitView message={check.message} draft={draft} />
   const { facts } = check
   const sizes = facts.sizes
   const budgetNote = facts.maxBits === null ? '' : ` of ${facts.maxBits} allowed`
@@ -109,5 +112,49 @@ function SizeRow({ label, bytes, seeded, warn }: { label: string; bytes: number;
       <td className="mono">{formatBytes(bytes)}</td>
       <td className="mono muted">{seeded !== undefined ? `${formatBytes(seeded)} seeded` : ''}</td>
     </tr>
+  )
+}
+
+/**
+ * "What you get" while a field is invalid: what is still known (slots from n) and the
+ * limit being fought — the secure coefficient-modulus budget for this n and security
+ * against the bits asked for — beside the reason, in plain words first.
+ */
+function LimitView({ message, draft }: { message: string; draft: ParamsDraft }) {
+  const n = draft.polyModulusDegree
+  const max = MAX_COEFF_BITS[draft.security][n]
+  const input = draftToInput(draft)
+  const bits = 'message' in input ? undefined : input.coeffModulus
+  const total = Array.isArray(bits) ? bits.reduce((a, b) => a + b, 0) : undefined
+  return (
+    <section className="card facts" aria-label="Derived facts" data-testid="params-limits">
+      <h2>What you get</h2>
+      <p className="field-error" data-testid="params-limit-reason">
+        {plainWordsFirst(message)}
+      </p>
+      <dl className="fact-grid">
+        <div>
+          <dt>Slots</dt>
+          <dd className="mono">
+            {formatInteger(draft.scheme === 'ckks' ? n / 2 : n)}
+            <span className="fact-note">{draft.scheme === 'ckks' ? ' real numbers' : ' integers'}</span>
+          </dd>
+        </div>
+        {max !== undefined ? (
+          <div>
+            <dt>Secure coefficient modulus</dt>
+            <dd className="mono" data-testid="params-limit">
+              at most {max} bits
+              <span className="fact-note">
+                {' '}
+                at n = {n}, {draft.security}
+                {total !== undefined ? `; you asked for ${total}` : ''}
+              </span>
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+      <p className="muted">Levels and sizes return when the parameters are valid.</p>
+    </section>
   )
 }

@@ -202,6 +202,11 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
   const withMetadata = run.hits.some((hit) => hit.metadata !== undefined)
   return (
     <div className="remote-run" data-testid="search-result">
+      <div className="remote-run-head">
+        <strong>Run {run.id}</strong>
+        <span className="badge badge-accent">search</span>
+        {run.requested !== 'default' ? <span className="muted">asked for {run.requested}</span> : null}
+      </div>
       <ol className="search-phases">
         <li>
           <strong>Keys</strong>{' '}
@@ -252,6 +257,13 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
           ))}
         </tbody>
       </table>
+      {facts.metric === 'cosine' ? (
+        <p className="field-help" data-testid="cosine-note">
+          Why a row searched for itself scores about 0.995, not 1: the server computes on integers, so every vector is
+          scaled by {formatInteger(facts.scale)} and rounded before encryption. The rounding moves each vector a little,
+          and that costs a little similarity — the ranking is what the encrypted search promises.
+        </p>
+      ) : null}
       {agrees !== undefined ? (
         <p className={agrees ? 'search-check ok' : 'search-check bad'} data-testid="search-oracle">
           {agrees

@@ -17,6 +17,7 @@ export const EXECUTOR_OPTIONS: ReadonlyArray<{ value: ExecutorChoice; label: str
   { value: 'default', label: 'Server default' },
   { value: 'pool', label: 'Pool (worker threads)' },
   { value: 'inline', label: 'Inline (event loop)' },
+  { value: 'process', label: 'Process (child processes)' },
 ]
 
 /** Same values, allowing CKKS's approximation (relative 1e-3 of the largest magnitude). */
@@ -68,8 +69,9 @@ export function RemotePipelineCard() {
         <legend className="field-label">Where the server runs it</legend>
         <Segmented name="executor" value={executor} options={EXECUTOR_OPTIONS} onChange={setExecutor} />
         <p className="field-help">
-          Pool runs HE in worker threads, so the server keeps answering other requests; inline runs it on the event loop
-          (kept for comparison). Choosing needs a server started with ALLOW_EXECUTOR_OVERRIDE.
+          Pool runs HE in worker threads, so the server keeps answering other requests; process runs it in child
+          processes (a crash or a runaway job cannot take the server down); inline runs it on the event loop (kept for
+          comparison). Choosing needs a server started with ALLOW_EXECUTOR_OVERRIDE.
         </p>
       </fieldset>
       <div className="field">

@@ -1,4 +1,11 @@
-import { EXAMPLE_WORKSPACES, type ProgramStep, parseWorkspace } from '@sealbox/he-core'
+import {
+  EXAMPLE_WORKSPACES,
+  HeError,
+  type ParsedWorkspace,
+  type ProgramStep,
+  parseWorkspace,
+  type WorkspaceInput,
+} from '@sealbox/he-core'
 import { draftOf } from '../../workspace/paramsDraft.ts'
 import { emptyWorkspace, type PipelineEntry } from '../../workspace/workspaceState.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
@@ -29,8 +36,21 @@ function entryOf(step: ProgramStep): PipelineEntry {
  * the way a person would: parameters, exactly the keys its pipeline needs, the
  * variables, the pipeline — then runs every step.
  */
-export async function loadExample(sandbox: Sandbox, name: ExampleName): Promise<Outcome<void>> {
-  const parsed = parseWorkspace(EXAMPLE_WORKSPACES[name])
+export function loadExample(sandbox: Sandbox, name: ExampleName): Promise<Outcome<void>> {
+  return buildWorkspace(sandbox, EXAMPLE_WORKSPACES[name])
+}
+
+/**
+ * Replaces the workspace with an he-core workspace (an example, a permalink) and builds
+ * it step by step: parameters, fresh keys, the variables, the pipeline, then runs it.
+ */
+export async function buildWorkspace(sandbox: Sandbox, input: WorkspaceInput): Promise<Outcome<void>> {
+  let parsed: ParsedWorkspace
+  try {
+    parsed = parseWorkspace(input)
+  } catch (error) {
+    return { ok: false, error: error instanceof HeError ? error : new HeError('INVALID_INPUT', String(error)) }
+  }
   const { workspace } = parsed
   await replaceWorkspace(sandbox, { ...emptyWorkspace(), draft: draftOf(workspace.params) })
   const steps: Array<() => Promise<Outcome<unknown>>> = [

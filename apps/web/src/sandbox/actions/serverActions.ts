@@ -1,9 +1,8 @@
 import { HeError } from '@sealbox/he-core'
 import type { ExecutorChoice } from '../../worker/serverProtocol.ts'
 import { checkPipeline } from '../../workspace/pipeline.ts'
+import { nextRunId } from '../../workspace/serverHistory.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
-
-let nextRun = 1
 
 /**
  * Why `text` cannot be a server address, or undefined when it can: empty (this page's
@@ -120,7 +119,7 @@ export async function runPipelineOnServer(sandbox: Sandbox, executor: ExecutorCh
       })
       sandbox.noteHeap(reply.heapBytes)
       const run = {
-        id: nextRun++,
+        id: nextRunId(sandbox.server.state),
         requested: executor,
         outputs: reply.outputs,
         stepMs: reply.stepMs,
@@ -143,7 +142,7 @@ export async function runSearch(
   return sandbox.run('Private search', async () => {
     const reply = await sandbox.worker.request({ type: 'serverSearch', vector, k, executor })
     const { type: _type, id: _id, ...result } = reply
-    const run = { ...result, id: nextRun++, requested: executor, vector, at: Date.now() }
+    const run = { ...result, id: nextRunId(sandbox.server.state), requested: executor, vector, at: Date.now() }
     sandbox.server.update((view) => ({ ...view, searches: [run, ...view.searches].slice(0, 5) }))
   })
 }

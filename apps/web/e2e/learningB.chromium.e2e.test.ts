@@ -1,0 +1,256 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { inflateRawSync } from 'node:zlib'
+import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { launchChromium } from './support/browsers.ts'
+import { PANEL_NAMES } from './support/layout.ts'
+
+/*
+ * The sandbox's learner features, part B, in Chromium against the built app and the real
+ * server: the parameter assistant and the limits shown while a field is invalid, the
+ * Python export run with the bench's seal-python wheel, permalinks opened in a fresh
+ * browser, the Server panel kept across reloads (process executor, one run counter,
+ * the cosine note), and axe-core on every panel.
+ */
+
+const run = promisify(execFile)
+const require = createRequire(import.meta.url)
+const VENV = fileURLToPath(new URL('../../../packages/bench/.venv/', import.meta.url))
+const REQUIREMENTS = fileURLToPath(
+  new URL('../../../packages/bench/src/engines/native/requirements.txt', import.meta.url),
+)
+
+let page: Page
+let close: () => Promise<void>
+const errors: string[] = []
+
+beforeAll(async () => {
+  const browser = await launchChromium()
+  close = browser.close
+  page = await browser.context.newPage()
+  page.on('pageerror', (error) => errors.push(String(error)))
+  await page.goto(`${inject('sandboxUrl')}/#parameters`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+})
+
+afterAll(async () => {
+  await close?.()
+})
+
+async function openPanel(name: string): Promise<void> {
+  await page.getByRole('tab', { name: new RegExp(name) }).click()
+  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
+}
+
+async function loadBfvExample(target: Page): Promise<void> {
+  await target.getByRole('button', { name: 'Examples' }).click()
+  await target.getByRole('button', { name: 'Load the BFV, n = 4096 example' }).click()
+  await target.getByRole('tab', { name: /Functions/ }).click()
+  const last = target.getByTestId(`step-${EXAMPLE_WORKSPACES.bfv.steps.length}`)
+  await last.getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
+}
+
+/** The interpreter of the bench's venv (created like the bench creates it when missing); undefined without python3. */
+async function venvPython(): Promise<string | undefined> {
+  const python = `${VENV}bin/python`
+  if (existsSync(python)) return python
+  try {
+    execFileSync('python3', ['--version'], { stdio: 'ignore' })
+  } catch {
+    return undefined
+  }
+  await run('python3', ['-m', 'venv', VENV], { timeout: 120_000 })
+  await run(`${VENV}bin/pip`, ['install', '-r', REQUIREMENTS], { timeout: 600_000 })
+  return python
+}
+
+describe('learner features B in Chromium', () => {
+  it('suggests parameters with reasons, lists every broken need at once, and fills the form', async () => {
+    const assistant = page.getByTestId('params-assistant')
+    const suggestion = assistant.getByTestId('assistant-suggestion')
+    // Defaults: whole numbers, 2 multiplications, 8 values, 20 bits, 128-bit security.
+    await expect(suggestion.textContent()).resolves.toMatch(/BFV, n = 8192, coefficient modulus \[51, 51, 51\]/)
+    await expect(suggestion.textContent()).resolves.toMatch(/each of the 2 multiplications about 33/)
+    await assistant.getByLabel('Multiplications in a row').fill('x')
+    await assistant.getByLabel('Plaintext bits').fill('70')
+    const problems = assistant.getByTestId('assistant-problems').locator('li')
+    await expect(problems.allTextContents()).resolves.toEqual([
+      'The number of multiplications in a row must be a whole number 0…30. (multiplications)',
+      'A batching plain modulus has 12…60 bits (it must be a prime ≡ 1 mod 2n). (plaintext bits)',
+    ])
+    await assistant.getByLabel('Multiplications in a row').fill('3')
+    await assistant.getByLabel('Plaintext bits').fill('20')
+    await assistant.getByRole('button', { name: 'Use these parameters in the form' }).click()
+    await expect(page.locator('#coeffBits').inputValue()).resolves.toBe('45, 45, 45, 45')
+    await expect(page.getByTestId('params-facts').textContent()).resolves.toMatch(/180 bits of 218 allowed/)
+  })
+
+  it('keeps "What you get" while a field is invalid, showing the limit being fought, plain words first', async () => {
+    await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+    await page.locator('#coeffBits').fill('60, 60, 60')
+    const limits = page.getByTestId('params-limits')
+    await limits.waitFor()
+    await expect(limits.getByTestId('params-limit').textContent()).resolves.toBe(
+      'at most 109 bits at n = 4096, tc128; you asked for 180',
+    )
+    await expect(limits.getByText(/^Slots/).count()).resolves.toBe(1)
+    const reason = (await page.getByRole('alert').first().textContent()) ?? ''
+    expect(reason).toMatch(/allows at most 109/)
+    // The reason in words first, the field's name last.
+    expect(reason).toMatch(/^[A-Z0-9].*\(coeffModulus\)$/)
+  })
+
+  it('exports the BFV example to Python; the seal-python wheel prints what the sandbox computed', async () => {
+    await loadBfvExample(page)
+    await openPanel('Code')
+    await page.getByTestId('language-python').check({ force: true })
+    await expect(page.getByTestId('python-help').textContent()).resolves.toMatch(/seal-python==4\.1\.2\.1/)
+    const code = (await page.getByTestId('generated-code').textContent()) ?? ''
+    expect(code).toMatch(/^# Generated by sealbox/)
+    expect(code).toContain('import seal')
+    const expected = ((await page.getByTestId('expected-output').textContent()) ?? '').split('\n')
+    expect(expected.length).toBeGreaterThan(3)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download sealbox_workspace.py' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe('sealbox_workspace.py')
+    const python = await venvPython()
+    if (!python) {
+      console.warn('python3 is missing: the downloaded Python program was not executed')
+      return
+    }
+    const { stdout } = await run(python, [await download.path()], { timeout: 120_000 })
+    expect(stdout.trimEnd().split('\n')).toEqual(expected)
+  })
+
+  it('copies a permalink without keys; a fresh browser opens it, makes keys and runs to the same values', async () => {
+    const expected = (await page.getByTestId('expected-output').textContent()) ?? ''
+    await page.getByRole('button', { name: 'Copy link' }).click()
+    const link = await page.getByLabel('Workspace link').inputValue()
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click()
+    const url = new URL(link)
+    expect(url.hash).toMatch(/^#code&w=[\w-]+$/)
+    // What the link holds: the workspace as data, never a key, a ciphertext or the secret key.
+    const json = inflateRawSync(Buffer.from(url.hash.replace(/^#code&w=/, ''), 'base64url')).toString()
+    const spec = JSON.parse(json)
+    expect(Object.keys(spec).sort()).toEqual(
+      ['display', 'encryption', 'keys', 'params', 'print', 'steps', 'variables', 'version'].sort(),
+    )
+    expect(spec.keys).toMatchObject({ seeded: false })
+    expect(json).not.toMatch(/secretKey|envelope|\$bytes/)
+    expect(spec.steps).toHaveLength(EXAMPLE_WORKSPACES.bfv.steps.length)
+
+    const fresh = await launchChromium()
+    try {
+      const other = await fresh.context.newPage()
+      const otherErrors: string[] = []
+      other.on('pageerror', (error) => otherErrors.push(String(error)))
+      await other.goto(link)
+      await other.getByText(/Opened a shared workspace/).waitFor({ timeout: 120_000 })
+      // The link's `w=` leaves the address bar: a reload keeps the saved workspace.
+      expect(new URL(other.url()).hash).toBe('#code')
+      await other.getByTestId('expected-output').waitFor()
+      await expect(other.getByTestId('expected-output').textContent()).resolves.toBe(expected)
+      await other.getByRole('tab', { name: /Keys/ }).click()
+      await other.getByTestId('key-relinKeys').getByText('ready').waitFor()
+      expect(otherErrors).toEqual([])
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  it('refuses a damaged permalink in plain words', async () => {
+    const fresh = await launchChromium()
+    try {
+      const other = await fresh.context.newPage()
+      await other.goto(`${inject('sandboxUrl')}/#functions&w=bm90LWEtd29ya3NwYWNl`)
+      await other.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+      await expect(other.getByRole('alert').first().textContent()).resolves.toMatch(
+        /This link does not hold a sealbox workspace/,
+      )
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  it('runs on the process executor, counts pipeline and search runs together, explains 0.995, and keeps it all across a reload', async () => {
+    await openPanel('Server')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+    const pipeline = page.getByRole('region', { name: 'Run the pipeline on the server' })
+    await pipeline.getByTestId('executor-process').check({ force: true })
+    await pipeline.getByRole('button', { name: 'Run pipeline on server' }).click()
+    const remote = pipeline.getByTestId('remote-run').first()
+    await remote.waitFor({ timeout: 120_000 })
+    await expect(remote.textContent()).resolves.toMatch(/^Run 1process/)
+    await expect(remote.getByTestId('remote-output-dot').textContent()).resolves.toMatch(/same/)
+
+    const search = page.getByRole('region', { name: 'Private search' })
+    const before = await search.getByLabel(/Query vector/).inputValue()
+    await search.getByLabel('Database row').fill('42')
+    await search.getByRole('button', { name: 'Use database row' }).click()
+    await expect.poll(() => search.getByLabel(/Query vector/).inputValue()).not.toBe(before)
+    await search.getByRole('button', { name: 'Search privately' }).click()
+    const result = search.getByTestId('search-result').first()
+    await result.waitFor({ timeout: 60_000 })
+    await expect(result.textContent()).resolves.toMatch(/^Run 2search/)
+    const best = Number(
+      await result.getByTestId('search-hits').locator('tbody tr').first().locator('td').last().textContent(),
+    )
+    expect(best).toBeGreaterThan(0.98)
+    expect(best).toBeLessThan(1)
+    await expect(result.getByTestId('cosine-note').textContent()).resolves.toMatch(
+      /about 0\.995, not 1: the server computes on integers, so every vector is\s+scaled by [\d,]+ and rounded/,
+    )
+
+    await page.reload()
+    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+    await expect(page.getByTestId('remote-run').first().textContent()).resolves.toMatch(/^Run 1process/)
+    await expect(page.getByTestId('search-result').first().textContent()).resolves.toMatch(/^Run 2search/)
+    // The next run continues the one counter.
+    await page
+      .getByRole('region', { name: 'Run the pipeline on the server' })
+      .getByRole('button', { name: 'Run pipeline on server' })
+      .click()
+    await expect
+      .poll(() => page.getByTestId('remote-run').first().textContent(), { timeout: 120_000 })
+      .toMatch(/^Run 3/)
+  })
+
+  it('has no serious or critical axe-core violations on any panel', async () => {
+    // The page's CSP forbids inline scripts (addScriptTag): evaluate the source over the DevTools protocol instead.
+    const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+    const found: string[] = []
+    for (const name of PANEL_NAMES) {
+      await openPanel(name)
+      if ((await page.evaluate(() => 'axe' in window)) === false) await page.evaluate(axe)
+      const violations = await page.evaluate(async () => {
+        const result = await (
+          window as unknown as {
+            axe: {
+              run: (
+                context: Document,
+                options: object,
+              ) => Promise<{
+                violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>
+              }>
+            }
+          }
+        ).axe.run(document, { resultTypes: ['violations'] })
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`)
+      })
+      found.push(...violations.map((v) => `${name}: ${v}`))
+    }
+    expect(found).toEqual([])
+    expect(errors).toEqual([])
+  })
+})

@@ -1,0 +1,72 @@
+import { useRef, useState } from 'react'
+import { defaultPrint, workspaceSpecOf } from '../workspace/workspaceSpecOf.ts'
+import { encodePermalink, permalinkUrl } from './permalink.ts'
+import { useWorkspace } from './SandboxContext.tsx'
+
+type LinkState = { url: string; copied: boolean } | { problem: string }
+
+/**
+ * "Copy link": the workspace (parameters, typed numbers, pipeline — never keys or the
+ * secret key) as a permalink, copied to the clipboard and shown to copy by hand.
+ */
+export function CopyLinkButton() {
+  const state = useWorkspace()
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [link, setLink] = useState<LinkState>()
+
+  const make = async () => {
+    const outcome = workspaceSpecOf(state, defaultPrint(state))
+    if (!outcome.spec) {
+      setLink({ problem: outcome.problem ?? 'Create parameters and variables first.' })
+    } else {
+      const panel = window.location.hash.replace(/^#\/?/, '').split('&')[0] || 'functions'
+      const url = permalinkUrl(panel, await encodePermalink(outcome.spec))
+      // The clipboard needs permission in some browsers; the link is shown either way.
+      const copied = await navigator.clipboard?.writeText(url).then(
+        () => true,
+        () => false,
+      )
+      setLink({ url, copied: copied === true })
+    }
+    dialog.current?.showModal()
+  }
+
+  return (
+    <>
+      <button type="button" className="button-header" onClick={() => void make()}>
+        Copy link
+      </button>
+      <dialog ref={dialog} className="dialog" aria-labelledby="link-title">
+        <h2 id="link-title">Link to this workspace</h2>
+        {link && 'url' in link ? (
+          <>
+            <p>
+              {link.copied ? 'Copied to the clipboard. ' : ''}It holds the parameters, the numbers you typed and the
+              pipeline — never keys or the secret key. Opening it makes fresh keys and runs the pipeline.
+            </p>
+            <label className="visually-hidden" htmlFor="permalink">
+              Workspace link
+            </label>
+            <input
+              id="permalink"
+              className="mono permalink-input"
+              readOnly
+              value={link.url}
+              onFocus={(event) => event.target.select()}
+            />
+            {state.variables.some((v) => v.origin === 'upload') ? (
+              <p className="field-help">Uploaded values are left out: their numbers are not known here.</p>
+            ) : null}
+          </>
+        ) : (
+          <p className="field-error">{link?.problem}</p>
+        )}
+        <div className="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Close
+          </button>
+        </div>
+      </dialog>
+    </>
+  )
+}

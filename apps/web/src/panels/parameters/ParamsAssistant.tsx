@@ -1,0 +1,151 @@
+import { type ParamsNeeds, suggestParams } from '@sealbox/he-core'
+import { useId, useState } from 'react'
+import { useSandbox } from '../../app/SandboxContext.tsx'
+import { Segmented } from '../../ui/Segmented.tsx'
+import { draftOf, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
+
+/** The assistant's form as typed: text stays text so a half-typed number is explained, not lost. */
+interface NeedsDraft {
+  values: 'integers' | 'reals'
+  depth: string
+  slots: string
+  bits: string
+  security: ParamsNeeds['security']
+}
+
+const FIELD_LABELS: Record<keyof ParamsNeeds, string> = {
+  depth: 'multiplications',
+  slots: 'slots',
+  plainBits: 'plaintext bits',
+  precisionBits: 'precision bits',
+  security: 'security',
+}
+
+function needsOf(draft: NeedsDraft): ParamsNeeds {
+  // Number('') is 0 and Number('2x') NaN: suggestParams explains both.
+  const number = (text: string) => (text.trim() === '' ? Number.NaN : Number(text))
+  const bits = number(draft.bits)
+  return {
+    depth: number(draft.depth),
+    slots: number(draft.slots),
+    security: draft.security,
+    ...(draft.values === 'integers' ? { plainBits: bits } : { precisionBits: bits }),
+  }
+}
+
+/**
+ * The parameter assistant: from what the user needs (multiplications in a row, slots,
+ * plaintext bits or CKKS precision, security) to he-core's `suggestParams` choice with
+ * its reasons, and every unmet need listed at once. "Use these" fills the form.
+ */
+export function ParamsAssistant() {
+  const sandbox = useSandbox()
+  const id = useId()
+  const [draft, setDraft] = useState<NeedsDraft>({
+    values: 'integers',
+    depth: '2',
+    slots: '8',
+    bits: '20',
+    security: 'tc128',
+  })
+  const result = suggestParams(needsOf(draft))
+  const change = (update: Partial<NeedsDraft>) => setDraft((current) => ({ ...current, ...update }))
+  const use = () => {
+    if (!result.ok) return
+    sandbox.workspace.update((state) => ({ ...state, draft: draftOf(result.params) }))
+  }
+  const invalid = (field: keyof ParamsNeeds) => !result.ok && result.problems.some((p) => p.field === field)
+  const bitsField = draft.values === 'integers' ? 'plainBits' : 'precisionBits'
+
+  return (
+    <section className="card assistant" aria-label="Parameter assistant" data-testid="params-assistant">
+      <h2>Suggest parameters</h2>
+      <p className="card-intro">Say what you need; the assistant picks the smallest parameters that hold it.</p>
+      <fieldset className="field">
+        <legend className="field-label">Values</legend>
+        <Segmented
+          name="assistant-values"
+          value={draft.values}
+          options={[
+            { value: 'integers', label: 'Whole numbers (BFV)' },
+            { value: 'reals', label: 'Real numbers (CKKS)' },
+          ]}
+          onChange={(values) => change({ values, bits: values === 'integers' ? '20' : '20' })}
+        />
+      </fieldset>
+      <div className="assistant-grid">
+        <label className="field-label" htmlFor={`${id}-depth`}>
+          Multiplications in a row
+        </label>
+        <input
+          id={`${id}-depth`}
+          className="mono input-tiny"
+          inputMode="numeric"
+          value={draft.depth}
+          aria-invalid={invalid('depth')}
+          onChange={(event) => change({ depth: event.target.value })}
+        />
+        <label className="field-label" htmlFor={`${id}-slots`}>
+          Values per ciphertext
+        </label>
+        <input
+          id={`${id}-slots`}
+          className="mono input-short"
+          inputMode="numeric"
+          value={draft.slots}
+          aria-invalid={invalid('slots')}
+          onChange={(event) => change({ slots: event.target.value })}
+        />
+        <label className="field-label" htmlFor={`${id}-bits`}>
+          {draft.values === 'integers' ? 'Plaintext bits' : 'Precision bits after the point'}
+        </label>
+        <input
+          id={`${id}-bits`}
+          className="mono input-tiny"
+          inputMode="numeric"
+          value={draft.bits}
+          aria-invalid={invalid(bitsField)}
+          onChange={(event) => change({ bits: event.target.value })}
+        />
+        <label className="field-label" htmlFor={`${id}-security`}>
+          Security
+        </label>
+        <select
+          id={`${id}-security`}
+          value={draft.security}
+          onChange={(event) => change({ security: event.target.value as ParamsNeeds['security'] })}
+        >
+          {SANDBOX_SECURITY_LEVELS.map((level) => (
+            <option key={level} value={level}>
+              {level.slice(2)}-bit
+            </option>
+          ))}
+        </select>
+      </div>
+      {result.ok ? (
+        <div data-testid="assistant-suggestion">
+          <p className="mono">
+            {result.params.scheme.toUpperCase()}, n = {result.params.polyModulusDegree}, coefficient modulus [
+            {result.params.coeffModulus.join(', ')}] ({result.totalBits} of {result.maxBits} bits)
+          </p>
+          <ul className="assistant-reasons">
+            {result.reasons.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+          <button type="button" className="button-small" onClick={use}>
+            Use these parameters in the form
+          </button>
+        </div>
+      ) : (
+        <ul className="field-error assistant-problems" data-testid="assistant-problems">
+          {result.problems.map((problem) => (
+            <li key={`${problem.field}:${problem.message}`}>
+              {problem.message} <span className="muted">({FIELD_LABELS[problem.field]})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
