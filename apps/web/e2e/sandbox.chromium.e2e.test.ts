@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from './support/browsers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { ckksExampleLines, numbersOf } from './support/exampleOracle.ts'
-import { saveScreenshot } from './support/screenshots.ts'
+import { saveElementScreenshot, saveScreenshot } from './support/screenshots.ts'
 
 const run = promisify(execFile)
 let page: Page
@@ -89,6 +89,11 @@ describe('sandbox in Chromium', () => {
     )
     await expect(page.getByTestId('variable-y').textContent()).resolves.toMatch(/bits budget/)
     await saveScreenshot(page, 'variables')
+    const x = page.getByTestId('variable-x')
+    await x.getByRole('button', { name: 'Inspect x' }).click()
+    await x.getByTestId('inspector-parms-id').waitFor()
+    await saveElementScreenshot(x, 'inspector')
+    await x.getByRole('button', { name: 'Inspect x' }).click()
   })
 
   it('runs multiply → relinearize → rotate and shows the right decrypted values', async () => {
@@ -117,6 +122,13 @@ describe('sandbox in Chromium', () => {
     await expect(last.getByTestId('preview').textContent()).resolves.toBe('[12, 21, 32, 0, 0, 0, 0, 0, …]')
     await expect(last.textContent()).resolves.toMatch(/bits budget/)
     await saveScreenshot(page, 'functions')
+    const chart = page.getByTestId('noise-chart')
+    await chart.getByText('Chart data').click()
+    await expect(chart.getByTestId('noise-row-r3').getByTestId('noise-measured').textContent()).resolves.toMatch(
+      /^\d+$/,
+    )
+    await saveElementScreenshot(chart, 'noise-chart')
+    await chart.getByText('Chart data').click()
   })
 
   it('stops at the first failing step and says why', async () => {

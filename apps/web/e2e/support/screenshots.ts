@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 
 /** Committed screenshots of each panel (the README shows them). */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../screenshots', import.meta.url))
@@ -11,4 +11,11 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
   // Park the mouse so no hover state leaks into the picture.
   await page.mouse.move(0, 0)
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}.png`, fullPage: true, animations: 'disabled' })
+}
+
+/** Saves a screenshot of one element (a card, a chart) as screenshots/<name>.png. */
+export async function saveElementScreenshot(element: Locator, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true })
+  await element.page().mouse.move(0, 0)
+  await element.screenshot({ path: `${SCREENSHOT_DIR}/${name}.png`, animations: 'disabled' })
 }
