@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkDraft, DEFAULT_PARAMS_DRAFT, draftFieldOf, draftOf, draftToInput } from './paramsDraft.ts'
+import { checkDraft, DEFAULT_PARAMS_DRAFT, draftFieldOf, draftOf, draftProblems, draftToInput } from './paramsDraft.ts'
 
 const custom = (coeffBits: string) => ({ ...DEFAULT_PARAMS_DRAFT, coeffMode: 'custom' as const, coeffBits })
 
@@ -47,5 +47,12 @@ describe('paramsDraft', () => {
       security: 'tc128',
       plainModulus: { value: 65537 },
     })
+  })
+
+  it('lists every broken rule at once: a bad coefficient modulus does not hide a bad plain modulus', () => {
+    const problems = draftProblems({ ...custom('40 2x 40'), plainBits: 'twenty' })
+    expect(problems.map((p) => draftFieldOf(p.field))).toEqual(['coeffBits', 'plainBits'])
+    expect(problems[1]?.message).toMatch(/"twenty" is not a whole number/)
+    expect(draftProblems(custom('36 36 37'))).toEqual([])
   })
 })

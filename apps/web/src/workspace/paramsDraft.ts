@@ -117,6 +117,50 @@ export function checkDraft(draft: ParamsDraft): DraftCheck {
   }
 }
 
+/** One broken rule of a draft: the field it is about and he-core's message. */
+export interface DraftProblem {
+  field: string
+  message: string
+}
+
+/** The draft with one form control set aside (back to its default), to look for the next broken rule. */
+function setAside(draft: ParamsDraft, control: keyof ParamsDraft | 'params'): ParamsDraft | undefined {
+  switch (control) {
+    case 'coeffBits':
+      return draft.coeffMode === 'custom' ? { ...draft, coeffMode: 'default' } : undefined
+    case 'plainBits':
+      if (draft.plainMode === 'value') return { ...draft, plainMode: 'bits', plainBits: DEFAULT_PARAMS_DRAFT.plainBits }
+      return draft.plainBits === DEFAULT_PARAMS_DRAFT.plainBits
+        ? undefined
+        : { ...draft, plainBits: DEFAULT_PARAMS_DRAFT.plainBits }
+    case 'scaleBits':
+      return draft.scaleBits === '' ? undefined : { ...draft, scaleBits: '' }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Every broken rule of a draft at once, not only the first: after each problem its
+ * field is set aside (its default) and the rest checked again, so a bad coefficient
+ * modulus does not hide a bad plain modulus. Empty when the draft is valid.
+ */
+export function draftProblems(draft: ParamsDraft): DraftProblem[] {
+  const problems: DraftProblem[] = []
+  const seen = new Set<string>()
+  let current: ParamsDraft | undefined = draft
+  while (current) {
+    const check = checkDraft(current)
+    if (check.ok) break
+    const control = draftFieldOf(check.field)
+    if (seen.has(control)) break
+    seen.add(control)
+    problems.push({ field: check.field, message: check.message })
+    current = setAside(current, control)
+  }
+  return problems
+}
+
 /** The field a validation message is about, mapped to the form control that should show it. */
 export function draftFieldOf(field: string): keyof ParamsDraft | 'params' {
   if (field.startsWith('coeffModulus')) return 'coeffBits'

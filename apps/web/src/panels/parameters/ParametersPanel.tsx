@@ -7,7 +7,13 @@ import { FieldError } from '../../ui/FieldError.tsx'
 import { formatMs } from '../../ui/format.ts'
 import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
-import { checkDraft, draftFieldOf, type ParamsDraft, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
+import {
+  checkDraft,
+  draftFieldOf,
+  draftProblems,
+  type ParamsDraft,
+  SANDBOX_SECURITY_LEVELS,
+} from '../../workspace/paramsDraft.ts'
 import { ParamsAssistant } from './ParamsAssistant.tsx'
 import { ParamsFactsView } from './ParamsFactsView.tsx'
 import { plainWordsFirst } from './plainWordsFirst.ts'
@@ -35,9 +41,14 @@ export function ParametersPanel() {
   const [error, setError] = useState<HeError>()
   const [confirming, setConfirming] = useState(false)
 
-  const errorField = check.ok ? undefined : draftFieldOf(check.field)
-  const fieldError = (field: keyof ParamsDraft) =>
-    !check.ok && errorField === field ? plainWordsFirst(check.message) : undefined
+  // Every broken rule at once, each under its own control.
+  const problems = useMemo(() => (check.ok ? [] : draftProblems(draft)), [check, draft])
+  const problemAt = (field: keyof ParamsDraft | 'params') => problems.find((p) => draftFieldOf(p.field) === field)
+  const invalid = (field: keyof ParamsDraft) => problemAt(field) !== undefined
+  const fieldError = (field: keyof ParamsDraft | 'params') => {
+    const problem = problemAt(field)
+    return problem ? plainWordsFirst(problem.message) : undefined
+  }
 
   const appliedKey = useMemo(() => (applied ? JSON.stringify(parseParams(applied.input)) : undefined), [applied])
   const isApplied = check.ok && appliedKey === JSON.stringify(check.resolved)
@@ -139,7 +150,7 @@ export function ParametersPanel() {
                 className="mono"
                 value={draft.coeffBits}
                 spellCheck={false}
-                aria-invalid={errorField === 'coeffBits'}
+                aria-invalid={invalid('coeffBits')}
                 aria-describedby="coeffBits-help"
                 onChange={(event) => setDraft({ coeffBits: event.target.value })}
               />
@@ -165,7 +176,7 @@ export function ParametersPanel() {
               inputMode="decimal"
               placeholder={check.ok ? String(check.resolved.scaleBits) : ''}
               value={draft.scaleBits}
-              aria-invalid={errorField === 'scaleBits'}
+              aria-invalid={invalid('scaleBits')}
               onChange={(event) => setDraft({ scaleBits: event.target.value })}
             />
             <p className="field-help">
@@ -194,7 +205,7 @@ export function ParametersPanel() {
                   className="mono input-tiny"
                   inputMode="numeric"
                   value={draft.plainBits}
-                  aria-invalid={errorField === 'plainBits'}
+                  aria-invalid={invalid('plainBits')}
                   onChange={(event) => setDraft({ plainBits: event.target.value })}
                 />{' '}
                 bits
@@ -206,7 +217,7 @@ export function ParametersPanel() {
                 className="mono input-short inline-input"
                 inputMode="numeric"
                 value={draft.plainValue}
-                aria-invalid={errorField === 'plainBits'}
+                aria-invalid={invalid('plainBits')}
                 onChange={(event) => setDraft({ plainValue: event.target.value })}
               />
             )}
@@ -218,7 +229,7 @@ export function ParametersPanel() {
           </fieldset>
         )}
 
-        {!check.ok && errorField === 'params' ? <FieldError message={plainWordsFirst(check.message)} /> : null}
+        {problemAt('params') ? <FieldError message={fieldError('params')} /> : null}
 
         <div className="actions">
           <button type="submit" className="button-primary" disabled={!check.ok || isApplied}>
@@ -258,7 +269,12 @@ export function ParametersPanel() {
       </form>
 
       <div className="panel-column">
-        <ParamsFactsView check={check} draft={draft} plainModulus={isApplied ? applied?.plainModulus : undefined} />
+        <ParamsFactsView
+          check={check}
+          draft={draft}
+          problems={problems}
+          plainModulus={isApplied ? applied?.plainModulus : undefined}
+        />
         <ParamsAssistant />
       </div>
     </div>

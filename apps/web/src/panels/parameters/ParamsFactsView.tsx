@@ -1,7 +1,7 @@
 import { MAX_COEFF_BITS } from '@sealbox/he-core'
 import { formatBytes, formatInteger } from '../../ui/format.ts'
 import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
-import { type DraftCheck, draftToInput, type ParamsDraft } from '../../workspace/paramsDraft.ts'
+import { type DraftCheck, type DraftProblem, draftToInput, type ParamsDraft } from '../../workspace/paramsDraft.ts'
 import { plainWordsFirst } from './plainWordsFirst.ts'
 
 /**
@@ -11,13 +11,15 @@ import { plainWordsFirst } from './plainWordsFirst.ts'
 export function ParamsFactsView({
   check,
   draft,
+  problems,
   plainModulus,
 }: {
   check: DraftCheck
   draft: ParamsDraft
+  problems: readonly DraftProblem[]
   plainModulus: bigint | undefined
 }) {
-  if (!check.ok) return <LimitView message={check.message} draft={draft} />
+  if (!check.ok) return <LimitView problems={problems} draft={draft} />
   const { facts } = check
   const sizes = facts.sizes
   const budgetNote = facts.maxBits === null ? '' : ` of ${facts.maxBits} allowed`
@@ -118,9 +120,9 @@ function SizeRow({ label, bytes, seeded, warn }: { label: string; bytes: number;
 /**
  * "What you get" while a field is invalid: what is still known (slots from n) and the
  * limit being fought — the secure coefficient-modulus budget for this n and security
- * against the bits asked for — beside the reason, in plain words first.
+ * against the bits asked for — beside every broken rule, in plain words first.
  */
-function LimitView({ message, draft }: { message: string; draft: ParamsDraft }) {
+function LimitView({ problems, draft }: { problems: readonly DraftProblem[]; draft: ParamsDraft }) {
   const n = draft.polyModulusDegree
   const max = MAX_COEFF_BITS[draft.security][n]
   const input = draftToInput(draft)
@@ -129,9 +131,11 @@ function LimitView({ message, draft }: { message: string; draft: ParamsDraft }) 
   return (
     <section className="card facts" aria-label="Derived facts" data-testid="params-limits">
       <h2>What you get</h2>
-      <p className="field-error" data-testid="params-limit-reason">
-        {plainWordsFirst(message)}
-      </p>
+      <ul className="field-error limit-reasons" data-testid="params-limit-reasons">
+        {problems.map((problem) => (
+          <li key={problem.field}>{plainWordsFirst(problem.message)}</li>
+        ))}
+      </ul>
       <dl className="fact-grid">
         <div>
           <dt>Slots</dt>
