@@ -3,13 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
+import { quantile } from './abuse/abuseHarness.ts'
 import { searchSide, sleep, spawnServer } from './harness.ts'
 
 const database = { rows: 8192, dim: 16, seed: 3 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+function median(values: readonly number[]): number {
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  )
 }
 
 async function probe(url: string, durationMs: number): Promise<number[]> {
@@ -60,7 +63,7 @@ describe('event-loop isolation: pool vs inline', () => {
         const loaded = await probe(server.url, 2000)
         loading = false
         await Promise.all(load)
-        results[mode] = { idle: percentile(idle, 50), loaded: percentile(loaded, 50), compute: percentile(compute, 50) }
+        results[mode] = { idle: median(idle), loaded: median(loaded), compute: median(compute) }
       } finally {
         server.process.kill('SIGTERM')
         await server.exited

@@ -3,6 +3,8 @@ import { request as httpRequest } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { expect } from 'vitest'
+import { raw } from '../harness.ts'
 
 /*
  * The abuse suite's shared tools. Each attack runs against a real server process
@@ -66,7 +68,8 @@ parentPort.once('message', () => { stopped = true })
 loop()
 `
 
-function quantile(sorted: readonly number[], q: number): number {
+/** The `q` quantile (0…1) of ascending `sorted` values, nearest rank: the smallest value with at least q of them at or below it. */
+export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return 0
   const index = Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)
   return sorted[Math.max(0, index)] as number
@@ -174,4 +177,64 @@ export interface AbuseRecord {
 export function recordAbuse(record: AbuseRecord): void {
   mkdirSync(dirname(REPORT), { recursive: true })
   appendFileSync(REPORT, `${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`)
+}
+
+/**
+ * The suite's verdict on `/healthz` during an attack: no probe failed and p99 stayed under
+ * HEALTHZ_P99_LIMIT_MS. Then records the row, so only a passing attack reaches the report.
+ */
+export function expectHealthy(record: AbuseRecord): void {
+  expect(record.during.failures).toBe(0)
+  expect(record.during.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
+  recordAbuse(record)
+}
+
+/** A server's Prometheus text (`GET /metrics`). */
+export async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text()
+}
+
+/** Sum of a Prometheus metric's samples (all label sets). */
+export function metricSum(text: string, name: string): number {
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return sum
+}
+
+/** `PUT /api/v1/keysets/{id}` of raw bytes as `token`: the answer as data, never a throw. */
+export function putKeySetRaw(url: string, token: string, id: string, body: Uint8Array) {
+  return raw(`${url}/api/v1/keysets/${id}`, {
+    method: 'PUT',
+    token,
+    headers: { 'content-type': 'application/octet-stream' },
+    body,
+  })
+}
+
+/** `POST /api/v1/search?keySet=…` of an encrypted query as `token` (extra `headers`, e.g. an executor). */
+export function searchRaw(
+  url: string,
+  token: string,
+  keySet: string,
+  query: Uint8Array,
+  headers: Record<string, string> = {},
+) {
+  return raw(`${url}/api/v1/search?keySet=${keySet}`, {
+    method: 'POST',
+    token,
+    headers: { 'content-type': 'application/octet-stream', ...headers },
+    body: query,
+  })
+}
+
+/** `POST /api/v1/evaluate` of a JSON `body` as `token` (extra `headers`, e.g. an executor). */
+export function evaluateRaw(url: string, token: string, body: string, headers: Record<string, string> = {}) {
+  return raw(`${url}/api/v1/evaluate`, {
+    method: 'POST',
+    token,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  })
 }

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import { raw } from '../harness.ts'
+import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw } from './abuseHarness.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue item 2.9: local mode handed out unlimited tenants (300 sessions in 4.6 s, each
@@ -17,14 +14,6 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  */
 
 const FILE = 'anonymousTenants.e2e.test.ts'
-const SMALL = {
-  WORKERS: '1',
-  SYNTHETIC_ROWS: '300',
-  SYNTHETIC_DIM: '6',
-  SEARCH_BABY_STEPS: 'server',
-  SEARCH_BABY_STEP: '2',
-  LOG_LEVEL: 'warn',
-}
 const BURST = 10
 const TOKEN = randomBytes(24).toString('hex')
 
@@ -61,44 +50,28 @@ function createSession(url: string, localAddress = '127.0.0.1'): Promise<Session
   })
 }
 
-async function putKeys(url: string, token: string, id: string, keys: Uint8Array) {
-  return raw(`${url}/api/v1/keysets/${id}`, {
-    method: 'PUT',
-    token,
-    headers: { 'content-type': 'application/octet-stream' },
-    body: keys,
-  })
-}
-
-let flooded: SpawnedServer
-let capped: SpawnedServer | undefined
+let flooded: AbuseServer
+let capped: AbuseServer | undefined
 let keys: Uint8Array
-const dataDirs: string[] = []
 
 beforeAll(async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-anon-'))
-  dataDirs.push(dataDir)
-  flooded = await spawnServer({
-    ...SMALL,
-    DATA_DIR: dataDir,
-    TOKENS: `acme:${TOKEN}`,
-    SESSION_BURST: String(BURST),
-    // One session a minute after the burst: none comes back during a flood of a few seconds.
-    SESSION_RATE: '1',
-  })
-  const side = await searchSide(new SealboxClient({ baseUrl: flooded.url }), { rows: 300, dim: 6, seed: 1 })
+  flooded = await spawnAbuseServer(
+    {
+      TOKENS: `acme:${TOKEN}`,
+      SESSION_BURST: String(BURST),
+      // One session a minute after the burst: none comes back during a flood of a few seconds.
+      SESSION_RATE: '1',
+    },
+    { name: 'anon' },
+  )
+  const side = await flooded.searchSide()
   if (!side.keys) throw new Error('the test config needs Galois keys')
   keys = side.keys
-  side[Symbol.dispose]()
 })
 
 afterAll(async () => {
-  for (const server of [flooded, capped]) {
-    if (!server) continue
-    server.process.kill('SIGTERM')
-    await server.exited
-  }
-  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true })
+  await flooded?.stop()
+  await capped?.stop()
 })
 
 describe('2.9 anonymous tenants are rate-limited and capped', () => {
@@ -120,9 +93,7 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
       expect(answer.code).toBe('RATE_LIMITED')
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1)
     }
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.9',
       test: `${FILE} › 300 session requests from one address`,
       answer: `${created.length}×201, ${limited.length}×429 RATE_LIMITED + Retry-After ${limited[0]?.retryAfter} s`,
@@ -138,7 +109,7 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
   })
 
   it('a configured-token tenant is not affected by the flood', async () => {
-    const put = await putKeys(flooded.url, TOKEN, 'acme-keys', keys)
+    const put = await putKeySetRaw(flooded.url, TOKEN, 'acme-keys', keys)
     expect(put.status).toBe(201)
     const listed = await raw(`${flooded.url}/api/v1/keysets`, { token: TOKEN })
     expect(listed.status).toBe(200)
@@ -146,36 +117,31 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
   })
 
   it('caps anonymous tenants’ stored bytes together (ANONYMOUS_STORAGE_BYTES) and their number (MAX_ANONYMOUS_TENANTS)', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-anon-cap-'))
-    dataDirs.push(dataDir)
     // Room for one key set of this config, not two.
     const storageBytes = Math.floor(keys.length * 1.5)
-    capped = await spawnServer({
-      ...SMALL,
-      DATA_DIR: dataDir,
-      TOKENS: `acme:${TOKEN}`,
-      MAX_ANONYMOUS_TENANTS: '3',
-      ANONYMOUS_STORAGE_BYTES: String(storageBytes),
-    })
+    capped = await spawnAbuseServer(
+      { TOKENS: `acme:${TOKEN}`, MAX_ANONYMOUS_TENANTS: '3', ANONYMOUS_STORAGE_BYTES: String(storageBytes) },
+      { name: 'anon-cap' },
+    )
     const url = capped.url
     const first = await createSession(url)
     const second = await createSession(url)
     expect([first.status, second.status]).toEqual([201, 201])
 
-    expect((await putKeys(url, first.token as string, 'mine', keys)).status).toBe(201)
+    expect((await putKeySetRaw(url, first.token as string, 'mine', keys)).status).toBe(201)
     // Replacing a key set frees what it replaces: the same upload again still fits.
-    expect((await putKeys(url, first.token as string, 'mine', keys)).status).toBe(200)
-    const refused = await putKeys(url, second.token as string, 'mine', keys)
+    expect((await putKeySetRaw(url, first.token as string, 'mine', keys)).status).toBe(200)
+    const refused = await putKeySetRaw(url, second.token as string, 'mine', keys)
     expect(refused.status).toBe(413)
     expect(refused.json.error?.code).toBe('QUOTA_EXCEEDED')
     expect(refused.json.error?.message).toMatch(/ANONYMOUS_STORAGE_BYTES/)
     expect(refused.json.error?.message).toContain(String(storageBytes))
     // A configured tenant's storage is its own (TENANT_QUOTA_BYTES), not the anonymous pool's.
-    expect((await putKeys(url, TOKEN, 'acme-keys', keys)).status).toBe(201)
+    expect((await putKeySetRaw(url, TOKEN, 'acme-keys', keys)).status).toBe(201)
     // Deleting gives the room back.
     const deleted = await raw(`${url}/api/v1/keysets/mine`, { method: 'DELETE', token: first.token as string })
     expect(deleted.status).toBe(204)
-    expect((await putKeys(url, second.token as string, 'mine', keys)).status).toBe(201)
+    expect((await putKeySetRaw(url, second.token as string, 'mine', keys)).status).toBe(201)
 
     const idle = await idleHealth(url)
     const { result, health } = await duringAttack(url, async () => {
@@ -193,9 +159,7 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
     }
     const message = await raw(`${url}/api/v1/session`, { method: 'POST' })
     expect(message.json.error?.message).toMatch(/MAX_ANONYMOUS_TENANTS = 3/)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.9',
       test: `${FILE} › caps anonymous tenants’ stored bytes and their number`,
       answer: `storage: 413 QUOTA_EXCEEDED past ${storageBytes} B; tenants: 1×201 then ${full.length}×503 OVERLOADED + Retry-After ${full[0]?.retryAfter} s`,
@@ -210,10 +174,11 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
 
   it('keeps the count across a restart (the registry is in DATA_DIR)', async () => {
     if (!capped) throw new Error('needs the previous test')
-    const dataDir = dataDirs.at(-1) as string
-    capped.process.kill('SIGTERM')
-    await capped.exited
-    capped = await spawnServer({ ...SMALL, DATA_DIR: dataDir, TOKENS: `acme:${TOKEN}`, MAX_ANONYMOUS_TENANTS: '3' })
+    await capped.stop({ keepData: true })
+    capped = await spawnAbuseServer(
+      { TOKENS: `acme:${TOKEN}`, MAX_ANONYMOUS_TENANTS: '3' },
+      { dataDir: capped.dataDir },
+    )
     const again = await createSession(capped.url)
     expect(again.status).toBe(503)
     expect(again.code).toBe('OVERLOADED')

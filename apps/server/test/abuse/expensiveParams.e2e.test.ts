@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { isPrime, SealboxClient } from '@sealbox/he-core'
+import { isPrime } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import { errorOf, type SearchSide } from '../harness.ts'
+import { duringAttack, expectHealthy, type HealthStats, idleHealth, metricSum, metricsText } from './abuseHarness.ts'
+import { identityProgram } from './abusePrograms.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue item 2.5: parameter checks that cost seconds and memory. A plain modulus
@@ -16,20 +15,10 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  */
 
 const FILE = 'expensiveParams.e2e.test.ts'
-const database = { rows: 300, dim: 6, seed: 7 }
 const MiB = 2 ** 20
 
-/** Sum of a Prometheus metric's samples (all label sets). */
-function metricSum(text: string, name: string): number {
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
-}
-
 async function workerHeap(url: string): Promise<number> {
-  return metricSum(await (await fetch(`${url}/metrics`)).text(), 'sealbox_worker_wasm_heap_bytes')
+  return metricSum(await metricsText(url), 'sealbox_worker_wasm_heap_bytes')
 }
 
 /** Values ≡ 1 (mod step) just below 2^53: where trial division needed ~5·10^7 divisions. */
@@ -44,47 +33,22 @@ function noSmallFactor(t: number): boolean {
   return true
 }
 
-const identity = {
-  version: 1,
-  inputs: [{ name: 'x', kind: 'ciphertext' }],
-  steps: [{ op: 'add', a: 'x', b: 'x', out: 'y' }],
-  outputs: ['y'],
-}
-
 describe('2.5 expensive parameters (a real server process)', () => {
-  let server: SpawnedServer
-  let dataDir: string
-  let client: SealboxClient
+  let server: AbuseServer
   let side: SearchSide
   let idle: HealthStats
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-params-'))
-    server = await spawnServer({
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(database.rows),
-      SYNTHETIC_DIM: String(database.dim),
-      SEARCH_BABY_STEPS: 'server',
-      SEARCH_BABY_STEP: '2',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      REQUEST_TIMEOUT_MS: '60000',
-    })
-    client = new SealboxClient({ baseUrl: server.url })
-    side = await searchSide(client, database)
+    server = await spawnAbuseServer({ REQUEST_TIMEOUT_MS: '60000' }, { name: 'params' })
+    side = await server.searchSide()
     idle = await idleHealth(server.url)
   }, 120_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   /** Another tenant searching until `stop()`; every search must succeed. */
   async function otherTenantSearching() {
-    const victim = (await client.createSession()).client
+    const victim = (await server.client.createSession()).client
     await victim.putKeySet('search', side.keys as Uint8Array)
     const query = side.query(2)
     await victim.search(query.bytes, { keySet: 'search' })
@@ -110,7 +74,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     const prime = near2to53(4096, (t) => isPrime(t))
     // A composite ≡ 1 (mod 8192) with no factor below 2^20: refused as not prime.
     const composite = near2to53(8192, (t) => !isPrime(t) && noSmallFactor(t))
-    const attacker = (await client.createSession()).client
+    const attacker = (await server.client.createSession()).client
     const victim = await otherTenantSearching()
     const heapBefore = await workerHeap(server.url)
     const requests = [
@@ -133,7 +97,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     const { result, health } = await duringAttack(server.url, async () => {
       const answers = await Promise.all(
         requests.map(async (params) => {
-          const error = await errorOf(attacker.evaluate({ params, program: identity, inputs: {} }))
+          const error = await errorOf(attacker.evaluate({ params, program: identityProgram, inputs: {} }))
           return `${error.httpStatus} ${error.code}: ${error.message}`
         }),
       )
@@ -147,9 +111,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     expect(result.searches).toBeGreaterThan(0)
     // Refused on the loop before any job: the worker's heap did not move.
     expect(await workerHeap(server.url)).toBe(heapBefore)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.5',
       test: `${FILE} › 8 × t≈2^53 prime, 8 × t≈2^53 composite, 10 × scaleBits 40.00x at n=16384`,
       answer: '400 INVALID_PARAMS',
@@ -160,11 +122,13 @@ describe('2.5 expensive parameters (a real server process)', () => {
 
   it('distinct whole scales at CKKS n=16384 each need a context, but the worker keeps only its byte budget of them', async () => {
     const params = { scheme: 'ckks', polyModulusDegree: 16384 } as const
-    const tenant = (await client.createSession()).client
+    const tenant = (await server.client.createSession()).client
     // No input sent: the worker builds (or reuses) the context, then refuses the missing input. The
     // context is what costs; leaving out the ciphertext keeps this test from building one here too.
     const run = async (scaleBits: number) => {
-      const error = await errorOf(tenant.evaluate({ params: { ...params, scaleBits }, program: identity, inputs: {} }))
+      const error = await errorOf(
+        tenant.evaluate({ params: { ...params, scaleBits }, program: identityProgram, inputs: {} }),
+      )
       return `${error.httpStatus} ${error.code}`
     }
     // The first context sets the worker's working size.
@@ -182,9 +146,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     // The cache keeps at most 256 MiB of estimated contexts (~67 MB each: three), so about two more fit.
     const growth = (await workerHeap(server.url)) - heapBefore
     expect(growth).toBeLessThan(170 * MiB)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.5',
       test: `${FILE} › 5 distinct whole scaleBits at CKKS n=16384 (worker heap +${Math.round(growth / MiB)} MiB after the first)`,
       answer: `${result[0]} (missing input, after the context; contexts evicted past the byte budget)`,

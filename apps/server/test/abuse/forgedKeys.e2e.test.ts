@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import {
   decodeBundle,
   decodeEnvelope,
@@ -9,18 +6,22 @@ import {
   exportEvaluationKeys,
   getHeContext,
   KeySet,
-  SealboxClient,
 } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
+import type { SearchSide } from '../harness.ts'
 import {
   duringAttack,
+  expectHealthy,
   HEALTHZ_P99_LIMIT_MS,
   type HealthStats,
   idleHealth,
+  metricSum,
+  metricsText,
+  putKeySetRaw,
   rawRequest,
   recordAbuse,
 } from './abuseHarness.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue item 2.4: forged key payloads. SEAL 4.1 reserves memory for the key count a
@@ -31,7 +32,6 @@ import {
  */
 
 const FILE = 'forgedKeys.e2e.test.ts'
-const database = { rows: 300, dim: 6, seed: 7 }
 
 /** A Galois-key envelope whose SEAL payload is a header, a parms_id and a key count — nothing else. */
 function forgedGaloisEnvelope(fingerprint: string, keySetId: string, count: bigint): Uint8Array {
@@ -46,58 +46,28 @@ function forgedGaloisEnvelope(fingerprint: string, keySetId: string, count: bigi
   return encodeEnvelope({ kind: 'galoisKeys', fingerprint, keySetId, payload, meta: { elements: [3] } })
 }
 
-/** Sum of a Prometheus metric's samples (all label sets). */
-function metricSum(text: string, name: string): number {
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
-}
-
-async function metrics(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text()
-}
-
 describe('2.4 forged key payloads (a real server process)', () => {
-  let server: SpawnedServer
-  let dataDir: string
-  let client: SealboxClient
+  let server: AbuseServer
   let side: SearchSide
   let idle: HealthStats
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-keys-'))
-    server = await spawnServer({
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(database.rows),
-      SYNTHETIC_DIM: String(database.dim),
-      SEARCH_BABY_STEPS: 'server',
-      SEARCH_BABY_STEP: '2',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-    })
-    client = new SealboxClient({ baseUrl: server.url })
-    side = await searchSide(client, database)
+    server = await spawnAbuseServer({}, { name: 'keys' })
+    side = await server.searchSide()
     idle = await idleHealth(server.url)
   }, 120_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it('the 136-byte envelope claiming 357,913,900 keys, and 3e8 and 2^64 − 1, uploaded again and again: 400 each, no worker replaced, heap flat, readiness 200, another tenant keeps searching', async () => {
-    const victim = (await client.createSession()).client
+    const victim = (await server.client.createSession()).client
     await victim.putKeySet('search', side.keys as Uint8Array)
     const query = side.query(1)
     // Warm the worker (context, keys, first search) so the heap baseline is its working size.
     await victim.search(query.bytes, { keySet: 'search' })
-    const attacker = (await client.createSession()).client
+    const attacker = (await server.client.createSession()).client
     const token = attacker.token as string
-    const before = await metrics(server.url)
+    const before = await metricsText(server.url)
     const forged = [357_913_900n, 300_000_000n, 2n ** 64n - 1n].map((count) =>
       forgedGaloisEnvelope(side.search.ctx.fingerprint, side.search.keySet.id, count),
     )
@@ -139,16 +109,14 @@ describe('2.4 forged key payloads (a real server process)', () => {
     expect(result.answers).toHaveLength(45)
     expect(new Set(result.readiness)).toEqual(new Set([200]))
     expect(result.searches).toBeGreaterThan(0)
-    const after = await metrics(server.url)
+    const after = await metricsText(server.url)
     expect(metricSum(after, 'sealbox_worker_replacements_total')).toBe(
       metricSum(before, 'sealbox_worker_replacements_total'),
     )
     // The refusals happen before SEAL: the worker's WASM heap is what the warm searches left.
     expect(metricSum(after, 'sealbox_worker_wasm_heap_bytes')).toBe(metricSum(before, 'sealbox_worker_wasm_heap_bytes'))
     expect((await attacker.listKeySets()).keySets).toEqual([])
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.4',
       test: `${FILE} › forged 136-byte Galois envelope (357,913,900 / 3e8 / 2^64−1 keys) ×45`,
       answer: '400 INVALID_ENVELOPE',
@@ -158,7 +126,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
   }, 120_000)
 
   it('Galois keys labelled relinKeys, and relin keys labelled galoisKeys: 400 INVALID_ENVELOPE', async () => {
-    const tenant = (await client.createSession()).client
+    const tenant = (await server.client.createSession()).client
     const token = tenant.token as string
     const galois = decodeEnvelope(side.keys as Uint8Array, { kind: 'galoisKeys' })
     const asRelin = encodeEnvelope({
@@ -186,12 +154,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
         ['galois-as-relin', asRelin],
         ['relin-as-galois', asGalois],
       ] as const) {
-        const reply = await raw(`${server.url}/api/v1/keysets/${name}`, {
-          method: 'PUT',
-          token,
-          body,
-          headers: { 'content-type': 'application/octet-stream' },
-        })
+        const reply = await putKeySetRaw(server.url, token, name, body)
         answers.push([reply.status, reply.json.error?.code, reply.json.error?.message])
       }
       return answers
@@ -212,7 +175,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
   }, 60_000)
 
   it('keys for other parameters are verified in full without SEAL: genuine ones stored (n recorded), forged ones refused', async () => {
-    const tenant = (await client.createSession()).client
+    const tenant = (await server.client.createSession()).client
     const token = tenant.token as string
     const other = await getHeContext({ scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { value: 65537 } })
     expect(other.fingerprint).not.toBe(side.search.ctx.fingerprint)
@@ -252,12 +215,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
         ['wrong-elements', wrongElements],
         ['forged-136', forgedGaloisEnvelope(other.fingerprint, keys.id, 357_913_900n)],
       ] as const) {
-        const reply = await raw(`${server.url}/api/v1/keysets/${name}`, {
-          method: 'PUT',
-          token,
-          body,
-          headers: { 'content-type': 'application/octet-stream' },
-        })
+        const reply = await putKeySetRaw(server.url, token, name, body)
         answers.push(`${reply.status} ${reply.json.error?.code}`)
       }
       return answers

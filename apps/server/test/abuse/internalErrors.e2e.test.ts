@@ -1,19 +1,11 @@
-import { mkdtemp, readdir, rm, symlink, unlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, symlink, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  encodeBatch,
-  encryptSymmetric,
-  getHeContext,
-  HeError,
-  KeySet,
-  SealboxClient,
-  saveSealObject,
-  withScope,
-} from '@sealbox/he-core'
+import { getHeContext, HeError, KeySet, type SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import type { SearchSide, SpawnedServer } from '../harness.ts'
+import { duringAttack, expectHealthy, type HealthStats, idleHealth, searchRaw } from './abuseHarness.ts'
+import { encryptedInput, SMALL_BFV_PARAMS, transparentProgram } from './abusePrograms.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue 2.8: internal errors reach the log, not the client. Before the fix a broken
@@ -22,7 +14,6 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  */
 
 const FILE = 'internalErrors.e2e.test.ts'
-const database = { rows: 300, dim: 6, seed: 7 }
 
 /** The pino lines of a server's output (the plain "sealbox: …" lines are skipped). */
 function logLines(output: string): Array<Record<string, unknown>> {
@@ -48,24 +39,8 @@ async function logged(
   }
 }
 
-/**
- * x − y where y is x under another name: every check of ours passes (the analysis sees
- * two inputs), and SEAL refuses to produce the transparent result.
- */
-const transparentProgram = {
-  version: 1,
-  inputs: [
-    { name: 'x', kind: 'ciphertext' },
-    { name: 'y', kind: 'ciphertext' },
-  ],
-  steps: [{ op: 'sub', a: 'x', b: 'y', out: 'r' }],
-  outputs: ['r'],
-}
-const evaluateParams = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
-
 describe('internal errors (2.8)', () => {
-  let server: SpawnedServer
-  let dataDir: string
+  let server: AbuseServer
   let side: SearchSide
   let client: SealboxClient
   let token: string
@@ -73,37 +48,21 @@ describe('internal errors (2.8)', () => {
   let idle: HealthStats
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-internal-'))
-    server = await spawnServer({
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(database.rows),
-      SYNTHETIC_DIM: String(database.dim),
-      SYNTHETIC_SEED: String(database.seed),
-      SEARCH_BABY_STEPS: 'server',
-      SEARCH_BABY_STEP: '2',
-      DATA_DIR: dataDir,
-      // info: the refusals of client input are logged at info, internal errors at error.
-      LOG_LEVEL: 'info',
-    })
-    const anonymous = new SealboxClient({ baseUrl: server.url })
-    side = await searchSide(anonymous, database)
-    const session = await anonymous.createSession()
+    // info: the refusals of client input are logged at info, internal errors at error.
+    server = await spawnAbuseServer({ LOG_LEVEL: 'info' }, { name: 'internal' })
+    side = await server.searchSide()
+    const session = await server.client.createSession()
     client = session.client
     token = session.session.token
     tenant = session.session.tenant
     idle = await idleHealth(server.url)
   }, 120_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it('answers a broken key blob with a request id and no path; the log has the details at error level', async () => {
     await client.putKeySet('broken', side.keys as Uint8Array)
-    const blobs = join(dataDir, 'keysets', tenant, 'blobs')
+    const blobs = join(server.dataDir, 'keysets', tenant, 'blobs')
     const [name] = (await readdir(blobs)).filter((file) => file.endsWith('.sbx'))
     // The blob becomes a symbolic link to itself: opening it fails with ELOOP and its path.
     const blob = join(blobs, name as string)
@@ -111,12 +70,7 @@ describe('internal errors (2.8)', () => {
     await symlink(blob, blob)
 
     const { result: answer, health } = await duringAttack(server.url, () =>
-      raw(`${server.url}/api/v1/search?keySet=broken`, {
-        method: 'POST',
-        token,
-        headers: { 'content-type': 'application/octet-stream' },
-        body: side.query(1).bytes,
-      }),
+      searchRaw(server.url, token, 'broken', side.query(1).bytes),
     )
     const error = answer.json.error as { code: string; message: string; details?: { requestId?: string } }
     expect(answer.status).toBeGreaterThanOrEqual(500)
@@ -126,7 +80,7 @@ describe('internal errors (2.8)', () => {
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
     expect(error.details?.requestId).toBe(requestId)
     const body = JSON.stringify(answer.json)
-    expect(body).not.toContain(dataDir)
+    expect(body).not.toContain(server.dataDir)
     expect(body).not.toContain('.sbx')
 
     // The log: an error-level line under that request id, with what went wrong and where.
@@ -134,9 +88,7 @@ describe('internal errors (2.8)', () => {
     expect(lines.length).toBeGreaterThan(0)
     expect(JSON.stringify(lines)).toContain('ELOOP')
     expect(JSON.stringify(lines)).toContain(blob)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.8',
       test: `${FILE} › broken key blob (symlink loop)`,
       answer: `${answer.status} ${error.code} + requestId, no path`,
@@ -146,19 +98,12 @@ describe('internal errors (2.8)', () => {
   })
 
   it('answers what SEAL refuses with a 4xx in our words; SEAL’s own text is logged, not sent', async () => {
-    const ctx = await getHeContext(evaluateParams)
+    const ctx = await getHeContext(SMALL_BFV_PARAMS)
     using keys = KeySet.generate(ctx, {})
-    const x = withScope((scope) =>
-      saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [1, 2, 3], scope), scope), {
-        kind: 'ciphertext',
-        fingerprint: ctx.fingerprint,
-        keySetId: keys.id,
-        compression: 'zstd',
-      }),
-    )
+    const x = encryptedInput(ctx, keys)
     let refused: unknown
     try {
-      await client.evaluate({ params: evaluateParams, program: transparentProgram, inputs: { x, y: x } })
+      await client.evaluate({ params: SMALL_BFV_PARAMS, program: transparentProgram, inputs: { x, y: x } })
     } catch (error) {
       refused = error
     }

@@ -1,13 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'
 import { TempPostgres } from '../../src/testing/TempPostgres.ts'
-import { raw, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import { raw, type SearchSide, type SpawnedServer } from '../harness.ts'
+import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue 2.6: the PostgreSQL store had no statement or lock timeout. With one row held
@@ -19,7 +17,6 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  */
 
 const FILE = 'postgresStore.e2e.test.ts'
-const database = { rows: 300, dim: 6, seed: 7 }
 const ALICE = { tenant: 'alice', token: 'alice-3f9a0c27d4e1b85f6a2c90e7d13b4f58' }
 const BOB = { tenant: 'bob', token: 'bob-8e1d5c7a9b2f40e6d3c1a8f7b5e9d2c4' }
 const LOCK_TIMEOUT_MS = 500
@@ -46,22 +43,17 @@ async function lockHolder(
 
 type Answer = Awaited<ReturnType<typeof raw>> & { ms: number }
 
-/** The server's settings: production tenants alice and bob, the small search database, `store` limits. */
-function serverEnv(keyStore: string, dataDir: string, limits: Record<string, number>): Record<string, string> {
-  return {
-    MODE: 'production',
-    TOKENS: `${ALICE.tenant}:${ALICE.token},${BOB.tenant}:${BOB.token}`,
-    KEY_STORE: keyStore,
-    ...Object.fromEntries(Object.entries(limits).map(([key, value]) => [key, String(value)])),
-    WORKERS: '1',
-    SYNTHETIC_ROWS: String(database.rows),
-    SYNTHETIC_DIM: String(database.dim),
-    SYNTHETIC_SEED: String(database.seed),
-    SEARCH_BABY_STEPS: 'server',
-    SEARCH_BABY_STEP: '2',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  }
+/** A server with production tenants alice and bob on the key store at `keyStore`, with its `limits`. */
+function startServer(keyStore: string, name: string, limits: Record<string, number>): Promise<AbuseServer> {
+  return spawnAbuseServer(
+    {
+      MODE: 'production',
+      TOKENS: `${ALICE.tenant}:${ALICE.token},${BOB.tenant}:${BOB.token}`,
+      KEY_STORE: keyStore,
+      ...Object.fromEntries(Object.entries(limits).map(([key, value]) => [key, String(value)])),
+    },
+    { name },
+  )
 }
 
 /** Calls `path` with `token`, timing the answer. */
@@ -94,8 +86,7 @@ async function timed(call: Promise<Awaited<ReturnType<typeof raw>>>): Promise<An
 
 describe('PostgreSQL store limits: a locked row or table is a quick 503, never a hang or a 500 (2.6)', () => {
   let url: string
-  let server: SpawnedServer
-  let dataDir: string
+  let server: AbuseServer
   let idle: HealthStats
   let side: SearchSide
   let keys: Uint8Array
@@ -105,16 +96,13 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
 
   beforeAll(async () => {
     url = await postgres.createDatabase('sealbox')
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-pg-'))
-    server = await spawnServer(
-      serverEnv(url, dataDir, {
-        KEY_STORE_LOCK_TIMEOUT_MS: LOCK_TIMEOUT_MS,
-        KEY_STORE_STATEMENT_TIMEOUT_MS: STATEMENT_TIMEOUT_MS,
-        KEY_STORE_ACQUIRE_TIMEOUT_MS: ACQUIRE_TIMEOUT_MS,
-      }),
-    )
+    server = await startServer(url, 'pg', {
+      KEY_STORE_LOCK_TIMEOUT_MS: LOCK_TIMEOUT_MS,
+      KEY_STORE_STATEMENT_TIMEOUT_MS: STATEMENT_TIMEOUT_MS,
+      KEY_STORE_ACQUIRE_TIMEOUT_MS: ACQUIRE_TIMEOUT_MS,
+    })
     call = caller(server)
-    side = await searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }), database)
+    side = await server.searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }))
     keys = side.keys as Uint8Array
     for (const { tenant, token } of [ALICE, BOB]) {
       const { keySet } = await new SealboxClient({ baseUrl: server.url, token }).putKeySet('main', keys)
@@ -123,12 +111,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
     idle = await idleHealth(server.url)
   }, 180_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it("a row held locked for one tenant: its writes answer 503 after the lock timeout, the other tenant's calls succeed", async () => {
     const holder = await lockHolder(url)
@@ -163,9 +146,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
     expect(result.bob.map((answer) => answer.status)).toEqual([200, 200, 201, 200])
     for (const answer of result.bob)
       expect(answer.ms).toBeLessThan(ACQUIRE_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + SLACK_MS)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.6',
       test: `${FILE} › a row held locked for one tenant: its writes answer 503 after the lock timeout, the other tenant's calls succeed`,
       answer: `locked tenant's PUTs: 503 STORE_UNAVAILABLE + Retry-After ×${result.alice.length}; other tenant: ${result.bob.map((a) => a.status).join(' ')}`,
@@ -199,9 +180,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
       expect(answer.headers.get('retry-after')).toBe('2')
       expect(answer.ms).toBeLessThan(LOCK_TIMEOUT_MS + SLACK_MS)
     }
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.6',
       test: `${FILE} › the key-set table held locked: list, get, put and search answer 503 + Retry-After within the lock timeout`,
       answer: `503 STORE_UNAVAILABLE, Retry-After: 2 ×${result.length} (slowest ${Math.round(Math.max(...result.map((a) => a.ms)))} ms)`,
@@ -230,8 +209,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
 describe("a pool taken by one tenant's stuck writes: the other tenant's calls get 503 at the acquire timeout, not 500 (2.6)", () => {
   const ACQUIRE_MS = 500
   let url: string
-  let server: SpawnedServer
-  let dataDir: string
+  let server: AbuseServer
   let idle: HealthStats
   let side: SearchSide
   let keys: Uint8Array
@@ -239,25 +217,20 @@ describe("a pool taken by one tenant's stuck writes: the other tenant's calls ge
 
   beforeAll(async () => {
     url = await postgres.createDatabase('sealbox_pool')
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-pg-pool-'))
     // No lock limit: the stuck writes keep their connections, as before the fix.
-    server = await spawnServer(
-      serverEnv(url, dataDir, { KEY_STORE_LOCK_TIMEOUT_MS: 0, KEY_STORE_ACQUIRE_TIMEOUT_MS: ACQUIRE_MS }),
-    )
+    server = await startServer(url, 'pg-pool', {
+      KEY_STORE_LOCK_TIMEOUT_MS: 0,
+      KEY_STORE_ACQUIRE_TIMEOUT_MS: ACQUIRE_MS,
+    })
     call = caller(server)
-    side = await searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }), database)
+    side = await server.searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }))
     keys = side.keys as Uint8Array
     for (const { token } of [ALICE, BOB])
       await new SealboxClient({ baseUrl: server.url, token }).putKeySet('main', keys)
     idle = await idleHealth(server.url)
   }, 180_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it("answers the other tenant's list and get 503 STORE_UNAVAILABLE within the acquire timeout; all recover after", async () => {
     const holder = await lockHolder(url)
@@ -301,9 +274,7 @@ describe("a pool taken by one tenant's stuck writes: the other tenant's calls ge
     expect(writes.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(8)
     const bob = new SealboxClient({ baseUrl: server.url, token: BOB.token })
     expect((await bob.listKeySets()).keySets.map((k) => k.id)).toEqual(['main'])
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.6',
       test: `${FILE} › a pool taken by one tenant's stuck writes › answers the other tenant's list and get 503 STORE_UNAVAILABLE within the acquire timeout; all recover after`,
       answer: `other tenant: ${result.map((a) => `${a.status} ${a.json.error?.code} in ${Math.round(a.ms)} ms`).join(', ')}`,

@@ -1,20 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import {
-  encodeBatch,
-  encryptSymmetric,
-  exportEvaluationKeys,
-  getHeContext,
-  KeySet,
-  type SealboxClient,
-  SealboxClient as SealboxClientClass,
-  saveSealObject,
-  withScope,
-} from '@sealbox/he-core'
+import { exportEvaluationKeys, getHeContext, KeySet, type SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, raw, type SearchSide, type SpawnedServer, searchSide, sleep, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import { errorOf, type SearchSide, sleep } from '../harness.ts'
+import { duringAttack, evaluateRaw, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
+import { encryptedInput, multiplyBody, SMALL_BFV_PARAMS as params } from './abusePrograms.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue items 2.2 and 2.12: a program's cost is bounded and scheduled. One tenant
@@ -25,9 +14,7 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  * measured in the same run, never with a fixed number of milliseconds.
  */
 
-const database = { rows: 300, dim: 6, seed: 7 }
 const FILE = 'programCost.e2e.test.ts'
-const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
 const MAX_PROGRAM_COST = 500
 const QUEUE_SIZE = 6
 
@@ -39,33 +26,8 @@ const maxCostProgram = {
   outputs: ['r'],
 }
 
-/** n = 16384 BFV multiplies (no keys needed): one costs ≈ 440 units, two ≈ 880 (above MAX_PROGRAM_COST). */
-function bigProgram(multiplies: 1 | 2): string {
-  return JSON.stringify({
-    params: { scheme: 'bfv', polyModulusDegree: 16384, plainModulus: { batchingBits: 20 } },
-    program: {
-      version: 1,
-      inputs: [
-        { name: 'x', kind: 'ciphertext' },
-        { name: 'y', kind: 'ciphertext' },
-      ],
-      steps:
-        multiplies === 1
-          ? [{ op: 'multiply', a: 'x', b: 'y', out: 'r' }]
-          : [
-              { op: 'multiply', a: 'x', b: 'y', out: 'xy' },
-              { op: 'multiply', a: 'xy', b: 'y', out: 'r' },
-            ],
-      outputs: ['r'],
-    },
-    // Not ciphertexts: a request that passes admission fails in the worker at once.
-    inputs: { x: 'AAAA', y: 'AAAA' },
-  })
-}
-
 describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () => {
-  let dataDir: string
-  let server: SpawnedServer
+  let server: AbuseServer
   let anonymous: SealboxClient
   let side: SearchSide
   let keysEnvelope: Uint8Array
@@ -96,47 +58,34 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
   }
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-cost-'))
-    server = await spawnServer({
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(database.rows),
-      SYNTHETIC_DIM: String(database.dim),
-      SYNTHETIC_SEED: String(database.seed),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      MAX_PROGRAM_COST: String(MAX_PROGRAM_COST),
-      TENANT_COST_BUDGET: '5000',
-      TENANT_COST_WINDOW_MS: '600000',
-      QUEUE_SIZE: String(QUEUE_SIZE),
-      TENANT_QUEUE_SIZE: String(QUEUE_SIZE),
-      REQUEST_TIMEOUT_MS: '120000',
-    })
-    anonymous = new SealboxClientClass({ baseUrl: server.url })
+    server = await spawnAbuseServer(
+      {
+        // The server's own search settings (client-side baby steps): the searches here upload no keys.
+        SEARCH_BABY_STEPS: undefined,
+        SEARCH_BABY_STEP: undefined,
+        MAX_PROGRAM_COST: String(MAX_PROGRAM_COST),
+        TENANT_COST_BUDGET: '5000',
+        TENANT_COST_WINDOW_MS: '600000',
+        QUEUE_SIZE: String(QUEUE_SIZE),
+        TENANT_QUEUE_SIZE: String(QUEUE_SIZE),
+        REQUEST_TIMEOUT_MS: '120000',
+      },
+      { name: 'cost' },
+    )
+    anonymous = server.client
     const ctx = await getHeContext(params)
     using keys = KeySet.generate(ctx, { relin: true })
     keysEnvelope = exportEvaluationKeys(keys)
-    input = withScope((scope) =>
-      saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [1, 2, 3], scope), scope), {
-        kind: 'ciphertext',
-        fingerprint: ctx.fingerprint,
-        keySetId: keys.id,
-        compression: 'zstd',
-      }),
-    )
+    input = encryptedInput(ctx, keys)
     const { client } = await anonymous.createSession()
-    side = await searchSide(client, database)
+    side = await server.searchSide(client)
     // Warm the worker: the program's context and keys, and the search.
     await runMaxCost(await programTenant())
     await client.search(side.query(1).bytes)
     idle = await idleHealth(server.url)
   }, 120_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it('another tenant’s search waits about one program while a tenant floods maximum-cost programs', async () => {
     const flooder = await programTenant()
@@ -167,9 +116,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     expect(finished.indexOf('b')).toBeLessThanOrEqual(1)
     expect(searchWait).toBeLessThanOrEqual(1.25 * longest)
     expect(Array.from(side.search.decryptScores(result.search.responses).scores)).toEqual(Array.from(q.expected))
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.2',
       test: `${FILE} › another tenant’s search waits about one program while a tenant floods maximum-cost programs`,
       answer: `200; search queue ${searchWait.toFixed(0)} ms vs a program's ${longest.toFixed(0)} ms`,
@@ -180,18 +127,12 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
 
   it('refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front', async () => {
     const { session } = await anonymous.createSession()
-    const post = (body: string) =>
-      raw(`${server.url}/api/v1/evaluate`, {
-        method: 'POST',
-        token: session.token,
-        body,
-        headers: { 'content-type': 'application/json' },
-      })
+    const post = (body: string) => evaluateRaw(server.url, session.token, body)
     const { result, health } = await duringAttack(server.url, async () => {
-      const tooBig = await post(bigProgram(2))
+      const tooBig = await post(multiplyBody(2))
       const answers = []
       // 5,000 units of budget; each ≈ 440 (refused in the worker, but its cost is spent at admission).
-      for (let i = 0; i < 12; i++) answers.push(await post(bigProgram(1)))
+      for (let i = 0; i < 12; i++) answers.push(await post(multiplyBody(1)))
       return { tooBig, answers }
     })
     expect([result.tooBig.status, result.tooBig.json.error?.code]).toEqual([422, 'LIMIT_EXCEEDED'])
@@ -203,9 +144,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     expect([limited?.status, limited?.json.error?.code]).toEqual([429, 'RATE_LIMITED'])
     expect(limited?.json.error?.message).toMatch(/budget of 5,000 per 600 s \(TENANT_COST_BUDGET/)
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.2',
       test: `${FILE} › refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front`,
       answer: `422 LIMIT_EXCEEDED; 429 RATE_LIMITED (Retry-After ${limited?.headers.get('retry-after')} s) after ${statuses.length - 1} programs`,
@@ -232,9 +171,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     )
     // Six queued programs were ahead of the refused request (plus the running one).
     expect(retryAfter * 1000).toBeGreaterThanOrEqual(QUEUE_SIZE * shortest)
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.12',
       test: `${FILE} › answers a full queue 503 with a Retry-After that covers the work ahead`,
       answer: `503 OVERLOADED, Retry-After ${retryAfter} s for ${QUEUE_SIZE} queued programs of ≥ ${shortest.toFixed(0)} ms`,

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
-import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recordAbuse } from './abuseHarness.ts'
+import { raw, type SearchSide } from '../harness.ts'
+import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw, searchRaw } from './abuseHarness.ts'
+import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
  * Issue 2.7: one tenant's corrupt `index.json` stopped the whole server at start. Now
@@ -14,7 +14,6 @@ import { duringAttack, HEALTHZ_P99_LIMIT_MS, type HealthStats, idleHealth, recor
  */
 
 const FILE = 'quarantine.e2e.test.ts'
-const database = { rows: 300, dim: 6, seed: 7 }
 const ALICE = { tenant: 'alice', token: 'alice-3f9a0c27d4e1b85f6a2c90e7d13b4f58' }
 const BOB = { tenant: 'bob', token: 'bob-8e1d5c7a9b2f40e6d3c1a8f7b5e9d2c4' }
 /** A truncated index, as a disk that filled up mid-write (outside sealbox's atomic rename) leaves it. */
@@ -22,42 +21,31 @@ const DAMAGED = '{"version":1,"records":{"main":{"keySetId":"0123'
 const ORPHAN_BLOB = `${'e'.repeat(64)}.sbx`
 
 describe('a tenant with a damaged key index is quarantined, not the server (2.7)', () => {
-  let server: SpawnedServer
-  let dataDir: string
+  let server: AbuseServer
   let indexPath: string
   let idle: HealthStats
   let side: SearchSide
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sealbox-abuse-quarantine-'))
-    const aliceDir = join(dataDir, 'keysets', ALICE.tenant)
-    indexPath = join(aliceDir, 'index.json')
-    await mkdir(join(aliceDir, 'blobs'), { recursive: true })
-    await writeFile(indexPath, DAMAGED)
-    // A blob the damaged index may have pointed to: the start-up sweep must not delete it.
-    await writeFile(join(aliceDir, 'blobs', ORPHAN_BLOB), 'key bytes')
-    server = await spawnServer({
-      MODE: 'production',
-      TOKENS: `${ALICE.tenant}:${ALICE.token},${BOB.tenant}:${BOB.token}`,
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(database.rows),
-      SYNTHETIC_DIM: String(database.dim),
-      SYNTHETIC_SEED: String(database.seed),
-      SEARCH_BABY_STEPS: 'server',
-      SEARCH_BABY_STEP: '2',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-    })
+    server = await spawnAbuseServer(
+      { MODE: 'production', TOKENS: `${ALICE.tenant}:${ALICE.token},${BOB.tenant}:${BOB.token}` },
+      {
+        name: 'quarantine',
+        async beforeStart(dir) {
+          const aliceDir = join(dir, 'keysets', ALICE.tenant)
+          indexPath = join(aliceDir, 'index.json')
+          await mkdir(join(aliceDir, 'blobs'), { recursive: true })
+          await writeFile(indexPath, DAMAGED)
+          // A blob the damaged index may have pointed to: the start-up sweep must not delete it.
+          await writeFile(join(aliceDir, 'blobs', ORPHAN_BLOB), 'key bytes')
+        },
+      },
+    )
     idle = await idleHealth(server.url)
-    side = await searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }), database)
+    side = await server.searchSide(new SealboxClient({ baseUrl: server.url, token: BOB.token }))
   }, 120_000)
 
-  afterAll(async () => {
-    side?.[Symbol.dispose]()
-    server?.process.kill('SIGTERM')
-    await server?.exited
-    await rm(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => server?.stop())
 
   it('answers the quarantined tenant TENANT_UNAVAILABLE and serves everyone else fully', async () => {
     const keys = side.keys as Uint8Array
@@ -66,18 +54,8 @@ describe('a tenant with a damaged key index is quarantined, not the server (2.7)
       const alice = {
         list: await raw(`${server.url}/api/v1/keysets`, { token: ALICE.token }),
         get: await raw(`${server.url}/api/v1/keysets/main`, { token: ALICE.token }),
-        put: await raw(`${server.url}/api/v1/keysets/main`, {
-          method: 'PUT',
-          token: ALICE.token,
-          headers: { 'content-type': 'application/octet-stream' },
-          body: keys,
-        }),
-        search: await raw(`${server.url}/api/v1/search?keySet=main`, {
-          method: 'POST',
-          token: ALICE.token,
-          headers: { 'content-type': 'application/octet-stream' },
-          body: query.bytes,
-        }),
+        put: await putKeySetRaw(server.url, ALICE.token, 'main', keys),
+        search: await searchRaw(server.url, ALICE.token, 'main', query.bytes),
       }
       const bob = new SealboxClient({ baseUrl: server.url, token: BOB.token })
       const put = await bob.putKeySet('main', keys)
@@ -91,16 +69,14 @@ describe('a tenant with a damaged key index is quarantined, not the server (2.7)
       expect(answer.json.error?.code).toBe('TENANT_UNAVAILABLE')
       expect(answer.json.error?.message).toMatch(/key-set index of tenant "alice" is damaged.*contact the operator/)
       // The server's file layout is for the log, not for the client.
-      expect(answer.json.error?.message).not.toContain(dataDir)
+      expect(answer.json.error?.message).not.toContain(server.dataDir)
     }
     expect(result.bob.put.replaced).toBe(false)
     expect(result.bob.list.keySets.map((k) => k.id)).toEqual(['main'])
     expect(Array.from(side.search.decryptScores(result.bob.searched.responses).scores)).toEqual(
       Array.from(query.expected),
     )
-    expect(health.failures).toBe(0)
-    expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
-    recordAbuse({
+    expectHealthy({
       item: '2.7',
       test: `${FILE} › answers the quarantined tenant TENANT_UNAVAILABLE and serves everyone else fully`,
       answer: `alice: ${[...new Set(Object.values(result.alice).map((a) => `${a.status} ${a.json.error?.code}`))].join(', ')}; bob: 201, 200, search ok`,
@@ -111,7 +87,7 @@ describe('a tenant with a damaged key index is quarantined, not the server (2.7)
 
   it('keeps the damaged file and its blobs byte for byte, and logs the path once at error level', async () => {
     expect(await readFile(indexPath, 'utf8')).toBe(DAMAGED)
-    expect(await readdir(join(dataDir, 'keysets', ALICE.tenant, 'blobs'))).toEqual([ORPHAN_BLOB])
+    expect(await readdir(join(server.dataDir, 'keysets', ALICE.tenant, 'blobs'))).toEqual([ORPHAN_BLOB])
     const lines = server
       .output()
       .split('\n')
