@@ -22,7 +22,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     '/readyz',
     {
       config: noPressure,
-      schema: { tags: ['health'], summary: 'Readiness: every worker warm (SEAL loaded, database processed)' },
+      schema: { tags: ['health'], summary: 'Readiness: every worker warm (SEAL loaded, database processed) and the event loop not overloaded' },
     },
     async (_request, reply) => {
       const executors = [...hub.schedulers()].map(([mode, scheduler]) => ({
@@ -30,9 +30,12 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         queued: scheduler.queued,
         default: mode === hub.defaultMode,
       }))
-      const ready = hub.ready()
+      // Not ready while the loop is under pressure either: every other route would answer
+      // 503 OVERLOADED (e.g. right after the inline executor warmed up on the loop).
+      const overloaded = app.isUnderPressure()
+      const ready = hub.ready() && !overloaded
       if (!ready) reply.status(503).header('retry-after', '1')
-      return { ready, executors }
+      return { ready, executors, ...(overloaded ? { overloaded } : {}) }
     },
   )
 

@@ -39,6 +39,8 @@ export interface ServerSession {
 /** `GET /readyz`. */
 export interface ServerReadiness {
   ready: boolean
+  /** Present (true) while the server's event loop is overloaded: other calls would answer 503. */
+  overloaded?: boolean
   executors: Array<{
     mode: ServerExecutorMode
     size: number
