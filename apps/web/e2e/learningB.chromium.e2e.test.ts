@@ -85,7 +85,7 @@ describe('learner features B in Chromium', () => {
     ])
     await assistant.getByLabel('Multiplications in a row').fill('3')
     await assistant.getByLabel('Plaintext bits').fill('20')
-    await assistant.getByRole('button', { name: 'Use these parameters in the form' }).click()
+    await assistant.getByRole('button', { name: 'Fill the form with this suggestion' }).click()
     await expect(page.locator('#coeffBits').inputValue()).resolves.toBe('45, 45, 45, 45')
     await expect(page.getByTestId('params-facts').textContent()).resolves.toMatch(/180 bits of 218 allowed/)
   })

@@ -36,7 +36,7 @@ function needsOf(draft: NeedsDraft): ParamsNeeds {
 /**
  * The parameter assistant: from what the user needs (multiplications in a row, slots,
  * plaintext bits or CKKS precision, security) to he-core's `suggestParams` choice with
- * its reasons, and every unmet need listed at once. "Use these" fills the form.
+ * its reasons, and every unmet need listed at once; one button fills the form with it.
  */
 export function ParamsAssistant() {
   const sandbox = useSandbox()
@@ -134,7 +134,7 @@ export function ParamsAssistant() {
             ))}
           </ul>
           <button type="button" className="button-small" onClick={use}>
-            Use these parameters in the form
+            Fill the form with this suggestion
           </button>
         </div>
       ) : (
