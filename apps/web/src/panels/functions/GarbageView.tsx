@@ -46,7 +46,7 @@ export function GarbageView({ index, result }: { index: number; result: Variable
           <>
             {' '}
             <span data-testid="garbage-wrong">{comparison.wrongSlots}</span> slot
-            {comparison.wrongSlots === 1 ? '' : 's'} of all differ from the exact result.
+            {comparison.wrongSlots === 1 ? ' differs' : 's differ'} from the exact result.
           </>
         ) : null}
       </p>
