@@ -11,6 +11,8 @@ import { HeError, type WorkspaceInput, WorkspaceSpec } from '@sealbox/he-core'
 const PREFIX = 'w='
 /** Far below what browsers keep in a URL; a longer fragment is not one we made. */
 const MAX_ENCODED = 1_000_000
+/** A workspace is kilobytes; a link that inflates past this is a deflate bomb, not a workspace. */
+const MAX_INFLATED = 4 * 2 ** 20
 
 function base64url(bytes: Uint8Array): string {
   let binary = ''
@@ -24,8 +26,26 @@ function fromBase64url(text: string): Uint8Array {
 }
 
 async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
-  const piped = new Blob([bytes as BlobPart]).stream().pipeThrough(stream)
-  return new Uint8Array(await new Response(piped).arrayBuffer())
+  const reader = new Blob([bytes as BlobPart]).stream().pipeThrough(stream).getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > MAX_INFLATED) {
+      await reader.cancel()
+      throw new Error(`more than ${MAX_INFLATED} bytes`)
+    }
+    chunks.push(value)
+  }
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
 }
 
 /** Large integers (BFV/BGV values past 2^53) travel as tagged strings; JSON has no bigint. */
