@@ -22,7 +22,10 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     '/readyz',
     {
       config: noPressure,
-      schema: { tags: ['health'], summary: 'Readiness: every worker warm (SEAL loaded, database processed) and the event loop not overloaded' },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: every worker warm (SEAL loaded, database processed) and the event loop not overloaded',
+      },
     },
     async (_request, reply) => {
       const executors = [...hub.schedulers()].map(([mode, scheduler]) => ({
