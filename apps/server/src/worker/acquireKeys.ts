@@ -1,4 +1,5 @@
-import type { HeContext } from '@sealbox/he-core'
+import { createHash } from 'node:crypto'
+import { type HeContext, HeError, toHeError } from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import { decodeKeySet, EvaluationKeys } from './EvaluationKeys.ts'
@@ -29,8 +30,19 @@ export async function acquireKeys(
     }
     clock.keyTier = 'store'
     const bytes = await clock.timeAsync('keyload', () => job.reader.read(ref))
+    // The store's bytes were checked on upload: if they no longer match their digest, the
+    // damage is the server's, not the client's (never "re-export the object").
+    const digest = createHash('sha256').update(bytes).digest('hex')
+    if (digest !== ref.sha256) {
+      throw damagedKeySet(ref, `its bytes hash to ${digest}, the record says ${ref.sha256}`)
+    }
     return clock.time('keydeserialize', () => {
-      const decoded = decodeKeySet(bytes, { fingerprint: ctx.fingerprint })
+      let decoded: ReturnType<typeof decodeKeySet>
+      try {
+        decoded = decodeKeySet(bytes, { fingerprint: ctx.fingerprint })
+      } catch (error) {
+        throw damagedKeySet(ref, toHeError(error).message, error)
+      }
       const keys = EvaluationKeys.load(ctx, decoded)
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
@@ -45,4 +57,15 @@ export async function acquireKeys(
   if (lease.hit) clock.keyTier = 'worker'
   clock.keyCache = lease.hit ? 'hit' : 'miss'
   return lease
+}
+
+/**
+ * A stored key set that cannot be read back: INTERNAL (the client gets a request id; the
+ * details, with the tenant and key set, go to the server log).
+ */
+function damagedKeySet(ref: KeyBlobRef, why: string, cause?: unknown): HeError {
+  return new HeError('INTERNAL', `stored key set "${ref.id}" of tenant "${ref.tenant}" is damaged: ${why}`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { tenant: ref.tenant, keySet: ref.id },
+  })
 }

@@ -1,4 +1,4 @@
-import { readdir, symlink, unlink } from 'node:fs/promises'
+import { readdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { getHeContext, HeError, KeySet, type SealboxClient } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -92,6 +92,39 @@ describe('internal errors (2.8)', () => {
       item: '2.8',
       test: `${FILE} › broken key blob (symlink loop)`,
       answer: `${answer.status} ${error.code} + requestId, no path`,
+      during: health,
+      idle,
+    })
+  })
+
+  it('answers a stored key set whose bytes were damaged on disk INTERNAL with a request id, never a client error', async () => {
+    await client.putKeySet('damaged', side.keys as Uint8Array)
+    const keySet = await client.getKeySet('damaged')
+    const blob = join(server.dataDir, 'keysets', tenant, 'blobs', `${keySet.sha256}.sbx`)
+    // Bit rot: the file is still there and readable, its bytes are not what was stored.
+    const bytes = await readFile(blob)
+    for (let i = 200; i < bytes.length; i += 1000) bytes[i] = (bytes[i] as number) ^ 0x5a
+    await writeFile(blob, bytes)
+
+    const { result: answer, health } = await duringAttack(server.url, () =>
+      searchRaw(server.url, token, 'damaged', side.query(2).bytes),
+    )
+    const error = answer.json.error as { code: string; message: string; details?: { requestId?: string } }
+    // Before: 400 ENVELOPE_INTEGRITY "re-export the object" — the server's damage blamed on the client.
+    expect([answer.status, error.code]).toEqual([500, 'INTERNAL'])
+    const requestId = answer.headers.get('x-request-id')
+    expect(error.details?.requestId).toBe(requestId)
+    expect(error.message).toContain(requestId as string)
+    const body = JSON.stringify(answer.json)
+    expect(body).not.toContain(server.dataDir)
+    expect(body).not.toContain(keySet.sha256)
+    const lines = await logged(server, (line) => line.reqId === requestId && line.level === 50)
+    expect(lines.length).toBeGreaterThan(0)
+    expect(JSON.stringify(lines)).toContain('stored key set \\"damaged\\"')
+    expectHealthy({
+      item: '2.8',
+      test: `${FILE} › stored key set damaged on disk (bit rot)`,
+      answer: `${answer.status} ${error.code} + requestId; details in the error log`,
       during: health,
       idle,
     })
