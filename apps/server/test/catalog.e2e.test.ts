@@ -64,9 +64,10 @@ describe('search catalog: hits named by id and metadata, end to end', () => {
     }
     const { client } = await new SealboxClient({ baseUrl: server.url, fetch: counting }).createSession()
     const served = await client.searchConfig()
-    expect(served.database.source).toBe('docs.jsonl') // the file's name, never its path on the server
+    // The file's name, never its path on the server.
+    expect(served.database.source).toEqual({ type: 'file', name: 'docs.jsonl', format: 'jsonl' })
     const { database: _facts, fingerprint: _fingerprint, ...rest } = served
-    const config = rest as unknown as SearchConfig
+    const config: SearchConfig = rest
 
     const catalog = await client.searchCatalog()
     expect(catalog.configId).toBe(config.configId)

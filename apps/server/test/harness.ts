@@ -85,7 +85,7 @@ export interface SearchSide extends Disposable {
 export async function searchSide(client: SealboxClient, database: { rows: number; dim: number; seed: number }) {
   const served = await client.searchConfig()
   const { database: _facts, fingerprint: _fingerprint, ...config } = served
-  const searchConfig = config as unknown as SearchConfig
+  const searchConfig: SearchConfig = config
   const ctx = await getHeContext(searchConfig.params)
   const search = PrivateSearchClient.create(ctx, searchConfig)
   const plain = syntheticSearchDatabase({ rows: database.rows, dimension: database.dim, seed: database.seed })

@@ -27,6 +27,13 @@ describe('encrypted search end to end, in all three executor modes', () => {
       const server = servers[mode] as TestServer
       const config = await server.client.searchConfig()
       expect(config.configId).toBe(side.config.configId)
+      // The source is typed data a client can rebuild the public synthetic rows from.
+      expect(config.database.source).toEqual({
+        type: 'synthetic',
+        seed: database.seed,
+        rows: database.rows,
+        dimension: database.dim,
+      })
       expect(side.keys).not.toBeNull()
       const client: SealboxClient = await server.tenant()
       const upload = await client.putKeySet('search-keys', side.keys as Uint8Array)

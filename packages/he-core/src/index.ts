@@ -21,6 +21,13 @@ export {
   type SearchCatalogQuery,
   SearchCatalogQuerySchema,
 } from './client/searchCatalogContract.ts'
+export {
+  type SearchDatabaseSource,
+  SearchDatabaseSourceSchema,
+  type ServedSearchDatabase,
+  ServedSearchDatabaseSchema,
+  searchDatabaseSourceLabel,
+} from './client/servedSearchDatabase.ts'
 export { parseServerTiming, type ServerTimingPhases } from './client/serverTiming.ts'
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'

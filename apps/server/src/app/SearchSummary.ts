@@ -1,3 +1,4 @@
+import { ServedSearchDatabaseSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 
 /**
@@ -14,7 +15,8 @@ export const SearchSummarySchema = z.object({
   queryCiphertexts: z.number().int(),
   /** he-core's full search config (plain JSON) for clients. */
   config: z.record(z.string(), z.unknown()),
-  database: z.record(z.string(), z.unknown()),
+  /** The served database (its source typed, never a server path). */
+  database: ServedSearchDatabaseSchema,
 })
 export type SearchSummary = z.infer<typeof SearchSummarySchema>
 

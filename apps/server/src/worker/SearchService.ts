@@ -10,6 +10,7 @@ import {
   resolveSearchConfig,
   type SearchConfig,
   type SearchDatabase,
+  type SearchDatabaseSource,
   type SearchEvaluation,
   type SearchKeys,
   searchDatabaseFormatOf,
@@ -35,6 +36,17 @@ async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
     })
   }
   return parseSearchDatabase(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), format)
+}
+
+/** What clients learn of the source: the file's name only, its path on the server is nobody's business. */
+function servedSourceOf(source: DatabaseSource): SearchDatabaseSource {
+  if (source.type === 'synthetic') {
+    return { type: 'synthetic', seed: source.seed, rows: source.rows, dimension: source.dim }
+  }
+  const format = searchDatabaseFormatOf(source.path)
+  // loadDatabase refused a file without a known format before the service was built.
+  if (!format) throw new HeError('INTERNAL', `DATABASE ${basename(source.path)} has no known format`)
+  return { type: 'file', name: basename(source.path), format }
 }
 
 /**
@@ -75,8 +87,7 @@ export class SearchService {
       queryCiphertexts: config.queryCiphertexts,
       config: JSON.parse(JSON.stringify(config)) as Record<string, unknown>,
       database: {
-        // The file's name only: its path on the server is nobody's business.
-        source: source.type === 'synthetic' ? `synthetic (seed ${source.seed})` : basename(source.path),
+        source: servedSourceOf(source),
         rows: config.rows,
         dimension: config.dimension,
         processing: { ...index.processing },

@@ -7,6 +7,8 @@ import {
   plaintextSearchScores,
   SealboxClient,
   type SearchConfig,
+  type SearchDatabaseSource,
+  ServedSearchDatabaseSchema,
   type ServerWork,
   syntheticSearchDatabase,
   topKIndices,
@@ -44,7 +46,7 @@ function workOf(work: ServerWork, bytesUp: number, bytesDown: number): ServerWor
   }
 }
 
-function factsOf(config: SearchConfig, source: unknown): SearchFacts {
+function factsOf(config: SearchConfig, source: SearchDatabaseSource | undefined): SearchFacts {
   return {
     configId: config.configId,
     rows: config.rows,
@@ -59,7 +61,7 @@ function factsOf(config: SearchConfig, source: unknown): SearchFacts {
     queryCiphertexts: config.queryCiphertexts,
     galoisSteps: [...config.galoisSteps],
     blocks: config.blocks.length,
-    ...(typeof source === 'string' ? { source } : {}),
+    ...(source ? { source } : {}),
   }
 }
 
@@ -72,7 +74,7 @@ export class ServerLink {
   #client: SealboxClient | undefined
   #search: SearchState | undefined
   #searchConfig: (SearchConfig & { fingerprint: string }) | undefined
-  #source: string | undefined
+  #source: SearchDatabaseSource | undefined
 
   /** Connects (same origin for an empty URL), gets a tenant token and reads the search config. */
   async connect(request: RequestOf<'serverConnect'>): Promise<Omit<ServerConnected, 'type' | 'id'>> {
@@ -89,8 +91,9 @@ export class ServerLink {
       // Derived numbers are re-derived here, never trusted: the configId must match.
       const config = { ...verifySearchConfig(served), fingerprint: served.fingerprint }
       this.#searchConfig = config
-      const source = served.database?.source
-      this.#source = typeof source === 'string' ? source : undefined
+      // An older server may describe its database differently: then the source is unknown, not an error.
+      const source = ServedSearchDatabaseSchema.safeParse(served.database).data?.source
+      this.#source = source
       search = factsOf(config, source)
     } catch (error) {
       searchError = error instanceof Error ? error.message : String(error)
@@ -233,11 +236,11 @@ export class ServerLink {
     const started = performance.now()
     const client = PrivateSearchClient.create(ctx, config, catalog ? { catalog } : {})
     // A synthetic database is public (seeded): rebuild it to show the plaintext ranking next to the result.
-    const seed = /^synthetic \(seed (\d+)\)$/.exec(this.#source ?? '')?.[1]
+    const source = this.#source
     const oracle =
-      seed === undefined
-        ? undefined
-        : syntheticSearchDatabase({ rows: config.rows, dimension: config.dimension, seed: Number(seed) })
+      source?.type === 'synthetic'
+        ? syntheticSearchDatabase({ rows: source.rows, dimension: source.dimension, seed: source.seed })
+        : undefined
     this.#search = {
       config,
       oracle,

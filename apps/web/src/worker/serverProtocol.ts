@@ -1,4 +1,4 @@
-import { ParamsSpec, ProgramSpec } from '@sealbox/he-core'
+import { ParamsSpec, ProgramSpec, SearchDatabaseSourceSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 
 /*
@@ -61,8 +61,8 @@ export const searchFacts = z.object({
   queryCiphertexts: z.number(),
   galoisSteps: z.array(z.number()),
   blocks: z.number(),
-  /** Where the rows come from, e.g. "synthetic (seed 1)". */
-  source: z.string().optional(),
+  /** Where the rows come from (show it with he-core's `searchDatabaseSourceLabel`). */
+  source: SearchDatabaseSourceSchema.optional(),
 })
 export type SearchFacts = z.infer<typeof searchFacts>
 

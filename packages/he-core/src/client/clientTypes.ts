@@ -1,3 +1,5 @@
+import type { SearchConfig } from '../search/SearchConfig.ts'
+import type { ServedSearchDatabase } from './servedSearchDatabase.ts'
 import type { ServerTimingPhases } from './serverTiming.ts'
 
 /** The executors a sealbox server can run work on. */
@@ -56,11 +58,10 @@ export interface ServerReadiness {
  * `GET /api/v1/search/config`: he-core's `SearchConfig` (plain JSON) plus the params
  * fingerprint and facts about the server's database.
  */
-export interface ServerSearchConfig {
-  configId: string
+export interface ServerSearchConfig extends SearchConfig {
+  /** Params fingerprint of queries, keys and responses. */
   fingerprint: string
-  database: Record<string, unknown>
-  [field: string]: unknown
+  database: ServedSearchDatabase
 }
 
 /** What every work call returns next to its value: the server's phases and executor. */

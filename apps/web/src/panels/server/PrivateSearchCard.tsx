@@ -1,4 +1,4 @@
-import type { HeError } from '@sealbox/he-core'
+import { type HeError, searchDatabaseSourceLabel } from '@sealbox/he-core'
 import { useState } from 'react'
 import { useActivity, useSandbox, useServerView } from '../../app/SandboxContext.tsx'
 import { runSearch } from '../../sandbox/actions/serverActions.ts'
@@ -64,7 +64,7 @@ export function PrivateSearchCard() {
     )
   }
   const parsed = text.trim() === '' ? undefined : parseVector(text, facts.dimension)
-  const synthetic = facts.source?.startsWith('synthetic') ?? false
+  const synthetic = facts.source?.type === 'synthetic'
 
   const fillFromRow = async () => {
     setError(undefined)
@@ -191,7 +191,7 @@ function SearchFactsLine({ facts }: { facts: SearchFacts }) {
       <span className="badge">
         {facts.galoisSteps.length === 0 ? 'no Galois keys needed' : `Galois steps ${facts.galoisSteps.join(', ')}`}
       </span>
-      {facts.source ? <span className="badge">{facts.source}</span> : null}
+      {facts.source ? <span className="badge">{searchDatabaseSourceLabel(facts.source)}</span> : null}
     </p>
   )
 }
