@@ -1,10 +1,10 @@
 import { HeError } from '@sealbox/he-core'
 import { buildServer } from './app/buildServer.ts'
-import { loadConfig } from './config/loadConfig.ts'
+import { loadConfig, parseFlags, serverHelp } from './config/loadConfig.ts'
 import type { ServerConfig } from './config/ServerConfig.ts'
 
 /*
- * `node --conditions=@sealbox/source src/main.ts [--flag value …]`: reads the
+ * `node --conditions=@sealbox/source src/main.ts [--flag value …]` (`--help` lists them): reads the
  * configuration (flags win over environment), starts the server, and shuts down
  * gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests and
  * jobs, stop the workers, flush the key store, exit.
@@ -17,6 +17,10 @@ function fail(message: string): never {
 
 let config: ServerConfig
 try {
+  if (parseFlags(process.argv.slice(2)).help) {
+    process.stdout.write(`${serverHelp()}\n`)
+    process.exit(0)
+  }
   config = loadConfig({ argv: process.argv.slice(2), env: process.env })
 } catch (error) {
   fail(error instanceof HeError ? error.message : String(error))

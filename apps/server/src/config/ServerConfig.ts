@@ -87,121 +87,190 @@ const originList = z
  */
 export const ServerConfigSchema = z
   .object({
-    PORT: int(0, 65535).default(8080),
-    /** `localhost` listens on the loopback addresses only (IPv4 and IPv6); `0.0.0.0` on every interface. */
-    HOST: z.string().min(1).default('localhost'),
-    /** Key sets and the local-mode token secret live here. */
-    DATA_DIR: z.string().min(1).default('.sealbox-data'),
-    EXECUTOR: z.enum(EXECUTOR_MODES).default('pool'),
-    /** Worker threads (pool) or child processes (process); inline always uses the main thread. */
-    WORKERS: int(1, 64).default(Math.max(1, availableParallelism() - 1)),
-    /** `synthetic` (seeded demo set) or a JSONL / CSV / .npy file of vectors. */
-    DATABASE: z.string().min(1).default('synthetic'),
-    SYNTHETIC_ROWS: int(1, 1_000_000).default(10_000),
-    SYNTHETIC_DIM: int(1, 4096).default(16),
-    SYNTHETIC_SEED: int(0, 2 ** 31 - 1).default(1),
-    /** Search parameters: an he-core profile (`n4096`, `n4096-seal-default`, `n8192`). */
-    SEARCH_PROFILE: z.string().min(1).default('n4096'),
-    SEARCH_SCHEME: z.enum(['bgv', 'bfv']).default('bgv'),
-    SEARCH_METRIC: z.enum(['cosine', 'dot']).default('cosine'),
-    /** Who computes the baby-step rotations of the query: the client (default) or the server. */
-    SEARCH_BABY_STEPS: z.enum(['client', 'server']).default('client'),
-    /** Baby step g of the search; unset lets he-core choose from its cost model. */
-    SEARCH_BABY_STEP: int(1, 4096).optional(),
-    MODE: z.enum(SERVER_MODES).default('local'),
-    /** Production tenants: `tenant:token,tenant2:token2`. */
-    TOKENS: tokenList,
-    /**
-     * Where key sets are stored: `file` (embedded, under DATA_DIR) or a PostgreSQL URL
-     * (`postgres://user:password@host:5432/db`) shared by several server nodes.
-     */
+    PORT: int(0, 65535).default(8080).describe('TCP port to listen on; 0 picks a free one.'),
+    HOST: z
+      .string()
+      .min(1)
+      .default('localhost')
+      .describe('`localhost` listens on the loopback addresses only (IPv4 and IPv6); `0.0.0.0` on every interface.'),
+    DATA_DIR: z
+      .string()
+      .min(1)
+      .default('.sealbox-data')
+      .describe('Key sets and the local-mode token secret live here.'),
+    EXECUTOR: z
+      .enum(EXECUTOR_MODES)
+      .default('pool')
+      .describe(
+        'Where HE work runs: `pool` (Piscina worker threads), `inline` (the main event loop) or `process` (child processes).',
+      ),
+    WORKERS: int(1, 64)
+      .default(Math.max(1, availableParallelism() - 1))
+      .describe('Worker threads (pool) or child processes (process); inline always uses the main thread.'),
+    DATABASE: z
+      .string()
+      .min(1)
+      .default('synthetic')
+      .describe('`synthetic` (seeded demo set) or a JSONL / CSV / .npy file of vectors.'),
+    SYNTHETIC_ROWS: int(1, 1_000_000).default(10_000).describe('Rows of the synthetic demo database.'),
+    SYNTHETIC_DIM: int(1, 4096).default(16).describe('Vector dimension of the synthetic demo database.'),
+    SYNTHETIC_SEED: int(0, 2 ** 31 - 1)
+      .default(1)
+      .describe('Seed of the synthetic demo database.'),
+    SEARCH_PROFILE: z
+      .string()
+      .min(1)
+      .default('n4096')
+      .describe('Search parameters: an he-core profile (`n4096`, `n4096-seal-default`, `n8192`).'),
+    SEARCH_SCHEME: z.enum(['bgv', 'bfv']).default('bgv').describe('Search scheme: `bgv` or `bfv`.'),
+    SEARCH_METRIC: z
+      .enum(['cosine', 'dot'])
+      .default('cosine')
+      .describe('Search similarity: `cosine` (vectors normalized) or `dot`.'),
+    SEARCH_BABY_STEPS: z
+      .enum(['client', 'server'])
+      .default('client')
+      .describe('Who computes the baby-step rotations of the query: the client (default) or the server.'),
+    SEARCH_BABY_STEP: int(1, 4096)
+      .optional()
+      .describe('Baby step g of the search; unset lets he-core choose from its cost model.'),
+    MODE: z
+      .enum(SERVER_MODES)
+      .default('local')
+      .describe('`local`: anyone on the machine may get an anonymous token. `production`: configured tokens only.'),
+    TOKENS: tokenList.describe('Production tenants: `tenant:token,tenant2:token2`.'),
     KEY_STORE: z
       .string()
       .regex(/^(file|postgres(ql)?:\/\/.+)$/, 'expected "file" or a postgres://… URL')
-      .default('file'),
-    /** PostgreSQL key store: longest statement before it is cancelled and answered 503 (0: no limit). */
-    KEY_STORE_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.statementMs),
-    /** PostgreSQL key store: longest wait for a lock another write holds before 503 (0: no limit). */
-    KEY_STORE_LOCK_TIMEOUT_MS: int(0, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.lockMs),
-    /** PostgreSQL key store: longest wait for a free (or new) connection of the pool before 503. */
-    KEY_STORE_ACQUIRE_TIMEOUT_MS: int(1, 3_600_000).default(POSTGRES_TIMEOUT_DEFAULTS.acquireMs),
-    /**
-     * Which worker runs a job: `affinity` (the worker that already holds the job's keys
-     * deserialized, load-aware) or `round-robin` (the next free worker; for comparison).
-     */
-    SCHEDULING: z.enum(['affinity', 'round-robin']).default('affinity'),
-    /** Per-worker budget of deserialized evaluation keys (LRU). */
-    KEY_CACHE_BYTES: int(0, 64 * 1024 * MiB).default(256 * MiB),
-    /**
-     * Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier
-     * between the workers' caches and the store; 0 disables it.
-     */
-    KEY_BYTES_CACHE_BYTES: int(0, 64 * 1024 * MiB).default(256 * MiB),
-    /** Jobs waiting for a worker, all tenants together; beyond it: 503 + Retry-After. */
-    QUEUE_SIZE: int(1, 100_000).default(64),
-    /** Jobs one tenant may have waiting; keeps one tenant from filling the whole queue. */
-    TENANT_QUEUE_SIZE: int(1, 100_000).default(32),
-    /** Whole request deadline, queue wait included; a running job past it is killed with its worker. */
-    REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
-    /** Lets a request pick its executor (`x-sealbox-executor`); for benchmarks. */
-    ALLOW_EXECUTOR_OVERRIDE: bool.default(false),
+      .default('file')
+      .describe(
+        'Where key sets are stored: `file` (embedded, under DATA_DIR) or a PostgreSQL URL (`postgres://user:password@host:5432/db`) shared by several server nodes.',
+      ),
+    KEY_STORE_STATEMENT_TIMEOUT_MS: int(0, 3_600_000)
+      .default(POSTGRES_TIMEOUT_DEFAULTS.statementMs)
+      .describe('PostgreSQL key store: longest statement before it is cancelled and answered 503 (0: no limit).'),
+    KEY_STORE_LOCK_TIMEOUT_MS: int(0, 3_600_000)
+      .default(POSTGRES_TIMEOUT_DEFAULTS.lockMs)
+      .describe('PostgreSQL key store: longest wait for a lock another write holds before 503 (0: no limit).'),
+    KEY_STORE_ACQUIRE_TIMEOUT_MS: int(1, 3_600_000)
+      .default(POSTGRES_TIMEOUT_DEFAULTS.acquireMs)
+      .describe('PostgreSQL key store: longest wait for a free (or new) connection of the pool before 503.'),
+    SCHEDULING: z
+      .enum(['affinity', 'round-robin'])
+      .default('affinity')
+      .describe(
+        "Which worker runs a job: `affinity` (the worker that already holds the job's keys deserialized, load-aware) or `round-robin` (the next free worker; for comparison).",
+      ),
+    KEY_CACHE_BYTES: int(0, 64 * 1024 * MiB)
+      .default(256 * MiB)
+      .describe('Per-worker budget of deserialized evaluation keys (LRU).'),
+    KEY_BYTES_CACHE_BYTES: int(0, 64 * 1024 * MiB)
+      .default(256 * MiB)
+      .describe(
+        "Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier between the workers' caches and the store; 0 disables it.",
+      ),
+    QUEUE_SIZE: int(1, 100_000)
+      .default(64)
+      .describe('Jobs waiting for a worker, all tenants together; beyond it: 503 + Retry-After.'),
+    TENANT_QUEUE_SIZE: int(1, 100_000)
+      .default(32)
+      .describe('Jobs one tenant may have waiting; keeps one tenant from filling the whole queue.'),
+    REQUEST_TIMEOUT_MS: int(100, 3_600_000)
+      .default(30_000)
+      .describe('Whole request deadline, queue wait included; a running job past it is killed with its worker.'),
+    ALLOW_EXECUTOR_OVERRIDE: bool
+      .default(false)
+      .describe('Lets a request pick its executor (`x-sealbox-executor`); for benchmarks.'),
     MAX_POLY_DEGREE: z.coerce
       .number()
       .int()
       .refine((n) => [4096, 8192, 16384, 32768].includes(n), 'one of 4096, 8192, 16384, 32768')
-      .default(16384),
-    /** Stored bytes per tenant. */
-    TENANT_QUOTA_BYTES: int(0, 2 ** 50).default(512 * MiB),
-    /** Largest key set one PUT may upload (sets that route's body limit). */
-    MAX_KEYSET_BYTES: int(1024, 4096 * MiB).default(64 * MiB),
-    /** Key sets per tenant. */
-    MAX_KEYSETS: int(1, 100_000).default(64),
-    /** Largest search or evaluate body. */
-    MAX_REQUEST_BYTES: int(1024, 4096 * MiB).default(32 * MiB),
-    MAX_QUERIES_PER_SEARCH: int(1, 1024).default(16),
-    MAX_PROGRAM_STEPS: int(1, 10_000).default(64),
-    /** A worker is replaced after this many caught SEAL exceptions (node-seal breaks near 4,000). */
-    SEAL_ERROR_RECYCLE: int(1, 3500).default(1000),
-    /**
-     * Largest estimated work of one evaluate request, in cost units (he-core's `programCost`:
-     * 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 400 LIMIT_EXCEEDED.
-     */
-    MAX_PROGRAM_COST: z.coerce.number().positive().max(1e9).default(10_000),
-    /**
-     * Largest job the `inline` executor takes, in cost units: inline blocks the event loop for
-     * the whole job, so it only runs small ones (a default search, a small n=4096 program).
-     */
-    MAX_INLINE_COST: z.coerce.number().positive().max(1e9).default(100),
-    /** Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches and programs); past it: 429. */
-    TENANT_COST_BUDGET: z.coerce.number().min(1).max(1e12).default(120_000),
-    /** The window of TENANT_COST_BUDGET, ms (the budget refills evenly over it). */
-    TENANT_COST_WINDOW_MS: int(1000, 86_400_000).default(60_000),
-    /** Requests one client address may send per second with `x-sealbox-executor` naming a non-default executor. */
-    EXECUTOR_OVERRIDE_RATE: z.coerce.number().positive().max(100_000).default(10),
-    /** Such requests one client address may send at once (the token bucket's size). */
-    EXECUTOR_OVERRIDE_BURST: int(1, 100_000).default(40),
-    /** Built sandbox to serve at `/`; empty disables. Relative paths resolve against the server package. */
-    WEB_DIST: z.string().default('../web/dist'),
-    /** Test-only faults (`x-sealbox-fault`); refused in production mode. */
-    FAULT_INJECTION: bool.default(false),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** How long shutdown waits for in-flight work. */
-    SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(30_000),
-    /** Event-loop delay above which `@fastify/under-pressure` answers 503. */
-    MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000).default(1000),
-    /**
-     * Origins whose pages may call the API (CORS, with a preflight that allows `authorization`,
-     * `content-type` and `x-sealbox-executor`); empty: no cross-origin access (the default).
-     */
-    CORS_ORIGINS: originList,
-    /** Local mode: anonymous sessions one client address may create per minute, after the burst. */
-    SESSION_RATE: z.coerce.number().positive().max(600_000).default(60),
-    /** Local mode: sessions one client address may create at once (the token bucket's size). */
-    SESSION_BURST: int(1, 100_000).default(30),
-    /** Local mode: anonymous tenants at most; past it a new session is refused (503) until an empty one expires. */
-    MAX_ANONYMOUS_TENANTS: int(1, 10_000_000).default(1000),
-    /** Local mode: stored bytes of all anonymous tenants together (each also within TENANT_QUOTA_BYTES). */
-    ANONYMOUS_STORAGE_BYTES: int(0, 2 ** 50).default(2048 * MiB),
+      .default(16384)
+      .describe('Largest polynomial modulus degree a client may use (4096, 8192, 16384 or 32768).'),
+    TENANT_QUOTA_BYTES: int(0, 2 ** 50)
+      .default(512 * MiB)
+      .describe('Stored bytes per tenant.'),
+    MAX_KEYSET_BYTES: int(1024, 4096 * MiB)
+      .default(64 * MiB)
+      .describe("Largest key set one PUT may upload (sets that route's body limit)."),
+    MAX_KEYSETS: int(1, 100_000).default(64).describe('Key sets per tenant.'),
+    MAX_REQUEST_BYTES: int(1024, 4096 * MiB)
+      .default(32 * MiB)
+      .describe('Largest search or evaluate body.'),
+    MAX_QUERIES_PER_SEARCH: int(1, 1024).default(16).describe('Queries one search request may carry.'),
+    MAX_PROGRAM_STEPS: int(1, 10_000).default(64).describe('Steps one evaluate program may have.'),
+    SEAL_ERROR_RECYCLE: int(1, 3500)
+      .default(1000)
+      .describe('A worker is replaced after this many caught SEAL exceptions (node-seal breaks near 4,000).'),
+    MAX_PROGRAM_COST: z.coerce
+      .number()
+      .positive()
+      .max(1e9)
+      .default(10_000)
+      .describe(
+        "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 400 LIMIT_EXCEEDED.",
+      ),
+    MAX_INLINE_COST: z.coerce
+      .number()
+      .positive()
+      .max(1e9)
+      .default(100)
+      .describe(
+        'Largest job the `inline` executor takes, in cost units: inline blocks the event loop for the whole job, so it only runs small ones (a default search, a small n=4096 program).',
+      ),
+    TENANT_COST_BUDGET: z.coerce
+      .number()
+      .min(1)
+      .max(1e12)
+      .default(120_000)
+      .describe('Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches and programs); past it: 429.'),
+    TENANT_COST_WINDOW_MS: int(1000, 86_400_000)
+      .default(60_000)
+      .describe('The window of TENANT_COST_BUDGET, ms (the budget refills evenly over it).'),
+    EXECUTOR_OVERRIDE_RATE: z.coerce
+      .number()
+      .positive()
+      .max(100_000)
+      .default(10)
+      .describe(
+        'Requests one client address may send per second with `x-sealbox-executor` naming a non-default executor.',
+      ),
+    EXECUTOR_OVERRIDE_BURST: int(1, 100_000)
+      .default(40)
+      .describe("Such requests one client address may send at once (the token bucket's size)."),
+    WEB_DIST: z
+      .string()
+      .default('../web/dist')
+      .describe('Built sandbox to serve at `/`; empty disables. Relative paths resolve against the server package.'),
+    FAULT_INJECTION: bool.default(false).describe('Test-only faults (`x-sealbox-fault`); refused in production mode.'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('Pino log level.'),
+    SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(30_000).describe('How long shutdown waits for in-flight work.'),
+    MAX_EVENT_LOOP_DELAY_MS: int(0, 60_000)
+      .default(1000)
+      .describe('Event-loop delay above which `@fastify/under-pressure` answers 503.'),
+    CORS_ORIGINS: originList.describe(
+      'Origins whose pages may call the API (CORS, with a preflight that allows `authorization`, `content-type` and `x-sealbox-executor`); empty: no cross-origin access (the default).',
+    ),
+    SESSION_RATE: z.coerce
+      .number()
+      .positive()
+      .max(600_000)
+      .default(60)
+      .describe('Local mode: anonymous sessions one client address may create per minute, after the burst.'),
+    SESSION_BURST: int(1, 100_000)
+      .default(30)
+      .describe("Local mode: sessions one client address may create at once (the token bucket's size)."),
+    MAX_ANONYMOUS_TENANTS: int(1, 10_000_000)
+      .default(1000)
+      .describe(
+        'Local mode: anonymous tenants at most; past it a new session is refused (503) until an empty one expires.',
+      ),
+    ANONYMOUS_STORAGE_BYTES: int(0, 2 ** 50)
+      .default(2048 * MiB)
+      .describe('Local mode: stored bytes of all anonymous tenants together (each also within TENANT_QUOTA_BYTES).'),
   })
   .superRefine((config, ctx) => {
     if (config.MAX_PROGRAM_COST > config.TENANT_COST_BUDGET) {

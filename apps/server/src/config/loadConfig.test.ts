@@ -1,6 +1,6 @@
 import { HeError } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
-import { loadConfig, parseFlags } from './loadConfig.ts'
+import { CONFIG_KEYS, loadConfig, parseFlags, serverHelp } from './loadConfig.ts'
 
 function configError(options: Parameters<typeof loadConfig>[0]): string {
   try {
@@ -116,7 +116,34 @@ describe('loadConfig', () => {
     expect(configError({ env: { KEY_STORE_ACQUIRE_TIMEOUT_MS: '0' } })).toMatch(/KEY_STORE_ACQUIRE_TIMEOUT_MS/)
   })
 
-  it('parses bare boolean flags before another flag', () => {
-    expect(parseFlags(['--fault-injection', '--port', '1'])).toEqual({ FAULT_INJECTION: 'true', PORT: '1' })
+  it('parses bare boolean flags before another flag, and switches written --flag=value', () => {
+    expect(parseFlags(['--fault-injection', '--port', '1'])).toEqual({
+      help: false,
+      values: { FAULT_INJECTION: 'true', PORT: '1' },
+    })
+    expect(loadConfig({ argv: ['--allow-executor-override=false'] }).ALLOW_EXECUTOR_OVERRIDE).toBe(false)
+    expect(parseFlags(['--help']).help).toBe(true)
+    expect(parseFlags(['-h']).help).toBe(true)
+  })
+
+  it('refuses a bad number naming the flag, and a flag given without its value', () => {
+    expect(configError({ argv: ['--key-cache-bytes', 'lots'] })).toMatch(
+      /KEY_CACHE_BYTES \/ --key-cache-bytes: .*got "lots"/,
+    )
+    expect(configError({ argv: ['--request-timeout-ms=1.5'] })).toMatch(/REQUEST_TIMEOUT_MS \/ --request-timeout-ms/)
+    expect(configError({ argv: ['--port'] })).toMatch(/--port needs a value/)
+    expect(configError({ argv: ['--port', '--workers', '2'] })).toMatch(/--port/)
+  })
+
+  it('--help lists every setting with its flag, environment variable, default and description', () => {
+    const help = serverHelp()
+    for (const key of CONFIG_KEYS) {
+      const flag = `--${key.toLowerCase().replaceAll('_', '-')}`
+      const entry = new RegExp(`^  ${flag}( <value>)?\\n      env ${key}; default \\S.*\\n      \\S`, 'm')
+      expect(help, key).toMatch(entry)
+    }
+    expect(help).toMatch(/--port <value>\n {6}env PORT; default 8080\n/)
+    expect(help).toMatch(/--fault-injection\n {6}env FAULT_INJECTION; default false\n/)
+    expect(help).toMatch(/--search-baby-step <value>\n {6}env SEARCH_BABY_STEP; default \(unset\)/)
   })
 })

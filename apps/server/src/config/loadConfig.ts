@@ -1,4 +1,6 @@
+import { parseArgs } from 'node:util'
 import { HeError } from '@sealbox/he-core'
+import type { z } from 'zod'
 import { type ServerConfig, type ServerConfigInput, ServerConfigSchema } from './ServerConfig.ts'
 
 /** The setting names (environment variables), e.g. `PORT`, `KEY_CACHE_BYTES`. */
@@ -7,34 +9,109 @@ export const CONFIG_KEYS = Object.keys(ServerConfigSchema.shape) as Array<keyof 
 /** Settings that hold secrets (tokens, a database password): an error names them but never echoes their value. */
 const SECRET_SETTINGS = new Set<string>(['TOKENS', 'KEY_STORE'])
 
+/** Switches: a bare `--fault-injection` means true; `--fault-injection=false` is still accepted. */
+const BOOLEAN_SETTINGS = new Set<string>(['ALLOW_EXECUTOR_OVERRIDE', 'FAULT_INJECTION'])
+
 function flagName(key: string): string {
   return `--${key.toLowerCase().replaceAll('_', '-')}`
 }
 
-const KEY_BY_FLAG = new Map<string, keyof ServerConfigInput>(CONFIG_KEYS.map((key) => [flagName(key), key]))
+const KEY_BY_OPTION = new Map<string, keyof ServerConfigInput>(CONFIG_KEYS.map((key) => [flagName(key).slice(2), key]))
+
+/** The command line as read: the settings it gives (as strings) and whether `--help` was asked for. */
+export interface ServerFlags {
+  help: boolean
+  values: Partial<Record<keyof ServerConfigInput, string>>
+}
 
 /**
  * Reads `--flag value`, `--flag=value` and bare boolean `--flag` arguments into
- * setting names. An unknown flag is an error that names it.
+ * setting names, with `node:util` `parseArgs` (strict). An unknown flag, a stray word
+ * or a flag without its value is an error that names it.
  */
-export function parseFlags(argv: readonly string[]): Partial<Record<keyof ServerConfigInput, string>> {
-  const values: Partial<Record<keyof ServerConfigInput, string>> = {}
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    if (!arg.startsWith('--')) throw configError(`unexpected argument "${arg}"; settings are --name value`)
-    const eq = arg.indexOf('=')
-    const flag = eq === -1 ? arg : arg.slice(0, eq)
-    const key = KEY_BY_FLAG.get(flag)
-    if (!key) throw configError(`unknown flag ${flag}; known: ${[...KEY_BY_FLAG.keys()].join(' ')}`)
-    if (eq !== -1) values[key] = arg.slice(eq + 1)
-    else if (argv[i + 1] !== undefined && !(argv[i + 1] as string).startsWith('--')) values[key] = argv[++i] as string
-    else values[key] = 'true'
+export function parseFlags(argv: readonly string[]): ServerFlags {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
   }
-  return values
+  for (const [option, key] of KEY_BY_OPTION)
+    options[option] = { type: BOOLEAN_SETTINGS.has(key) ? 'boolean' : 'string' }
+  // parseArgs refuses `--switch=value`; the hand-written parser took `--fault-injection=false`, so keep it.
+  const inlineSwitches: Partial<Record<keyof ServerConfigInput, string>> = {}
+  const args = argv.filter((arg) => {
+    const match = /^--([^=]+)=(.*)$/s.exec(arg)
+    const key = match ? KEY_BY_OPTION.get(match[1] as string) : undefined
+    if (!match || key === undefined || !BOOLEAN_SETTINGS.has(key)) return true
+    inlineSwitches[key] = match[2] as string
+    return false
+  })
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: false })
+  } catch (error) {
+    throw configError(parseArgsProblem(error))
+  }
+  const values: Partial<Record<keyof ServerConfigInput, string>> = {}
+  for (const [option, value] of Object.entries(parsed.values)) {
+    const key = KEY_BY_OPTION.get(option)
+    if (key !== undefined) values[key] = String(value)
+  }
+  return { help: parsed.values.help === true, values: { ...values, ...inlineSwitches } }
+}
+
+/** Rewords a `parseArgs` error in the words of this command (flag named, what to write instead). */
+function parseArgsProblem(error: unknown): string {
+  const code = (error as { code?: string }).code
+  const message = error instanceof Error ? error.message : String(error)
+  const quoted = /'([^']*)'/.exec(message)?.[1] ?? ''
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${quoted}; --help lists every setting`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}"; settings are --name value`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `${quoted.split(' ')[0]} needs a value: --name value or --name=value`
+    default:
+      return message
+  }
 }
 
 function configError(message: string): HeError {
   return new HeError('INVALID_INPUT', `configuration: ${message}`)
+}
+
+/** The default a setting takes when neither env nor flag gives it, as text for `--help`. */
+function defaultText(schema: z.ZodType): string {
+  const result = schema.safeParse(undefined)
+  if (!result.success) return '(required)'
+  const value: unknown = result.data
+  if (value === undefined) return '(unset)'
+  if (Array.isArray(value)) return value.length === 0 ? '(empty)' : value.join(',')
+  return String(value)
+}
+
+/**
+ * The `--help` text: every setting with its flag, environment variable, default and
+ * meaning, generated from `ServerConfigSchema`.
+ */
+export function serverHelp(): string {
+  const rows = CONFIG_KEYS.map((key) => {
+    const schema = ServerConfigSchema.shape[key] as z.ZodType
+    const value = BOOLEAN_SETTINGS.has(key) ? '' : ' <value>'
+    return [
+      `  ${flagName(key)}${value}`,
+      `      env ${key}; default ${defaultText(schema)}`,
+      `      ${schema.description ?? ''}`,
+    ].join('\n')
+  })
+  return [
+    'usage: node --conditions=@sealbox/source src/main.ts [--flag value | --flag=value …]',
+    '',
+    'Every setting can be given as an environment variable or as a flag; a flag wins over the environment.',
+    '',
+    ...rows,
+    '  --help, -h',
+    '      print this help and exit',
+  ].join('\n')
 }
 
 /** Options for `loadConfig`. */
@@ -57,7 +134,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ServerConfig {
     const value = env[key]
     if (value !== undefined && value !== '') raw[key] = value
   }
-  Object.assign(raw, parseFlags(options.argv ?? []), options.overrides ?? {})
+  Object.assign(raw, parseFlags(options.argv ?? []).values, options.overrides ?? {})
   const parsed = ServerConfigSchema.safeParse(raw)
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
