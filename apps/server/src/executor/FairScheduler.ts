@@ -3,6 +3,7 @@ import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
 import type { Executor } from './Executor.ts'
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 
 /** Options of the scheduler in front of an executor. */
 export interface FairSchedulerOptions {
@@ -41,7 +42,9 @@ export interface Scheduled {
 interface Entry {
   tenant: string
   job: WorkerJob
-  /** `tenant/sha256` of the job's evaluation keys (what a worker may already hold). */
+  /** The job's stored evaluation keys (what a worker may already hold). */
+  keySet: KeySetRef | undefined
+  /** Their cache key, the identity the worker choice compares. */
   keys: string | undefined
   /** Times a later job went first (affinity); bounded so no job waits for long. */
   bypassed: number
@@ -73,9 +76,9 @@ interface RunningJob {
   startedAt: number
 }
 
-/** `tenant/sha256` of a job's stored keys. */
-function keysOf(job: WorkerJob): string | undefined {
-  if ((job.type === 'search' || job.type === 'evaluate') && job.keys) return `${job.keys.tenant}/${job.keys.sha256}`
+/** The key set of a job's stored keys. */
+function keySetOfJob(job: WorkerJob): KeySetRef | undefined {
+  if ((job.type === 'search' || job.type === 'evaluate') && job.keys) return keySetOf(job.keys)
   return undefined
 }
 
@@ -116,7 +119,7 @@ export class FairScheduler {
   #doneMs = 20 * COST_UNIT_MS
   readonly #scheduling: SchedulingPolicy
   readonly #bytesCache: KeyBytesCache | undefined
-  /** Which keys (`tenant/sha256`) each worker holds deserialized, mirrored from replies. */
+  /** Which key sets (their cache keys) each worker holds deserialized, mirrored from replies. */
   readonly #holds = new Map<string, Set<string>>()
   #lastWorker = ''
 
@@ -192,10 +195,12 @@ export class FairScheduler {
     const cost = Math.max(0, options.cost ?? 1)
     return new Promise<Scheduled>((resolve, reject) => {
       const now = performance.now()
+      const keySet = keySetOfJob(job)
       const entry: Entry = {
         tenant,
         job,
-        keys: keysOf(job),
+        keySet,
+        keys: keySet ? keySetCacheKey(keySet) : undefined,
         bypassed: 0,
         cost,
         enqueuedAt: now,
@@ -303,18 +308,21 @@ export class FairScheduler {
   /** Mirrors a worker's key cache and fills the bytes cache from a reply. */
   #learn(reply: WorkerReply): void {
     if (reply.cachedKeys) {
-      // Cache keys are tenant/sha256/fingerprint; placement is per key set version.
-      this.#holds.set(reply.worker.workerId, new Set(reply.cachedKeys.map((key) => key.split('/', 2).join('/'))))
+      // Placement is per key set version, whatever fingerprint it was loaded under.
+      const held = reply.cachedKeys.map((loaded) => keySetCacheKey(keySetOf(loaded)))
+      this.#holds.set(reply.worker.workerId, new Set(held))
     }
-    if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.key, reply.fullFormKeys.bytes)
+    if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.keySet, reply.fullFormKeys.bytes)
   }
 
   /** The job to send to `worker`: with full-form key bytes when it does not hold the keys. */
   #withKeyBytes(entry: Entry, worker: string | undefined): WorkerJob {
     const job = entry.job
-    if (!worker || !entry.keys || !this.#bytesCache || this.#holds.get(worker)?.has(entry.keys)) return job
+    if (!worker || !entry.keySet || !entry.keys || !this.#bytesCache || this.#holds.get(worker)?.has(entry.keys)) {
+      return job
+    }
     if (job.type !== 'search' && job.type !== 'evaluate') return job
-    const keyBytes = this.#bytesCache.get(entry.keys)
+    const keyBytes = this.#bytesCache.get(entry.keySet)
     return keyBytes ? { ...job, keyBytes } : job
   }
 

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { type KeySetRef, keySetCacheKey } from './keySetRef.ts'
 
 /** Counters and size of the bytes cache. */
 export interface KeyBytesCacheStats {
@@ -15,8 +16,8 @@ export interface KeyBytesCacheStats {
  * them from the durable store (see `EvaluationKeys.saveFullForm` for the numbers). It
  * lives on the main thread and is shared by every worker of the node: a worker that
  * does not hold a key set gets these bytes with the job instead of fetching and
- * deserializing the seeded upload again. Keys are `tenant/sha256` (content-addressed:
- * a replaced key set is a new entry; the old one ages out).
+ * deserializing the seeded upload again. Entries are per key set version (content-
+ * addressed: a replaced key set is a new entry; the old one ages out).
  */
 export class KeyBytesCache {
   /** Undefined when the budget is 0 (the tier is off). */
@@ -40,27 +41,27 @@ export class KeyBytesCache {
         : undefined
   }
 
-  /** The bytes for `key` (refreshing its recency), or undefined. */
-  get(key: string): Uint8Array | undefined {
-    const found = this.#entries?.get(key)
+  /** The bytes of `keySet` (refreshing its recency), or undefined. */
+  get(keySet: KeySetRef): Uint8Array | undefined {
+    const found = this.#entries?.get(keySetCacheKey(keySet))
     if (found === undefined) this.#misses++
     else this.#hits++
     return found
   }
 
-  /** Whether `key` is cached (no recency change, no counting). */
-  has(key: string): boolean {
-    return this.#entries?.has(key) ?? false
+  /** Whether `keySet` is cached (no recency change, no counting). */
+  has(keySet: KeySetRef): boolean {
+    return this.#entries?.has(keySetCacheKey(keySet)) ?? false
   }
 
-  /** Caches `bytes` under `key`, evicting least recently used entries beyond the budget. */
-  set(key: string, bytes: Uint8Array): void {
-    this.#entries?.set(key, bytes)
+  /** Caches the bytes of `keySet`, evicting least recently used entries beyond the budget. */
+  set(keySet: KeySetRef, bytes: Uint8Array): void {
+    this.#entries?.set(keySetCacheKey(keySet), bytes)
   }
 
   /** Drops one entry (a deleted key set). */
-  drop(key: string): void {
-    this.#entries?.delete(key)
+  drop(keySet: KeySetRef): void {
+    this.#entries?.delete(keySetCacheKey(keySet))
   }
 
   stats(): KeyBytesCacheStats {

@@ -3,7 +3,7 @@ export type SchedulingPolicy = 'affinity' | 'round-robin'
 
 /** What the choice needs to know of a queued job. */
 export interface QueuedJob {
-  /** `tenant/sha256` of its evaluation keys, if it uses stored keys. */
+  /** The cache key of its evaluation keys (`keySetCacheKey`), if it uses stored keys. */
   keys: string | undefined
   bypassed: number
 }

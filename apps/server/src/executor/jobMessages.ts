@@ -2,6 +2,7 @@ import { HE_ERROR_CODES } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
+import { KeySetRefSchema, LoadedKeySetRefSchema } from './keySetRef.ts'
 
 /*
  * Everything that crosses a thread or a socket between the HTTP layer and the code
@@ -135,10 +136,10 @@ export const WorkerReplySchema = z.object({
   keyCache: z.enum(['hit', 'miss', 'none']),
   /** Which tier served the keys (absent when the job used none). */
   keyTier: z.enum(KEY_TIERS).optional(),
-  /** Keys read from the store, re-saved in full form for the node's bytes cache (`tenant/sha256` → bytes). */
-  fullFormKeys: z.object({ key: z.string(), bytes }).optional(),
-  /** The worker cache's keys (`tenant/sha256/fingerprint`), sent when they changed. */
-  cachedKeys: z.array(z.string()).optional(),
+  /** Keys read from the store, re-saved in full form for the node's bytes cache. */
+  fullFormKeys: z.object({ keySet: KeySetRefSchema, bytes }).optional(),
+  /** Every key set the worker's cache holds deserialized, sent when they changed. */
+  cachedKeys: z.array(LoadedKeySetRefSchema).optional(),
   /** Wall time of the job inside the worker, ms. */
   runMs: z.number().nonnegative().optional(),
   /** CPU time of the worker thread on the job, ms. */

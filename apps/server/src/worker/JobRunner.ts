@@ -10,6 +10,7 @@ import {
 } from '@sealbox/he-core'
 import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
 import { KeyCache } from '../executor/KeyCache.ts'
+import { loadedKeySetRefOf } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
 import { openKeyBlobReader } from '../store/openKeyStore.ts'
@@ -95,7 +96,7 @@ export class JobRunner implements JobContext {
     }
     // The scheduler mirrors which keys each worker holds (affinity): report changes only.
     const version = this.keys.version
-    const cachedKeys = version === this.#reportedKeys ? undefined : this.keys.keys()
+    const cachedKeys = version === this.#reportedKeys ? undefined : this.keys.keys().map(loadedKeySetRefOf)
     this.#reportedKeys = version
     return {
       result,

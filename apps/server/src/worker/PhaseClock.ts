@@ -1,5 +1,6 @@
 import type { Seal } from '@sealbox/he-core'
 import type { KeyCache } from '../executor/KeyCache.ts'
+import type { KeySetRef } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
 import type { EvaluationKeys } from './EvaluationKeys.ts'
@@ -15,7 +16,7 @@ export interface PhaseClock {
   /** Which tier served the keys. */
   keyTier: 'worker' | 'bytes' | 'store' | undefined
   /** Keys read from the store, re-saved in full form for the node's bytes cache. */
-  fullFormKeys: { key: string; bytes: Uint8Array } | undefined
+  fullFormKeys: { keySet: KeySetRef; bytes: Uint8Array } | undefined
   /** Books `ms` to `phase` (durations measured elsewhere, e.g. by he-core). */
   add(phase: WorkerPhase, ms: number): void
   /** Runs `fn` and books its duration to `phase`. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { type HeContext, HeError, toHeError } from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
+import { keySetCacheKey, keySetOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import { decodeKeySet, EvaluationKeys } from './EvaluationKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
@@ -10,8 +11,8 @@ import type { JobContext, PhaseClock } from './PhaseClock.ts'
  * them: this worker's cache; the full-form bytes the scheduler sent from the node's
  * bytes cache (`keyBytes`); or the durable store, whose seeded upload is then re-saved
  * in full form for the node's bytes cache (`clock.fullFormKeys`). Booked as keyload
- * (store fetch) and keydeserialize. The cache key holds the tenant and the content
- * hash: a replaced key set is a new entry, and two tenants never share one.
+ * (store fetch) and keydeserialize. The cache key is the key set (tenant and content
+ * hash: a replaced key set is a new entry, two tenants never share one) and the fingerprint.
  */
 export async function acquireKeys(
   job: JobContext,
@@ -20,7 +21,8 @@ export async function acquireKeys(
   clock: PhaseClock,
   keyBytes?: Uint8Array,
 ): Promise<CacheLease<EvaluationKeys>> {
-  const lease = await job.keys.acquire(`${ref.tenant}/${ref.sha256}/${ctx.fingerprint}`, async () => {
+  const loaded = { ...keySetOf(ref), fingerprint: ctx.fingerprint }
+  const lease = await job.keys.acquire(keySetCacheKey(loaded), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
       const keys = clock.time('keydeserialize', () =>
@@ -46,7 +48,7 @@ export async function acquireKeys(
       const keys = EvaluationKeys.load(ctx, decoded)
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
-        clock.fullFormKeys = { key: `${ref.tenant}/${ref.sha256}`, bytes: keys.saveFullForm(ctx.seal, decoded) }
+        clock.fullFormKeys = { keySet: keySetOf(ref), bytes: keys.saveFullForm(ctx.seal, decoded) }
       } catch (error) {
         keys.dispose()
         throw error

@@ -1,0 +1,43 @@
+import { HeError } from '@sealbox/he-core'
+import { z } from 'zod'
+
+/**
+ * One version of a tenant's stored key set, by content: a replaced key set is a new
+ * ref (its old entries age out of every cache), and two tenants never share one. What
+ * the node's bytes cache and the scheduler's affinity are keyed on.
+ */
+export const KeySetRefSchema = z.object({ tenant: z.string().min(1), sha256: z.string().min(1) })
+export type KeySetRef = z.infer<typeof KeySetRefSchema>
+
+/** A key set deserialized under one params fingerprint: one entry of a worker's key cache. */
+export const LoadedKeySetRefSchema = KeySetRefSchema.extend({ fingerprint: z.string().min(1) })
+export type LoadedKeySetRef = z.infer<typeof LoadedKeySetRefSchema>
+
+// Neither a tenant id, a hex digest nor a hex fingerprint contains '/', so the parts
+// cannot run into each other.
+const SEPARATOR = '/'
+
+/**
+ * The string a cache is keyed on: `tenant/sha256` for a key set, `tenant/sha256/fingerprint`
+ * for a loaded one. Only `loadedKeySetRefOf` turns a key back into a ref.
+ */
+export function keySetCacheKey(ref: KeySetRef | LoadedKeySetRef): string {
+  const parts = [ref.tenant, ref.sha256]
+  if ('fingerprint' in ref) parts.push(ref.fingerprint)
+  return parts.join(SEPARATOR)
+}
+
+/** The loaded key set a worker cache key names (the inverse of `keySetCacheKey`). */
+export function loadedKeySetRefOf(key: string): LoadedKeySetRef {
+  const [tenant, sha256, fingerprint, ...rest] = key.split(SEPARATOR)
+  const parsed = LoadedKeySetRefSchema.safeParse({ tenant, sha256, fingerprint })
+  if (!parsed.success || rest.length > 0) {
+    throw new HeError('INTERNAL', `"${key}" is not a worker key-cache key (tenant/sha256/fingerprint)`)
+  }
+  return parsed.data
+}
+
+/** The key set of a ref, without its fingerprint (placement is per key-set version). */
+export function keySetOf(ref: KeySetRef | LoadedKeySetRef): KeySetRef {
+  return { tenant: ref.tenant, sha256: ref.sha256 }
+}
