@@ -132,6 +132,7 @@ describe('loadConfig', () => {
     )
     expect(configError({ argv: ['--request-timeout-ms=1.5'] })).toMatch(/REQUEST_TIMEOUT_MS \/ --request-timeout-ms/)
     expect(configError({ argv: ['--port'] })).toMatch(/--port needs a value/)
+    expect(configError({ argv: ['--help=yes'] })).toMatch(/--help takes no value/)
     expect(configError({ argv: ['--port', '--workers', '2'] })).toMatch(/--port/)
   })
 

@@ -63,13 +63,17 @@ function parseArgsProblem(error: unknown): string {
   const code = (error as { code?: string }).code
   const message = error instanceof Error ? error.message : String(error)
   const quoted = /'([^']*)'/.exec(message)?.[1] ?? ''
+  // parseArgs quotes an option as '--name', '--name <value>' or '-h, --help'.
+  const flag = /--[^\s,]+/.exec(quoted)?.[0] ?? quoted
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${quoted}; --help lists every setting`
+      return `unknown flag ${flag}; --help lists every setting`
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument "${quoted}"; settings are --name value`
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return `${quoted.split(' ')[0]} needs a value: --name value or --name=value`
+      return KEY_BY_OPTION.has(flag.slice(2)) && !BOOLEAN_SETTINGS.has(KEY_BY_OPTION.get(flag.slice(2)) as string)
+        ? `${flag} needs a value: --name value or --name=value`
+        : `${flag} takes no value`
     default:
       return message
   }

@@ -5,13 +5,12 @@
  */
 import process from 'node:process'
 import { BenchError } from '../BenchError.ts'
-import { OP_TABLE_FLAGS, OpTableFlagsSchema } from '../opTable/opTableFlags.ts'
+import { OP_TABLE_CLI } from '../opTable/opTableFlags.ts'
 import { resolveOpTableSettings } from '../opTable/opTableSettings.ts'
 import { loadPublishedTimings } from '../opTable/publishedTimings.ts'
 import { headlineMarkdown } from '../opTable/renderOpTableMarkdown.ts'
 import { runOpTable } from '../opTable/runOpTable.ts'
 import { installBrowsers } from './installBrowsers.ts'
-import { parseFlags, usage } from './parseFlags.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -22,9 +21,9 @@ function commandLine(argv: readonly string[]): string {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const flags = parseFlags(argv, OP_TABLE_FLAGS, OpTableFlagsSchema)
-  if (flags.help) {
-    process.stdout.write(`${usage('npm run benchmark --', OP_TABLE_FLAGS)}\n`)
+  const flags = OP_TABLE_CLI.parse(argv)
+  if (flags === 'help') {
+    process.stdout.write(`${OP_TABLE_CLI.help()}\n`)
     return
   }
   const publishedIds = new Set([...loadPublishedTimings().values()].map((row) => `${row.group}/${row.op}`))

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { BenchError } from '../BenchError.ts'
-import { parseFlags } from '../cli/parseFlags.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
-import { OP_TABLE_FLAGS, OpTableFlagsSchema, selectOps } from './opTableFlags.ts'
+import { OP_TABLE_CLI, OpTableFlagsSchema, selectOps } from './opTableFlags.ts'
 import { QUICK_OPS, resolveOpTableSettings } from './opTableSettings.ts'
 import { loadPublishedTimings } from './publishedTimings.ts'
 
-const parse = (argv: string[]) => parseFlags(argv, OP_TABLE_FLAGS, OpTableFlagsSchema)
+function parse(argv: string[]) {
+  const flags = OP_TABLE_CLI.parse(argv)
+  if (flags === 'help') throw new Error('unexpected --help')
+  return flags
+}
 const published = new Set([...loadPublishedTimings().values()].map((row) => `${row.group}/${row.op}`))
 
 function failure(fn: () => unknown): BenchError {
@@ -31,15 +34,31 @@ describe('benchmark flags', () => {
     [['--n', '3000'], /--n: n must be among 1024, 2048/],
     [['--engines', 'safari'], /--engines: engines are native, node, chromium, firefox, webkit/],
     [['--iterations', '0'], /--iterations: iterations must be at least 1/],
-    [['--repeats', 'many'], /--repeats: repeats must be a number/],
+    [['--repeats', 'many'], /--repeats: repeats must be a number \(got "many"\)/],
+    [['--warmup-ms=soon'], /--warmup-ms: warmup-ms must be a number/],
+    [['--seed', '1.5'], /--seed: seed must be a whole number/],
     [['--out'], /--out needs a value/],
     [['--quick=yes'], /--quick takes no value/],
     [['stray'], /unexpected argument "stray"/],
+    [['--help=yes'], /--help takes no value/],
   ])('rejects %j with a clear message and the usage', (argv, message) => {
     const error = failure(() => parse(argv))
     expect(error.code).toBe('INVALID_FLAGS')
     expect(error.message).toMatch(message)
     expect(error.message).toContain('usage: npm run benchmark -- [flags]')
+  })
+
+  it('--help lists every flag with its description', () => {
+    expect(OP_TABLE_CLI.parse(['--', '--help'])).toBe('help')
+    expect(OP_TABLE_CLI.parse(['-h'])).toBe('help')
+    const help = OP_TABLE_CLI.help()
+    for (const [name, schema] of Object.entries(OpTableFlagsSchema.shape)) {
+      expect(help, name).toMatch(new RegExp(`^  --${name}\\b.* \\S`, 'm'))
+      expect(help, name).toContain(schema.description)
+    }
+    expect(help).toMatch(/^ {2}--iterations <count> +calls per timed sample/m)
+    expect(help).toMatch(/^ {2}--quick +n=4096/m)
+    expect(help).toMatch(/^ {2}--help, -h +print this help/m)
   })
 
   it('selects ops by id, group, Group/*, op name, published and all', () => {

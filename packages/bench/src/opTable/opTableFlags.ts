@@ -1,45 +1,9 @@
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
-import type { FlagSpec } from '../cli/parseFlags.ts'
+import { defineCli } from '../cli/defineCli.ts'
 import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
-
-/** The flags of `npm run benchmark`. */
-export const OP_TABLE_FLAGS: readonly FlagSpec[] = [
-  { name: 'engines', value: 'list', help: `columns to run: ${ENGINE_IDS.join(',')} (default: all)` },
-  { name: 'n', value: 'list', help: `poly modulus degrees: ${ALL_NS.join(',')} (default: all)` },
-  {
-    name: 'ops',
-    value: 'list',
-    help: 'rows: ids (BFV/EvaluateMulCt), groups (BFV, KeyGen, Setup), op names (EvaluateMulCt), "published" or "all"',
-  },
-  {
-    name: 'iterations',
-    value: 'count',
-    help: 'calls per timed sample, like sealbench (default 10; cheap ops get more)',
-  },
-  { name: 'repeats', value: 'count', help: 'timed samples per cell; median and min are reported (default 5)' },
-  {
-    name: 'warmup-ms',
-    value: 'ms',
-    help: "engine warm-up before the first cell (default 8000; WebKit's JIT needs it)",
-  },
-  {
-    name: 'schedule',
-    value: 'mode',
-    help: 'interleaved (default: all engines time each cell in turn, fair on a busy machine) or sequential',
-  },
-  { name: 'quick', help: 'n=4096 and a handful of ops, few samples: a ~1 minute shape check (CI)' },
-  {
-    name: 'out',
-    value: 'dir',
-    help: 'folder for operations.{md,json,html} (default packages/bench/results/, quick: results/tmp/quick/)',
-  },
-  { name: 'install-browsers', help: 'apt-get install the missing Debian browsers first (root or passwordless sudo)' },
-  { name: 'seed', value: 'int', help: 'seed of the input messages (default 1)' },
-  { name: 'help', help: 'print this help' },
-]
 
 const list = (what: string) =>
   z
@@ -59,7 +23,10 @@ const count = (name: string, max: number) =>
     .min(1, `${name} must be at least 1`)
     .max(max, `${name} must be at most ${max}`)
 
-/** Validates the raw flags; messages name the flag and say what is accepted. */
+/**
+ * The flags of `npm run benchmark`; messages name the flag and say what is accepted.
+ * Defaults that depend on `--quick` are resolved in `resolveOpTableSettings`.
+ */
 export const OpTableFlagsSchema = z
   .object({
     engines: list('engine')
@@ -68,31 +35,60 @@ export const OpTableFlagsSchema = z
         `engines are ${ENGINE_IDS.join(', ')} (or all)`,
       )
       .transform((items) => (items.includes('all') ? [...ENGINE_IDS] : (items as EngineId[])))
-      .optional(),
+      .optional()
+      .meta({ value: 'list', description: `columns to run: ${ENGINE_IDS.join(',')} (default: all)` }),
     n: list('n')
       .refine(
         (items) => items.every((item) => ALL_NS.includes(Number(item))),
         `n must be among ${ALL_NS.join(', ')} (SEAL's default coeff modulus exists only for those)`,
       )
       .transform((items) => [...new Set(items.map(Number))].sort((a, b) => a - b))
-      .optional(),
-    ops: list('op').optional(),
-    iterations: count('iterations', 10_000).optional(),
-    repeats: count('repeats', 1_000).optional(),
+      .optional()
+      .meta({ value: 'list', description: `poly modulus degrees: ${ALL_NS.join(',')} (default: all)` }),
+    ops: list('op').optional().meta({
+      value: 'list',
+      description:
+        'rows: ids (BFV/EvaluateMulCt), groups (BFV, KeyGen, Setup), op names (EvaluateMulCt), "published" or "all"',
+    }),
+    iterations: count('iterations', 10_000)
+      .optional()
+      .meta({ value: 'count', description: 'calls per timed sample, like sealbench (default 10; cheap ops get more)' }),
+    repeats: count('repeats', 1_000)
+      .optional()
+      .meta({ value: 'count', description: 'timed samples per cell; median and min are reported (default 5)' }),
     'warmup-ms': z.coerce
       .number({ error: 'warmup-ms must be a number' })
       .min(0, 'warmup-ms must be 0 or more')
       .max(600_000, 'warmup-ms must be at most 600000')
-      .optional(),
-    schedule: z.enum(['interleaved', 'sequential'], { error: 'schedule is interleaved or sequential' }).optional(),
-    quick: z.boolean().optional(),
-    out: z.string().min(1).optional(),
-    'install-browsers': z.boolean().optional(),
-    seed: z.coerce.number({ error: 'seed must be a number' }).int('seed must be a whole number').optional(),
-    help: z.boolean().optional(),
+      .optional()
+      .meta({ value: 'ms', description: "engine warm-up before the first cell (default 8000; WebKit's JIT needs it)" }),
+    schedule: z
+      .enum(['interleaved', 'sequential'], { error: 'schedule is interleaved or sequential' })
+      .optional()
+      .meta({
+        value: 'mode',
+        description: 'interleaved (default: all engines time each cell in turn, fair on a busy machine) or sequential',
+      }),
+    quick: z.boolean().optional().describe('n=4096 and a handful of ops, few samples: a ~1 minute shape check (CI)'),
+    out: z.string().min(1).optional().meta({
+      value: 'dir',
+      description: 'folder for operations.{md,json,html} (default packages/bench/results/, quick: results/tmp/quick/)',
+    }),
+    'install-browsers': z
+      .boolean()
+      .optional()
+      .describe('apt-get install the missing Debian browsers first (root or passwordless sudo)'),
+    seed: z.coerce
+      .number({ error: 'seed must be a number' })
+      .int('seed must be a whole number')
+      .optional()
+      .meta({ value: 'int', description: 'seed of the input messages (default 1)' }),
   })
   .strict()
 export type OpTableFlags = z.infer<typeof OpTableFlagsSchema>
+
+/** The command line of `npm run benchmark`. */
+export const OP_TABLE_CLI = defineCli({ command: 'npm run benchmark --', flags: OpTableFlagsSchema })
 
 const GROUPS = [...new Set(OP_CATALOG.map((spec) => spec.group))]
 

@@ -11,7 +11,6 @@ import { join } from 'node:path'
 import process from 'node:process'
 import { BenchError } from '../BenchError.ts'
 import { ProgressLine } from '../cli/ProgressLine.ts'
-import { parseFlags, usage } from '../cli/parseFlags.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 import { writeReportFiles } from '../report/writeReportFiles.ts'
 import { type CostFloodRecord, measureCostFlood } from './measureCostFlood.ts'
@@ -32,27 +31,13 @@ import {
 import { prepareSearchWorkload } from './searchWorkload.ts'
 import {
   resolveServerBenchSettings,
-  SERVER_BENCH_FLAGS,
-  ServerBenchFlagsSchema,
+  SERVER_BENCH_CLI,
   type ServerBenchSettings,
   type Workload,
 } from './serverBenchFlags.ts'
 
 const COMMAND = 'npm run benchmark:server --'
 const log = (line: string) => process.stderr.write(`${line}\n`)
-
-function readFlags(argv: readonly string[]) {
-  try {
-    return parseFlags(argv, SERVER_BENCH_FLAGS, ServerBenchFlagsSchema)
-  } catch (error) {
-    // parseFlags prints the operation table's usage line; show ours.
-    if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
-      const message = error.message.split('\n\nusage:')[0] ?? error.message
-      throw new BenchError('INVALID_FLAGS', `${message}\n\n${usage(COMMAND, SERVER_BENCH_FLAGS)}`)
-    }
-    throw error
-  }
-}
 
 async function prepare(settings: ServerBenchSettings, dir: string): Promise<PreparedWorkload[]> {
   const prepared: PreparedWorkload[] = []
@@ -130,9 +115,9 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const flags = readFlags(argv)
-  if (flags.help) {
-    process.stdout.write(`${usage(COMMAND, SERVER_BENCH_FLAGS)}\n`)
+  const flags = SERVER_BENCH_CLI.parse(argv)
+  if (flags === 'help') {
+    process.stdout.write(`${SERVER_BENCH_CLI.help()}\n`)
     return
   }
   const settings = resolveServerBenchSettings(flags)

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import type { FlagSpec } from '../cli/parseFlags.ts'
+import { defineCli } from '../cli/defineCli.ts'
 
 /** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
 export const WORKLOADS = ['search', 'program'] as const
@@ -29,33 +29,6 @@ export function rowSpec(id: string): RowSpec {
   return { id, kind: 'server', executor, workers, label: `Fastify \`${executor}\` (${workers} ${plural})` }
 }
 
-/** The flags of `npm run benchmark:server`. */
-export const SERVER_BENCH_FLAGS: readonly FlagSpec[] = [
-  {
-    name: 'rows',
-    value: 'list',
-    help: `rows: direct, inline, pool-N, process-N (default: ${DEFAULT_ROWS.join(',')})`,
-  },
-  { name: 'workloads', value: 'list', help: `${WORKLOADS.join(',')} (default: both)` },
-  { name: 'concurrency', value: 'list', help: 'clients in flight per cell (default 1,4,16; --quick: 1,4)' },
-  { name: 'requests', value: 'count', help: 'measured requests per cell, at most (default 200; --quick: 10)' },
-  { name: 'duration', value: 'seconds', help: 'measured time per cell, at most (default 5; --quick: 1)' },
-  { name: 'repeats', value: 'count', help: 'runs of every cell; medians are reported (default 3; --quick: 1)' },
-  { name: 'probe-hz', value: 'rate', help: '/healthz probes per second, per connection kind (default 20)' },
-  {
-    name: 'cost-flood',
-    value: 'seconds',
-    help: "another tenant's search latency while one tenant floods maximum-cost programs, for this long (default 30; --quick: 3; 0: skip)",
-  },
-  { name: 'quick', help: 'few requests, concurrency 1 and 4, one run: a shape check for tests' },
-  {
-    name: 'out',
-    value: 'dir',
-    help: 'where to write server.{md,json,html} (default results/server, --quick: results/tmp/server-quick)',
-  },
-  { name: 'help', help: 'print this help' },
-]
-
 const list = (what: string) =>
   z
     .string()
@@ -74,7 +47,10 @@ const count = (name: string, max: number) =>
     .min(1, `${name} must be at least 1`)
     .max(max, `${name} must be at most ${max}`)
 
-/** Validates the raw flags; messages name the flag and say what is accepted. */
+/**
+ * The flags of `npm run benchmark:server`; messages name the flag and say what is
+ * accepted. Defaults that depend on `--quick` are resolved in `resolveServerBenchSettings`.
+ */
 export const ServerBenchFlagsSchema = z
   .object({
     rows: list('row')
@@ -83,44 +59,66 @@ export const ServerBenchFlagsSchema = z
         'rows are direct, inline, pool-N or process-N (N = 1…16)',
       )
       .transform((items) => [...new Set(items)])
-      .optional(),
+      .optional()
+      .meta({
+        value: 'list',
+        description: `rows: direct, inline, pool-N, process-N (default: ${DEFAULT_ROWS.join(',')})`,
+      }),
     workloads: list('workload')
       .refine(
         (items) => items.every((item) => (WORKLOADS as readonly string[]).includes(item)),
         `workloads are ${WORKLOADS.join(', ')}`,
       )
       .transform((items) => WORKLOADS.filter((w) => items.includes(w)))
-      .optional(),
+      .optional()
+      .meta({ value: 'list', description: `${WORKLOADS.join(',')} (default: both)` }),
     concurrency: list('concurrency')
       .refine(
         (items) => items.every((item) => /^\d+$/.test(item) && Number(item) >= 1 && Number(item) <= 64),
         'concurrency levels are whole numbers from 1 to 64',
       )
       .transform((items) => [...new Set(items.map(Number))].sort((a, b) => a - b))
-      .optional(),
-    requests: count('requests', 100_000).optional(),
+      .optional()
+      .meta({ value: 'list', description: 'clients in flight per cell (default 1,4,16; --quick: 1,4)' }),
+    requests: count('requests', 100_000)
+      .optional()
+      .meta({ value: 'count', description: 'measured requests per cell, at most (default 200; --quick: 10)' }),
     duration: z.coerce
       .number({ error: 'duration must be a number of seconds' })
       .min(0.2, 'duration must be at least 0.2 s')
       .max(600, 'duration must be at most 600 s')
-      .optional(),
-    repeats: count('repeats', 20).optional(),
+      .optional()
+      .meta({ value: 'seconds', description: 'measured time per cell, at most (default 5; --quick: 1)' }),
+    repeats: count('repeats', 20)
+      .optional()
+      .meta({ value: 'count', description: 'runs of every cell; medians are reported (default 3; --quick: 1)' }),
     'probe-hz': z.coerce
       .number({ error: 'probe-hz must be a number' })
       .min(1, 'probe-hz must be at least 1')
       .max(200, 'probe-hz must be at most 200')
-      .optional(),
+      .optional()
+      .meta({ value: 'rate', description: '/healthz probes per second, per connection kind (default 20)' }),
     'cost-flood': z.coerce
       .number({ error: 'cost-flood must be a number of seconds' })
       .min(0, 'cost-flood must be at least 0 (0 skips it)')
       .max(600, 'cost-flood must be at most 600 s')
-      .optional(),
-    quick: z.boolean().optional(),
-    out: z.string().min(1).optional(),
-    help: z.boolean().optional(),
+      .optional()
+      .meta({
+        value: 'seconds',
+        description:
+          "another tenant's search latency while one tenant floods maximum-cost programs, for this long (default 30; --quick: 3; 0: skip)",
+      }),
+    quick: z.boolean().optional().describe('few requests, concurrency 1 and 4, one run: a shape check for tests'),
+    out: z.string().min(1).optional().meta({
+      value: 'dir',
+      description: 'where to write server.{md,json,html} (default results/server, --quick: results/tmp/server-quick)',
+    }),
   })
   .strict()
 export type ServerBenchFlags = z.infer<typeof ServerBenchFlagsSchema>
+
+/** The command line of `npm run benchmark:server`. */
+export const SERVER_BENCH_CLI = defineCli({ command: 'npm run benchmark:server --', flags: ServerBenchFlagsSchema })
 
 /** Everything one run does, resolved from its flags. */
 export interface ServerBenchSettings {
