@@ -5,7 +5,7 @@ import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
 import { svgBarChart } from '../report/svgBarChart.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { BenchFacts, ScenarioResult, UsersRow } from './keysScenario.ts'
-import { fetchMs, KEY_PHASES, type KeyPhase } from './summarizeLoad.ts'
+import { KEY_PHASES, type KeyPhase } from './summarizeLoad.ts'
 
 /** Everything the keys benchmark measured, as written to keys-benchmark.json. */
 export interface KeysBenchReport {
@@ -33,7 +33,7 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`
  * 1 − share bounds the throughput keys can cost.
  */
 function keyShare(phases: Record<KeyPhase, number>): number {
-  const keys = phases.keyfetch + phases.keydeserialize
+  const keys = phases.keyload + phases.keydeserialize
   const work = keys + phases.deserialize + phases.compute + phases.serialize
   return work > 0 ? keys / work : 0
 }
@@ -132,9 +132,7 @@ function coldTable(report: KeysBenchReport): Table {
   const rows = report.scenarios.map((s) => {
     const cold = medianOfFinite(s.cold.map((c) => c.coldMs))
     const hot = medianOfFinite(s.cold.map((c) => c.hotMs))
-    const load = medianOfFinite(
-      s.cold.map((c) => fetchMs(c.coldPhases) + (c.coldPhases.keydeserialize ?? c.coldPhases.deserialize ?? 0)),
-    )
+    const load = medianOfFinite(s.cold.map((c) => (c.coldPhases.keyload ?? 0) + (c.coldPhases.keydeserialize ?? 0)))
     return [
       label(s),
       String(s.cold.length),

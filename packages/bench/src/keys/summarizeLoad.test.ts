@@ -6,8 +6,9 @@ describe('summarizeLoad', () => {
   it('reads the key tier off the Server-Timing phases', () => {
     expect(tierOf({ queue: 1, compute: 20 })).toBe('worker')
     expect(tierOf({ keydeserialize: 4, compute: 20 })).toBe('bytes')
-    expect(tierOf({ keyfetch: 2, keydeserialize: 4 })).toBe('store')
-    expect(tierOf({ keyload: 2, deserialize: 4 })).toBe('store')
+    expect(tierOf({ keyload: 2, keydeserialize: 4 })).toBe('store')
+    // Query deserialization is not key work: without a store read the keys were held.
+    expect(tierOf({ deserialize: 4, compute: 20 })).toBe('worker')
   })
 
   it('splits a request into phases, transfer being client time the server did not account for', () => {
@@ -16,16 +17,16 @@ describe('summarizeLoad', () => {
       status: 200,
       latencyMs: 40,
       startMs: 0,
-      phases: { queue: 5, keyload: 2, deserialize: 1, compute: 25, serialize: 1, total: 36 },
+      phases: { queue: 5, keyload: 2, keydeserialize: 3, deserialize: 1, compute: 25, serialize: 1, total: 39 },
     })
     expect(split).toEqual({
       queue: 5,
-      keyfetch: 2,
-      keydeserialize: 0,
+      keyload: 2,
+      keydeserialize: 3,
       deserialize: 1,
       compute: 25,
       serialize: 1,
-      transfer: 4,
+      transfer: 1,
     })
   })
 
@@ -36,7 +37,7 @@ describe('summarizeLoad', () => {
       responses: {},
       samples: [
         { user: 0, status: 200, latencyMs: 10, startMs: 0, phases: { compute: 9, total: 9 } },
-        { user: 1, status: 200, latencyMs: 30, startMs: 1, phases: { keyfetch: 5, keydeserialize: 5, total: 29 } },
+        { user: 1, status: 200, latencyMs: 30, startMs: 1, phases: { keyload: 5, keydeserialize: 5, total: 29 } },
         { user: 2, status: 503, latencyMs: 1, startMs: 2, phases: {}, code: 'OVERLOADED' },
       ],
     })

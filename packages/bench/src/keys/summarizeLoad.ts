@@ -1,10 +1,13 @@
 import { percentile } from '../harness/stats.ts'
 import type { LoadResult, LoadSample } from './loadJob.ts'
 
-/** The request phases the report splits time into (ms, mean per request). */
+/**
+ * The request phases the report splits time into (ms, mean per request): the server's
+ * own `Server-Timing` names (`keyload` is the durable-store fetch), plus `transfer`.
+ */
 export const KEY_PHASES = [
   'queue',
-  'keyfetch',
+  'keyload',
   'keydeserialize',
   'deserialize',
   'compute',
@@ -36,18 +39,13 @@ export interface LoadSummary {
 
 /**
  * Where a request's keys came from, read off the phases its `Server-Timing` names: a
- * store read (`keyfetch`, or `keyload` on servers that name it so) means the durable
- * store; key deserialization without a store read (`keydeserialize`) means the node's
- * cache of serialized bytes; neither means the worker already held them deserialized.
+ * store read (`keyload`) means the durable store; key deserialization without a store
+ * read (`keydeserialize`) means the node's cache of serialized bytes; neither means the
+ * worker already held them deserialized.
  */
 export function tierOf(phases: Record<string, number>): KeyTier {
-  if (phases.keyfetch !== undefined || phases.keyload !== undefined) return 'store'
+  if (phases.keyload !== undefined) return 'store'
   return phases.keydeserialize === undefined ? 'worker' : 'bytes'
-}
-
-/** The fetch phase of a request (ms), under either name. */
-export function fetchMs(phases: Record<string, number>): number {
-  return phases.keyfetch ?? phases.keyload ?? 0
 }
 
 /** Splits a request into the report's phases; `transfer` is client time the server did not account for. */
@@ -56,7 +54,7 @@ export function phaseSplit(sample: LoadSample): Record<KeyPhase, number> {
   const serverTotal = p.total ?? 0
   return {
     queue: p.queue ?? 0,
-    keyfetch: fetchMs(p),
+    keyload: p.keyload ?? 0,
     keydeserialize: p.keydeserialize ?? 0,
     deserialize: p.deserialize ?? 0,
     compute: p.compute ?? 0,
