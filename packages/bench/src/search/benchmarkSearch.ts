@@ -8,8 +8,8 @@ import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { loadSeal, type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core'
+import { BenchError } from '../BenchError.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { calibrateSealOps } from './calibrateSealOps.ts'
 import { measureBatch } from './measureBatch.ts'
@@ -25,22 +25,8 @@ import {
 } from './measureSearch.ts'
 import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
 import { SealCallClock } from './sealCallClock.ts'
+import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
-
-const HELP = `npm run benchmark:search -- [flags]
-
-  --samples N      timed queries per config (default 40; --quick: 10)
-  --warmup N       warm-up queries per config (default 5)
-  --rows V         database rows of the main runs (default 10000)
-  --dimension D    vector dimension (default 16)
-  --large V        rows of the large run (default 100000; 0 skips it)
-  --no-threads     skip the worker-thread runs
-  --no-native      skip the native SEAL twins (seal-python in packages/bench/.venv)
-  --no-apple       skip the row comparable with Apple's PNNS example (V=4096, D=128)
-  --quick          fewer samples, no large run
-  --headline       only the calibration, the headline configs (WASM vs native) and the load split
-  --out DIR        output directory (default packages/bench/results/search; relative to where you ran npm)
-`
 
 /** The shape of Apple's published PNNS example (swift-homomorphic-encryption): V = 4096 rows, D = 128, cosine. */
 const APPLE_ROWS = 4096
@@ -49,35 +35,18 @@ const APPLE_DIMENSION = 128
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv.filter((arg) => arg !== '--'),
-    options: {
-      samples: { type: 'string' },
-      warmup: { type: 'string' },
-      rows: { type: 'string' },
-      dimension: { type: 'string' },
-      large: { type: 'string' },
-      'no-threads': { type: 'boolean' },
-      'no-native': { type: 'boolean' },
-      'no-apple': { type: 'boolean' },
-      quick: { type: 'boolean' },
-      headline: { type: 'boolean' },
-      out: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  })
-  if (values.help) {
-    process.stdout.write(HELP)
+  const values = SEARCH_BENCH_CLI.parse(argv)
+  if (values === 'help') {
+    process.stdout.write(`${SEARCH_BENCH_CLI.help()}\n`)
     return
   }
   const counts: SampleCounts = {
-    warmup: Number(values.warmup ?? 5),
-    samples: Number(values.samples ?? (values.quick ? 10 : 40)),
+    warmup: values.warmup,
+    samples: values.samples ?? (values.quick ? 10 : 40),
   }
-  const rows = Number(values.rows ?? 10_000)
-  const dimension = Number(values.dimension ?? 16)
+  const { rows, dimension } = values
   const headlineOnly = values.headline === true
-  const largeRows = values.quick || headlineOnly ? 0 : Number(values.large ?? 100_000)
+  const largeRows = values.quick || headlineOnly ? 0 : values.large
   const here = dirname(fileURLToPath(import.meta.url))
   // npm/pnpm run the script in the package directory; a relative --out means the caller's directory.
   const outDir = values.out
@@ -267,6 +236,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
+    log(`benchmark:search: ${error.message}`)
+    process.exitCode = 2
+    return
+  }
   log(`benchmark:search failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
   process.exitCode = 1
 })

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { BenchError } from '../BenchError.ts'
+import { SEARCH_BENCH_CLI, SearchBenchFlagsSchema } from './searchBenchFlags.ts'
+
+function parse(argv: string[]) {
+  const flags = SEARCH_BENCH_CLI.parse(argv)
+  if (flags === 'help') throw new Error('unexpected --help')
+  return flags
+}
+
+function failure(argv: string[]): BenchError {
+  try {
+    parse(argv)
+  } catch (error) {
+    if (error instanceof BenchError) return error
+    throw error
+  }
+  throw new Error('expected a BenchError')
+}
+
+describe('benchmark:search flags', () => {
+  it('has defaults, and reads numbers and switches in both spellings', () => {
+    expect(parse([])).toMatchObject({ warmup: 5, rows: 10_000, dimension: 16, large: 100_000 })
+    expect(parse(['--', '--rows', '4096', '--dimension=128', '--no-threads', '--quick'])).toMatchObject({
+      rows: 4096,
+      dimension: 128,
+      'no-threads': true,
+      quick: true,
+    })
+  })
+
+  it.each([
+    [['--samples', 'ten'], /--samples: samples must be a number \(got "ten"\)/],
+    [['--rows=1e3.5'], /--rows: rows must be a number/],
+    [['--dimension', '0'], /--dimension: dimension must be at least 1/],
+    [['--nope'], /unknown flag --nope/],
+    [['--out'], /--out needs a value/],
+  ])('rejects %j naming the flag (a bad number is never NaN)', (argv, message) => {
+    const error = failure(argv)
+    expect(error.code).toBe('INVALID_FLAGS')
+    expect(error.message).toMatch(message)
+    expect(error.message).toContain('usage: npm run benchmark:search -- [flags]')
+  })
+
+  it('--help lists every flag with its description and default', () => {
+    expect(SEARCH_BENCH_CLI.parse(['--help'])).toBe('help')
+    const help = SEARCH_BENCH_CLI.help()
+    for (const [name, schema] of Object.entries(SearchBenchFlagsSchema.shape)) {
+      expect(help, name).toMatch(new RegExp(`^  --${name}\\b`, 'm'))
+      expect(help, name).toContain(schema.description)
+    }
+    expect(help).toMatch(/^ {2}--warmup <N> +warm-up queries per config \(default 5\)/m)
+  })
+})

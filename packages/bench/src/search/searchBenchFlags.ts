@@ -1,0 +1,42 @@
+import { z } from 'zod'
+import { defineCli } from '../cli/defineCli.ts'
+
+const whole = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`)
+
+/** The flags of `npm run benchmark:search`; messages name the flag and say what is accepted. */
+export const SearchBenchFlagsSchema = z
+  .object({
+    samples: whole('samples', 1, 100_000)
+      .optional()
+      .meta({ value: 'N', description: 'timed queries per config (default 40; --quick: 10)' }),
+    warmup: whole('warmup', 0, 100_000).default(5).meta({ value: 'N', description: 'warm-up queries per config' }),
+    rows: whole('rows', 1, 10_000_000)
+      .default(10_000)
+      .meta({ value: 'V', description: 'database rows of the main runs' }),
+    dimension: whole('dimension', 1, 4096).default(16).meta({ value: 'D', description: 'vector dimension' }),
+    large: whole('large', 0, 10_000_000)
+      .default(100_000)
+      .meta({ value: 'V', description: 'rows of the large run (0 skips it)' }),
+    'no-threads': z.boolean().optional().describe('skip the worker-thread runs'),
+    'no-native': z.boolean().optional().describe('skip the native SEAL twins (seal-python in packages/bench/.venv)'),
+    'no-apple': z.boolean().optional().describe("skip the row comparable with Apple's PNNS example (V=4096, D=128)"),
+    quick: z.boolean().optional().describe('fewer samples, no large run'),
+    headline: z
+      .boolean()
+      .optional()
+      .describe('only the calibration, the headline configs (WASM vs native) and the load split'),
+    out: z.string().min(1).optional().meta({
+      value: 'dir',
+      description: 'output directory (default packages/bench/results/search; relative to where you ran npm)',
+    }),
+  })
+  .strict()
+export type SearchBenchFlags = z.infer<typeof SearchBenchFlagsSchema>
+
+/** The command line of `npm run benchmark:search`. */
+export const SEARCH_BENCH_CLI = defineCli({ command: 'npm run benchmark:search --', flags: SearchBenchFlagsSchema })
