@@ -127,9 +127,10 @@ export {
 export { MAX_COEFF_BITS } from './params/coeffModulusTables.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export { estimateContextBytes } from './params/estimateContextBytes.ts'
-export { type HasParmsId, HeContext } from './params/HeContext.ts'
+export type { HasParmsId } from './params/HasParmsId.ts'
+export { HeContext } from './params/HeContext.ts'
 export { isPrime } from './params/isPrime.ts'
-export { type ChainLevel, chainLevelOf } from './params/levelTable.ts'
+export { type ChainLevel, chainLevelOf, type ModulusChainOwner } from './params/levelTable.ts'
 export {
   type ParamsInput,
   ParamsSpec,

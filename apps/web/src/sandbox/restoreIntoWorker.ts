@@ -1,6 +1,17 @@
 import { HeError } from '@sealbox/he-core'
+import type { SealWorkerClient } from '../worker/SealWorkerClient.ts'
 import type { KeyKind, WorkspaceState } from '../workspace/workspaceState.ts'
-import type { Sandbox } from './Sandbox.ts'
+import type { ExternalStore } from './ExternalStore.ts'
+
+/**
+ * What a restore needs of the sandbox (the `Sandbox` itself): declared here so the
+ * sandbox can call the restore without the two modules importing each other.
+ */
+export interface RestoreTarget {
+  readonly workspace: ExternalStore<WorkspaceState>
+  readonly worker: SealWorkerClient
+  noteHeap(heapBytes: number | undefined): void
+}
 
 /**
  * Rebuilds the worker's state from the workspace after a (re)start: the context
@@ -8,7 +19,7 @@ import type { Sandbox } from './Sandbox.ts'
  * variable, each from its envelope. The workspace is the durable truth; the worker
  * is a cache of live SEAL objects. What cannot be restored is removed and named.
  */
-export async function restoreIntoWorker(sandbox: Sandbox): Promise<string[]> {
+export async function restoreIntoWorker(sandbox: RestoreTarget): Promise<string[]> {
   const state = sandbox.workspace.state
   const { applied } = state
   if (!applied) return []

@@ -1,25 +1,14 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type {
-  BatchEncoder,
-  CKKSEncoder,
-  EncryptionParameters,
-  Evaluator,
-  ParmsIdType,
-  SEALContext,
-} from 'node-seal/throws'
+import type { BatchEncoder, CKKSEncoder, EncryptionParameters, Evaluator, SEALContext } from 'node-seal/throws'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import { adopt, disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import type { Seal } from '../seal/loadSeal.ts'
 import { describeParams, type ParamsFacts } from './describeParams.ts'
+import type { HasParmsId } from './HasParmsId.ts'
 import { chainLevelOf } from './levelTable.ts'
 import type { ResolvedParams, SchemeName } from './ParamsSpec.ts'
-
-/** Anything that lives at a level of the modulus chain (ciphertexts, plaintexts). */
-export interface HasParmsId {
-  parmsId(): ParmsIdType
-}
 
 /**
  * A built SEAL context for one parameter set, with the long-lived helpers every

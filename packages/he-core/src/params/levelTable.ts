@@ -1,5 +1,13 @@
-import type { ParmsIdType } from 'node-seal/throws'
-import type { HasParmsId, HeContext } from './HeContext.ts'
+import type { ParmsIdType, SEALContext } from 'node-seal/throws'
+import type { HasParmsId } from './HasParmsId.ts'
+
+/**
+ * What the table walks: a built SEAL context and its owner (an `HeContext`). Structural,
+ * so `HeContext` can use the table without the two modules importing each other.
+ */
+export interface ModulusChainOwner {
+  readonly context: SEALContext
+}
 
 /** One level of the modulus chain. */
 export interface ChainLevel {
@@ -14,13 +22,13 @@ interface LevelTable {
 }
 
 // One table per context, built on first use: a few SEAL calls, then pure lookups.
-const tables = new WeakMap<HeContext, LevelTable>()
+const tables = new WeakMap<ModulusChainOwner, LevelTable>()
 
 function keyOf(parmsId: ParmsIdType): string {
   return Array.from(parmsId.values() as BigUint64Array).join(',')
 }
 
-function buildTable(ctx: HeContext): LevelTable {
+function buildTable(ctx: ModulusChainOwner): LevelTable {
   const byParmsId = new Map<string, ChainLevel>()
   // Walk by chain index: past the last level, nextContextData() returns a
   // non-null handle to nothing rather than null.
@@ -47,7 +55,7 @@ function buildTable(ctx: HeContext): LevelTable {
  * it is at no level of this context (another context, an empty object, or a BFV/BGV
  * plaintext, which has no level). Unlike `getContextData`, never reads garbage.
  */
-export function chainLevelOf(ctx: HeContext, object: HasParmsId): ChainLevel | undefined {
+export function chainLevelOf(ctx: ModulusChainOwner, object: HasParmsId): ChainLevel | undefined {
   let table = tables.get(ctx)
   if (!table) {
     table = buildTable(ctx)
