@@ -100,7 +100,7 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
     const parsed = definition.flags.safeParse(raw)
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => {
-        const flag = issue.path.length > 0 ? `--${issue.path.join('.')}` : 'flags'
+        const flag = issue.path.length > 0 ? `--${String(issue.path[0])}` : 'flags'
         const given = issue.path.length > 0 ? raw[String(issue.path[0])] : undefined
         return `${flag}: ${issue.message}${typeof given === 'string' ? ` (got "${given}")` : ''}`
       })

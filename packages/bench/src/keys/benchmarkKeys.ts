@@ -13,21 +13,26 @@ import { readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import process from 'node:process'
 import { TempPostgres } from '@sealbox/server/testing'
+import { BenchError } from '../BenchError.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 import { writeReportFiles } from '../report/writeReportFiles.ts'
-import { KEYS_BENCH_HELP, keysBenchSettings } from './keysBenchSettings.ts'
+import { KEYS_BENCH_CLI } from './keysBenchFlags.ts'
+import { keysBenchCommand } from './keysBenchSettings.ts'
 import { benchFacts, runScenario, type ScenarioResult } from './keysScenario.ts'
 import { type KeysBenchReport, renderKeysHtml, renderKeysMarkdown } from './renderKeysReport.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function main(): Promise<void> {
-  const fromJson = process.argv.indexOf('--render')
-  if (fromJson !== -1) {
+  const command = keysBenchCommand(process.argv.slice(2))
+  if (command.kind === 'help') {
+    process.stdout.write(`${KEYS_BENCH_CLI.help()}\n`)
+    return
+  }
+  if (command.kind === 'render') {
     // Re-renders a previous run's JSON (report layout changes without measuring again).
-    const file = process.argv[fromJson + 1] as string
-    const report = JSON.parse(await readFile(file, 'utf8')) as KeysBenchReport
-    const paths = await writeReportFiles(dirname(file), 'keys-benchmark', {
+    const report = JSON.parse(await readFile(command.file, 'utf8')) as KeysBenchReport
+    const paths = await writeReportFiles(dirname(command.file), 'keys-benchmark', {
       markdown: renderKeysMarkdown(report),
       json: report,
       html: renderKeysHtml(report),
@@ -35,11 +40,7 @@ async function main(): Promise<void> {
     log(`[keys] rendered ${paths.markdown}, ${paths.html}`)
     return
   }
-  const settings = keysBenchSettings(process.argv.slice(2))
-  if (settings === 'help') {
-    process.stdout.write(KEYS_BENCH_HELP)
-    return
-  }
+  const { settings } = command
   const facts = await benchFacts(settings, log)
   log(
     `[keys] per-worker key cache ${(facts.keyCacheBytes / 2 ** 20).toFixed(1)} MiB = ${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users' keys`,
@@ -80,6 +81,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
+    log(`benchmark:keys: ${error.message}`)
+    process.exit(2)
+  }
   log(`benchmark:keys failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
   process.exit(1)
 })
