@@ -11,8 +11,11 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { deserialize, serialize } from 'node:v8'
+import { z } from 'zod'
+import { defineCli } from '../cli/defineCli.ts'
 import { median } from '../harness/stats.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 
@@ -90,6 +93,21 @@ async function timeCalls(channel: Channel, up: number): Promise<number> {
   }
   channel.close()
   return median(times)
+}
+
+const cli = defineCli({
+  command: 'pnpm --filter @sealbox/bench benchmark:ipc --',
+  summary: `Takes no flags: ${ROUNDS} interleaved rounds of ${CALLS} calls per case; writes packages/bench/results/ipc/ipc.{md,json}.`,
+  flags: z.object({}).strict(),
+})
+try {
+  if (cli.parse(process.argv.slice(2)) === 'help') {
+    process.stdout.write(`${cli.help()}\n`)
+    process.exit(0)
+  }
+} catch (error) {
+  process.stderr.write(`benchmark:ipc: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(2)
 }
 
 const results = []
