@@ -1,5 +1,5 @@
 import type { MachineInfo } from '../report/machineInfo.ts'
-import type { CostFloodRecord } from './measureCostFlood.ts'
+import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { medianStats, type RunStats } from './runStats.ts'
 import { type RowSpec, WORKLOADS, type Workload } from './serverBenchFlags.ts'
 

@@ -1,6 +1,6 @@
 import { formatMillis, formatRatio } from '../report/formatNumbers.ts'
 import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
-import type { CostFloodRecord } from './measureCostFlood.ts'
+import type { CostFloodRecord } from './CostFloodRecord.ts'
 import type { RunStatKey, RunStats } from './runStats.ts'
 import { type CellRecord, cellOf, type ServerBenchReport } from './ServerBenchReport.ts'
 import type { RowSpec, Workload } from './serverBenchFlags.ts'
