@@ -106,7 +106,9 @@ export const ServerConfigSchema = z
       ),
     WORKERS: int(1, 64)
       .default(Math.max(1, availableParallelism() - 1))
-      .describe('Worker threads (pool) or child processes (process); inline always uses the main thread.'),
+      .describe(
+        'Worker threads (pool) or child processes (process); inline always uses the main thread. Default: the available cores − 1 (at least 1).',
+      ),
     DATABASE: z
       .string()
       .min(1)
