@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
 import { PANEL_NAMES } from './support/layout.ts'
+import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
 
 /*
  * Accessibility of the sandbox in Chromium, on a workspace with something in every
@@ -11,25 +11,17 @@ import { PANEL_NAMES } from './support/layout.ts'
 
 let page: Page
 let close: () => Promise<void>
-const errors: string[] = []
+let errors: string[] = []
 
 beforeAll(async () => {
-  const browser = await launchChromium()
-  close = browser.close
-  page = await browser.context.newPage()
-  page.on('pageerror', (error) => errors.push(String(error)))
-  await page.goto(`${inject('sandboxUrl')}/#parameters`)
-  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl')))
 })
 
 afterAll(async () => {
   await close?.()
 })
 
-async function openPanel(name: string): Promise<void> {
-  await page.getByRole('tab', { name: new RegExp(name) }).click()
-  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
-}
+const openPanel = (name: string) => openSandboxPanel(page, name)
 
 /** The accessible name of every button Chromium exposes on the page ('' when it has none). */
 async function buttonNames(): Promise<string[]> {

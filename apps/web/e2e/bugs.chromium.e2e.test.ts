@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES, saveDebugShot } from './support/layout.ts'
+import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
 
 /*
  * Regression tests for what a new user hit in the sandbox (one browser, one
@@ -19,22 +19,19 @@ const NARROW = { width: 390, height: 844 }
 let page: Page
 let close: () => Promise<void>
 let tmp: string
-const errors: string[] = []
+let errors: string[] = []
 
 beforeAll(async () => {
-  const browser = await launchChromium()
-  close = browser.close
-  page = await browser.context.newPage()
-  await page.setViewportSize(WIDE)
-  page.on('pageerror', (error) => errors.push(String(error)))
-  // The sandbox must never fall back to the browser's blocking dialogs.
-  page.on('dialog', (dialog) => {
-    errors.push(`window.${dialog.type()}: ${dialog.message()}`)
-    void dialog.dismiss()
-  })
   tmp = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
-  await page.goto(`${inject('sandboxUrl')}/#parameters`)
-  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl'), {
+    viewport: WIDE,
+    // The sandbox must never fall back to the browser's blocking dialogs.
+    prepare: (target, found) =>
+      target.on('dialog', (dialog) => {
+        found.push(`window.${dialog.type()}: ${dialog.message()}`)
+        void dialog.dismiss()
+      }),
+  }))
 })
 
 afterAll(async () => {
@@ -42,10 +39,7 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true })
 })
 
-async function openPanel(name: string): Promise<void> {
-  await page.getByRole('tab', { name: new RegExp(name) }).click()
-  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
-}
+const openPanel = (name: string) => openSandboxPanel(page, name)
 
 /** Clicks a download button and saves the file under the test's temporary folder. */
 async function download(button: Locator): Promise<string> {

@@ -1,8 +1,8 @@
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
 import { expectNoHorizontalOverflow } from './support/layout.ts'
+import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
 
 /*
  * The sandbox's learner features (issue 13, part A), in one Chromium workspace carried
@@ -14,26 +14,17 @@ const WIDE = { width: 1400, height: 900 }
 const NARROW = { width: 390, height: 844 }
 let page: Page
 let close: () => Promise<void>
-const errors: string[] = []
+let errors: string[] = []
 
 beforeAll(async () => {
-  const browser = await launchChromium()
-  close = browser.close
-  page = await browser.context.newPage()
-  await page.setViewportSize(WIDE)
-  page.on('pageerror', (error) => errors.push(String(error)))
-  await page.goto(`${inject('sandboxUrl')}/#parameters`)
-  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE }))
 })
 
 afterAll(async () => {
   await close?.()
 })
 
-async function openPanel(name: string): Promise<void> {
-  await page.getByRole('tab', { name: new RegExp(name) }).click()
-  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
-}
+const openPanel = (name: string) => openSandboxPanel(page, name)
 
 async function createVariable(name: string, values: string, kind: 'ciphertext' | 'plaintext' = 'ciphertext') {
   await openPanel('Variables')

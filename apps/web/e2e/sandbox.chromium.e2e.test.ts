@@ -5,33 +5,25 @@ import { promisify } from 'node:util'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { ckksExampleLines, numbersOf } from './support/exampleOracle.ts'
+import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
 import { saveElementScreenshot, saveScreenshot } from './support/screenshots.ts'
 
 const run = promisify(execFile)
 let page: Page
 let close: () => Promise<void>
-const errors: string[] = []
+let errors: string[] = []
 
 beforeAll(async () => {
-  const browser = await launchChromium()
-  close = browser.close
-  page = await browser.context.newPage()
-  page.on('pageerror', (error) => errors.push(String(error)))
-  await page.goto(`${inject('sandboxUrl')}/#parameters`)
-  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl')))
 })
 
 afterAll(async () => {
   await close?.()
 })
 
-async function openPanel(name: string): Promise<void> {
-  await page.getByRole('tab', { name: new RegExp(name) }).click()
-  await page.locator(`[data-panel="${name.toLowerCase()}"]`).waitFor()
-}
+const openPanel = (name: string) => openSandboxPanel(page, name)
 
 describe('sandbox in Chromium', () => {
   it('validates parameters live and builds a context', async () => {
