@@ -1,3 +1,5 @@
+import { identifiersAvoiding } from './sourceLayout.ts'
+
 /** JavaScript reserved words and globals a generated program must not shadow. */
 const JS_RESERVED = [
   'arguments',
@@ -131,22 +133,7 @@ export const GENERATED_NAMES = [
 
 const TAKEN = new Set([...JS_RESERVED, ...GENERATED_NAMES])
 
-/**
- * A JavaScript identifier for every program name: the name itself when it is free,
- * otherwise the name with `_` appended until it clashes with nothing (program names
- * are already identifier-shaped: a letter, then letters, digits and `_`).
- */
+/** A JavaScript identifier for every program name (see `identifiersAvoiding`). */
 export function identifiersFor(names: readonly string[]): Map<string, string> {
-  const result = new Map<string, string>()
-  const used = new Set(names)
-  for (const name of names) {
-    let id = name
-    if (TAKEN.has(id)) {
-      do id = `${id}_`
-      while (TAKEN.has(id) || used.has(id))
-      used.add(id)
-    }
-    result.set(name, id)
-  }
-  return result
+  return identifiersAvoiding(names, TAKEN)
 }

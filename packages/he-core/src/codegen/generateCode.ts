@@ -4,6 +4,7 @@ import { identifiersFor } from './codegenIdentifiers.ts'
 import { emitHelpers } from './emitHelpers.ts'
 import { codecSection, keysSection, paramsSection } from './emitSetup.ts'
 import { type EmitContext, emitStep, type HelperName, helpersOf } from './emitStep.ts'
+import { indentLines, wrappedListLiteral } from './sourceLayout.ts'
 
 /** Which program to generate. */
 export interface CodegenOptions extends ParseWorkspaceOptions {
@@ -19,29 +20,6 @@ export function codeFileName(options: Pick<CodegenOptions, 'flavour' | 'language
 }
 
 const NODE_SEAL_VERSION = '7.0.0'
-
-function indent(lines: readonly string[], depth: number): string[] {
-  const pad = '  '.repeat(depth)
-  return lines.map((line) => (line === '' ? '' : `${pad}${line}`))
-}
-
-/** Literal values, wrapped so no line gets much longer than 100 characters. */
-function arrayLiteral(values: readonly string[], prefix: string, suffix: string): string[] {
-  const oneLine = `${prefix}[${values.join(', ')}]${suffix}`
-  if (oneLine.length <= 100) return [oneLine]
-  const lines = [`${prefix}[`]
-  let line = ''
-  for (const value of values) {
-    const next = line === '' ? `${value},` : `${line} ${value},`
-    if (next.length > 96 && line !== '') {
-      lines.push(`  ${line}`)
-      line = `${value},`
-    } else line = next
-  }
-  if (line !== '') lines.push(`  ${line}`)
-  lines.push(`]${suffix}`)
-  return lines
-}
 
 function describe(params: ResolvedParams): string {
   const parts = [
@@ -91,7 +69,7 @@ function variablesSection(parsed: ParsedWorkspace, id: (name: string) => string)
     const values = variable.values.map((v) => (ckks ? String(v) : `${BigInt(v)}n`))
     const scale = ckks ? `, 2 ** ${variable.scaleBits ?? parsed.params.scaleBits}` : ''
     const [open, close] = variable.kind === 'ciphertext' ? ['encrypt(encode(', `${scale}))`] : ['encode(', `${scale})`]
-    lines.push(...arrayLiteral(values, `const ${id(variable.name)} = ${open}`, close))
+    lines.push(...wrappedListLiteral(values, `const ${id(variable.name)} = ${open}`, close, '  '))
   }
   return lines
 }
@@ -173,7 +151,7 @@ export function generateCode(workspace: unknown, options: CodegenOptions): strin
     ts ? "import SEAL, { type Ciphertext, type Plaintext } from 'node-seal'" : "import SEAL from 'node-seal'",
     '',
     `${node ? '' : 'export '}async function main(${printParam})${t(': Promise<void>')} {`,
-    ...indent(load, 1),
+    ...indentLines(load, '  '),
     '  // node-seal objects live in WebAssembly memory and are never garbage-collected:',
     '  // own() registers each one, and the finally block deletes them all.',
     `  const owned${t(': Array<{ delete(): void }>')} = []`,
@@ -182,7 +160,7 @@ export function generateCode(workspace: unknown, options: CodegenOptions): strin
     '    return object',
     '  }',
     '  try {',
-    ...indent(body, 2),
+    ...indentLines(body, '    '),
     '  } finally {',
     '    for (const object of owned.reverse()) object.delete()',
     '  }',

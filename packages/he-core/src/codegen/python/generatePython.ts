@@ -1,5 +1,6 @@
 import type { ResolvedParams } from '../../params/ParamsSpec.ts'
 import { type ParsedWorkspace, type ParseWorkspaceOptions, parseWorkspace } from '../../workspace/parseWorkspace.ts'
+import { indentLines, wrappedListLiteral } from '../sourceLayout.ts'
 import { pythonCodecSection, pythonHelpersSection, pythonKeysSection, pythonParamsSection } from './emitPythonSetup.ts'
 import { emitPythonStep, type PythonEmitContext, pythonHelpersOf } from './emitPythonStep.ts'
 import { pythonIdentifiersFor } from './pythonIdentifiers.ts'
@@ -9,28 +10,6 @@ export const SEAL_PYTHON_VERSION = '4.1.2.1'
 
 /** The file name a generated Python program is meant to be saved as. */
 export const PYTHON_FILE_NAME = 'sealbox_workspace.py'
-
-function indent(lines: readonly string[]): string[] {
-  return lines.map((line) => (line === '' ? '' : `    ${line}`))
-}
-
-/** Literal values, wrapped so no line gets much longer than 100 characters. */
-function listLiteral(values: readonly string[], prefix: string, suffix: string): string[] {
-  const oneLine = `${prefix}[${values.join(', ')}]${suffix}`
-  if (oneLine.length <= 100) return [oneLine]
-  const lines = [`${prefix}[`]
-  let line = ''
-  for (const value of values) {
-    const next = line === '' ? `${value},` : `${line} ${value},`
-    if (next.length > 92 && line !== '') {
-      lines.push(`    ${line}`)
-      line = `${value},`
-    } else line = next
-  }
-  if (line !== '') lines.push(`    ${line}`)
-  lines.push(`]${suffix}`)
-  return lines
-}
 
 /** A JavaScript number as a Python float literal (always with a point or exponent). */
 function pythonFloat(value: number): string {
@@ -58,7 +37,7 @@ function variablesSection(parsed: ParsedWorkspace, id: (name: string) => string)
     const values = variable.values.map((v) => (ckks ? pythonFloat(Number(v)) : String(BigInt(v))))
     const scale = ckks ? `, 2.0 ** ${variable.scaleBits ?? parsed.params.scaleBits}` : ''
     const [open, close] = variable.kind === 'ciphertext' ? ['encrypt(encode(', `${scale}))`] : ['encode(', `${scale})`]
-    lines.push(...listLiteral(values, `${id(variable.name)} = ${open}`, close))
+    lines.push(...wrappedListLiteral(values, `${id(variable.name)} = ${open}`, close, '    '))
   }
   return lines
 }
@@ -138,7 +117,7 @@ export function generatePython(workspace: unknown, options: ParseWorkspaceOption
     '',
     '# Native SEAL objects are freed by Python when they go out of scope: nothing to delete.',
     'def main():',
-    ...indent(body),
+    ...indentLines(body, '    '),
     '',
     '',
     "if __name__ == '__main__':",

@@ -1,3 +1,5 @@
+import { identifiersAvoiding } from '../sourceLayout.ts'
+
 /** Python keywords, soft keywords and the builtins a generated program calls. */
 const PYTHON_RESERVED = [
   'False',
@@ -110,21 +112,7 @@ const PYTHON_GENERATED = [
 
 const TAKEN = new Set([...PYTHON_RESERVED, ...PYTHON_GENERATED])
 
-/**
- * A Python identifier for every program name: the name itself when it is free,
- * otherwise the name with `_` appended until it clashes with nothing.
- */
+/** A Python identifier for every program name (see `identifiersAvoiding`). */
 export function pythonIdentifiersFor(names: readonly string[]): Map<string, string> {
-  const result = new Map<string, string>()
-  const used = new Set(names)
-  for (const name of names) {
-    let id = name
-    if (TAKEN.has(id)) {
-      do id = `${id}_`
-      while (TAKEN.has(id) || used.has(id))
-      used.add(id)
-    }
-    result.set(name, id)
-  }
-  return result
+  return identifiersAvoiding(names, TAKEN)
 }
