@@ -1,26 +1,6 @@
 import { z } from 'zod'
 import { defineCli } from '../cli/defineCli.ts'
-
-const number = (name: string, min: number, max: number, whole = true) => {
-  const base = z.coerce
-    .number({ error: `${name} must be a number` })
-    .min(min, `${name} must be at least ${min}`)
-    .max(max, `${name} must be at most ${max}`)
-  return whole ? base.int(`${name} must be a whole number`) : base
-}
-
-const list = <T extends z.ZodType>(what: string, item: T) =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    )
-    .refine((items) => items.length > 0, `give at least one ${what}`)
-    // Each item (a number, an enum value) reads the strings split above; its own input type is wider.
-    .pipe(z.array(item) as unknown as z.ZodType<Array<z.output<T>>, string[]>)
+import { listFlagOf, numberFlag } from '../cli/flagSchemas.ts'
 
 /**
  * The flags of `npm run benchmark:keys`; messages name the flag and say what is
@@ -28,19 +8,19 @@ const list = <T extends z.ZodType>(what: string, item: T) =>
  */
 export const KeysBenchFlagsSchema = z
   .object({
-    users: list('population size', number('users', 1, 1_000_000))
+    users: listFlagOf('population size', numberFlag('users', 1, 1_000_000))
       .optional()
       .meta({
         value: 'list',
         description: 'population sizes, each user with their own key set (default 10,100,1000; --quick 10,100)',
       }),
-    stores: list('store', z.enum(['file', 'postgres'], { error: 'stores are file, postgres' }))
+    stores: listFlagOf('store', z.enum(['file', 'postgres'], { error: 'stores are file, postgres' }))
       .default(['file', 'postgres'])
       .meta({
         value: 'list',
         description: "key stores to compare (postgres: a throwaway cluster from Debian's package)",
       }),
-    schedulers: list(
+    schedulers: listFlagOf(
       'scheduler',
       z.enum(['affinity', 'round-robin'], { error: 'schedulers are affinity, round-robin' }),
     )
@@ -50,32 +30,38 @@ export const KeysBenchFlagsSchema = z
       .enum(['on', 'off'], { error: 'bytes-tier is on or off' })
       .default('on')
       .meta({ value: 'on|off', description: "the node's full-form key bytes cache (off = workers read the store)" }),
-    workers: number('workers', 1, 16).default(2).meta({ value: 'N', description: 'worker threads of the server' }),
-    requests: number('requests', 1, 10_000_000)
+    workers: numberFlag('workers', 1, 16).default(2).meta({ value: 'N', description: 'worker threads of the server' }),
+    requests: numberFlag('requests', 1, 10_000_000)
       .optional()
       .meta({ value: 'N', description: 'measured requests per run (default 400; --quick 120)' }),
-    warmup: number('warmup', 0, 10_000_000)
+    warmup: numberFlag('warmup', 0, 10_000_000)
       .optional()
       .meta({ value: 'N', description: 'unrecorded requests before each run (default 150; --quick 40)' }),
-    'max-seconds': number('max-seconds', 0.001, 86_400, false)
+    'max-seconds': numberFlag('max-seconds', 0.001, 86_400, { whole: false })
       .default(60)
       .meta({ value: 'S', description: 'time bound of each warm-up and measured part' }),
-    concurrency: number('concurrency', 1, 10_000).default(6).meta({ value: 'N', description: 'requests in flight' }),
-    rounds: number('rounds', 1, 1000)
+    concurrency: numberFlag('concurrency', 1, 10_000)
+      .default(6)
+      .meta({ value: 'N', description: 'requests in flight' }),
+    rounds: numberFlag('rounds', 1, 1000)
       .default(4)
       .meta({ value: 'N', description: 'baseline/measured alternations per population' }),
-    zipf: number('zipf', 0, 100, false).default(1).meta({ value: 'S', description: 'Zipf exponent of who sends next' }),
-    pressure: number('pressure', 0.001, 1_000_000, false)
+    zipf: numberFlag('zipf', 0, 100, { whole: false })
+      .default(1)
+      .meta({ value: 'S', description: 'Zipf exponent of who sends next' }),
+    pressure: numberFlag('pressure', 0.001, 1_000_000, { whole: false })
       .default(4)
       .meta({ value: 'X', description: 'keys of --pressure-users users = X × all worker caches' }),
-    'pressure-users': number('pressure-users', 1, 1_000_000)
+    'pressure-users': numberFlag('pressure-users', 1, 1_000_000)
       .default(100)
       .meta({ value: 'N', description: 'the population --pressure is sized for' }),
-    cold: number('cold', 0, 100_000)
+    cold: numberFlag('cold', 0, 100_000)
       .optional()
       .meta({ value: 'N', description: 'upload → first query samples (default 8; --quick 3)' }),
-    rows: number('rows', 1, 10_000_000).default(10_000).meta({ value: 'V', description: "the server's database rows" }),
-    dimension: number('dimension', 1, 4096)
+    rows: numberFlag('rows', 1, 10_000_000)
+      .default(10_000)
+      .meta({ value: 'V', description: "the server's database rows" }),
+    dimension: numberFlag('dimension', 1, 4096)
       .default(16)
       .meta({ value: 'D', description: "the server's database vector dimension" }),
     quick: z.boolean().optional().describe('small run: users 10,100; fewer requests'),

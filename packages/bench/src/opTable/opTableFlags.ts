@@ -1,27 +1,10 @@
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 import { defineCli } from '../cli/defineCli.ts'
+import { listFlag, numberFlag } from '../cli/flagSchemas.ts'
 import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
-
-const list = (what: string) =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    )
-    .refine((items) => items.length > 0, `give at least one ${what}`)
-
-const count = (name: string, max: number) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
-    .int(`${name} must be a whole number`)
-    .min(1, `${name} must be at least 1`)
-    .max(max, `${name} must be at most ${max}`)
 
 /**
  * The flags of `npm run benchmark`; messages name the flag and say what is accepted.
@@ -29,7 +12,7 @@ const count = (name: string, max: number) =>
  */
 export const OpTableFlagsSchema = z
   .object({
-    engines: list('engine')
+    engines: listFlag('engine')
       .refine(
         (items) => items.every((item) => item === 'all' || (ENGINE_IDS as readonly string[]).includes(item)),
         `engines are ${ENGINE_IDS.join(', ')} (or all)`,
@@ -37,7 +20,7 @@ export const OpTableFlagsSchema = z
       .transform((items) => (items.includes('all') ? [...ENGINE_IDS] : (items as EngineId[])))
       .optional()
       .meta({ value: 'list', description: `columns to run: ${ENGINE_IDS.join(',')} (default: all)` }),
-    n: list('n')
+    n: listFlag('n')
       .refine(
         (items) => items.every((item) => ALL_NS.includes(Number(item))),
         `n must be among ${ALL_NS.join(', ')} (SEAL's default coeff modulus exists only for those)`,
@@ -45,15 +28,15 @@ export const OpTableFlagsSchema = z
       .transform((items) => [...new Set(items.map(Number))].sort((a, b) => a - b))
       .optional()
       .meta({ value: 'list', description: `poly modulus degrees: ${ALL_NS.join(',')} (default: all)` }),
-    ops: list('op').optional().meta({
+    ops: listFlag('op').optional().meta({
       value: 'list',
       description:
         'rows: ids (BFV/EvaluateMulCt), groups (BFV, KeyGen, Setup), op names (EvaluateMulCt), "published" or "all"',
     }),
-    iterations: count('iterations', 10_000)
+    iterations: numberFlag('iterations', 1, 10_000)
       .optional()
       .meta({ value: 'count', description: 'calls per timed sample, like sealbench (default 10; cheap ops get more)' }),
-    repeats: count('repeats', 1_000)
+    repeats: numberFlag('repeats', 1, 1_000)
       .optional()
       .meta({ value: 'count', description: 'timed samples per cell; median and min are reported (default 5)' }),
     'warmup-ms': z.coerce

@@ -1,25 +1,19 @@
 import { z } from 'zod'
 import { defineCli } from '../cli/defineCli.ts'
-
-const whole = (name: string, min: number, max: number) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
-    .int(`${name} must be a whole number`)
-    .min(min, `${name} must be at least ${min}`)
-    .max(max, `${name} must be at most ${max}`)
+import { numberFlag } from '../cli/flagSchemas.ts'
 
 /** The flags of `npm run benchmark:search`; messages name the flag and say what is accepted. */
 export const SearchBenchFlagsSchema = z
   .object({
-    samples: whole('samples', 1, 100_000)
+    samples: numberFlag('samples', 1, 100_000)
       .optional()
       .meta({ value: 'N', description: 'timed queries per config (default 40; --quick: 10)' }),
-    warmup: whole('warmup', 0, 100_000).default(5).meta({ value: 'N', description: 'warm-up queries per config' }),
-    rows: whole('rows', 1, 10_000_000)
+    warmup: numberFlag('warmup', 0, 100_000).default(5).meta({ value: 'N', description: 'warm-up queries per config' }),
+    rows: numberFlag('rows', 1, 10_000_000)
       .default(10_000)
       .meta({ value: 'V', description: 'database rows of the main runs' }),
-    dimension: whole('dimension', 1, 4096).default(16).meta({ value: 'D', description: 'vector dimension' }),
-    large: whole('large', 0, 10_000_000)
+    dimension: numberFlag('dimension', 1, 4096).default(16).meta({ value: 'D', description: 'vector dimension' }),
+    large: numberFlag('large', 0, 10_000_000)
       .default(100_000)
       .meta({ value: 'V', description: 'rows of the large run (0 skips it)' }),
     'no-threads': z.boolean().optional().describe('skip the worker-thread runs'),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { defineCli } from '../cli/defineCli.ts'
+import { listFlag, numberFlag } from '../cli/flagSchemas.ts'
 
 /** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
 export const WORKLOADS = ['search', 'program'] as const
@@ -29,31 +30,13 @@ export function rowSpec(id: string): RowSpec {
   return { id, kind: 'server', executor, workers, label: `Fastify \`${executor}\` (${workers} ${plural})` }
 }
 
-const list = (what: string) =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    )
-    .refine((items) => items.length > 0, `give at least one ${what}`)
-
-const count = (name: string, max: number) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
-    .int(`${name} must be a whole number`)
-    .min(1, `${name} must be at least 1`)
-    .max(max, `${name} must be at most ${max}`)
-
 /**
  * The flags of `npm run benchmark:server`; messages name the flag and say what is
  * accepted. Defaults that depend on `--quick` are resolved in `resolveServerBenchSettings`.
  */
 export const ServerBenchFlagsSchema = z
   .object({
-    rows: list('row')
+    rows: listFlag('row')
       .refine(
         (items) => items.every((item) => ROW_PATTERN.test(item)),
         'rows are direct, inline, pool-N or process-N (N = 1…16)',
@@ -64,7 +47,7 @@ export const ServerBenchFlagsSchema = z
         value: 'list',
         description: `rows: direct, inline, pool-N, process-N (default: ${DEFAULT_ROWS.join(',')})`,
       }),
-    workloads: list('workload')
+    workloads: listFlag('workload')
       .refine(
         (items) => items.every((item) => (WORKLOADS as readonly string[]).includes(item)),
         `workloads are ${WORKLOADS.join(', ')}`,
@@ -72,7 +55,7 @@ export const ServerBenchFlagsSchema = z
       .transform((items) => WORKLOADS.filter((w) => items.includes(w)))
       .optional()
       .meta({ value: 'list', description: `${WORKLOADS.join(',')} (default: both)` }),
-    concurrency: list('concurrency')
+    concurrency: listFlag('concurrency')
       .refine(
         (items) => items.every((item) => /^\d+$/.test(item) && Number(item) >= 1 && Number(item) <= 64),
         'concurrency levels are whole numbers from 1 to 64',
@@ -80,7 +63,7 @@ export const ServerBenchFlagsSchema = z
       .transform((items) => [...new Set(items.map(Number))].sort((a, b) => a - b))
       .optional()
       .meta({ value: 'list', description: 'clients in flight per cell (default 1,4,16; --quick: 1,4)' }),
-    requests: count('requests', 100_000)
+    requests: numberFlag('requests', 1, 100_000)
       .optional()
       .meta({ value: 'count', description: 'measured requests per cell, at most (default 200; --quick: 10)' }),
     duration: z.coerce
@@ -89,7 +72,7 @@ export const ServerBenchFlagsSchema = z
       .max(600, 'duration must be at most 600 s')
       .optional()
       .meta({ value: 'seconds', description: 'measured time per cell, at most (default 5; --quick: 1)' }),
-    repeats: count('repeats', 20)
+    repeats: numberFlag('repeats', 1, 20)
       .optional()
       .meta({ value: 'count', description: 'runs of every cell; medians are reported (default 3; --quick: 1)' }),
     'probe-hz': z.coerce
