@@ -1,16 +1,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { getHeContext } from '@sealbox/he-core'
+import { SEARCH_CATALOG_MAX_PAGE, SealboxClient } from '@sealbox/he-core/client'
 import {
-  getHeContext,
   PrivateSearchClient,
   parseSearchDatabase,
   plaintextSearchScores,
-  SEARCH_CATALOG_MAX_PAGE,
-  SealboxClient,
   type SearchConfig,
   topKIndices,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { raw, startServer, type TestServer } from './harness.ts'
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SealboxClient } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { describe, expect, it } from 'vitest'
 import { quantile } from './abuse/abuseHarness.ts'
 import { searchSide, sleep, spawnServer } from './harness.ts'

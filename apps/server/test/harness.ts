@@ -3,16 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { getHeContext, HeError } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import {
-  getHeContext,
-  HeError,
   PrivateSearchClient,
   plaintextSearchScores,
-  SealboxClient,
   type SearchConfig,
   syntheticSearchDatabase,
   syntheticSearchQuery,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from '../src/app/buildServer.ts'
 import { CONFIG_KEYS, configFor } from '../src/config/loadConfig.ts'

@@ -1,13 +1,13 @@
+import { getHeContext } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import {
-  getHeContext,
   PrivateSearchClient,
   plaintextSearchScores,
-  SealboxClient,
   type SearchConfig,
   syntheticSearchDatabase,
   syntheticSearchQuery,
   verifySearchConfig,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ServerNode } from '../src/testing/ServerNode.ts'
 

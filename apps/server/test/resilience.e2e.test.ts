@@ -5,9 +5,9 @@ import {
   type PayloadLimitsSource,
   payloadLimitsOf,
   prepareSealPayload,
-  type SealboxClient,
-  scrambleParmsId,
 } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
+import { scrambleParmsId } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, type SearchSide, searchSide, sleep, startServer, type TestServer } from './harness.ts'
 

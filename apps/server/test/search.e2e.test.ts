@@ -1,4 +1,4 @@
-import type { SealboxClient } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'
 

@@ -1,38 +1,11 @@
-// Public surface of @sealbox/he-core. Every export is named here by hand.
+// Public surface of @sealbox/he-core, the core entry: parameters, keys, codecs, encryption,
+// the envelope wire format, HE programs and workspaces, errors and SEAL object scopes. Every
+// export is named here by hand. Other audiences have their own entries (package.json
+// `exports`): `./client` (HTTP contract and client, no SEAL), `./search`, `./codegen`,
+// `./node` (file system helpers) and `./testing` (fakes and heap probes for tests).
 
-export type {
-  EvaluateCall,
-  EvaluateCallResult,
-  KeySetInfo,
-  KeySetList,
-  PutKeySetResult,
-  SearchCallResult,
-  ServerExecutorMode,
-  ServerReadiness,
-  ServerSearchConfig,
-  ServerSession,
-  ServerWork,
-} from './client/clientTypes.ts'
-export { type CallOptions, SealboxClient, type SealboxClientOptions } from './client/SealboxClient.ts'
-export {
-  SEARCH_CATALOG_MAX_PAGE,
-  type SearchCatalogPage,
-  SearchCatalogPageSchema,
-  type SearchCatalogQuery,
-  SearchCatalogQuerySchema,
-} from './client/searchCatalogContract.ts'
-export {
-  type SearchDatabaseSource,
-  SearchDatabaseSourceSchema,
-  type ServedSearchDatabase,
-  ServedSearchDatabaseSchema,
-  searchDatabaseSourceLabel,
-} from './client/servedSearchDatabase.ts'
-export { parseServerTiming, type ServerTimingPhases } from './client/serverTiming.ts'
 export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
-export { type CodegenOptions, codeFileName, generateCode } from './codegen/generateCode.ts'
-export { generatePython, PYTHON_FILE_NAME, SEAL_PYTHON_VERSION } from './codegen/python/generatePython.ts'
 export {
   type CiphertextInfo,
   decrypt,
@@ -67,7 +40,6 @@ export {
   MAX_META_BYTES,
 } from './envelope/envelopeLayout.ts'
 export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
-export { fakeSealPayload, heErrorOf, rechecksum, scrambleParmsId } from './envelope/envelopeTestKit.ts'
 export {
   type ContextObjectKind,
   type EnvelopeSource,
@@ -213,79 +185,6 @@ export {
   sealWasmModule,
   wasmHeapBytes,
 } from './seal/loadSeal.ts'
-export {
-  PrivateSearchClient,
-  type PrivateSearchClientOptions,
-  type SearchHit,
-  type SearchScores,
-} from './search/PrivateSearchClient.ts'
-export {
-  PrivateSearchIndex,
-  type SearchBatchItem,
-  type SearchBatchResult,
-  type SearchEvaluateOptions,
-  type SearchEvaluation,
-  type SearchEvaluationTimings,
-} from './search/PrivateSearchIndex.ts'
-export { encodeNpyFloat32, parseNpy } from './search/parseNpy.ts'
-export { parseSearchCsv } from './search/parseSearchCsv.ts'
-export {
-  parseSearchDatabase,
-  SEARCH_DATABASE_FORMATS,
-  type SearchDatabaseFormat,
-  searchDatabaseFormatOf,
-} from './search/parseSearchDatabase.ts'
-export { parseSearchJsonl } from './search/parseSearchJsonl.ts'
-export { plaintextSearchScores } from './search/plaintextSearchScores.ts'
-export type { SearchBlockRange, SearchProcessingReport } from './search/processSearchDatabase.ts'
-export {
-  maxSearchScale,
-  resolveSearchConfig,
-  SEARCH_MAX_DIMENSION,
-  SEARCH_MAX_PROCESSED_BYTES,
-  SEARCH_MAX_ROWS,
-  type SearchConfig,
-  SearchConfigInput,
-  searchShapeOf,
-} from './search/SearchConfig.ts'
-export {
-  catalogOf,
-  type SearchCatalog,
-  type SearchDatabase,
-  type SearchRowId,
-  validateSearchDatabase,
-} from './search/SearchDatabase.ts'
-export { SearchEvaluationKeys, type SearchKeys } from './search/SearchEvaluationKeys.ts'
-export { scaleDatabaseVectors, scaleQueryVector } from './search/scaleVectors.ts'
-export { searchConfigInputOf, verifySearchConfig } from './search/searchConfigInputOf.ts'
-export {
-  type BabyStepChoice,
-  type BabyStepSide,
-  chooseBabyStep,
-  countSearchOperations,
-  estimateServerMs,
-  galoisStepsFor,
-  type SearchOperationCount,
-  type SearchTransfer,
-} from './search/searchCost.ts'
-export { planBlocks, type SearchBlock, type SearchShape } from './search/searchLayout.ts'
-export {
-  batchingPrime,
-  SEARCH_PARAMS_PROFILES,
-  SEARCH_PLAIN_MODULUS,
-  SEARCH_SCHEMES,
-  type SearchParamsProfileName,
-  type SearchScheme,
-  searchProfileParams,
-} from './search/searchParams.ts'
-export { type DecodedSearchResponse, decodeSearchResponse } from './search/searchWire.ts'
-export {
-  type SyntheticSearchDatabaseOptions,
-  syntheticSearchDatabase,
-  syntheticSearchQuery,
-} from './search/syntheticSearchDatabase.ts'
-export { topKIndices } from './search/topK.ts'
-export { type HeapReport, measureHeap } from './testing/measureHeap.ts'
 export { EXAMPLE_WORKSPACES } from './workspace/exampleWorkspaces.ts'
 export { formatOutputLine, formatSlot, type OutputFormat } from './workspace/formatOutput.ts'
 export {

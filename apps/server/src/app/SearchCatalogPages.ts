@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { SearchCatalogPage } from '@sealbox/he-core'
+import type { SearchCatalogPage } from '@sealbox/he-core/client'
 import type { ServedSearchCatalog } from './SearchSummary.ts'
 
 /**

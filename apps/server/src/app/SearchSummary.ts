@@ -1,4 +1,4 @@
-import { ServedSearchDatabaseSchema } from '@sealbox/he-core'
+import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 
 /**

@@ -1,4 +1,4 @@
-import { SEARCH_CATALOG_MAX_PAGE, SearchCatalogQuerySchema } from '@sealbox/he-core'
+import { SEARCH_CATALOG_MAX_PAGE, SearchCatalogQuerySchema } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import { parseInput } from '../http/parseInput.ts'
 

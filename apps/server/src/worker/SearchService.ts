@@ -1,21 +1,18 @@
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
+import { galoisElementOf, getHeContext, type HeContext, HeError } from '@sealbox/he-core'
+import type { SearchDatabaseSource } from '@sealbox/he-core/client'
 import {
-  galoisElementOf,
-  getHeContext,
-  type HeContext,
-  HeError,
   PrivateSearchIndex,
   parseSearchDatabase,
   resolveSearchConfig,
   type SearchConfig,
   type SearchDatabase,
-  type SearchDatabaseSource,
   type SearchEvaluation,
   type SearchKeys,
   searchDatabaseFormatOf,
   syntheticSearchDatabase,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 

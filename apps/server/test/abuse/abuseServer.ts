@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SealboxClient } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
 
 /*

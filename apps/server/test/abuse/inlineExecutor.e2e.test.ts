@@ -1,4 +1,5 @@
-import { bytesToBase64, getHeContext, KeySet, type SealboxClient } from '@sealbox/he-core'
+import { bytesToBase64, getHeContext, KeySet } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { raw, type SearchSide, searchSide } from '../harness.ts'
 import {

@@ -1,6 +1,7 @@
 import { readdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { getHeContext, HeError, KeySet, type SealboxClient } from '@sealbox/he-core'
+import { getHeContext, HeError, KeySet } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchSide, SpawnedServer } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, searchRaw } from './abuseHarness.ts'

@@ -1,4 +1,4 @@
-import { SealboxClient } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'

@@ -1,4 +1,5 @@
-import { exportEvaluationKeys, getHeContext, KeySet, type SealboxClient } from '@sealbox/he-core'
+import { exportEvaluationKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, type SearchSide, sleep } from '../harness.ts'
 import { duringAttack, evaluateRaw, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { SealboxClient } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { raw, type SearchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw, searchRaw } from './abuseHarness.ts'

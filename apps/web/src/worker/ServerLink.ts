@@ -1,19 +1,18 @@
+import { decodeEnvelope, encodeBundle, getHeContext, HeError } from '@sealbox/he-core'
 import {
-  decodeEnvelope,
-  encodeBundle,
-  getHeContext,
-  HeError,
-  PrivateSearchClient,
-  plaintextSearchScores,
   SealboxClient,
-  type SearchConfig,
   type SearchDatabaseSource,
   ServedSearchDatabaseSchema,
   type ServerWork,
+} from '@sealbox/he-core/client'
+import {
+  PrivateSearchClient,
+  plaintextSearchScores,
+  type SearchConfig,
   syntheticSearchDatabase,
   topKIndices,
   verifySearchConfig,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import type { RequestOf } from './protocol.ts'
 import type {
   ExecutorChoice,

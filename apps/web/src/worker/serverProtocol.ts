@@ -1,4 +1,5 @@
-import { ParamsSpec, ProgramSpec, SearchDatabaseSourceSchema } from '@sealbox/he-core'
+import { ParamsSpec, ProgramSpec } from '@sealbox/he-core'
+import { SearchDatabaseSourceSchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 
 /*

@@ -1,11 +1,11 @@
+import { getHeContext } from '@sealbox/he-core'
+import { parseServerTiming } from '@sealbox/he-core/client'
 import {
-  getHeContext,
-  parseServerTiming,
   plaintextSearchScores,
   type SearchConfig,
   syntheticSearchDatabase,
   verifySearchConfig,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
 import { medianOfFinite } from '../harness/stats.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'

@@ -9,7 +9,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import process from 'node:process'
-import { parseServerTiming } from '@sealbox/he-core'
+import { parseServerTiming } from '@sealbox/he-core/client'
 import { LoadJobSchema, type LoadResult, type LoadSample } from './loadJob.ts'
 import { benchTenant, readUserKeyMaterial } from './userKeyMaterial.ts'
 import { ZipfSampler } from './zipf.ts'

@@ -1,14 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  exportSecretKey,
-  getHeContext,
-  importSecretKey,
-  KeySet,
-  PrivateSearchClient,
-  type SearchConfig,
-  syntheticSearchQuery,
-} from '@sealbox/he-core'
+import { exportSecretKey, getHeContext, importSecretKey, KeySet } from '@sealbox/he-core'
+import { PrivateSearchClient, type SearchConfig, syntheticSearchQuery } from '@sealbox/he-core/search'
 
 /*
  * Every simulated user's key material, made once and cached on disk: generating 1,000

@@ -1,12 +1,5 @@
-import {
-  encodeBatch,
-  encryptSymmetricSeeded,
-  getHeContext,
-  KeySet,
-  resolveSearchConfig,
-  type SearchScheme,
-  withScope,
-} from '@sealbox/he-core'
+import { encodeBatch, encryptSymmetricSeeded, getHeContext, KeySet, withScope } from '@sealbox/he-core'
+import { resolveSearchConfig, type SearchScheme } from '@sealbox/he-core/search'
 import { type Spread, spread } from './searchStats.ts'
 
 /** Single SEAL operations at the search parameters, timed in the same run as the queries. */

@@ -1,12 +1,12 @@
+import { getHeContext } from '@sealbox/he-core'
 import {
-  getHeContext,
   PrivateSearchClient,
   PrivateSearchIndex,
   resolveSearchConfig,
   type SearchConfigInput,
   type SearchDatabase,
   syntheticSearchQuery,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import { type Spread, spread } from './searchStats.ts'
 
 /** Several users' queries evaluated in one `evaluateBatch` call. */

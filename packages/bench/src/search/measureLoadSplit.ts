@@ -3,15 +3,17 @@ import {
   decodeBundle,
   getHeContext,
   loadSealObject,
-  PrivateSearchClient,
   payloadLimitsOf,
   prepareSealPayload,
-  resolveSearchConfig,
-  type SearchConfigInput,
   sealCompressionMode,
-  syntheticSearchQuery,
   withScope,
 } from '@sealbox/he-core'
+import {
+  PrivateSearchClient,
+  resolveSearchConfig,
+  type SearchConfigInput,
+  syntheticSearchQuery,
+} from '@sealbox/he-core/search'
 import { type Spread, spread } from './searchStats.ts'
 
 /** Where the load (and save) time of one query goes, per part, summed over the query's ciphertexts. */

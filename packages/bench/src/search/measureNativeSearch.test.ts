@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { syntheticSearchDatabase } from '@sealbox/he-core'
+import { syntheticSearchDatabase } from '@sealbox/he-core/search'
 import { describe, expect, it } from 'vitest'
 import { VENV_PYTHON } from '../engines/native/NativeEngine.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'

@@ -1,4 +1,5 @@
-import { PrivateSearchClient, plaintextSearchScores, scaleDatabaseVectors, sealCompressionMode } from '@sealbox/he-core'
+import { sealCompressionMode } from '@sealbox/he-core'
+import { PrivateSearchClient, plaintextSearchScores, scaleDatabaseVectors } from '@sealbox/he-core/search'
 import type { NativeSampleTimings, NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import type { SearchCase, SearchMeasurement } from './measureSearch.ts'
 import { medianOf, spread } from './searchStats.ts'

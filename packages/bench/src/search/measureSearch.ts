@@ -1,7 +1,6 @@
 import process from 'node:process'
+import { getHeContext, type HeContext } from '@sealbox/he-core'
 import {
-  getHeContext,
-  type HeContext,
   PrivateSearchClient,
   PrivateSearchIndex,
   plaintextSearchScores,
@@ -12,7 +11,7 @@ import {
   SearchEvaluationKeys,
   type SearchKeys,
   syntheticSearchQuery,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import type { SealCallClock } from './sealCallClock.ts'
 import { medianOf, type Spread, spread } from './searchStats.ts'
 

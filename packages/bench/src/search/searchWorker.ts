@@ -1,13 +1,8 @@
 // A worker_threads entry: one node-seal instance, the database processed for its
 // share of the blocks, then queries until closed.
 import { parentPort, workerData } from 'node:worker_threads'
-import {
-  getHeContext,
-  loadSeal,
-  PrivateSearchIndex,
-  resolveSearchConfig,
-  syntheticSearchDatabase,
-} from '@sealbox/he-core'
+import { getHeContext, loadSeal } from '@sealbox/he-core'
+import { PrivateSearchIndex, resolveSearchConfig, syntheticSearchDatabase } from '@sealbox/he-core/search'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
 
 const data = workerData as SearchWorkerData

@@ -1,4 +1,4 @@
-import type { SearchBlockRange, SearchConfigInput, SearchEvaluationTimings } from '@sealbox/he-core'
+import type { SearchBlockRange, SearchConfigInput, SearchEvaluationTimings } from '@sealbox/he-core/search'
 
 /** What a search worker is started with. */
 export interface SearchWorkerData {

@@ -1,14 +1,13 @@
 import { Worker } from 'node:worker_threads'
+import { getHeContext, sealWasmModule } from '@sealbox/he-core'
 import {
-  getHeContext,
   PrivateSearchClient,
   plaintextSearchScores,
   resolveSearchConfig,
   type SearchConfigInput,
-  sealWasmModule,
   syntheticSearchDatabase,
   syntheticSearchQuery,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import type { SampleCounts } from './measureSearch.ts'
 import { type Spread, spread } from './searchStats.ts'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'

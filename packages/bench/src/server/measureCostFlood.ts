@@ -8,11 +8,10 @@ import {
   getHeContext,
   KeySet,
   parseParams,
-  parseServerTiming,
-  SealboxClient,
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { parseServerTiming, SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
 import type { CostFloodRecord, LatencySummary } from './CostFloodRecord.ts'

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SealboxClient } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
 import { loadAverage } from '../report/machineInfo.ts'

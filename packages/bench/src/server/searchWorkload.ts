@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { getHeContext } from '@sealbox/he-core'
 import {
-  getHeContext,
   PrivateSearchClient,
   PrivateSearchIndex,
   plaintextSearchScores,
@@ -9,7 +9,7 @@ import {
   SearchEvaluationKeys,
   syntheticSearchDatabase,
   syntheticSearchQuery,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/search'
 import { configFor } from '@sealbox/server'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 

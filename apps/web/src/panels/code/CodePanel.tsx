@@ -1,14 +1,12 @@
+import { formatOutputLine, HeError, type WorkspaceInput } from '@sealbox/he-core'
 import {
   type CodegenOptions,
   codeFileName,
-  formatOutputLine,
   generateCode,
   generatePython,
-  HeError,
   PYTHON_FILE_NAME,
   SEAL_PYTHON_VERSION,
-  type WorkspaceInput,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/codegen'
 import { useMemo, useState } from 'react'
 import { useWorkspace } from '../../app/SandboxContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'

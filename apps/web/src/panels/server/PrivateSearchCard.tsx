@@ -1,4 +1,4 @@
-import { type HeError, searchDatabaseSourceLabel } from '@sealbox/he-core'
+import { type HeError, searchDatabaseSourceLabel } from '@sealbox/he-core/client'
 import { useState } from 'react'
 import { useActivity, useSandbox, useServerView } from '../../app/SandboxContext.tsx'
 import { runSearch } from '../../sandbox/actions/serverActions.ts'

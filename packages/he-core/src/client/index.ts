@@ -1,0 +1,37 @@
+// `@sealbox/he-core/client`: the HTTP contract and the client for a sealbox server.
+// It never loads node-seal (a test proves it), so a page or a script that only talks to a
+// server does not pay for the WASM engine; encrypting what it sends is the core entry's job.
+
+// The client throws HeError; re-exported (the same class as the core entry's) so a caller can
+// catch and match codes without importing the core entry, which loads SEAL.
+export { HeError, type HeErrorJSON, isHeErrorJSON } from '../errors/HeError.ts'
+export { HE_ERROR_CODES, type HeErrorCode, isHeErrorCode } from '../errors/heErrorCodes.ts'
+export type {
+  EvaluateCall,
+  EvaluateCallResult,
+  KeySetInfo,
+  KeySetList,
+  PutKeySetResult,
+  SearchCallResult,
+  ServerExecutorMode,
+  ServerReadiness,
+  ServerSearchConfig,
+  ServerSession,
+  ServerWork,
+} from './clientTypes.ts'
+export { type CallOptions, SealboxClient, type SealboxClientOptions } from './SealboxClient.ts'
+export {
+  SEARCH_CATALOG_MAX_PAGE,
+  type SearchCatalogPage,
+  SearchCatalogPageSchema,
+  type SearchCatalogQuery,
+  SearchCatalogQuerySchema,
+} from './searchCatalogContract.ts'
+export {
+  type SearchDatabaseSource,
+  SearchDatabaseSourceSchema,
+  type ServedSearchDatabase,
+  ServedSearchDatabaseSchema,
+  searchDatabaseSourceLabel,
+} from './servedSearchDatabase.ts'
+export { parseServerTiming, type ServerTimingPhases } from './serverTiming.ts'

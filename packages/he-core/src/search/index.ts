@@ -1,0 +1,76 @@
+// `@sealbox/he-core/search`: private vector search. The client encrypts a query and ranks the
+// decrypted scores; the index (server side) evaluates encrypted dot products over a plaintext
+// database. Specification: SEARCH.md.
+
+export {
+  PrivateSearchClient,
+  type PrivateSearchClientOptions,
+  type SearchHit,
+  type SearchScores,
+} from './PrivateSearchClient.ts'
+export {
+  PrivateSearchIndex,
+  type SearchBatchItem,
+  type SearchBatchResult,
+  type SearchEvaluateOptions,
+  type SearchEvaluation,
+  type SearchEvaluationTimings,
+} from './PrivateSearchIndex.ts'
+export { encodeNpyFloat32, parseNpy } from './parseNpy.ts'
+export { parseSearchCsv } from './parseSearchCsv.ts'
+export {
+  parseSearchDatabase,
+  SEARCH_DATABASE_FORMATS,
+  type SearchDatabaseFormat,
+  searchDatabaseFormatOf,
+} from './parseSearchDatabase.ts'
+export { parseSearchJsonl } from './parseSearchJsonl.ts'
+export { plaintextSearchScores } from './plaintextSearchScores.ts'
+export type { SearchBlockRange, SearchProcessingReport } from './processSearchDatabase.ts'
+export {
+  maxSearchScale,
+  resolveSearchConfig,
+  SEARCH_MAX_DIMENSION,
+  SEARCH_MAX_PROCESSED_BYTES,
+  SEARCH_MAX_ROWS,
+  type SearchConfig,
+  SearchConfigInput,
+  searchShapeOf,
+} from './SearchConfig.ts'
+export {
+  catalogOf,
+  type SearchCatalog,
+  type SearchDatabase,
+  type SearchRowId,
+  validateSearchDatabase,
+} from './SearchDatabase.ts'
+export { SearchEvaluationKeys, type SearchKeys } from './SearchEvaluationKeys.ts'
+export { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
+export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
+export {
+  type BabyStepChoice,
+  type BabyStepSide,
+  chooseBabyStep,
+  countSearchOperations,
+  estimateServerMs,
+  galoisStepsFor,
+  type SearchOperationCount,
+  type SearchTransfer,
+} from './searchCost.ts'
+export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
+export {
+  batchingPrime,
+  SEARCH_PARAMS_PROFILES,
+  SEARCH_PLAIN_MODULUS,
+  SEARCH_SCHEMES,
+  type SearchParamsProfileName,
+  type SearchScheme,
+  searchProfileParams,
+} from './searchParams.ts'
+export { type DecodedSearchResponse, decodeSearchResponse } from './searchWire.ts'
+export {
+  type SyntheticSearchDatabaseOptions,
+  syntheticSearchDatabase,
+  syntheticSearchQuery,
+} from './syntheticSearchDatabase.ts'
+export { topKIndices } from './topK.ts'
