@@ -19,6 +19,8 @@ export type {
   ServerSession,
   ServerWork,
 } from './clientTypes.ts'
+// The contract's schemas and the types inferred from them (one zod module per route group).
+export * from './contract/index.ts'
 export { type CallOptions, SealboxClient, type SealboxClientOptions } from './SealboxClient.ts'
 export {
   SEARCH_CATALOG_MAX_PAGE,
