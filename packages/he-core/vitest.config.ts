@@ -5,7 +5,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ['@sealbox/source'] } },
   test: {
     name: 'he-core',
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
     // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
     sequence: { groupOrder: 0 },

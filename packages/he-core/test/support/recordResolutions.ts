@@ -1,0 +1,16 @@
+// Preloaded with `node --import` in a child process: records the URL of every module the
+// process resolves and writes them as JSON to $SEALBOX_RESOLUTIONS_FILE when it exits.
+import { writeFileSync } from 'node:fs'
+import { registerHooks } from 'node:module'
+
+const out = process.env.SEALBOX_RESOLUTIONS_FILE
+if (!out) throw new Error('recordResolutions: set SEALBOX_RESOLUTIONS_FILE')
+const resolved = new Set<string>()
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const result = nextResolve(specifier, context)
+    resolved.add(result.url)
+    return result
+  },
+})
+process.on('exit', () => writeFileSync(out, JSON.stringify([...resolved])))
