@@ -7,6 +7,7 @@ import { toHeError } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
+import { DyadicSearch, type SearchKernelChoice } from './dyadicSearchKernel.ts'
 import {
   processSearchDatabase,
   type SearchBlockRange,
@@ -83,6 +84,7 @@ export class PrivateSearchIndex implements Disposable {
   readonly processing: SearchProcessingReport
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
+  readonly #dyadic: DyadicSearch | undefined
   #disposed = false
 
   private constructor(
@@ -91,32 +93,45 @@ export class PrivateSearchIndex implements Disposable {
     blocks: ProcessedSearchBlock[],
     report: SearchProcessingReport,
     owned: SealHandle[],
+    dyadic: DyadicSearch | undefined,
   ) {
     this.ctx = ctx
     this.config = config
     this.#blocks = blocks
     this.processing = report
     this.#owned = owned
+    this.#dyadic = dyadic
   }
 
   /**
    * Processes `database` for `config` (all blocks, or `blocks` only — a worker that
    * serves part of every query). `ctx` must be built from `config.params`.
+   * `kernel: 'seal'` keeps every product in SEAL (benchmarks compare it with the default,
+   * which sums client-side baby steps in he-core's WebAssembly kernel where it applies).
    */
   static process(
     ctx: HeContext,
     database: SearchDatabase,
     config: SearchConfig,
-    options: { blocks?: SearchBlockRange } = {},
+    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } = {},
   ): PrivateSearchIndex {
     const owned: SealHandle[] = []
     try {
       const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
-      return new PrivateSearchIndex(ctx, config, blocks, report, owned)
+      const dyadic = DyadicSearch.prepare(ctx, config, blocks, options.kernel ?? 'auto')
+      return new PrivateSearchIndex(ctx, config, blocks, report, owned, dyadic)
     } catch (error) {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
     }
+  }
+
+  /**
+   * What runs the homomorphic sums: `dyadic` (he-core's WebAssembly kernel: client-side
+   * baby steps, BGV, primes below 2^32) or `seal` (SEAL's evaluator: everything else).
+   */
+  get kernel(): 'dyadic' | 'seal' {
+    return this.#dyadic ? 'dyadic' : 'seal'
   }
 
   /** Block indices this index holds. */
@@ -157,11 +172,13 @@ export class PrivateSearchIndex implements Disposable {
         return ciphertext
       })
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
+      this.#dyadic?.loadQuery(ctx, ciphertexts)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
       const mode = sealCompressionMode(config.responseCompression)
       try {
-        runSearchKernel({
+        const kernel = this.#dyadic ? this.#dyadic.run.bind(this.#dyadic) : runSearchKernel
+        kernel({
           ctx,
           config,
           blocks,

@@ -1,0 +1,18 @@
+// Compiles he-core's hand-written WebAssembly kernels (src/**/wasm/*.wat) into TypeScript
+// modules that carry the bytes (base64), so browsers and Node load them without a file
+// fetch. The test `src/search/wasm/DyadicAccumulator.test.ts` fails when they drift.
+// Run: pnpm --filter @sealbox/he-core build:wasm
+import { readFileSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { compileWat, wasmModuleSource } from './compileWat.ts'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const kernels = ['src/search/wasm/mulAccumulate.wat']
+for (const kernel of kernels) {
+  const watPath = join(root, kernel)
+  const bytes = await compileWat(readFileSync(watPath, 'utf8'), basename(watPath))
+  const out = watPath.replace(/\.wat$/, 'Wasm.ts')
+  writeFileSync(out, wasmModuleSource(basename(watPath), bytes))
+  console.log(`${kernel} → ${out.slice(root.length + 1)} (${bytes.length} bytes)`)
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest'
+import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
+import { plaintextSearchScores } from './plaintextSearchScores.ts'
+import { searchFixture } from './searchTestKit.ts'
+import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
+
+describe('the dyadic search kernel', () => {
+  it('runs the default config and answers byte for byte what SEAL answers', async () => {
+    using fixture = await searchFixture({
+      params: 'n4096',
+      scheme: 'bgv',
+      babySteps: 'client',
+      rows: 10_000,
+      dimension: 16,
+    })
+    const { ctx, config, database, client, index } = fixture
+    expect(index.kernel).toBe('dyadic')
+    using sealIndex = PrivateSearchIndex.process(ctx, database, config, { kernel: 'seal' })
+    expect(sealIndex.kernel).toBe('seal')
+    for (const seed of [1, 2, 3]) {
+      const vector = syntheticSearchQuery(config.dimension, seed)
+      const query = client.encryptQuery(vector)
+      const dyadic = index.evaluate(query, null)
+      const seal = sealIndex.evaluate(query, null)
+      expect(dyadic.response).toEqual(seal.response)
+      expect(client.decryptScores(dyadic.response).scores).toEqual(plaintextSearchScores(config, database, vector))
+    }
+  })
+
+  it('leaves rotations, BFV and primes of 2^32 or more to SEAL', async () => {
+    const seal = [
+      { params: 'n4096', scheme: 'bgv', babySteps: 'server' },
+      { params: 'n4096', scheme: 'bgv', babySteps: 'client', babyStep: 4 },
+      { params: 'n4096', scheme: 'bfv', babySteps: 'client' },
+      { params: 'n8192', scheme: 'bgv', babySteps: 'client' },
+    ] as const
+    for (const input of seal) {
+      using fixture = await searchFixture({ ...input, rows: 300, dimension: 16 })
+      expect(fixture.index.kernel, JSON.stringify(input)).toBe('seal')
+    }
+  })
+})

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { compileWat, wasmModuleSource } from '../../../scripts/compileWat.ts'
+import { HeError } from '../../errors/HeError.ts'
+import { DyadicAccumulator, dyadicHeadroom } from './DyadicAccumulator.ts'
+import { MUL_ACCUMULATE_WASM } from './mulAccumulateWasm.ts'
+
+/** A small deterministic generator (tests must not depend on Math.random). */
+function words(count: number, primes: readonly bigint[], n: number, seed: number): Uint8Array {
+  const out = new BigUint64Array(count)
+  let state = BigInt(seed) * 6364136223846793005n + 1442695040888963407n
+  for (let i = 0; i < count; i++) {
+    state = (state * 6364136223846793005n + 1442695040888963407n) & ((1n << 64n) - 1n)
+    const p = primes[Math.floor(i / n) % primes.length] as bigint
+    // Mostly uniform, some at the top of the range (the worst case for overflow).
+    out[i] = i % 7 === 0 ? p - 1n : (state >> 11n) % p
+  }
+  return new Uint8Array(out.buffer)
+}
+
+/** The same sum in BigInt arithmetic. */
+function oracle(queries: Uint8Array[], plaintexts: Uint8Array[], terms: number[], primes: bigint[], n: number) {
+  const polyWords = primes.length * n
+  const out = new BigUint64Array(2 * polyWords)
+  for (let i = 0; i < out.length; i++) {
+    const p = primes[Math.floor(i / n) % primes.length] as bigint
+    let sum = 0n
+    for (const [a, index] of terms.entries()) {
+      const x = new BigUint64Array((queries[a] as Uint8Array).buffer)[i] as bigint
+      const y = new BigUint64Array((plaintexts[index] as Uint8Array).buffer)[i % polyWords] as bigint
+      sum += x * y
+    }
+    out[i] = sum % p
+  }
+  return new Uint8Array(out.buffer)
+}
+
+function check(primes: bigint[], n: number, queryCount: number, terms: number[]): void {
+  const polyWords = primes.length * n
+  const plaintexts = Array.from({ length: 6 }, (_, i) => words(polyWords, primes, n, 100 + i))
+  const queries = Array.from({ length: queryCount }, (_, i) => words(2 * polyWords, primes, n, i + 1))
+  const accumulator = new DyadicAccumulator({ polyModulusDegree: n, primes, polys: 2 }, plaintexts, queryCount)
+  accumulator.loadQuery(queries)
+  expect(accumulator.sum(terms)).toEqual(oracle(queries, plaintexts, terms, primes, n))
+}
+
+describe('DyadicAccumulator', () => {
+  it('sums products mod each prime exactly like BigInt arithmetic (the default search primes)', () => {
+    // The data level of n=4096 [27, 28, 28]: headroom is far above 16 terms, one reduction.
+    const primes = [134176769n, 268369921n]
+    expect(dyadicHeadroom(primes)).toBeGreaterThan(16)
+    check(primes, 64, 16, [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3])
+  })
+
+  it('reduces between products when the primes leave no headroom (primes just below 2^32)', () => {
+    const primes = [4294967291n, 4294967279n]
+    expect(dyadicHeadroom(primes)).toBe(1)
+    check(primes, 32, 5, [5, 4, 3, 2, 1])
+  })
+
+  it('is reusable: a second query after a first gives the second sum', () => {
+    const primes = [268369921n]
+    check(primes, 16, 3, [2, 0, 1])
+    check(primes, 16, 1, [3])
+  })
+
+  it('does not apply to primes of 2^32 or more, and refuses wrong sizes and indices', () => {
+    expect(dyadicHeadroom([1n << 32n])).toBe(0)
+    expect(dyadicHeadroom([1152921504606830593n])).toBe(0)
+    expect(() => new DyadicAccumulator({ polyModulusDegree: 8, primes: [1n << 40n], polys: 2 }, [], 1)).toThrow(HeError)
+    const primes = [268369921n]
+    const accumulator = new DyadicAccumulator({ polyModulusDegree: 8, primes, polys: 2 }, [words(8, primes, 8, 1)], 2)
+    expect(() => accumulator.loadQuery([new Uint8Array(8)])).toThrow(/expected 128/)
+    expect(() =>
+      accumulator.loadQuery([words(16, primes, 8, 1), words(16, primes, 8, 2), words(16, primes, 8, 3)]),
+    ).toThrow(/at most 2/)
+    accumulator.loadQuery([words(16, primes, 8, 1)])
+    expect(() => accumulator.sum([0, 0])).toThrow(/1 query ciphertexts loaded/)
+    expect(() => accumulator.sum([1])).toThrow(/no plaintext 1/)
+  })
+
+  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-core build:wasm)', async () => {
+    const wat = fileURLToPath(new URL('./mulAccumulate.wat', import.meta.url))
+    const bytes = await compileWat(readFileSync(wat, 'utf8'), 'mulAccumulate.wat')
+    expect(wasmModuleSource('mulAccumulate.wat', bytes)).toContain(`'${MUL_ACCUMULATE_WASM}'`)
+  })
+})
