@@ -2,22 +2,48 @@ import type { z } from 'zod'
 import { base64ToBytes, bytesToBase64 } from '../envelope/base64.ts'
 import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
 import { HeError } from '../errors/HeError.ts'
-import { isHeErrorCode } from '../errors/heErrorCodes.ts'
 import type { SearchCatalog } from '../search/SearchDatabase.ts'
 import type {
   EvaluateCall,
   EvaluateCallResult,
-  KeySetInfo,
-  KeySetList,
   PutKeySetResult,
   SearchCallResult,
   ServerExecutorMode,
-  ServerReadiness,
-  ServerSearchConfig,
-  ServerSession,
   ServerWork,
 } from './clientTypes.ts'
-import { SEARCH_CATALOG_MAX_PAGE, type SearchCatalogPage, SearchCatalogPageSchema } from './searchCatalogContract.ts'
+import {
+  SEARCH_CATALOG_MAX_PAGE,
+  type SearchCatalogPage,
+  SearchCatalogPageSchema,
+  searchCatalogRoute,
+} from './contract/catalogContract.ts'
+import { ErrorReplySchema } from './contract/errorContract.ts'
+import {
+  healthRoute,
+  readinessRoute,
+  type ServerHealth,
+  ServerHealthSchema,
+  type ServerReadiness,
+  ServerReadinessSchema,
+} from './contract/healthContract.ts'
+import {
+  deleteKeySetRoute,
+  getKeySetRoute,
+  type KeySetInfo,
+  KeySetInfoSchema,
+  type KeySetList,
+  KeySetListSchema,
+  listKeySetsRoute,
+  putKeySetRoute,
+} from './contract/keySetContract.ts'
+import type { RouteContract } from './contract/routeContract.ts'
+import {
+  type ServerSearchConfig,
+  ServerSearchConfigSchema,
+  searchConfigRoute,
+  searchRoute,
+} from './contract/searchContract.ts'
+import { createSessionRoute, type ServerSession, ServerSessionSchema } from './contract/sessionContract.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** Options of a `SealboxClient`. */
@@ -40,6 +66,14 @@ export interface SealboxClientOptions {
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal
+}
+
+/** One request of a route: its path parameters, query string and body. */
+interface RouteCall extends CallOptions {
+  params?: Record<string, string>
+  query?: Record<string, string | number | undefined>
+  body?: unknown
+  headers?: Record<string, string>
 }
 
 interface RawResponse {
@@ -86,20 +120,22 @@ export class SealboxClient {
 
   /** Local-mode servers: a new anonymous tenant; returns a client that uses its token. */
   async createSession(options: CallOptions = {}): Promise<{ session: ServerSession; client: SealboxClient }> {
-    const session = await this.#json<ServerSession>('POST', '/api/v1/session', undefined, options)
+    const session = await this.#json(createSessionRoute, ServerSessionSchema, options)
     return { session, client: this.with({ token: session.token }) }
   }
 
   /** Liveness (answered by the server's event loop). */
-  async health(options: CallOptions = {}): Promise<{ status: string }> {
-    return this.#json('GET', '/healthz', undefined, options)
+  async health(options: CallOptions = {}): Promise<ServerHealth> {
+    return this.#json(healthRoute, ServerHealthSchema, options)
   }
 
   /** Readiness; resolves with `ready: false` (HTTP 503) while workers warm up. */
   async readiness(options: CallOptions = {}): Promise<ServerReadiness> {
-    const { response } = await this.#send('GET', '/readyz', undefined, options)
-    if (response.status !== 200 && response.status !== 503) throw await toError(response)
-    return (await response.json()) as ServerReadiness
+    const { response } = await this.#send(readinessRoute.method, readinessRoute.path, undefined, {
+      ...options,
+      accept: [503],
+    })
+    return parseReply(ServerReadinessSchema, await jsonOf(response, readinessRoute), readinessRoute, response.status)
   }
 
   /** Polls `/readyz` until the server is ready (or `timeoutMs` passes). */
@@ -119,7 +155,7 @@ export class SealboxClient {
 
   /** The search config the server serves (what the search client needs). */
   async searchConfig(options: CallOptions = {}): Promise<ServerSearchConfig> {
-    return this.#json('GET', '/api/v1/search/config', undefined, options)
+    return this.#json(searchConfigRoute, ServerSearchConfigSchema, options)
   }
 
   /**
@@ -154,14 +190,19 @@ export class SealboxClient {
   }
 
   async #catalogPage(offset: number, options: CallOptions): Promise<SearchCatalogPage> {
-    const path = `/api/v1/search/catalog?offset=${offset}&limit=${SEARCH_CATALOG_MAX_PAGE}`
+    const path = pathOf(searchCatalogRoute, { query: { offset, limit: SEARCH_CATALOG_MAX_PAGE } })
     const cached = this.#catalogCache.get(path)
-    const { response } = await this.#send('GET', path, undefined, {
+    const { response } = await this.#send(searchCatalogRoute.method, path, undefined, {
       ...options,
-      ...(cached ? { headers: { 'if-none-match': cached.etag } } : {}),
+      ...(cached ? { headers: { 'if-none-match': cached.etag }, accept: [304] } : {}),
     })
     if (response.status === 304 && cached) return cached.page
-    const page = parseReply(SearchCatalogPageSchema, await expectOk(response).json(), 'search catalog')
+    const page = parseReply(
+      SearchCatalogPageSchema,
+      await jsonOf(response, searchCatalogRoute),
+      searchCatalogRoute,
+      response.status,
+    )
     const etag = response.headers.get('etag')
     if (etag) this.#catalogCache.set(path, { etag, page })
     return page
@@ -169,22 +210,27 @@ export class SealboxClient {
 
   /** Uploads (or replaces) evaluation keys: an envelope or a bundle of relin/Galois keys. */
   async putKeySet(id: string, keys: Uint8Array, options: CallOptions = {}): Promise<PutKeySetResult> {
-    const raw = await this.#send('PUT', `/api/v1/keysets/${encodeURIComponent(id)}`, keys, options)
-    const keySet = (await expectOk(raw.response).json()) as KeySetInfo
+    const raw = await this.#route(putKeySetRoute, { ...options, params: { id }, body: keys })
+    const keySet = parseReply(
+      KeySetInfoSchema,
+      await jsonOf(raw.response, putKeySetRoute),
+      putKeySetRoute,
+      raw.response.status,
+    )
     return { keySet, replaced: raw.response.status === 200, ...work(raw) }
   }
 
   async listKeySets(options: CallOptions = {}): Promise<KeySetList> {
-    return this.#json('GET', '/api/v1/keysets', undefined, options)
+    return this.#json(listKeySetsRoute, KeySetListSchema, options)
   }
 
   async getKeySet(id: string, options: CallOptions = {}): Promise<KeySetInfo> {
-    return this.#json('GET', `/api/v1/keysets/${encodeURIComponent(id)}`, undefined, options)
+    return this.#json(getKeySetRoute, KeySetInfoSchema, { ...options, params: { id } })
   }
 
   async deleteKeySet(id: string, options: CallOptions = {}): Promise<void> {
-    const { response } = await this.#send('DELETE', `/api/v1/keysets/${encodeURIComponent(id)}`, undefined, options)
-    expectOk(response)
+    const { response } = await this.#route(deleteKeySetRoute, { ...options, params: { id } })
+    if (response.status !== 204) throw contractError(deleteKeySetRoute, `HTTP ${response.status} instead of 204`)
   }
 
   /**
@@ -196,10 +242,8 @@ export class SealboxClient {
     options: CallOptions & { keySet?: string } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
-    const path =
-      options.keySet === undefined ? '/api/v1/search' : `/api/v1/search?keySet=${encodeURIComponent(options.keySet)}`
-    const raw = await this.#send('POST', path, concat(list), options)
-    const body = new Uint8Array(await expectOk(raw.response).arrayBuffer())
+    const raw = await this.#route(searchRoute, { ...options, query: { keySet: options.keySet }, body: concat(list) })
+    const body = new Uint8Array(await raw.response.arrayBuffer())
     const queryMs = (raw.response.headers.get('x-sealbox-query-ms') ?? '')
       .split(',')
       .filter((part) => part !== '')
@@ -218,22 +262,28 @@ export class SealboxClient {
       ...(call.keySet === undefined ? {} : { keySet: call.keySet }),
     }
     const raw = await this.#send('POST', '/api/v1/evaluate', body, options)
-    const json = (await expectOk(raw.response).json()) as { outputs: Record<string, string>; steps?: unknown[] }
+    const json = (await raw.response.json()) as { outputs: Record<string, string>; steps?: unknown[] }
     const outputs: Record<string, Uint8Array> = {}
     for (const [name, text] of Object.entries(json.outputs)) outputs[name] = base64ToBytes(text)
     return { outputs, steps: json.steps ?? [], ...work(raw) }
   }
 
-  async #json<T>(method: string, path: string, body: unknown, options: CallOptions): Promise<T> {
-    const { response } = await this.#send(method, path, body, options)
-    return (await expectOk(response).json()) as T
+  /** Sends a route's request; an error reply throws its HeError. */
+  async #route(route: RouteContract, call: RouteCall): Promise<RawResponse> {
+    return this.#send(route.method, pathOf(route, call), call.body, call)
+  }
+
+  /** A route's JSON reply, checked against `schema` (the route's schema for its success status). */
+  async #json<S extends z.ZodType>(route: RouteContract, schema: S, call: RouteCall): Promise<z.output<S>> {
+    const { response } = await this.#route(route, call)
+    return parseReply(schema, await jsonOf(response, route), route, response.status)
   }
 
   async #send(
     method: string,
     path: string,
     body: unknown,
-    options: CallOptions & { headers?: Record<string, string> },
+    options: CallOptions & { headers?: Record<string, string>; accept?: readonly number[] },
   ): Promise<RawResponse> {
     const headers: Record<string, string> = { ...options.headers }
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`
@@ -262,7 +312,7 @@ export class SealboxClient {
         details: { network: true },
       })
     }
-    if (!response.ok && response.status !== 304) throw await toError(response)
+    if (!response.ok && !options.accept?.includes(response.status)) throw await toError(response)
     return { response, elapsedMs: performance.now() - started }
   }
 }
@@ -276,25 +326,51 @@ function work(raw: RawResponse): ServerWork {
   }
 }
 
-/** A reply checked against its contract: a server that answers otherwise is a bug, said plainly. */
-function parseReply<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+/** A route's path with its `:name` segments filled in and its query string (undefined values left out). */
+function pathOf(route: RouteContract, call: Pick<RouteCall, 'params' | 'query'>): string {
+  const path = route.path.replace(/:(\w+)/g, (_match, name: string) => {
+    const value = call.params?.[name]
+    if (value === undefined) throw new HeError('INVALID_INPUT', `${route.method} ${route.path}: no value for :${name}`)
+    return encodeURIComponent(value)
+  })
+  const query = Object.entries(call.query ?? {}).flatMap(([name, value]) =>
+    value === undefined ? [] : [`${encodeURIComponent(name)}=${encodeURIComponent(value)}`],
+  )
+  return query.length === 0 ? path : `${path}?${query.join('&')}`
+}
+
+/**
+ * A server that answers outside its contract is a bug (or another version): INTERNAL,
+ * said plainly, never a value of the wrong shape handed to the caller.
+ */
+function contractError(route: RouteContract, what: string, cause?: unknown): HeError {
+  return new HeError('INTERNAL', `${route.method} ${route.path}: the reply does not match the contract (${what})`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { contract: true },
+  })
+}
+
+/** The body of a successful reply as JSON, for a status the route's contract answers with JSON. */
+async function jsonOf(response: Response, route: RouteContract): Promise<unknown> {
+  if (!(response.status in route.response)) {
+    throw contractError(route, `HTTP ${response.status} is not one of its replies`)
+  }
+  try {
+    return await response.json()
+  } catch (error) {
+    throw contractError(route, 'the body is not JSON', error)
+  }
+}
+
+/** A reply checked against its schema in the contract. */
+function parseReply<S extends z.ZodType>(schema: S, value: unknown, route: RouteContract, status: number): z.output<S> {
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new HeError(
-      'INTERNAL',
-      `the server's ${what} reply does not match the contract: ${issue?.path.join('.')} ${issue?.message}`,
-      {
-        cause: parsed.error,
-      },
-    )
+    const field = issue?.path.length ? issue.path.join('.') : 'body'
+    throw contractError(route, `HTTP ${status} ${field}: ${issue?.message ?? 'invalid'}`, parsed.error)
   }
   return parsed.data
-}
-
-function expectOk(response: Response): Response {
-  if (!response.ok) throw new HeError('INTERNAL', `unexpected HTTP ${response.status}`)
-  return response
 }
 
 /** Turns an error response into an HeError carrying the server's code. */
@@ -308,22 +384,17 @@ async function toError(response: Response): Promise<HeError> {
   let text = ''
   try {
     text = await response.text()
-    const body = JSON.parse(text) as {
-      error?: { code?: unknown; message?: unknown; hint?: unknown; details?: unknown }
-    }
-    const error = body.error
-    if (error && isHeErrorCode(error.code) && typeof error.message === 'string') {
+    const parsed = ErrorReplySchema.safeParse(JSON.parse(text))
+    if (parsed.success) {
+      const { error } = parsed.data
       return new HeError(error.code, error.message, {
-        details: {
-          ...details,
-          ...(typeof error.hint === 'string' ? { hint: error.hint } : {}),
-          ...(typeof error.details === 'object' && error.details !== null ? { server: error.details } : {}),
-        },
+        details: { ...details, hint: error.hint, ...(error.details ? { server: error.details } : {}) },
       })
     }
   } catch {
-    // Not our JSON (a proxy's page, a gateway timeout): fall through.
+    // Not JSON at all: fall through.
   }
+  // Not our error body (a proxy's page, a gateway timeout): said with the status and the text.
   const code = response.status === 503 ? 'OVERLOADED' : response.status === 504 ? 'TIMEOUT' : 'INTERNAL'
   return new HeError(code, `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`, { details })
 }

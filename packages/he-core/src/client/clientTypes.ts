@@ -1,68 +1,12 @@
-import type { SearchConfig } from '../search/SearchConfig.ts'
-import type { ServedSearchDatabase } from './servedSearchDatabase.ts'
+import type { ServerExecutorMode } from './contract/healthContract.ts'
+import type { KeySetInfo } from './contract/keySetContract.ts'
 import type { ServerTimingPhases } from './serverTiming.ts'
 
-/** The executors a sealbox server can run work on. */
-export type ServerExecutorMode = 'pool' | 'inline' | 'process'
-
-/** A key set as the server lists it. */
-export interface KeySetInfo {
-  tenant: string
-  /** The name used in the URL. */
-  id: string
-  /** The secret key's id (queries must carry the same one). */
-  keySetId: string
-  fingerprint: string
-  configId?: string
-  kinds: Array<'relinKeys' | 'galoisKeys'>
-  galoisElements: number[]
-  polyModulusDegree?: number
-  label?: string
-  bytes: number
-  sha256: string
-  createdAt: string
-  updatedAt: string
-}
-
-/** `GET /api/v1/keysets`. */
-export interface KeySetList {
-  tenant: string
-  keySets: KeySetInfo[]
-  usage: { bytes: number; quotaBytes: number; keySets: number; maxKeySets: number }
-}
-
-/** `POST /api/v1/session` (local mode). */
-export interface ServerSession {
-  token: string
-  tenant: string
-  mode: 'local' | 'production'
-}
-
-/** `GET /readyz`. */
-export interface ServerReadiness {
-  ready: boolean
-  /** Present (true) while the server's event loop is overloaded: other calls would answer 503. */
-  overloaded?: boolean
-  executors: Array<{
-    mode: ServerExecutorMode
-    size: number
-    warm: number
-    running: number
-    queued: number
-    replacements: number
-    default: boolean
-  }>
-}
-
-/**
- * `GET /api/v1/search/config`: he-core's `SearchConfig` (plain JSON) plus the params
- * fingerprint and facts about the server's database.
- */
-export interface ServerSearchConfig extends SearchConfig {
-  /** Params fingerprint of queries, keys and responses. */
-  fingerprint: string
-  database: ServedSearchDatabase
-}
+// The wire types are inferred from the contract's schemas; the rest are what the client's calls return.
+export type { ServerExecutorMode, ServerReadiness } from './contract/healthContract.ts'
+export type { KeySetInfo, KeySetList } from './contract/keySetContract.ts'
+export type { ServerSearchConfig } from './contract/searchContract.ts'
+export type { ServerSession } from './contract/sessionContract.ts'
 
 /** What every work call returns next to its value: the server's phases and executor. */
 export interface ServerWork {

@@ -23,13 +23,6 @@ export type {
 export * from './contract/index.ts'
 export { type CallOptions, SealboxClient, type SealboxClientOptions } from './SealboxClient.ts'
 export {
-  SEARCH_CATALOG_MAX_PAGE,
-  type SearchCatalogPage,
-  SearchCatalogPageSchema,
-  type SearchCatalogQuery,
-  SearchCatalogQuerySchema,
-} from './searchCatalogContract.ts'
-export {
   type SearchDatabaseSource,
   SearchDatabaseSourceSchema,
   type ServedSearchDatabase,

@@ -88,11 +88,14 @@ export type ParamsSpec = z.output<typeof ParamsSpec>
  * A spec with every choice made: the coefficient modulus as bit sizes, the plain
  * modulus as a number (or batching bits until SEAL picks the prime), the CKKS scale.
  */
-export interface ResolvedParams {
-  scheme: SchemeName
-  polyModulusDegree: number
-  coeffModulusBits: number[]
-  plainModulus: PlainModulusSpec | undefined
-  scaleBits: number | undefined
-  security: SecurityLevelName
-}
+export const ResolvedParamsSchema = z
+  .object({
+    scheme: z.enum(SCHEMES),
+    polyModulusDegree: z.number().int(),
+    coeffModulusBits: z.array(z.number().int()),
+    plainModulus: PlainModulusSpec.optional(),
+    scaleBits: z.number().int().optional(),
+    security: z.enum(SECURITY_LEVELS),
+  })
+  .strict()
+export type ResolvedParams = z.infer<typeof ResolvedParamsSchema>

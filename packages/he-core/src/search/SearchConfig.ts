@@ -3,17 +3,16 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { z } from 'zod'
 import { HeError } from '../errors/HeError.ts'
 import { describeParams } from '../params/describeParams.ts'
-import { ParamsSpec, type ResolvedParams } from '../params/ParamsSpec.ts'
+import { ParamsSpec, type ResolvedParams, ResolvedParamsSchema } from '../params/ParamsSpec.ts'
 import { parseParams } from '../params/parseParams.ts'
 import {
-  type BabyStepSide,
   chooseBabyStep,
   countSearchOperations,
   estimateServerMs,
   galoisStepsFor,
-  type SearchOperationCount,
+  SearchOperationCountSchema,
 } from './searchCost.ts'
-import { nextPowerOfTwo, planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
+import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
 import {
   isSearchProfileName,
   plainModulusOf,
@@ -70,46 +69,49 @@ export const SearchConfigInput = z
 export type SearchConfigInput = z.input<typeof SearchConfigInput>
 
 /** A validated search config with every derived number. Plain data: post it to workers as is. */
-export interface SearchConfig {
-  /** 32 hex chars: SHA-256 of the fields client and server must agree on. */
-  configId: string
-  params: ResolvedParams
-  scheme: SearchScheme
-  polyModulusDegree: number
-  /** The plain modulus t. */
-  plainModulus: number
-  /** D */
-  dimension: number
-  /** D' = nextPow2(D): the query's period along a batching row. */
-  paddedDimension: number
-  /** V */
-  rows: number
-  metric: 'cosine' | 'dot'
-  /** Norm bound of every vector (1 for cosine). */
-  maxNorm: number
-  /** s: vectors are scaled by s and rounded; |score| ≤ (s·maxNorm + √D/2)² ≤ (t−1)/2. */
-  scale: number
-  /** The largest s these params allow for D and maxNorm. */
-  maxScale: number
-  babySteps: BabyStepSide
-  /** g */
-  babyStep: number
-  /** h = ceil(D'/g) for a full block. */
-  giantSteps: number
-  /** Exactly the rotation steps the server uses (empty: no Galois keys at all). */
-  galoisSteps: number[]
-  /** Ciphertexts in one query: g with client-side baby steps, else 1. */
-  queryCiphertexts: number
-  blocks: SearchBlock[]
-  operations: SearchOperationCount
-  /** Model estimate of the server total (decode, load, compute, save) on this VM, used to choose g. Measured numbers come from the benchmark. */
-  estimatedServerMs: number
-  /** Compression of the query ciphertexts (the client's choice; the server loads either). */
-  compression: 'zstd' | 'none'
-  /** Compression of the response ciphertexts (the server's choice; the client loads either). */
-  responseCompression: 'zstd' | 'none'
-  nttForm: boolean
-}
+export const SearchConfigSchema = z
+  .object({
+    /** 32 hex chars: SHA-256 of the fields client and server must agree on. */
+    configId: z.string(),
+    params: ResolvedParamsSchema,
+    scheme: z.enum(SEARCH_SCHEMES),
+    polyModulusDegree: z.number().int(),
+    /** The plain modulus t. */
+    plainModulus: z.number().int(),
+    /** D */
+    dimension: z.number().int(),
+    /** D' = nextPow2(D): the query's period along a batching row. */
+    paddedDimension: z.number().int(),
+    /** V */
+    rows: z.number().int(),
+    metric: z.enum(['cosine', 'dot']),
+    /** Norm bound of every vector (1 for cosine). */
+    maxNorm: z.number(),
+    /** s: vectors are scaled by s and rounded; |score| ≤ (s·maxNorm + √D/2)² ≤ (t−1)/2. */
+    scale: z.number().int(),
+    /** The largest s these params allow for D and maxNorm. */
+    maxScale: z.number().int(),
+    babySteps: z.enum(['client', 'server']),
+    /** g */
+    babyStep: z.number().int(),
+    /** h = ceil(D'/g) for a full block. */
+    giantSteps: z.number().int(),
+    /** Exactly the rotation steps the server uses (empty: no Galois keys at all). */
+    galoisSteps: z.array(z.number().int()),
+    /** Ciphertexts in one query: g with client-side baby steps, else 1. */
+    queryCiphertexts: z.number().int(),
+    blocks: z.array(SearchBlockSchema),
+    operations: SearchOperationCountSchema,
+    /** Model estimate of the server total (decode, load, compute, save) on this VM, used to choose g. Measured numbers come from the benchmark. */
+    estimatedServerMs: z.number(),
+    /** Compression of the query ciphertexts (the client's choice; the server loads either). */
+    compression: z.enum(['zstd', 'none']),
+    /** Compression of the response ciphertexts (the server's choice; the client loads either). */
+    responseCompression: z.enum(['zstd', 'none']),
+    nttForm: z.boolean(),
+  })
+  .strict()
+export type SearchConfig = z.infer<typeof SearchConfigSchema>
 
 function invalid(field: string, message: string, details: Record<string, unknown> = {}): HeError {
   return new HeError('INVALID_PARAMS', `${field}: ${message}`, { details: { field, ...details } })

@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import type { ParamsFacts } from '../params/describeParams.ts'
 import { planBlocks, type SearchShape } from './searchLayout.ts'
 import type { SearchScheme } from './searchParams.ts'
@@ -6,19 +7,22 @@ import type { SearchScheme } from './searchParams.ts'
 export type BabyStepSide = 'client' | 'server'
 
 /** SEAL operations one query costs the server. */
-export interface SearchOperationCount {
-  /** Seeded query ciphertexts the server checks and loads (each expands its seed; zstd ones are inflated first). */
-  queryCiphertexts: number
-  babyRotations: number
-  giantRotations: number
-  /** Ciphertext × plaintext multiplies (NTT form unless the database is kept in coefficient form). */
-  multiplies: number
-  additions: number
-  /** BFV only: ciphertexts moved into / out of NTT form (BGV ciphertexts live in NTT form). */
-  nttTransforms: number
-  /** Response ciphertexts, each mod-switched to the last level and saved. */
-  responseCiphertexts: number
-}
+export const SearchOperationCountSchema = z
+  .object({
+    /** Seeded query ciphertexts the server checks and loads (each expands its seed; zstd ones are inflated first). */
+    queryCiphertexts: z.number().int(),
+    babyRotations: z.number().int(),
+    giantRotations: z.number().int(),
+    /** Ciphertext × plaintext multiplies (NTT form unless the database is kept in coefficient form). */
+    multiplies: z.number().int(),
+    additions: z.number().int(),
+    /** BFV only: ciphertexts moved into / out of NTT form (BGV ciphertexts live in NTT form). */
+    nttTransforms: z.number().int(),
+    /** Response ciphertexts, each mod-switched to the last level and saved. */
+    responseCiphertexts: z.number().int(),
+  })
+  .strict()
+export type SearchOperationCount = z.infer<typeof SearchOperationCountSchema>
 
 /** How the query and response ciphertexts travel: the load and save costs depend on it. */
 export interface SearchTransfer {

@@ -18,21 +18,26 @@
  * run per block.
  */
 
+import { z } from 'zod'
+
 /** One block of at most n database rows: one response ciphertext. */
-export interface SearchBlock {
-  /** Position in the response (0-based). */
-  index: number
-  /** Database row of the block's first slot. */
-  firstRow: number
-  /** Database rows in this block. */
-  rows: number
-  /** Rows ≤ n/2 and D' ≥ 2: every row uses both matrix rows, half the diagonals each. */
-  folded: boolean
-  /** Generalized diagonals multiplied for this block: D', or D'/2 when folded. */
-  diagonals: number
-  /** Giant steps: ceil(diagonals / g). */
-  giantSteps: number
-}
+export const SearchBlockSchema = z
+  .object({
+    /** Position in the response (0-based). */
+    index: z.number().int(),
+    /** Database row of the block's first slot. */
+    firstRow: z.number().int(),
+    /** Database rows in this block. */
+    rows: z.number().int(),
+    /** Rows ≤ n/2 and D' ≥ 2: every row uses both matrix rows, half the diagonals each. */
+    folded: z.boolean(),
+    /** Generalized diagonals multiplied for this block: D', or D'/2 when folded. */
+    diagonals: z.number().int(),
+    /** Giant steps: ceil(diagonals / g). */
+    giantSteps: z.number().int(),
+  })
+  .strict()
+export type SearchBlock = z.infer<typeof SearchBlockSchema>
 
 /** The numbers the layout depends on. */
 export interface SearchShape {

@@ -1,6 +1,45 @@
 /**
- * The sealbox HTTP contract: one zod module per route group. The server validates
- * and documents its routes with these schemas and `SealboxClient` parses replies
- * with them, so the contract is written once. Nothing here imports node-seal.
+ * The sealbox HTTP contract: one zod module per route group. The server validates,
+ * serializes and documents its routes with these schemas and `SealboxClient` parses
+ * replies with them, so the contract is written once. Nothing here imports node-seal.
  */
-export {}
+export {
+  SEARCH_CATALOG_MAX_PAGE,
+  type SearchCatalogPage,
+  SearchCatalogPageSchema,
+  type SearchCatalogQuery,
+  SearchCatalogQuerySchema,
+  searchCatalogRoute,
+} from './catalogContract.ts'
+export { type ErrorReply, ErrorReplySchema, type HeErrorBody, HeErrorBodySchema, heErrorBody } from './errorContract.ts'
+export {
+  healthRoute,
+  metricsRoute,
+  readinessRoute,
+  SERVER_EXECUTOR_MODES,
+  type ServerExecutorMode,
+  ServerExecutorModeSchema,
+  type ServerHealth,
+  ServerHealthSchema,
+  type ServerReadiness,
+  ServerReadinessSchema,
+} from './healthContract.ts'
+export {
+  deleteKeySetRoute,
+  getKeySetRoute,
+  KEY_SET_ID,
+  type KeySetIdParams,
+  KeySetIdParamsSchema,
+  KeySetIdSchema,
+  type KeySetInfo,
+  KeySetInfoSchema,
+  type KeySetList,
+  KeySetListSchema,
+  type KeySetQuery,
+  KeySetQuerySchema,
+  listKeySetsRoute,
+  putKeySetRoute,
+} from './keySetContract.ts'
+export { API_PREFIX, type HttpMethod, type RouteContract } from './routeContract.ts'
+export { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute, searchRoute } from './searchContract.ts'
+export { createSessionRoute, type ServerSession, ServerSessionSchema } from './sessionContract.ts'

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest'
+import { HeError } from '../errors/HeError.ts'
+import { resolveSearchConfig } from '../search/SearchConfig.ts'
+import type { KeySetInfo } from './contract/keySetContract.ts'
+import { SealboxClient } from './SealboxClient.ts'
+
+/*
+ * The client against a server that answers what each test says (a `fetch` that returns
+ * fixed replies: the only way to make a real server break its own contract). The real
+ * server is exercised end to end by apps/server's tests.
+ */
+
+interface Seen {
+  method: string
+  url: string
+}
+
+function serverAnswering(reply: (seen: Seen) => Response): { client: SealboxClient; seen: Seen[] } {
+  const seen: Seen[] = []
+  const fetchImpl: typeof fetch = async (input, init) => {
+    const request = { method: init?.method ?? 'GET', url: String(input) }
+    seen.push(request)
+    return reply(request)
+  }
+  return { client: new SealboxClient({ baseUrl: 'http://sealbox.test/', token: 't', fetch: fetchImpl }), seen }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+
+const keySet: KeySetInfo = {
+  tenant: 'alice',
+  id: 'my keys',
+  keySetId: '0123456789abcdef0123456789abcdef',
+  fingerprint: 'fedcba9876543210fedcba9876543210',
+  kinds: ['galoisKeys'],
+  galoisElements: [3, 9],
+  bytes: 1024,
+  sha256: 'a'.repeat(64),
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<HeError> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  expect(outcome).toBeInstanceOf(HeError)
+  return outcome as HeError
+}
+
+describe('SealboxClient and the contract', () => {
+  it('returns a reply that matches the contract, on the path the contract names', async () => {
+    const { client, seen } = serverAnswering(() => json(200, keySet))
+    expect(await client.getKeySet('my keys')).toEqual(keySet)
+    expect(seen).toEqual([{ method: 'GET', url: 'http://sealbox.test/api/v1/keysets/my%20keys' }])
+  })
+
+  it('refuses a reply with a missing field, a wrong type or a field the contract does not have', async () => {
+    const { id: _id, ...missing } = keySet
+    for (const [body, field] of [
+      [missing, 'id'],
+      [{ ...keySet, bytes: '1024' }, 'bytes'],
+      [{ ...keySet, secretKey: 'oops' }, 'body'],
+    ] as const) {
+      const { client } = serverAnswering(() => json(200, body))
+      const error = await errorOf(client.getKeySet('my keys'))
+      expect(error.code).toBe('INTERNAL')
+      expect(error.message).toContain('GET /api/v1/keysets/:id: the reply does not match the contract')
+      expect(error.message).toContain(`HTTP 200 ${field}:`)
+      expect(error.details).toEqual({ contract: true })
+    }
+  })
+
+  it('refuses a success status the route does not answer with, and a body that is not JSON', async () => {
+    // The session route answers 201; a 200 is another server (or version) talking.
+    const wrongStatus = serverAnswering(() => json(200, { token: 'x', tenant: 'y', mode: 'local' }))
+    expect((await errorOf(wrongStatus.client.createSession())).message).toContain('HTTP 200 is not one of its replies')
+    const notJson = serverAnswering(() => new Response('<html>hi</html>', { status: 200 }))
+    expect((await errorOf(notJson.client.listKeySets())).message).toContain('the body is not JSON')
+    const notDeleted = serverAnswering(() => json(200, {}))
+    expect((await errorOf(notDeleted.client.deleteKeySet('k'))).message).toContain('HTTP 200 instead of 204')
+  })
+
+  it('turns an error reply into an HeError with its code, hint, details and Retry-After', async () => {
+    const { client } = serverAnswering(() =>
+      json(
+        503,
+        { error: { code: 'OVERLOADED', message: 'busy', hint: 'Retry shortly.', details: { requestId: 'r1' } } },
+        { 'retry-after': '2' },
+      ),
+    )
+    const error = await errorOf(client.listKeySets())
+    expect(error.code).toBe('OVERLOADED')
+    expect(error.message).toBe('busy')
+    expect(error.details).toMatchObject({
+      status: 503,
+      retryAfterSeconds: 2,
+      hint: 'Retry shortly.',
+      server: { requestId: 'r1' },
+    })
+  })
+
+  it('does not take an error body outside the error contract for ours: the status and the text instead', async () => {
+    for (const body of [
+      { error: { code: 'NO_SUCH_CODE', message: 'x', hint: 'y' } },
+      { error: { code: 'NOT_FOUND', message: 'x' } },
+      { message: 'Bad Gateway' },
+    ]) {
+      const { client } = serverAnswering(() => json(502, body))
+      const error = await errorOf(client.listKeySets())
+      expect(error.code).toBe('INTERNAL')
+      expect(error.message).toMatch(/^HTTP 502: /)
+    }
+  })
+
+  it('checks the readiness reply on 503 as on 200', async () => {
+    const warming = { ready: false, executors: [] }
+    expect(await serverAnswering(() => json(503, warming)).client.readiness()).toEqual(warming)
+    const broken = serverAnswering(() => json(503, { ready: 'no', executors: [] }))
+    expect((await errorOf(broken.client.readiness())).message).toContain('HTTP 503 ready:')
+  })
+
+  it('types the search config end to end: a resolved config is a valid reply, a loose one is not', async () => {
+    const config = resolveSearchConfig({ dimension: 16, rows: 300 })
+    const database = {
+      source: { type: 'synthetic', seed: 7, rows: 300, dimension: 16 },
+      rows: 300,
+      dimension: 16,
+      processing: { milliseconds: 1, plaintexts: 8, bytes: 1024, nttForm: true, blocks: [8] },
+    }
+    // What the server sends: the config as JSON (undefined fields dropped) plus its own facts.
+    const served = { ...JSON.parse(JSON.stringify(config)), fingerprint: 'f'.repeat(32), database }
+    const { client, seen } = serverAnswering(() => json(200, served))
+    expect(await client.searchConfig()).toEqual(served)
+    expect(seen[0]?.url).toBe('http://sealbox.test/api/v1/search/config')
+    const loose = serverAnswering(() => json(200, { ...served, babyStep: 'four' }))
+    expect((await errorOf(loose.client.searchConfig())).message).toContain('HTTP 200 babyStep:')
+  })
+
+  it('builds the search query string from the contract', async () => {
+    const { client, seen } = serverAnswering(() => new Response(new Uint8Array(0), { status: 200 }))
+    await client.search(new Uint8Array(0), { keySet: 'k.1' })
+    await client.search(new Uint8Array(0))
+    expect(seen.map((s) => s.url)).toEqual([
+      'http://sealbox.test/api/v1/search?keySet=k.1',
+      'http://sealbox.test/api/v1/search',
+    ])
+  })
+})

@@ -1,0 +1,31 @@
+import type { z } from 'zod'
+
+/** The HTTP methods of the sealbox API. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+/** Where every versioned route lives (health and metrics are at the root). */
+export const API_PREFIX = '/api/v1'
+
+/**
+ * One route of the sealbox HTTP API, written once: the server registers it from this
+ * (validation, reply serialization and the OpenAPI docs at `/docs`) and `SealboxClient`
+ * parses its replies with it. Binary (envelope) bodies and replies have no schema:
+ * `consumes` / `produces` name their media type and `description` their layout.
+ */
+export interface RouteContract {
+  method: HttpMethod
+  /** The full path, `:name` for a path parameter. */
+  path: string
+  /** OpenAPI grouping, one-line summary and details. */
+  tags: readonly string[]
+  summary: string
+  description?: string
+  params?: z.ZodType
+  querystring?: z.ZodType
+  /** A JSON body. */
+  body?: z.ZodType
+  consumes?: readonly string[]
+  produces?: readonly string[]
+  /** JSON replies by HTTP status (a status answered without a body, like 204 or 304, has none). */
+  response: Readonly<Record<number, z.ZodType>>
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { SearchConfigSchema } from '../../search/SearchConfig.ts'
+import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
+import { KeySetQuerySchema } from './keySetContract.ts'
+import { API_PREFIX, type RouteContract } from './routeContract.ts'
+
+/**
+ * `GET /api/v1/search/config`: he-core's `SearchConfig` plus the params fingerprint
+ * and facts about the server's database.
+ */
+export const ServerSearchConfigSchema = SearchConfigSchema.extend({
+  /** Params fingerprint of queries, keys and responses. */
+  fingerprint: z.string(),
+  database: ServedSearchDatabaseSchema,
+}).strict()
+export type ServerSearchConfig = z.infer<typeof ServerSearchConfigSchema>
+
+/** Public (no bearer token): what a client needs to make keys and queries. */
+export const searchConfigRoute = {
+  method: 'GET',
+  path: `${API_PREFIX}/search/config`,
+  tags: ['search'],
+  summary: 'The search config clients need to make keys and queries',
+  description:
+    'Parameters, D, V, scale, baby step, Galois steps and the configId; `galoisSteps` empty means no evaluation keys are needed.',
+  response: { 200: ServerSearchConfigSchema },
+} as const satisfies RouteContract
+
+export const searchRoute = {
+  method: 'POST',
+  path: `${API_PREFIX}/search`,
+  tags: ['search'],
+  summary: 'Evaluate one or several encrypted queries',
+  description:
+    'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. Reply (application/octet-stream): one response bundle per query, back to back, in order; `x-sealbox-query-ms` has the compute time of each.',
+  querystring: KeySetQuerySchema,
+  consumes: ['application/octet-stream'],
+  produces: ['application/octet-stream'],
+  response: {},
+} as const satisfies RouteContract
