@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { chromium } from 'playwright-core'
+import { build, preview } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
+import { readmeExample } from './support/readmeExample.ts'
+
+/*
+ * he-core as a package people install: `pnpm pack` (which builds dist first), then a fresh
+ * project outside the workspace installs the tarball with npm and uses it the way the README
+ * says — the README's own example, read from the README, under Node 24, type-checked against
+ * the shipped declarations, and bundled by Vite into a page that runs it in Chromium.
+ */
+
+const run = promisify(execFile)
+const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
+const CHROMIUM_PATH = process.env.SEALBOX_CHROMIUM ?? '/usr/bin/chromium'
+// npm and the example run on the Node that runs the tests (24), not whatever is first on PATH.
+const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
+const example = readmeExample()
+
+let work: string
+let project: string
+let installed: string
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'sealbox-package-'))
+  await run('pnpm', ['pack', '--pack-destination', work], { cwd: PACKAGE_DIR, env })
+  const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))
+  if (!tarball) throw new Error(`pnpm pack wrote no tarball into ${work}`)
+  project = join(work, 'consumer')
+  await mkdir(project)
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], {
+    cwd: project,
+    env,
+  })
+  installed = join(project, 'node_modules', '@sealbox', 'he-core')
+  await writeFile(join(project, 'example.ts'), example.code)
+}, 240_000)
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true })
+})
+
+describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
+  it('ships built ESM and declarations for every entry, the docs, and registry versions of its dependencies', async () => {
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      exports: Record<string, Record<string, string>>
+      dependencies: Record<string, string>
+    }
+    expect(Object.keys(manifest.exports)).toEqual(['.', './client', './search', './codegen', './node', './testing'])
+    for (const entry of Object.values(manifest.exports)) {
+      for (const condition of ['types', 'import'] as const) {
+        expect(existsSync(join(installed, entry[condition] ?? '')), `${entry[condition]}`).toBe(true)
+      }
+    }
+    // pnpm pack rewrites the workspace's `catalog:` and `workspace:` ranges to real ones.
+    for (const [name, range] of Object.entries(manifest.dependencies)) expect(range, name).toMatch(/^[\^~]?\d/)
+    for (const doc of ['ENVELOPE.md', 'SEARCH.md', 'NODE-SEAL-FACTS.md'])
+      expect(existsSync(join(installed, doc))).toBe(true)
+    expect(existsSync(join(installed, 'src/params/parseParams.test.ts'))).toBe(false)
+  })
+
+  it("runs the README's example under Node 24 and prints what the README says", async () => {
+    const { stdout } = await run(process.execPath, ['example.ts'], { cwd: project, env })
+    expect(example.normalize(stdout)).toBe(example.normalize(example.promised))
+  })
+
+  it('imports @sealbox/he-core/client from the built dist without loading node-seal', async () => {
+    const loaded = await modulesLoadedBy('@sealbox/he-core/client', { cwd: project })
+    expect(loaded).toContain(`file://${installed}/dist/client/index.js`)
+    expect(loaded.filter((url) => url.includes('node-seal'))).toEqual([])
+  })
+
+  it('type-checks a TypeScript consumer of every entry against the shipped declarations', async () => {
+    await writeFile(
+      join(project, 'consumer.ts'),
+      `import { HeError, KeySet, parseParams } from '@sealbox/he-core'
+import { SealboxClient, type ServerSession } from '@sealbox/he-core/client'
+import { generateCode } from '@sealbox/he-core/codegen'
+import { loadSearchDatabaseFile } from '@sealbox/he-core/node'
+import { resolveSearchConfig } from '@sealbox/he-core/search'
+import { measureHeap } from '@sealbox/he-core/testing'
+
+export const params = parseParams({ scheme: 'bfv', polyModulusDegree: 4096 })
+export const client = new SealboxClient({ baseUrl: 'http://localhost:8080' })
+export const session: Promise<{ session: ServerSession }> = client.createSession()
+export const used = [HeError, generateCode, loadSearchDatabaseFile, resolveSearchConfig, measureHeap]
+// Each line below is an error only if the declarations resolved to real types (not any).
+// @ts-expect-error a key set needs a context
+KeySet.generate()
+// @ts-expect-error the client needs its options
+new SealboxClient()
+`,
+    )
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          lib: ['ES2023', 'ESNext.Disposable', 'DOM'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          types: [],
+          allowImportingTsExtensions: true,
+        },
+        files: ['consumer.ts', 'example.ts'],
+      }),
+    )
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, env }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    )
+    expect(result.stdout).toBe('')
+  })
+
+  it('bundles the example with Vite into a page that runs it in Chromium', async () => {
+    await writeFile(
+      join(project, 'index.html'),
+      '<!doctype html><pre id="out"></pre><script type="module" src="/page.ts"></script>\n',
+    )
+    await writeFile(
+      join(project, 'page.ts'),
+      `// Shows what the example logs in the page, formatted like Node's console.log of an array.
+const out = document.getElementById('out')!
+const show = (value: unknown) =>
+  Array.isArray(value) ? \`[\${value.map((v) => (typeof v === 'bigint' ? \`\${v}n\` : String(v))).join(', ')}]\` : String(value)
+console.log = (...values: unknown[]) => { out.textContent += values.map(show).join(' ') + '\\n' }
+try {
+  await import('./example.ts')
+  out.dataset.done = 'ok'
+} catch (error) {
+  out.textContent += String(error)
+  out.dataset.done = 'error'
+}
+`,
+    )
+    await build({ root: project, configFile: false, logLevel: 'warn', build: { target: 'esnext', outDir: 'dist' } })
+    const server = await preview({
+      root: project,
+      configFile: false,
+      logLevel: 'warn',
+      preview: { host: '127.0.0.1', port: 0 },
+    })
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      // Root in a container has no user namespace sandbox.
+      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    })
+    try {
+      const page = await browser.newPage()
+      await page.goto(server.resolvedUrls?.local[0] ?? '')
+      const out = page.locator('#out[data-done]')
+      await out.waitFor({ timeout: 120_000 })
+      expect(await out.getAttribute('data-done'), (await out.textContent()) ?? '').toBe('ok')
+      expect(example.normalize((await out.textContent()) ?? '')).toBe(example.normalize(example.promised))
+    } finally {
+      await browser.close()
+      await server.close()
+    }
+  })
+})
