@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { repoReadme } from './repoReadme.ts'
 
-const README = new URL('../../../../README.md', import.meta.url)
 const SECTION = '## he-core in 20 lines'
 
 /** The repository README's he-core example, and the output its last comment promises. */
@@ -15,7 +14,7 @@ export interface ReadmeExample {
 
 /** Reads the example from the README each time, so the tests keep the README true. */
 export function readmeExample(): ReadmeExample {
-  const readme = readFileSync(README, 'utf8')
+  const readme = repoReadme()
   const start = readme.indexOf(`${SECTION}\n`)
   const code = /```ts\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
   const promised = code && /console\.log\(.*\/\/ (.+)$/m.exec(code)?.[1]

@@ -53,3 +53,8 @@ export function valueImportChain(entry: string, forbidden: (module: string) => b
   }
   return undefined
 }
+
+/** Whether a module specifier names node-seal or one of its subpaths. */
+export function isNodeSeal(module: string): boolean {
+  return module === 'node-seal' || module.startsWith('node-seal/')
+}
