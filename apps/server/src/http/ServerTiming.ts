@@ -4,10 +4,13 @@
  * SEAL (absent when the worker already held them); `deserialize`: the request's own
  * ciphertexts; `transfer`: moving the job and its reply between the event loop and the worker;
  * `cpu`: the worker thread's CPU time on the job (not a wall-clock phase: unaffected by other
- * processes competing for the cores).
+ * processes competing for the cores); `decode` / `encode`: the route's own work on the event loop
+ * turning the request body into a job and the job's result into the response body (parsing,
+ * validation, envelope framing) — time no other request can use.
  */
 export const TIMING_PHASES = [
   'auth',
+  'decode',
   'queue',
   'keyload',
   'keydeserialize',
@@ -15,6 +18,7 @@ export const TIMING_PHASES = [
   'compute',
   'serialize',
   'transfer',
+  'encode',
   'store',
   'cpu',
 ] as const

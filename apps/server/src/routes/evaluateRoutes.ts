@@ -6,7 +6,7 @@ import {
   missingProgramKeys,
   parseParams,
 } from '@sealbox/he-core'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { executorOverride } from '../http/executorOverride.ts'
@@ -40,6 +40,15 @@ const EvaluateQueryString = z
 /** Runs an he-core program on encrypted inputs. */
 export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
   const { store, hub, config } = app.sealbox
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  // The body's JSON.parse runs on the event loop: booked as `decode` so it shows in Server-Timing.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const started = performance.now()
+    parseJson(request, String(body), (error, value) => {
+      request.timing.add('decode', performance.now() - started)
+      done(error, value)
+    })
+  })
 
   app.post(
     '/evaluate',
@@ -55,6 +64,7 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { tenant } = request
+      const decodeStarted = performance.now()
       if (mediaType(request) !== 'application/json') {
         throw new HeError('UNSUPPORTED_MEDIA_TYPE', 'send the program as application/json')
       }
@@ -79,6 +89,7 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
       // Static analysis on the loop (no SEAL): a bad program never reaches a worker.
       const analysis = analyzeProgram(body.program, params, { limits: { maxSteps: config.MAX_PROGRAM_STEPS } })
       const needsKeys = analysis.needsRelinKeys || analysis.galoisElements.length > 0
+      request.timing.add('decode', performance.now() - decodeStarted)
       let keys: { ref: { tenant: string; id: string; sha256: string; bytes: number }; keySetId: string } | undefined
       if (keySet !== undefined) {
         const record = await store.get(tenant.id, keySet)
@@ -117,8 +128,11 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
           },
         })
       }
-      const inputs: Record<string, Uint8Array> = {}
-      for (const [name, text] of Object.entries(body.inputs)) inputs[name] = base64ToBytes(text)
+      const inputs = onLoop(request, 'decode', () => {
+        const decoded: Record<string, Uint8Array> = {}
+        for (const [name, text] of Object.entries(body.inputs)) decoded[name] = base64ToBytes(text)
+        return decoded
+      })
       const done = await hub.submit(
         tenant.id,
         {
@@ -137,9 +151,22 @@ export async function evaluateRoutes(app: FastifyInstance): Promise<void> {
       )
       const result = jobResult(request, done, 'evaluateResult')
       reply.header('x-sealbox-executor', done.mode)
-      const outputs: Record<string, string> = {}
-      for (const [name, bytes] of Object.entries(result.outputs)) outputs[name] = bytesToBase64(bytes)
-      return { outputs, ...(result.report as Record<string, unknown>) }
+      const text = onLoop(request, 'encode', () => {
+        const outputs: Record<string, string> = {}
+        for (const [name, bytes] of Object.entries(result.outputs)) outputs[name] = bytesToBase64(bytes)
+        return JSON.stringify({ outputs, ...(result.report as Record<string, unknown>) })
+      })
+      return reply.type('application/json').send(text)
     },
   )
+}
+
+/** Runs synchronous work on the event loop and books its time to a Server-Timing phase. */
+function onLoop<T>(request: FastifyRequest, phase: 'decode' | 'encode', work: () => T): T {
+  const started = performance.now()
+  try {
+    return work()
+  } finally {
+    request.timing.add(phase, performance.now() - started)
+  }
 }
