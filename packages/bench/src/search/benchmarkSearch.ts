@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { loadSeal } from '@sealbox/he-core'
-import { type SearchConfigInput, syntheticSearchDatabase } from '@sealbox/he-core/search'
+import { type SearchConfigInput, type SearchKernelChoice, syntheticSearchDatabase } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { calibrateSealOps } from './calibrateSealOps.ts'
@@ -68,7 +68,15 @@ async function main(argv: string[]): Promise<void> {
   const withNative = values['no-native'] !== true
   const withApple = values['no-apple'] !== true
   type Group = 'headline' | 'schemes' | 'tradeOff' | 'forms' | 'apple'
-  const plan: { group: Group; label: string; input: SearchConfigInput; native?: boolean; apple?: boolean }[] = [
+  const plan: {
+    group: Group
+    label: string
+    input: SearchConfigInput
+    native?: boolean
+    apple?: boolean
+    kernel?: SearchKernelChoice
+    seeded?: boolean
+  }[] = [
     { group: 'headline', label: 'default config (zstd queries and responses)', input: defaults },
     {
       group: 'headline',
@@ -77,9 +85,24 @@ async function main(argv: string[]): Promise<void> {
       native: true,
     },
     {
+      // The same config with every product in SEAL: what the WebAssembly kernel saves.
+      group: 'headline',
+      label: "default config, uncompressed seeded queries, SEAL's evaluator",
+      input: { ...defaults, compression: 'none', responseCompression: 'zstd' },
+      kernel: 'seal',
+    },
+    {
       group: 'headline',
       label: 'default config, uncompressed queries and responses',
       input: { ...defaults, compression: 'none', responseCompression: 'none' },
+    },
+    {
+      // Both halves of every query ciphertext: twice the upload, no seed expansion on the server.
+      group: 'headline',
+      label: 'default config, unseeded uncompressed queries and responses',
+      input: { ...defaults, compression: 'none', responseCompression: 'none' },
+      seeded: false,
+      native: true,
     },
     {
       group: 'headline',
@@ -134,7 +157,15 @@ async function main(argv: string[]): Promise<void> {
   try {
     for (const item of plan) {
       log(`[search] preparing ${item.label}`)
-      const wasm = await prepareSearchCase(item.label, item.input, item.apple ? (appleDatabase ?? database) : database)
+      const wasm = await prepareSearchCase(
+        item.label,
+        item.input,
+        item.apple ? (appleDatabase ?? database) : database,
+        {
+          ...(item.kernel ? { kernel: item.kernel } : {}),
+          ...(item.seeded === false ? { seeded: false } : {}),
+        },
+      )
       cases.push(wasm)
       groups.push(item.group)
       if (item.native && harness) {

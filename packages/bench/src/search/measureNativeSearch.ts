@@ -96,6 +96,8 @@ export async function prepareNativeTwin(
         saveMs: medianOf(list('saveMs')),
         phases,
         engine: 'native',
+        kernel: 'seal',
+        querySeeded: uncompressed ? wasmResult.querySeeded : true,
         queryCompression: 'none',
         responseCompression: 'none',
         minNoiseBudget: decrypted.minNoiseBudget,

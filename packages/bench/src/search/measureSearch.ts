@@ -9,6 +9,7 @@ import {
   type SearchConfigInput,
   type SearchDatabase,
   SearchEvaluationKeys,
+  type SearchKernelChoice,
   type SearchKeys,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
@@ -86,6 +87,13 @@ export interface SearchMeasurement {
   phases: PhaseSpreads
   /** Who ran the server half: node-seal (WASM) or native SEAL (seal-python), and the query's compression. */
   engine: 'wasm' | 'native'
+  /**
+   * What ran the WASM sums: he-core's WebAssembly kernel (`dyadic`) or SEAL's evaluator
+   * (`seal`); native rows always run SEAL's evaluator.
+   */
+  kernel: 'dyadic' | 'seal'
+  /** Whether the query ciphertexts carry seeds (half the bytes; the server regenerates the random halves). */
+  querySeeded: boolean
   queryCompression: 'zstd' | 'none'
   responseCompression: 'zstd' | 'none'
   minNoiseBudget: number
@@ -124,10 +132,11 @@ export async function prepareSearchCase(
   label: string,
   input: SearchConfigInput,
   database: SearchDatabase,
+  options: { kernel?: SearchKernelChoice; seeded?: boolean } = {},
 ): Promise<SearchCase> {
   const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
   const ctx = await getHeContext(config.params)
-  const index = PrivateSearchIndex.process(ctx, database, config)
+  const index = PrivateSearchIndex.process(ctx, database, config, { kernel: options.kernel ?? 'auto' })
   let started = performance.now()
   const client = PrivateSearchClient.create(ctx, config)
   const keyEnvelope = client.evaluationKeys()
@@ -140,7 +149,7 @@ export async function prepareSearchCase(
   const encryptTimes: number[] = []
   const queries = vectors.map((vector) => {
     const t = performance.now()
-    const query = client.encryptQuery(vector)
+    const query = client.encryptQuery(vector, { seeded: options.seeded ?? true })
     encryptTimes.push(performance.now() - t)
     return query
   })
@@ -221,6 +230,8 @@ export async function prepareSearchCase(
           total: spread(phases.total),
         },
         engine: 'wasm',
+        kernel: index.kernel,
+        querySeeded: options.seeded ?? true,
         queryCompression: config.compression,
         responseCompression: config.responseCompression,
         minNoiseBudget: decrypted.minNoiseBudget,

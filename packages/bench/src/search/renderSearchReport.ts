@@ -144,7 +144,7 @@ export function engineRatio(wasm: SearchMeasurement, native: SearchMeasurement) 
 
 function mode(m: SearchMeasurement): string {
   const c = m.config
-  return `${c.scheme.toUpperCase()} ${c.babySteps}-side g=${c.babyStep}; query ${m.queryCompression}, response ${m.responseCompression}`
+  return `${c.scheme.toUpperCase()} ${c.babySteps}-side g=${c.babyStep}; query ${m.querySeeded ? '' : 'unseeded '}${m.queryCompression}, response ${m.responseCompression}; ${m.kernel === 'dyadic' ? 'sums in the WebAssembly kernel' : "SEAL's evaluator"}`
 }
 
 function comparisonTable(list: readonly SearchMeasurement[]): string {

@@ -1,6 +1,7 @@
-import { encryptSymmetricSeeded } from '../crypto/encrypt.ts'
+import { encryptSymmetric, encryptSymmetricSeeded } from '../crypto/encrypt.ts'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { sealCompressionMode } from '../envelope/saveSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall, toHeError } from '../errors/toHeError.ts'
 import { exportGaloisKeys } from '../keys/exportKeys.ts'
@@ -107,8 +108,13 @@ export class PrivateSearchClient implements Disposable {
    * Encrypts a query vector (length D; normalised for cosine, norm ≤ maxNorm for dot)
    * into a query envelope: g seeded ciphertexts holding the baby rotations of q
    * (client-side baby steps), or one.
+   *
+   * `seeded: false` sends both halves of every ciphertext instead of the seed of the
+   * random half: twice the upload, and the server skips regenerating the random halves
+   * (SEAL's PRNG), which is most of what it spends loading a query (SEARCH.md, "knobs").
    */
-  encryptQuery(vector: ArrayLike<number>): Uint8Array {
+  encryptQuery(vector: ArrayLike<number>, options: { seeded?: boolean } = {}): Uint8Array {
+    const seeded = options.seeded ?? true
     const config = this.config
     const scaled = scaleQueryVector(config, vector)
     const shape = searchShapeOf(config)
@@ -119,9 +125,13 @@ export class PrivateSearchClient implements Disposable {
       Array.from({ length: config.queryCiphertexts }, (_, a) => {
         const plaintext = scope.track(new this.ctx.seal.Plaintext())
         sealCall('encode query', () => encoder.encode(querySlots(shape, scaled, a), plaintext))
-        const payload = encryptSymmetricSeeded(this.keySet, plaintext, config.compression)
+        const payload = seeded
+          ? encryptSymmetricSeeded(this.keySet, plaintext, config.compression)
+          : (sealCall('save query ciphertext', () =>
+              encryptSymmetric(this.keySet, plaintext, scope).saveToArray(sealCompressionMode(config.compression)),
+            ) as Uint8Array)
         scope.free(plaintext)
-        return { payload, seeded: true, level }
+        return { payload, seeded, level }
       }),
     )
     return encodeSearchQuery(

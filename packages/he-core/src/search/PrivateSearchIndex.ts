@@ -172,7 +172,7 @@ export class PrivateSearchIndex implements Disposable {
         return ciphertext
       })
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
-      this.#dyadic?.loadQuery(ctx, ciphertexts)
+      this.#dyadic?.loadQuery(ctx, ciphertexts, decoded.items)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
       const mode = sealCompressionMode(config.responseCompression)

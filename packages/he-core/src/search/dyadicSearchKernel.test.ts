@@ -27,6 +27,27 @@ describe('the dyadic search kernel', () => {
     }
   })
 
+  it('answers unseeded queries (seeded: false) too: about twice the bytes, the same exact scores', async () => {
+    using fixture = await searchFixture({
+      params: 'n4096',
+      scheme: 'bgv',
+      babySteps: 'client',
+      babyStep: 16,
+      rows: 5000,
+      dimension: 16,
+      compression: 'none',
+    })
+    const { config, database, client, index } = fixture
+    const vector = syntheticSearchQuery(config.dimension, 9)
+    const seeded = client.encryptQuery(vector)
+    const unseeded = client.encryptQuery(vector, { seeded: false })
+    expect(unseeded.byteLength / seeded.byteLength).toBeGreaterThan(1.9)
+    const oracle = plaintextSearchScores(config, database, vector)
+    for (const query of [seeded, unseeded]) {
+      expect(client.decryptScores(index.evaluate(query, null).response).scores).toEqual(oracle)
+    }
+  })
+
   it('leaves rotations, BFV and primes of 2^32 or more to SEAL', async () => {
     const seal = [
       { params: 'n4096', scheme: 'bgv', babySteps: 'server' },

@@ -1,4 +1,5 @@
 import type { Ciphertext } from 'node-seal/throws'
+import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import type { SearchConfig } from './SearchConfig.ts'
@@ -67,18 +68,28 @@ export class DyadicSearch {
     return new DyadicSearch(accumulator, terms)
   }
 
-  /** Copies the loaded (checked) query ciphertexts' residues into the kernel. */
-  loadQuery(ctx: HeContext, query: readonly Ciphertext[]): void {
+  /**
+   * Copies the query's residues into the kernel. `query` are the loaded (checked)
+   * ciphertexts, `items` the envelopes they were loaded from: an unseeded, uncompressed
+   * payload already is SEAL's save (and SEAL's load checked every residue), so its words
+   * are read in place; anything else is saved back out of SEAL uncompressed.
+   */
+  loadQuery(ctx: HeContext, query: readonly Ciphertext[], items: readonly Envelope<'ciphertext'>[]): void {
     const none = ctx.seal.ComprModeType.none
     let template: Uint8Array | undefined
-    const residues = query.map((ciphertext) => {
-      const saved = sealCall('save query ciphertext', () => ciphertext.saveToArray(none) as Uint8Array)
+    const residues = query.map((ciphertext, i) => {
+      const item = items[i]
+      const saved =
+        item && !item.seeded && item.compression === 'none'
+          ? item.payload
+          : sealCall('save query ciphertext', () => ciphertext.saveToArray(none) as Uint8Array)
       template ??= saved
       return sealDataWords(saved, this.#cipherWords)
     })
     this.#accumulator.loadQuery(residues)
-    // A fresh query ciphertext's save (level, form, size, correction factor) frames each result.
-    this.#template = template
+    // A fresh query ciphertext's save (level, form, size, correction factor) frames each
+    // result; a copy, as the results are written into it.
+    this.#template = template?.slice()
   }
 
   /** `runSearchKernel` for this shape: each block's sum, loaded back into SEAL, mod-switched to the last level. */
