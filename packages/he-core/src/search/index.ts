@@ -2,6 +2,7 @@
 // decrypted scores; the index (server side) evaluates encrypted dot products over a plaintext
 // database. Specification: SEARCH.md.
 
+export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,
