@@ -52,8 +52,8 @@ async function run(settings: EvaluateBodySettings): Promise<EvaluateBodyRun> {
     for (const degree of settings.degrees) {
       for (const inputCount of settings.inputs) {
         using testCase = await prepareEvaluateBodyCase(degree, inputCount)
-        const keySet = `n${degree}`
-        if (inputCount === settings.inputs[0]) await client.putKeySet(keySet, testCase.keyBytes)
+        const keySet = `n${degree}-k${inputCount}`
+        await client.putKeySet(keySet, testCase.keyBytes)
         log(`[evaluate-body] ${testCase.name}: ${settings.warmup} warm-up + ${settings.requests} requests`)
         const samples = await measureEvaluateBody(client, wire, testCase, keySet, settings)
         cases.push({
