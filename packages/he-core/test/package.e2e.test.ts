@@ -64,6 +64,7 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
     }
     // pnpm pack rewrites the workspace's `catalog:` and `workspace:` ranges to real ones.
     for (const [name, range] of Object.entries(manifest.dependencies)) expect(range, name).toMatch(/^[\^~]?\d/)
+    expect(JSON.stringify(manifest)).not.toMatch(/"(catalog|workspace):/)
     for (const doc of ['ENVELOPE.md', 'SEARCH.md', 'NODE-SEAL-FACTS.md'])
       expect(existsSync(join(installed, doc))).toBe(true)
     expect(existsSync(join(installed, 'src/params/parseParams.test.ts'))).toBe(false)
