@@ -65,10 +65,14 @@ describe('resolveSearchConfig', () => {
     const folded = resolveSearchConfig({ rows: 1000, dimension: 64 })
     expect(folded.babyStep).toBe(11)
     expect(folded.operations).toMatchObject({ queryCiphertexts: 11, giantRotations: 2, multiplies: 32 })
-    // Loading a seeded ciphertext costs about a fifth of a rotation, so g = D' is not always cheapest.
-    const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64 })
-    expect(all.babyStep).toBe(32)
-    expect(all.galoisSteps).toEqual([32])
+    // Loading a seeded ciphertext costs about a fifth of a rotation, so in SEAL g = D' is not always cheapest…
+    const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64, scheme: 'bfv' })
+    expect(all.babyStep).toBe(16)
+    expect(all.galoisSteps).toEqual([16])
+    // …but with no rotation at all BGV's sums run in the WebAssembly kernel, and g = D' wins.
+    const dyadic = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64 })
+    expect(dyadic.babyStep).toBe(64)
+    expect(dyadic.galoisSteps).toEqual([])
     // g is chosen on the server total: uncompressed queries load faster (no inflate), so it sends more of them.
     expect(resolveSearchConfig({ rows: 1000, dimension: 64, compression: 'none' }).babyStep).toBe(16)
     const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babyStep: 64 })
@@ -90,9 +94,11 @@ describe('resolveSearchConfig', () => {
     const base = { rows: 5000, dimension: 10 }
     const id = resolveSearchConfig(base).configId
     expect(resolveSearchConfig({ ...base }).configId).toBe(id)
-    // Server-side details do not change the query/response contract.
-    expect(resolveSearchConfig({ ...base, nttForm: false, compression: 'none' }).configId).toBe(id)
-    expect(resolveSearchConfig({ ...base, responseCompression: 'none' }).configId).toBe(id)
+    // Server-side details do not change the query/response contract (g pinned: they can change the g the model picks).
+    const pinned = { ...base, babyStep: 16 }
+    const pinnedId = resolveSearchConfig(pinned).configId
+    expect(resolveSearchConfig({ ...pinned, nttForm: false, compression: 'none' }).configId).toBe(pinnedId)
+    expect(resolveSearchConfig({ ...pinned, responseCompression: 'none' }).configId).toBe(pinnedId)
     const variants: SearchConfigInput[] = [
       { ...base, rows: 5001 },
       { ...base, dimension: 11 },

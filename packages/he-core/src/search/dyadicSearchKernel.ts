@@ -41,7 +41,8 @@ export class DyadicSearch {
       choice === 'auto' &&
       config.scheme === 'bgv' &&
       config.nttForm &&
-      config.babySteps === 'client' &&
+      // Server-side baby steps rotate the query, except with g = 1.
+      (config.babySteps === 'client' || config.babyStep === 1) &&
       blocks.every(({ plaintexts }) => plaintexts.length === 1) &&
       dyadicHeadroom(primes) >= 1
     if (!applies) return undefined
