@@ -175,7 +175,7 @@ export { type RunProgramOptions, type RunProgramResult, runProgram, type StepRep
 export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
 export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
 export { sumElementsInto } from './program/sumElements.ts'
-export { adopt, disown, liveSealHandles, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
+export { adopt, disown, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
 export {
   type LoadSealOptions,
   loadSeal,

@@ -7,10 +7,10 @@ import {
   encrypt,
   getHeContext,
   KeySet,
-  liveSealHandles,
   wasmHeapBytes,
   withScope,
 } from '../index.ts'
+import { liveSealHandles } from '../testing/index.ts'
 
 const ctx = await getHeContext({ scheme: 'bfv', polyModulusDegree: 8192 })
 const f = ctx.facts

@@ -1,6 +1,7 @@
 // `@sealbox/he-core/testing`: helpers for tests, kept out of the main entry. Forged SEAL
-// payloads to prove the envelope checks refuse them, and a heap probe to prove a loop of
-// SEAL work gives back what it takes.
+// payloads to prove the envelope checks refuse them, and heap probes (live handles, WASM heap
+// growth) to prove a loop of SEAL work gives back what it takes.
 
 export { fakeSealPayload, heErrorOf, rechecksum, scrambleParmsId } from '../envelope/envelopeTestKit.ts'
+export { liveSealHandles } from '../scope/SealScope.ts'
 export { type HeapReport, measureHeap } from './measureHeap.ts'
