@@ -1,4 +1,5 @@
 import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
+import { SearchConfigSchema } from '@sealbox/he-core/search'
 import { z } from 'zod'
 
 /**
@@ -13,8 +14,8 @@ export const SearchSummarySchema = z.object({
   galoisElements: z.array(z.number().int()),
   /** Ciphertexts in one query. */
   queryCiphertexts: z.number().int(),
-  /** he-core's full search config (plain JSON) for clients. */
-  config: z.record(z.string(), z.unknown()),
+  /** he-core's full search config for clients (`GET /api/v1/search/config`). */
+  config: SearchConfigSchema,
   /** The served database (its source typed, never a server path). */
   database: ServedSearchDatabaseSchema,
 })

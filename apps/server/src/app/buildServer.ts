@@ -6,12 +6,14 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import underPressure from '@fastify/under-pressure'
 import { HeError } from '@sealbox/he-core'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import type { ServerConfig } from '../config/ServerConfig.ts'
 import { ExecutorHub } from '../executor/ExecutorHub.ts'
 import { workerSetupFrom } from '../executor/WorkerSetup.ts'
 import { clientErrorResponder } from '../http/clientErrorResponder.ts'
 import { edgeHooks } from '../http/edgeHooks.ts'
 import { frameworkError, MAX_PARAM_CHARS } from '../http/frameworkError.ts'
+import { useContractSchemas } from '../http/routeFromContract.ts'
 import { ServerTiming } from '../http/ServerTiming.ts'
 import { sendError } from '../http/sendError.ts'
 import { ServerMetrics } from '../metrics/ServerMetrics.ts'
@@ -108,9 +110,8 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   }
   app.decorate('sealbox', services)
 
-  // zod validates every input in the handlers; route schemas exist for the OpenAPI docs.
-  app.setValidatorCompiler(() => (data) => ({ value: data }))
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  // Route schemas are he-core's HTTP contract: requests, replies and the OpenAPI docs (`transform` below).
+  useContractSchemas(app)
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body)
   })
@@ -158,6 +159,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
+    transform: jsonSchemaTransform,
   })
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP_DIRECTIVES })
 

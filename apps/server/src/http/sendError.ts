@@ -1,11 +1,7 @@
 import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode } from '@sealbox/he-core'
+import { type ErrorReply, heErrorBody } from '@sealbox/he-core/client'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-
-/** The JSON body of every error response. */
-export interface ErrorBody {
-  error: { code: HeErrorCode; message: string; hint: string; details?: Record<string, unknown> }
-}
 
 /** Fastify's own error codes, mapped onto ours (anything else falls back on its status). */
 const FASTIFY_CODES: Record<string, HeErrorCode> = {
@@ -38,8 +34,32 @@ function isFastifyError(error: unknown): error is FastifyError {
 export function describeZodError(error: z.ZodError, where: string): string {
   const issue = error.issues[0]
   if (!issue) return `${where}: invalid`
-  const path = [where, ...issue.path.map(String)].join('.')
-  return `${path}: ${issue.message}`
+  return describeIssue(where, issue.path.map(String), issue.message)
+}
+
+function describeIssue(where: string, path: readonly string[], message: string): string {
+  return `${[where, ...path].join('.')}: ${message}`
+}
+
+/** Fastify's names for the request parts it validates, as our messages name them. */
+const REQUEST_PARTS: Record<string, string> = {
+  body: 'body',
+  params: 'params',
+  querystring: 'query',
+  headers: 'headers',
+}
+
+/**
+ * A route's schema refused the request (Fastify's FST_ERR_VALIDATION, from the contract's
+ * zod schemas): INVALID_INPUT naming the field as `describeZodError` does (`query.keySet: …`).
+ */
+function validationFailure(error: FastifyError): HeError | undefined {
+  if (error.code !== 'FST_ERR_VALIDATION' || !error.validation) return undefined
+  const where = REQUEST_PARTS[error.validationContext ?? ''] ?? 'request'
+  const issue = error.validation[0]
+  // The type provider writes a zod issue's path as a JSON pointer (`/inputs/x`).
+  const path = issue?.instancePath.split('/').filter((segment) => segment !== '') ?? []
+  return new HeError('INVALID_INPUT', describeIssue(where, path, issue?.message ?? 'invalid'), { cause: error })
 }
 
 /**
@@ -57,6 +77,8 @@ export function toRequestError(error: unknown): { error: HeError; internal: bool
     }
   }
   if (isFastifyError(error) && !(error instanceof HeError)) {
+    const invalid = validationFailure(error)
+    if (invalid) return { error: invalid, internal: false }
     const known = FASTIFY_CODES[error.code]
     const status = error.statusCode ?? 500
     const code = known ?? codeForStatus(status)
@@ -69,16 +91,9 @@ export function toRequestError(error: unknown): { error: HeError; internal: bool
   return { error: new HeError('INTERNAL', 'internal error', { cause: error }), internal: true }
 }
 
-/** The JSON body for an error (no stack, no cause). */
-export function errorBody(error: HeError): ErrorBody {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      hint: error.hint,
-      ...(error.details ? { details: safeDetails(error.details) } : {}),
-    },
-  }
+/** The JSON body for an error (no stack, no cause), as the contract's error reply has it. */
+export function errorBody(error: HeError): ErrorReply {
+  return { error: heErrorBody(error, error.details && safeDetails(error.details)) }
 }
 
 // Details may hold a SEAL exception or other objects; only plain values go out.

@@ -1,4 +1,7 @@
+import { healthRoute, metricsRoute, readinessRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { routeFromContract } from '../http/routeFromContract.ts'
 
 const noPressure = { pressureHandler: () => undefined }
 
@@ -7,27 +10,19 @@ const noPressure = { pressureHandler: () => undefined }
  * and nothing else: its latency is the loop's latency, which is the point of the
  * isolation benchmark. It is exempt from the under-pressure guard.
  */
-export async function healthRoutes(app: FastifyInstance): Promise<void> {
+export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
   const { hub, metrics } = app.sealbox
-  app.get(
-    '/healthz',
-    {
-      config: noPressure,
-      schema: { tags: ['health'], summary: 'Liveness: the event loop answers' },
-    },
-    async () => ({ status: 'ok' }),
-  )
+  app.route({
+    ...routeFromContract(healthRoute),
+    config: noPressure,
+    handler: async () => ({ status: 'ok' as const }),
+  })
 
-  app.get(
-    '/readyz',
-    {
-      config: noPressure,
-      schema: {
-        tags: ['health'],
-        summary: 'Readiness: every worker warm (SEAL loaded, database processed) and the event loop not overloaded',
-      },
-    },
-    async (_request, reply) => {
+  app.route({
+    ...routeFromContract(readinessRoute),
+    config: noPressure,
+    handler: async (_request, reply) => {
       const executors = [...hub.schedulers()].map(([mode, scheduler]) => ({
         ...scheduler.executor.status(),
         queued: scheduler.queued,
@@ -40,14 +35,14 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       if (!ready) reply.status(503).header('retry-after', '1')
       return { ready, executors, ...(overloaded ? { overloaded } : {}) }
     },
-  )
+  })
 
-  app.get(
-    '/metrics',
-    { config: noPressure, schema: { tags: ['health'], summary: 'Prometheus metrics' } },
-    async (_request, reply) => {
+  app.route({
+    ...routeFromContract(metricsRoute),
+    config: noPressure,
+    handler: async (_request, reply) => {
       reply.type(metrics.registry.contentType)
       return metrics.registry.metrics()
     },
-  )
+  })
 }

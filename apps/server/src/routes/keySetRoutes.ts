@@ -1,41 +1,29 @@
 import { HeError } from '@sealbox/he-core'
+import {
+  API_PREFIX,
+  deleteKeySetRoute,
+  getKeySetRoute,
+  listKeySetsRoute,
+  putKeySetRoute,
+} from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
-import { TENANT_ID } from '../config/ServerConfig.ts'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { jobResult } from '../http/jobReply.ts'
-import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
+import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
-
-const IdParams = z.object({
-  id: z.string().regex(TENANT_ID, 'key-set ids are 1–64 letters, digits, _ . -, starting with a letter or digit'),
-})
-
-const idParamsSchema = {
-  type: 'object',
-  properties: { id: { type: 'string', pattern: TENANT_ID.source } },
-  required: ['id'],
-}
+import { routeFromContract } from '../http/routeFromContract.ts'
 
 /** Upload, list and delete a tenant's evaluation keys (never a secret key). */
-export async function keySetRoutes(app: FastifyInstance): Promise<void> {
+export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
   const { store, hub, config } = app.sealbox
 
-  app.put(
-    '/keysets/:id',
-    {
-      bodyLimit: config.MAX_KEYSET_BYTES,
-      schema: {
-        tags: ['keysets'],
-        summary: 'Upload (or replace) a key set',
-        description:
-          'Body: a relinKeys or galoisKeys envelope, or a bundle of both (application/octet-stream). Secret keys are refused (SECRET_KEY_REFUSED). Keys for the server search parameters are loaded into SEAL before they are stored.',
-        params: idParamsSchema,
-        consumes: ['application/octet-stream'],
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...routeFromContract(putKeySetRoute, API_PREFIX),
+    bodyLimit: config.MAX_KEYSET_BYTES,
+    handler: async (request, reply) => {
       const { tenant } = request
-      const { id } = parseInput(IdParams, request.params, 'params')
+      const { id } = request.params
       const bytes = binaryBody(request)
       // Refuse what cannot fit before spending a worker on it (the store checks again atomically).
       const used = await store.usage(tenant.id)
@@ -61,44 +49,45 @@ export async function keySetRoutes(app: FastifyInstance): Promise<void> {
       reply.status(created ? 201 : 200)
       return record
     },
-  )
-
-  app.get('/keysets', { schema: { tags: ['keysets'], summary: "List this tenant's key sets" } }, async (request) => {
-    const { tenant } = request
-    const keySets = await store.list(tenant.id)
-    return {
-      tenant: tenant.id,
-      keySets,
-      usage: {
-        bytes: keySets.reduce((sum, record) => sum + record.bytes, 0),
-        quotaBytes: config.TENANT_QUOTA_BYTES,
-        keySets: keySets.length,
-        maxKeySets: config.MAX_KEYSETS,
-      },
-    }
   })
 
-  app.get(
-    '/keysets/:id',
-    { schema: { tags: ['keysets'], summary: 'One key set', params: idParamsSchema } },
-    async (request) => {
+  app.route({
+    ...routeFromContract(listKeySetsRoute, API_PREFIX),
+    handler: async (request) => {
       const { tenant } = request
-      const { id } = parseInput(IdParams, request.params, 'params')
+      const keySets = await store.list(tenant.id)
+      return {
+        tenant: tenant.id,
+        keySets,
+        usage: {
+          bytes: keySets.reduce((sum, record) => sum + record.bytes, 0),
+          quotaBytes: config.TENANT_QUOTA_BYTES,
+          keySets: keySets.length,
+          maxKeySets: config.MAX_KEYSETS,
+        },
+      }
+    },
+  })
+
+  app.route({
+    ...routeFromContract(getKeySetRoute, API_PREFIX),
+    handler: async (request) => {
+      const { tenant } = request
+      const { id } = request.params
       const record = await store.get(tenant.id, id)
       // Another tenant's key set is "not found" too: ids do not leak across tenants.
       if (!record) throw new HeError('NOT_FOUND', `no key set "${id}"`)
       return record
     },
-  )
+  })
 
-  app.delete(
-    '/keysets/:id',
-    { schema: { tags: ['keysets'], summary: 'Delete a key set', params: idParamsSchema } },
-    async (request, reply) => {
+  app.route({
+    ...routeFromContract(deleteKeySetRoute, API_PREFIX),
+    handler: async (request, reply) => {
       const { tenant } = request
-      const { id } = parseInput(IdParams, request.params, 'params')
+      const { id } = request.params
       if (!(await store.delete(tenant.id, id))) throw new HeError('NOT_FOUND', `no key set "${id}"`)
-      return reply.status(204).send()
+      return reply.status(204).send(undefined)
     },
-  )
+  })
 }

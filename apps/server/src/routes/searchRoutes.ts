@@ -1,55 +1,35 @@
 import { HeError, peekEnvelope } from '@sealbox/he-core'
+import { API_PREFIX, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
-import { z } from 'zod'
-import { TENANT_ID } from '../config/ServerConfig.ts'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
-import { binaryBody, clientGoneSignal, parseInput } from '../http/parseInput.ts'
+import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
+import { routeFromContract } from '../http/routeFromContract.ts'
 import { splitEnvelopes } from '../http/splitEnvelopes.ts'
 
-const SearchQueryString = z
-  .object({ keySet: z.string().regex(TENANT_ID, 'keySet must be a key-set id').optional() })
-  .strict()
-
 /** The search config, and encrypted search against the server's database. */
-export async function searchRoutes(app: FastifyInstance): Promise<void> {
+export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>()
   const services = app.sealbox
   const { store, hub, config } = services
 
-  app.get(
-    '/search/config',
-    {
-      config: { auth: false },
-      schema: {
-        tags: ['search'],
-        summary: 'The search config clients need to make keys and queries',
-        description:
-          'Parameters, D, V, scale, baby step, Galois steps and the configId; `galoisElements` empty means no evaluation keys are needed.',
-      },
-    },
-    async () => {
+  app.route({
+    ...routeFromContract(searchConfigRoute, API_PREFIX),
+    config: { auth: false },
+    handler: async () => {
       const search = services.search()
       return { ...search.config, configId: search.configId, fingerprint: search.fingerprint, database: search.database }
     },
-  )
+  })
 
-  app.post(
-    '/search',
-    {
-      bodyLimit: config.MAX_REQUEST_BYTES,
-      schema: {
-        tags: ['search'],
-        summary: 'Evaluate one or several encrypted queries',
-        description:
-          'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. Response: one response bundle per query, back to back, in order.',
-        querystring: { type: 'object', properties: { keySet: { type: 'string' } } },
-        consumes: ['application/octet-stream'],
-      },
-    },
-    async (request, reply) => {
+  app.route({
+    ...routeFromContract(searchRoute, API_PREFIX),
+    bodyLimit: config.MAX_REQUEST_BYTES,
+    handler: async (request, reply) => {
       const { tenant } = request
-      const query = parseInput(SearchQueryString, request.query, 'query')
+      const { query } = request
       const search = services.search()
       const queries = splitEnvelopes(binaryBody(request), config.MAX_QUERIES_PER_SEARCH)
       // Cheap header checks on the loop so obvious mistakes never queue; the worker verifies everything.
@@ -108,5 +88,5 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
         .header('x-sealbox-query-ms', result.queryMs.map((ms) => ms.toFixed(2)).join(','))
       return Buffer.concat(result.responses)
     },
-  )
+  })
 }

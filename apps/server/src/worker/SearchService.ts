@@ -82,7 +82,7 @@ export class SearchService {
       fingerprint: ctx.fingerprint,
       galoisElements: [...this.galoisElements],
       queryCiphertexts: config.queryCiphertexts,
-      config: JSON.parse(JSON.stringify(config)) as Record<string, unknown>,
+      config,
       database: {
         source: servedSourceOf(source),
         rows: config.rows,

@@ -36,6 +36,7 @@ export {
   SEARCH_MAX_ROWS,
   type SearchConfig,
   SearchConfigInput,
+  SearchConfigSchema,
   searchShapeOf,
 } from './SearchConfig.ts'
 export {

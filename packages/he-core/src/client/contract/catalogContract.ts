@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { API_PREFIX, type RouteContract } from './routeContract.ts'
+import { API_PREFIX, NoBodySchema, type RouteContract } from './routeContract.ts'
 
 /** Rows in one catalog page at most (the server's default page size too). */
 export const SEARCH_CATALOG_MAX_PAGE = 5000
@@ -42,5 +42,5 @@ export const searchCatalogRoute = {
   summary: 'Ids and metadata of the database rows, paged (no vectors)',
   description: `Query: \`offset\` (default 0), \`limit\` (1–${SEARCH_CATALOG_MAX_PAGE}, default ${SEARCH_CATALOG_MAX_PAGE}). A row without metadata is null. Each page has a strong ETag; send it back in If-None-Match to get 304 (no body) instead of the page.`,
   querystring: SearchCatalogQuerySchema,
-  response: { 200: SearchCatalogPageSchema },
+  response: { 200: SearchCatalogPageSchema, 304: NoBodySchema },
 } as const satisfies RouteContract

@@ -63,5 +63,5 @@ export const metricsRoute = {
   tags: ['health'],
   summary: 'Prometheus metrics',
   produces: ['text/plain'],
-  response: {},
+  response: { 200: z.string() },
 } as const satisfies RouteContract

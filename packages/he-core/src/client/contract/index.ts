@@ -40,6 +40,6 @@ export {
   listKeySetsRoute,
   putKeySetRoute,
 } from './keySetContract.ts'
-export { API_PREFIX, type HttpMethod, type RouteContract } from './routeContract.ts'
+export { API_PREFIX, BinaryBodySchema, type HttpMethod, NoBodySchema, type RouteContract } from './routeContract.ts'
 export { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute, searchRoute } from './searchContract.ts'
 export { createSessionRoute, type ServerSession, ServerSessionSchema } from './sessionContract.ts'

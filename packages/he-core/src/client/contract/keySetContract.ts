@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { API_PREFIX, type RouteContract } from './routeContract.ts'
+import { API_PREFIX, NoBodySchema, type RouteContract } from './routeContract.ts'
 
 /** Key-set ids (and tenant names): 1–64 letters, digits, `_ . -`, starting with a letter or digit. */
 export const KEY_SET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
@@ -95,7 +95,7 @@ export const deleteKeySetRoute = {
   summary: 'Delete a key set',
   description: '204 once deleted; another tenant\'s key set is "not found" too.',
   params: KeySetIdParamsSchema,
-  response: {},
+  response: { 204: NoBodySchema },
 } as const satisfies RouteContract
 
 /** `?keySet=`: the uploaded key set a search or a program runs with (in the URL, so a proxy can route on it). */

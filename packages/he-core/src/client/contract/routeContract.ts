@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 
 /** The HTTP methods of the sealbox API. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -26,6 +26,15 @@ export interface RouteContract {
   body?: z.ZodType
   consumes?: readonly string[]
   produces?: readonly string[]
-  /** JSON replies by HTTP status (a status answered without a body, like 204 or 304, has none). */
+  /** Replies by HTTP status: a JSON body's schema, `NoBodySchema` (204, 304) or `BinaryBodySchema`. */
   response: Readonly<Record<number, z.ZodType>>
 }
+
+/** A reply without a body (204 No Content, 304 Not Modified). */
+export const NoBodySchema = z.undefined()
+
+/**
+ * A binary reply (sealbox envelopes back to back): never serialized as JSON, documented
+ * as a byte string of the route's `produces` media type.
+ */
+export const BinaryBodySchema = z.instanceof(Uint8Array).meta({ type: 'string', format: 'binary' })

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { SearchConfigSchema } from '../../search/SearchConfig.ts'
 import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
 import { KeySetQuerySchema } from './keySetContract.ts'
-import { API_PREFIX, type RouteContract } from './routeContract.ts'
+import { API_PREFIX, BinaryBodySchema, type RouteContract } from './routeContract.ts'
 
 /**
  * `GET /api/v1/search/config`: he-core's `SearchConfig` plus the params fingerprint
@@ -36,5 +36,5 @@ export const searchRoute = {
   querystring: KeySetQuerySchema,
   consumes: ['application/octet-stream'],
   produces: ['application/octet-stream'],
-  response: {},
+  response: { 200: BinaryBodySchema },
 } as const satisfies RouteContract
