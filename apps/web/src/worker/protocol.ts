@@ -1,4 +1,5 @@
 import { ParamsSpec, ProgramSpec, ProgramStep } from '@sealbox/he-core'
+import { HeErrorBodySchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { SERVER_REPLIES, SERVER_REPLY_TYPE, SERVER_REQUESTS } from './serverProtocol.ts'
 
@@ -12,12 +13,8 @@ import { SERVER_REPLIES, SERVER_REPLY_TYPE, SERVER_REQUESTS } from './serverProt
 const id = z.number().int().nonnegative()
 /** Bytes (an he-core envelope); structured clone keeps a Uint8Array a Uint8Array. */
 export const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (Uint8Array)')
-const errorJson = z.object({
-  code: z.string(),
-  message: z.string(),
-  hint: z.string().optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
-})
+/** A failure crosses to the page as the server's error replies carry it: one shape for both. */
+const errorJson = HeErrorBodySchema
 
 // ---------------------------------------------------------------- requests
 

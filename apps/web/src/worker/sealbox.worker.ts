@@ -1,5 +1,6 @@
 import '../zodWithoutEval.ts'
 import { HeError, toHeError } from '@sealbox/he-core'
+import { heErrorBody } from '@sealbox/he-core/client'
 import { handleRequest } from './handleRequest.ts'
 import { type WorkerReply, workerRequest } from './protocol.ts'
 import { ServerLink } from './ServerLink.ts'
@@ -31,11 +32,7 @@ scope.onmessage = (event: MessageEvent<unknown>) => {
   if (!parsed.success) {
     const raw = event.data as { id?: unknown }
     const error = new HeError('INVALID_INPUT', `worker: malformed request (${parsed.error.issues[0]?.message})`)
-    post({
-      type: 'failed',
-      id: typeof raw?.id === 'number' ? raw.id : 0,
-      error: { ...error.toJSON(), hint: error.hint },
-    })
+    post({ type: 'failed', id: typeof raw?.id === 'number' ? raw.id : 0, error: heErrorBody(error) })
     return
   }
   const request = parsed.data
@@ -45,7 +42,7 @@ scope.onmessage = (event: MessageEvent<unknown>) => {
       await handleRequest(session, link, request, post)
     } catch (thrown) {
       const error = toHeError(thrown, undefined, 'INTERNAL')
-      post({ type: 'failed', id: request.id, error: { ...error.toJSON(), hint: error.hint } })
+      post({ type: 'failed', id: request.id, error: heErrorBody(error) })
     }
   })
 }
