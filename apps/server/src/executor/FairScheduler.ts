@@ -1,9 +1,10 @@
 import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
+import { DeficitRoundRobin } from './DeficitRoundRobin.ts'
 import type { Executor } from './Executor.ts'
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { type JobKeys, KeyPlacement } from './KeyPlacement.ts'
 
 /** Options of the scheduler in front of an executor. */
 export interface FairSchedulerOptions {
@@ -43,7 +44,7 @@ interface Entry {
   tenant: string
   job: WorkerJob
   /** The job's stored evaluation keys (what a worker may already hold). */
-  keySet: KeySetRef | undefined
+  jobKeys: JobKeys | undefined
   /** Their cache key, the identity the worker choice compares. */
   keys: string | undefined
   /** Times a later job went first (affinity); bounded so no job waits for long. */
@@ -64,36 +65,23 @@ const MAX_BYPASS = 4
 /** Longest Retry-After we announce, seconds (a client should not come back in hours). */
 const MAX_RETRY_AFTER_SECONDS = 600
 
-/** A tenant with waiting jobs: its FIFO and its deficit (cost units it may still start this round). */
-interface TenantQueue {
-  entries: Entry[]
-  deficit: number
-}
-
 /** A job handed to the executor: what it was estimated to cost and when it started. */
 interface RunningJob {
   cost: number
   startedAt: number
 }
 
-/** The key set of a job's stored keys. */
-function keySetOfJob(job: WorkerJob): KeySetRef | undefined {
-  if ((job.type === 'search' || job.type === 'evaluate') && job.keys) return keySetOf(job.keys)
-  return undefined
-}
-
 /**
  * A bounded queue that hands jobs to an executor fairly *in cost*: one FIFO per
- * tenant, served by deficit round-robin (DRR). Every job carries its estimated work
+ * tenant, served by deficit round-robin (DRR, `DeficitRoundRobin`). Every job carries its estimated work
  * in cost units (he-core's `programCost` / `searchCost`); each round adds a quantum
  * to every waiting tenant's deficit, and a tenant's head job may start once its
  * deficit covers the job's cost. A tenant flooding the queue with maximum-cost
  * programs therefore gets one of them per that much of everyone else's work, and
  * another tenant's search waits for at most about one such program (plus the ones
- * running). Rounds in which nobody could start are skipped in one step, so picking
- * a job is O(tenants) whatever the costs. (Piscina's own queue is not even FIFO-fair
- * without `stricterFIFO`; we keep the executor's queue empty and decide the order
- * here.) Full queue → OVERLOADED with a Retry-After from the queued and running cost
+ * running). The order is decided here, above every executor (threads, the main loop,
+ * child processes), and a job goes to an executor only when it has a free worker, so
+ * no executor's own queue (Piscina's included) reorders anything. Full queue → OVERLOADED with a Retry-After from the queued and running cost
  * and the measured throughput; a deadline or a client abort removes a waiting job;
  * the deadline also bounds a running one.
  */
@@ -101,12 +89,7 @@ export class FairScheduler {
   readonly #executor: Executor
   readonly #maxQueued: number
   readonly #maxPerTenant: number
-  readonly #queues = new Map<string, TenantQueue>()
-  /** Tenants with waiting jobs, in service order. */
-  readonly #ring: string[] = []
-  readonly #quantum: number
-  #queued = 0
-  #queuedCost = 0
+  readonly #waiting: DeficitRoundRobin<Entry>
   readonly #runningJobs = new Set<RunningJob>()
   #closing = false
   #idleWaiters: Array<() => void> = []
@@ -118,9 +101,7 @@ export class FairScheduler {
   #doneCost = 20
   #doneMs = 20 * COST_UNIT_MS
   readonly #scheduling: SchedulingPolicy
-  readonly #bytesCache: KeyBytesCache | undefined
-  /** Which key sets (their cache keys) each worker holds deserialized, mirrored from replies. */
-  readonly #holds = new Map<string, Set<string>>()
+  readonly #placement: KeyPlacement
   #lastWorker = ''
 
   constructor(options: FairSchedulerOptions) {
@@ -128,8 +109,8 @@ export class FairScheduler {
     this.#maxQueued = options.maxQueued
     this.#maxPerTenant = options.maxQueuedPerTenant
     this.#scheduling = options.scheduling ?? 'affinity'
-    this.#bytesCache = options.bytesCache
-    this.#quantum = options.quantum ?? 10
+    this.#placement = new KeyPlacement(options.bytesCache)
+    this.#waiting = new DeficitRoundRobin(options.quantum ?? 10)
   }
 
   get executor(): Executor {
@@ -138,7 +119,7 @@ export class FairScheduler {
 
   /** Jobs waiting now. */
   get queued(): number {
-    return this.#queued
+    return this.#waiting.size
   }
 
   /** Jobs handed to the executor and not finished. */
@@ -148,7 +129,7 @@ export class FairScheduler {
 
   /** Cost units waiting now. */
   get queuedCost(): number {
-    return this.#queuedCost
+    return this.#waiting.cost
   }
 
   /** Measured throughput of one executor slot, cost units per second. */
@@ -158,7 +139,7 @@ export class FairScheduler {
 
   /** Waiting jobs per tenant (for metrics). */
   queuedByTenant(): Map<string, number> {
-    return new Map([...this.#queues].map(([tenant, queue]) => [tenant, queue.entries.length]))
+    return this.#waiting.sizeByTenant()
   }
 
   /**
@@ -172,14 +153,15 @@ export class FairScheduler {
     const now = performance.now()
     let running = 0
     for (const job of this.#runningJobs) running += Math.max(0, job.cost - (now - job.startedAt) * perMs)
-    return (this.#queuedCost + running) / slots / perMs / 1000
+    return (this.#waiting.cost + running) / slots / perMs / 1000
   }
 
   /** Throws OVERLOADED (with Retry-After) when `tenant` could not queue one more job now. */
   assertCapacity(tenant: string): void {
     if (this.#closing) throw this.#overloaded('the server is shutting down', 5)
-    if (this.#queued >= this.#maxQueued) throw this.#overloaded(`the job queue is full (${this.#maxQueued} waiting)`)
-    if ((this.#queues.get(tenant)?.entries.length ?? 0) >= this.#maxPerTenant) {
+    if (this.#waiting.size >= this.#maxQueued)
+      throw this.#overloaded(`the job queue is full (${this.#maxQueued} waiting)`)
+    if (this.#waiting.sizeOf(tenant) >= this.#maxPerTenant) {
       throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting`)
     }
   }
@@ -195,12 +177,12 @@ export class FairScheduler {
     const cost = Math.max(0, options.cost ?? 1)
     return new Promise<Scheduled>((resolve, reject) => {
       const now = performance.now()
-      const keySet = keySetOfJob(job)
+      const jobKeys = KeyPlacement.keysOf(job)
       const entry: Entry = {
         tenant,
         job,
-        keySet,
-        keys: keySet ? keySetCacheKey(keySet) : undefined,
+        jobKeys,
+        keys: jobKeys?.keys,
         bypassed: 0,
         cost,
         enqueuedAt: now,
@@ -219,15 +201,7 @@ export class FairScheduler {
         clearTimeout(timer)
         options.signal?.removeEventListener('abort', onAbort)
       }
-      let queue = this.#queues.get(tenant)
-      if (!queue) {
-        queue = { entries: [], deficit: 0 }
-        this.#queues.set(tenant, queue)
-        this.#ring.push(tenant)
-      }
-      queue.entries.push(entry)
-      this.#queued++
-      this.#queuedCost += cost
+      this.#waiting.push(entry)
       this.pump()
     })
   }
@@ -238,92 +212,22 @@ export class FairScheduler {
    * tenants in fair order (affinity: the worker that holds the job's keys).
    */
   pump(): void {
-    while (this.#queued > 0 && this.#executor.freeSlots() > 0) {
+    while (this.#waiting.size > 0 && this.#executor.freeSlots() > 0) {
       const idle = this.#executor.idleWorkers?.()
       if (idle && idle.length === 0) return
-      const heads = this.#eligibleHeads()
+      const heads = this.#waiting.eligibleHeads(LOOKAHEAD)
       if (!idle) {
-        this.#take(heads[0] as Entry)
+        this.#waiting.take(heads[0] as Entry)
         this.#start(heads[0] as Entry)
         continue
       }
-      const choice = chooseWorker(this.#scheduling, heads, idle, this.#holds, this.#lastWorker, MAX_BYPASS)
+      const choice = chooseWorker(this.#scheduling, heads, idle, this.#placement.holds, this.#lastWorker, MAX_BYPASS)
       const entry = heads[choice.job] as Entry
       for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
-      this.#take(entry)
+      this.#waiting.take(entry)
       this.#lastWorker = choice.worker
       this.#start(entry, choice.worker)
     }
-  }
-
-  /**
-   * The head jobs that may start now (their tenant's deficit covers their cost), in
-   * ring order, at most LOOKAHEAD of them. When none may, the rounds it takes until
-   * one can are granted to every waiting tenant at once — as if DRR had gone round
-   * that many times without starting anything. Call only while jobs are queued.
-   */
-  #eligibleHeads(): Entry[] {
-    const eligible = () => {
-      const heads: Entry[] = []
-      for (const tenant of this.#ring) {
-        const queue = this.#queues.get(tenant) as TenantQueue
-        const head = queue.entries[0] as Entry
-        if (queue.deficit >= head.cost) heads.push(head)
-        if (heads.length === LOOKAHEAD) break
-      }
-      return heads
-    }
-    const heads = eligible()
-    if (heads.length > 0) return heads
-    let rounds = Number.POSITIVE_INFINITY
-    for (const queue of this.#queues.values()) {
-      const head = queue.entries[0] as Entry
-      rounds = Math.min(rounds, Math.ceil((head.cost - queue.deficit) / this.#quantum))
-    }
-    for (const queue of this.#queues.values()) queue.deficit += Math.max(1, rounds) * this.#quantum
-    return eligible()
-  }
-
-  /**
-   * Removes a tenant's head entry and charges its deficit. A tenant whose queue is now
-   * empty leaves the ring and forgets its deficit (DRR: no credit for idle time); one
-   * whose next job its deficit cannot cover ends its turn at the back of the ring.
-   */
-  #take(entry: Entry): void {
-    const queue = this.#queues.get(entry.tenant) as TenantQueue
-    queue.entries.shift()
-    queue.deficit -= entry.cost
-    this.#queued--
-    this.#queuedCost -= entry.cost
-    const next = queue.entries[0]
-    if (!next) {
-      this.#queues.delete(entry.tenant)
-      this.#ring.splice(this.#ring.indexOf(entry.tenant), 1)
-    } else if (queue.deficit < next.cost) {
-      this.#ring.splice(this.#ring.indexOf(entry.tenant), 1)
-      this.#ring.push(entry.tenant)
-    }
-  }
-
-  /** Mirrors a worker's key cache and fills the bytes cache from a reply. */
-  #learn(reply: WorkerReply): void {
-    if (reply.cachedKeys) {
-      // Placement is per key set version, whatever fingerprint it was loaded under.
-      const held = reply.cachedKeys.map((loaded) => keySetCacheKey(keySetOf(loaded)))
-      this.#holds.set(reply.worker.workerId, new Set(held))
-    }
-    if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.keySet, reply.fullFormKeys.bytes)
-  }
-
-  /** The job to send to `worker`: with full-form key bytes when it does not hold the keys. */
-  #withKeyBytes(entry: Entry, worker: string | undefined): WorkerJob {
-    const job = entry.job
-    if (!worker || !entry.keySet || !entry.keys || !this.#bytesCache || this.#holds.get(worker)?.has(entry.keys)) {
-      return job
-    }
-    if (job.type !== 'search' && job.type !== 'evaluate') return job
-    const keyBytes = this.#bytesCache.get(entry.keySet)
-    return keyBytes ? { ...job, keyBytes } : job
   }
 
   #start(entry: Entry, worker?: string): void {
@@ -339,7 +243,7 @@ export class FairScheduler {
     const running: RunningJob = { cost: entry.cost, startedAt: started }
     this.#runningJobs.add(running)
     this.#executor
-      .run(this.#withKeyBytes(entry, worker), deadline.signal, worker)
+      .run(this.#placement.withKeyBytes(entry.job, entry.jobKeys, worker), deadline.signal, worker)
       .then(
         (reply) => {
           const elapsed = performance.now() - started
@@ -348,7 +252,7 @@ export class FairScheduler {
             this.#doneCost = 0.8 * this.#doneCost + entry.cost
             this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
           }
-          this.#learn(reply)
+          this.#placement.learn(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
           if (reply.cpuMs !== undefined) reply.timings.cpu = reply.cpuMs
@@ -365,17 +269,7 @@ export class FairScheduler {
   }
 
   #dropWaiting(entry: Entry, error: HeError): void {
-    const queue = this.#queues.get(entry.tenant)
-    const index = queue?.entries.indexOf(entry) ?? -1
-    if (!queue || index === -1) return
-    queue.entries.splice(index, 1)
-    this.#queued--
-    this.#queuedCost -= entry.cost
-    if (queue.entries.length === 0) {
-      this.#queues.delete(entry.tenant)
-      const at = this.#ring.indexOf(entry.tenant)
-      if (at !== -1) this.#ring.splice(at, 1)
-    }
+    if (!this.#waiting.remove(entry)) return
     entry.cleanup()
     entry.reject(error)
     this.#notifyIdle()
@@ -389,14 +283,14 @@ export class FairScheduler {
   }
 
   #notifyIdle(): void {
-    if (this.#queued > 0 || this.#runningJobs.size > 0) return
+    if (this.#waiting.size > 0 || this.#runningJobs.size > 0) return
     for (const wake of this.#idleWaiters.splice(0)) wake()
   }
 
   /** Refuses new jobs and resolves when every waiting and running job is done. */
   drain(): Promise<void> {
     this.#closing = true
-    if (this.#queued === 0 && this.#runningJobs.size === 0) return Promise.resolve()
+    if (this.#waiting.size === 0 && this.#runningJobs.size === 0) return Promise.resolve()
     return new Promise((resolve) => this.#idleWaiters.push(resolve))
   }
 }

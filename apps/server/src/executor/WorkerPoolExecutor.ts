@@ -22,17 +22,29 @@ export interface WorkerPoolOptions {
  * processed database and key cache, so the main event loop only parses requests and
  * moves bytes. Workers that hit the SEAL-exception budget, run out of WASM memory,
  * overstay a deadline or die are replaced; only the job that was on them fails.
+ *
+ * Each thread is its own single-thread Piscina, and choosing a worker is choosing its
+ * pool. Piscina's public API splits scheduling in two: a `taskQueue` orders tasks (its
+ * `shift()` is not told which worker is free, and a task submitted while the queue is
+ * empty never reaches it), and a `loadBalancer` places them (it is given the task's id,
+ * name and file, not its payload or queue options). The order is the FairScheduler's,
+ * the same for every executor; the placement is by key affinity (the thread that holds
+ * a job's keys deserialized), which neither hook can be told through its documented
+ * arguments, while a pool per thread needs no hook at all.
  */
 export class WorkerPoolExecutor implements Executor {
   readonly mode = 'pool' as const
   readonly #options: WorkerPoolOptions
   readonly #events: ExecutorEvents
-  #pool: Piscina | undefined
+  /** One single-thread pool per worker slot. */
+  readonly #pools: Piscina[] = []
+  /** The pool each live thread belongs to, by thread id (a replacement gets a new id). */
+  readonly #poolOf = new Map<number, Piscina>()
   /** Warm workers by thread id. */
   readonly #warm = new Map<number, WarmInfo>()
   /** Workers being taken out of service (no new work). */
   readonly #retiring = new Set<number>()
-  /** See retireFlags.ts: the load balancer skips threads that asked to be replaced. */
+  /** See retireFlags.ts: threads that asked to be replaced get no new job. */
   readonly #retireFlags = createRetireFlags()
   #running = 0
   /** Threads running a job now (the scheduler sends each job to a chosen idle thread). */
@@ -48,58 +60,45 @@ export class WorkerPoolExecutor implements Executor {
   start(): Promise<WarmInfo> {
     const { threads, setup, wasmModule } = this.#options
     return new Promise<WarmInfo>((resolve, reject) => {
-      const pool = new Piscina({
-        filename: WORKER_FILE,
-        minThreads: threads,
-        maxThreads: threads,
-        concurrentTasksPerWorker: 1,
-        idleTimeout: Number.POSITIVE_INFINITY,
-        // Measured with 1 thread and 16 clients: without it some clients finished 1 job
-        // while others finished 23. The FairScheduler keeps this queue nearly empty, but
-        // while a worker is being replaced jobs do wait here, and they must wait in order.
-        stricterFIFO: true,
-        // Idle workers must keep their event loop running (no Atomics.wait between tasks).
-        atomics: 'disabled',
-        maxQueue: threads * 4,
-        // Workers run our .ts sources directly; the package condition points them at src/.
-        execArgv: ['--conditions=@sealbox/source'],
-        workerData: { setup, retireFlags: this.#retireFlags, ...(wasmModule ? { wasmModule } : {}) },
-        loadBalancer: (task, workers) => {
-          // A job sent to a chosen thread (affinity) runs there; if that thread is not free
-          // (gone, or not yet ready after a replacement), on any free one: never wait here.
-          const options = (task as unknown as Record<symbol, { threadId?: number } | null>)[Piscina.queueOptionsSymbol]
-          const target = options?.threadId
-          if (target !== undefined) {
-            const chosen = workers.find((worker) => worker.id === target)
-            if (chosen && chosen.currentUsage === 0 && !chosen.terminating && this.#inServiceId(chosen.id))
-              return chosen
+      for (let slot = 0; slot < threads; slot++) {
+        const pool = new Piscina({
+          filename: WORKER_FILE,
+          minThreads: 1,
+          maxThreads: 1,
+          concurrentTasksPerWorker: 1,
+          idleTimeout: Number.POSITIVE_INFINITY,
+          // Jobs wait here only while this slot's thread is being replaced; they must
+          // then start in the order they came (Piscina otherwise re-queues at the back).
+          stricterFIFO: true,
+          // Idle workers must keep their event loop running (no Atomics.wait between tasks).
+          atomics: 'disabled',
+          maxQueue: 4,
+          // Workers run our .ts sources directly; the package condition points them at src/.
+          execArgv: ['--conditions=@sealbox/source'],
+          workerData: { setup, retireFlags: this.#retireFlags, ...(wasmModule ? { wasmModule } : {}) },
+        })
+        this.#pools.push(pool)
+        pool.on('message', (message: unknown) => {
+          const event = PoolEventSchema.safeParse(message)
+          if (!event.success) return
+          if (event.data.type === 'warmFailed') {
+            reject(HeError.fromJSON(event.data.error))
+            return
           }
-          for (const worker of workers) {
-            if (worker.currentUsage === 0 && !worker.terminating && this.#inServiceId(worker.id)) return worker
-          }
-          return null
-        },
-      })
-      this.#pool = pool
-      pool.on('message', (message: unknown) => {
-        const event = PoolEventSchema.safeParse(message)
-        if (!event.success) return
-        if (event.data.type === 'warmFailed') {
-          reject(HeError.fromJSON(event.data.error))
-          return
-        }
-        const info = event.data.info
-        this.#warm.set(info.worker.threadId, info)
-        this.#events.onWarm?.(info)
-        resolve(info)
-        this.#events.onCapacity?.()
-      })
-      // Before the first worker is warm, an error means workers cannot start at all (a
-      // bad database file, a broken install): fail start-up. Later, a worker dying with
-      // no task on it is simply replaced by Piscina.
-      pool.on('error', (error: unknown) => {
-        if (this.#warm.size === 0) reject(new HeError('WORKER_FAILED', `a worker failed to start: ${String(error)}`))
-      })
+          const info = event.data.info
+          this.#warm.set(info.worker.threadId, info)
+          this.#poolOf.set(info.worker.threadId, pool)
+          this.#events.onWarm?.(info)
+          resolve(info)
+          this.#events.onCapacity?.()
+        })
+        // Before the first worker is warm, an error means workers cannot start at all (a
+        // bad database file, a broken install): fail start-up. Later, a worker dying with
+        // no task on it is simply replaced by Piscina.
+        pool.on('error', (error: unknown) => {
+          if (this.#warm.size === 0) reject(new HeError('WORKER_FAILED', `a worker failed to start: ${String(error)}`))
+        })
+      }
     })
   }
 
@@ -113,11 +112,12 @@ export class WorkerPoolExecutor implements Executor {
 
   #inService(): number {
     // Piscina's 'workerDestroy' event does not fire in 5.3.2: forget dead threads here.
-    const alive = new Set(this.#pool?.threads.map((worker) => worker.threadId))
+    const alive = new Set(this.#pools.flatMap((pool) => pool.threads.map((worker) => worker.threadId)))
     let count = 0
     for (const id of this.#warm.keys()) {
       if (!alive.has(id)) {
         this.#warm.delete(id)
+        this.#poolOf.delete(id)
         this.#retiring.delete(id)
       } else if (this.#inServiceId(id)) count++
     }
@@ -129,23 +129,38 @@ export class WorkerPoolExecutor implements Executor {
     return Math.max(0, this.#inService() - this.#running)
   }
 
-  idleWorkers(): string[] {
+  #idleThreads(): number[] {
     if (this.#closing) return []
     this.#inService()
-    const idle: string[] = []
-    for (const id of this.#warm.keys()) if (this.#inServiceId(id) && !this.#busy.has(id)) idle.push(`thread-${id}`)
-    return idle
+    return [...this.#warm.keys()].filter((id) => this.#inServiceId(id) && !this.#busy.has(id))
+  }
+
+  idleWorkers(): string[] {
+    return this.#idleThreads().map((id) => `thread-${id}`)
+  }
+
+  /**
+   * The thread a job runs on: the one asked for when it is free, else any free one.
+   * The scheduler only submits while a thread is free, so the last resort (queueing on
+   * the first slot until its thread is back) is for a thread lost in between.
+   */
+  #placement(workerId: string | undefined): { thread: number | undefined; pool: Piscina } {
+    const idle = this.#idleThreads()
+    const asked = workerId?.startsWith('thread-') ? Number(workerId.slice('thread-'.length)) : undefined
+    const thread = asked !== undefined && idle.includes(asked) ? asked : idle[0]
+    const pool = thread === undefined ? undefined : this.#poolOf.get(thread)
+    if (pool) return { thread, pool }
+    const first = this.#pools[0]
+    if (!first) throw new HeError('INTERNAL', 'the worker pool is not started')
+    return { thread: undefined, pool: first }
   }
 
   async run(job: WorkerJob, deadline: AbortSignal, workerId?: string): Promise<WorkerReply> {
-    const pool = this.#pool
-    if (!pool) throw new HeError('INTERNAL', 'the worker pool is not started')
-    const target = workerId?.startsWith('thread-') ? Number(workerId.slice('thread-'.length)) : undefined
+    const { thread, pool } = this.#placement(workerId)
     this.#running++
-    if (target !== undefined) this.#busy.add(target)
+    if (thread !== undefined) this.#busy.add(thread)
     try {
-      const task = target === undefined ? job : { ...job, [Piscina.queueOptionsSymbol]: { threadId: target } }
-      const reply = WorkerReplySchema.parse(await pool.run(task, { signal: deadline }))
+      const reply = WorkerReplySchema.parse(await pool.run(job, { signal: deadline }))
       if (reply.recycle) this.#retire(reply.worker.threadId, reply.recycle)
       return reply
     } catch (error) {
@@ -159,19 +174,19 @@ export class WorkerPoolExecutor implements Executor {
       throw new HeError('WORKER_FAILED', 'the worker running this job died; it is being replaced', { cause: error })
     } finally {
       this.#running--
-      if (target !== undefined) this.#busy.delete(target)
+      if (thread !== undefined) this.#busy.delete(thread)
       this.#events.onCapacity?.()
     }
   }
 
   /**
-   * Takes a worker out of service right after its reply. The scheduler never hands
-   * Piscina more jobs than there are free warm workers, so no job is waiting for this
-   * thread when it is terminated; Piscina starts a replacement (minThreads).
+   * Takes a worker out of service right after its reply. The scheduler only sends a
+   * job to a free warm worker, so no job is waiting for this thread when it is
+   * terminated; its pool starts a replacement (minThreads).
    */
   #retire(threadId: number, reason: ReplacementReason): void {
     this.#retiring.add(threadId)
-    const thread = this.#pool?.threads.find((worker) => worker.threadId === threadId)
+    const thread = this.#poolOf.get(threadId)?.threads.find((worker) => worker.threadId === threadId)
     void thread?.terminate()
     this.#replaced(`thread-${threadId}`, reason)
   }
@@ -193,6 +208,6 @@ export class WorkerPoolExecutor implements Executor {
 
   async close(): Promise<void> {
     this.#closing = true
-    await this.#pool?.close()
+    await Promise.all(this.#pools.map((pool) => pool.close()))
   }
 }

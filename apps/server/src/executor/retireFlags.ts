@@ -2,7 +2,7 @@
  * Shared flags a pool worker sets, synchronously, before it sends the reply that
  * says it must be replaced (indexed by thread id modulo the slot count; live thread
  * ids never collide). Piscina frees a thread the moment its reply arrives, so the
- * load balancer reads these to avoid handing that thread the next job.
+ * executor reads these to avoid handing that thread the next job.
  */
 export const RETIRE_FLAG_SLOTS = 1024
 
