@@ -72,6 +72,7 @@ export {
   type HeErrorCode,
   isHeErrorCode,
 } from './errors/heErrorCodes.ts'
+export { plainDetails } from './errors/plainDetails.ts'
 export { SealException } from './errors/SealException.ts'
 export { readSealError, type SealErrorInfo, sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
 export {

@@ -1,4 +1,4 @@
-import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode } from '@sealbox/he-core'
+import { HE_ERROR_HTTP_STATUS, HeError, type HeErrorCode, plainDetails } from '@sealbox/he-core'
 import { type ErrorReply, heErrorBody } from '@sealbox/he-core/client'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
@@ -93,17 +93,7 @@ export function toRequestError(error: unknown): { error: HeError; internal: bool
 
 /** The JSON body for an error (no stack, no cause), as the contract's error reply has it. */
 export function errorBody(error: HeError): ErrorReply {
-  return { error: heErrorBody(error, error.details && safeDetails(error.details)) }
-}
-
-// Details may hold a SEAL exception or other objects; only plain values go out.
-function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(details)) {
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value
-    else if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) out[key] = value
-  }
-  return out
+  return { error: heErrorBody(error, error.details && plainDetails(error.details)) }
 }
 
 /** 5xx answers that are load, not faults: the client retries, the operator reads /metrics, not the error log. */

@@ -1,13 +1,5 @@
 import { threadId } from 'node:worker_threads'
-import {
-  HeError,
-  type HeErrorJSON,
-  loadSeal,
-  type Seal,
-  sealExceptionCount,
-  toHeError,
-  wasmHeapBytes,
-} from '@sealbox/he-core'
+import { HeError, loadSeal, type Seal, sealExceptionCount, toHeError, wasmHeapBytes } from '@sealbox/he-core'
 import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
 import { KeyCache } from '../executor/KeyCache.ts'
 import { loadedKeySetRefOf } from '../executor/keySetRef.ts'
@@ -92,7 +84,7 @@ export class JobRunner implements JobContext {
       result = await this.#dispatch(job, clock)
     } catch (error) {
       failure = toHeError(error)
-      result = { type: 'failed', error: plainError(failure) }
+      result = { type: 'failed', error: failure.toJSON() }
     }
     // The scheduler mirrors which keys each worker holds (affinity): report changes only.
     const version = this.keys.version
@@ -170,16 +162,4 @@ export class JobRunner implements JobContext {
 function cpuMsSince(start: NodeJS.CpuUsage): number {
   const now = process.threadCpuUsage(start)
   return (now.user + now.system) / 1000
-}
-
-/** An HeError as plain data for a reply (no cause, plain details only). */
-export function plainError(error: HeError): HeErrorJSON {
-  const json = error.toJSON()
-  if (!json.details) return json
-  const details: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(json.details)) {
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) details[key] = value
-    else if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) details[key] = value
-  }
-  return { ...json, details }
 }

@@ -3,7 +3,7 @@ import { toHeError } from '@sealbox/he-core'
 import { type PoolEvent, WorkerJobSchema, type WorkerReply } from '../executor/jobMessages.ts'
 import { retireSlotOf } from '../executor/retireFlags.ts'
 import { WorkerSetupSchema } from '../executor/WorkerSetup.ts'
-import { JobRunner, plainError } from './JobRunner.ts'
+import { JobRunner } from './JobRunner.ts'
 
 /*
  * The Piscina worker: one node-seal instance per thread, warmed before the pool
@@ -35,7 +35,7 @@ async function warm(): Promise<(task: unknown) => Promise<WorkerReply>> {
       return reply
     }
   } catch (error) {
-    post({ type: 'warmFailed', error: plainError(toHeError(error)) })
+    post({ type: 'warmFailed', error: toHeError(error).toJSON() })
     throw error
   }
 }

@@ -1,7 +1,7 @@
 import { toHeError } from '@sealbox/he-core'
 import { type ProcessDownMessage, ProcessDownMessageSchema, type ProcessUpMessage } from '../executor/jobMessages.ts'
 import { WorkerSetupSchema } from '../executor/WorkerSetup.ts'
-import { JobRunner, plainError } from './JobRunner.ts'
+import { JobRunner } from './JobRunner.ts'
 
 /*
  * A worker process, forked by the ProcessExecutor with an IPC channel (`serialization:
@@ -60,7 +60,7 @@ JobRunner.create(setup, { workerId: `process-${process.pid}`, isolated: true }).
     send({ type: 'warm', info: warm })
   },
   (error: unknown) => {
-    send({ type: 'warmFailed', error: plainError(toHeError(error)) })
+    send({ type: 'warmFailed', error: toHeError(error).toJSON() })
     process.disconnect()
     process.exit(1)
   },

@@ -20,6 +20,20 @@ describe('HeError plain form', () => {
     expect((back.cause as Error).message).toBe('SealException: std::logic_error: loaded SEALHeader is invalid')
   })
 
+  it('keeps only plain details (a SEAL object or a nested record cannot cross a boundary)', () => {
+    const error = new HeError('LIMIT_EXCEEDED', 'too many steps', {
+      details: {
+        limit: 3,
+        names: ['x', 'y'],
+        ok: false,
+        none: null,
+        seal: new SealException('e', 'w'),
+        nested: { a: 1 },
+      },
+    })
+    expect(error.toJSON().details).toEqual({ limit: 3, names: ['x', 'y'], ok: false, none: null })
+  })
+
   it('has no cause field without a cause', () => {
     expect(new HeError('NOT_FOUND', 'no key set "k"').toJSON()).toEqual({
       code: 'NOT_FOUND',

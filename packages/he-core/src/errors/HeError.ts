@@ -1,4 +1,5 @@
 import { HE_ERROR_HINTS, HE_ERROR_HTTP_STATUS, type HeErrorCode, isHeErrorCode } from './heErrorCodes.ts'
+import { plainDetails } from './plainDetails.ts'
 
 /** Plain-data form of an `HeError`, safe to post to a worker or send as JSON. */
 export interface HeErrorJSON {
@@ -45,12 +46,13 @@ export class HeError extends Error {
     return HE_ERROR_HINTS[this.code]
   }
 
+  /** The plain form (`HeErrorJSON`): the cause as text, only the plain values of `details`. */
   toJSON(): HeErrorJSON {
     const cause = causeText(this.cause)
     return {
       code: this.code,
       message: this.message,
-      ...(this.details === undefined ? {} : { details: this.details }),
+      ...(this.details === undefined ? {} : { details: plainDetails(this.details) }),
       ...(cause === undefined ? {} : { cause }),
     }
   }
