@@ -198,6 +198,20 @@ describe('encodeBundle / decodeBundle', () => {
     expect(heErrorOf(() => decodeBundle(rechecksum(copy))).message).toMatch(/bundle item 1 is corrupted/)
   })
 
+  it('itemChecksums: false trusts the outer checksum alone (one pass over the bytes)', () => {
+    const bytes = encodeBundle([relin, galois])
+    expect(decodeBundle(bytes, { itemChecksums: false }).items.map((item) => item.kind)).toEqual([
+      'relinKeys',
+      'galoisKeys',
+    ])
+    // Outer corruption is still caught…
+    const outer = bytes.slice()
+    outer[bytes.length - 50] = (outer[bytes.length - 50] as number) ^ 0x10
+    expect(heErrorOf(() => decodeBundle(outer, { itemChecksums: false })).code).toBe('ENVELOPE_INTEGRITY')
+    // …and an item whose own CRC is wrong inside a re-checksummed bundle passes: the writer vouched for it.
+    expect(decodeBundle(rechecksum(outer), { itemChecksums: false }).items).toHaveLength(2)
+  })
+
   it('never nests deeper than one level however items are labelled', () => {
     const kinds: EnvelopeKind[] = decodeBundle(encodeBundle([relin, galois, plaintext])).items.map((i) => i.kind)
     expect(kinds).not.toContain('bundle')

@@ -18,6 +18,12 @@ export interface BundleExpect<K extends SealObjectKind = SealObjectKind> {
   refuseSecretKey?: boolean
   /** Cap on the number of items (LIMIT_EXCEEDED above it); default `DEFAULT_MAX_BUNDLE_COUNT`. */
   maxCount?: number
+  /**
+   * Verify each item's own CRC-32 too (default true). The bundle's CRC already covers
+   * every byte of every item; a reader that never keeps or forwards an item on its own
+   * (a search query) can skip the second pass over the same bytes.
+   */
+  itemChecksums?: boolean
 }
 
 /** A verified bundle: the outer envelope plus its items (views into the input, no copies). */
@@ -77,6 +83,7 @@ export function decodeBundle<K extends SealObjectKind = SealObjectKind>(
       rest.subarray(0, byteLength),
       { ...itemExpect, fingerprint: bundle.fingerprint },
       what,
+      { checksum: expect.itemChecksums ?? true },
     )
     if ((item.kind as EnvelopeKind) === 'bundle')
       throw new HeError('INVALID_ENVELOPE', `${what} is a bundle; bundles do not nest`)

@@ -166,13 +166,17 @@ export class PrivateSearchIndex implements Disposable {
     }
     const results: (WireCiphertext & { index: number })[] = []
     withScope((scope) => {
-      const ciphertexts = decoded.items.map((item) => {
-        const ciphertext = scope.track(new ctx.seal.Ciphertext())
-        loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' })
-        return ciphertext
-      })
+      // Unseeded, uncompressed queries go straight into the dyadic kernel; the rest through SEAL's load.
+      const direct = this.#dyadic?.loadDirect(decoded.items) ?? false
+      const ciphertexts = direct
+        ? []
+        : decoded.items.map((item) => {
+            const ciphertext = scope.track(new ctx.seal.Ciphertext())
+            loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' })
+            return ciphertext
+          })
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
-      this.#dyadic?.loadQuery(ctx, ciphertexts, decoded.items)
+      if (!direct) this.#dyadic?.loadQuery(ctx, ciphertexts, decoded.items)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
       const mode = sealCompressionMode(config.responseCompression)

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { HeError } from '../errors/HeError.ts'
+import { sealExceptionCount } from '../errors/toHeError.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import { searchFixture } from './searchTestKit.ts'
+import { decodeSearchQuery, encodeSearchQuery } from './searchWire.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 
 describe('the dyadic search kernel', () => {
@@ -46,6 +49,45 @@ describe('the dyadic search kernel', () => {
     for (const query of [seeded, unseeded]) {
       expect(client.decryptScores(index.evaluate(query, null).response).scores).toEqual(oracle)
     }
+  })
+
+  it('refuses an unseeded query whose residues are not reduced, before any SEAL call, and stays usable', async () => {
+    using fixture = await searchFixture({
+      params: 'n4096',
+      scheme: 'bgv',
+      babySteps: 'client',
+      babyStep: 16,
+      rows: 300,
+      dimension: 16,
+      compression: 'none',
+    })
+    const { ctx, config, client, index, database } = fixture
+    const vector = syntheticSearchQuery(config.dimension, 4)
+    const query = client.encryptQuery(vector, { seeded: false })
+    const decoded = decodeSearchQuery(query, { fingerprint: ctx.fingerprint, configId: config.configId, count: 16 })
+    const forged = decoded.items.map((item, i) => {
+      const payload = item.payload.slice()
+      // The last residue of item 5 set to 2^40: above every prime, still a well-framed SEAL save.
+      if (i === 5) new DataView(payload.buffer).setBigUint64(payload.byteLength - 8, 1n << 40n, true)
+      return { payload, seeded: false, level: ctx.topLevel }
+    })
+    const identity = { fingerprint: ctx.fingerprint, keySetId: decoded.keySetId, configId: config.configId }
+    const before = sealExceptionCount()
+    const error = (() => {
+      try {
+        index.evaluate(encodeSearchQuery(identity, forged), null)
+      } catch (caught) {
+        return caught
+      }
+      return undefined
+    })()
+    expect(error).toBeInstanceOf(HeError)
+    expect((error as HeError).code).toBe('INVALID_ENVELOPE')
+    expect((error as HeError).message).toMatch(/query ciphertext 5 has 1 coefficients at or above their prime/)
+    // Refused by the kernel's check, not by SEAL (no C++ exception was thrown).
+    expect(sealExceptionCount()).toBe(before)
+    const scores = client.decryptScores(index.evaluate(query, null).response).scores
+    expect(scores).toEqual(plaintextSearchScores(config, database, vector))
   })
 
   it('leaves rotations, BFV and primes of 2^32 or more to SEAL', async () => {

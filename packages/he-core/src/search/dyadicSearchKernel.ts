@@ -2,6 +2,7 @@ import type { Ciphertext } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
+import { withScope } from '../scope/SealScope.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
 import { DyadicAccumulator, dyadicHeadroom } from './wasm/DyadicAccumulator.ts'
@@ -21,11 +22,18 @@ export class DyadicSearch {
   readonly #accumulator: DyadicAccumulator
   readonly #terms: Map<number, number[]>
   readonly #cipherWords: number
+  /** SEAL's save header of a fresh query ciphertext (first data level, NTT form, size 2), or undefined. */
+  readonly #freshHeader: Uint8Array | undefined
   #template: Uint8Array | undefined
 
-  private constructor(accumulator: DyadicAccumulator, terms: Map<number, number[]>) {
+  private constructor(
+    accumulator: DyadicAccumulator,
+    terms: Map<number, number[]>,
+    freshHeader: Uint8Array | undefined,
+  ) {
     this.#accumulator = accumulator
     this.#terms = terms
+    this.#freshHeader = freshHeader
     this.#cipherWords = accumulator.shape.polys * accumulator.shape.primes.length * accumulator.shape.polyModulusDegree
   }
 
@@ -49,6 +57,7 @@ export class DyadicSearch {
     const none = ctx.seal.ComprModeType.none
     const plainWords = primes.length * config.polyModulusDegree
     const residues: Uint8Array[] = []
+    let plaintextSave: Uint8Array | undefined
     const terms = new Map<number, number[]>()
     for (const { block, plaintexts } of blocks) {
       const row = plaintexts[0] ?? []
@@ -56,6 +65,7 @@ export class DyadicSearch {
         block.index,
         row.map((plaintext) => {
           const saved = sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array)
+          plaintextSave ??= saved
           residues.push(sealDataWords(saved, plainWords))
           return residues.length - 1
         }),
@@ -66,7 +76,35 @@ export class DyadicSearch {
       residues,
       config.queryCiphertexts,
     )
-    return new DyadicSearch(accumulator, terms)
+    const freshHeader = plaintextSave && freshCiphertextHeader(ctx, plaintextSave, 2 * plainWords)
+    return new DyadicSearch(accumulator, terms, freshHeader)
+  }
+
+  /**
+   * Takes the query straight from its envelopes when every item is an unseeded,
+   * uncompressed SEAL save whose header is exactly a fresh query ciphertext's: then the
+   * words are copied into the kernel and each is checked below its prime (what SEAL's
+   * load would check), and SEAL loads nothing. Returns false (nothing done) otherwise:
+   * the caller loads the query through SEAL, which also names what is wrong with it.
+   */
+  loadDirect(items: readonly Envelope<'ciphertext'>[]): boolean {
+    const header = this.#freshHeader
+    if (!header) return false
+    const bytes = header.byteLength + this.#cipherWords * 8
+    const direct = items.every(
+      (item) =>
+        !item.seeded &&
+        item.compression === 'none' &&
+        item.payload.byteLength === bytes &&
+        sameBytes(item.payload.subarray(0, header.byteLength), header),
+    )
+    if (!direct) return false
+    this.#accumulator.loadQuery(
+      items.map((item) => item.payload.subarray(header.byteLength)),
+      { verify: true },
+    )
+    this.#template = (items[0] as Envelope<'ciphertext'>).payload.slice()
+    return true
   }
 
   /**
@@ -110,5 +148,60 @@ export class DyadicSearch {
       input.onBlock(block, result)
     }
     this.#template = undefined
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * The header SEAL writes when it saves a fresh BGV query ciphertext uncompressed (first
+ * data level, NTT form, size 2, scale 1, correction factor 1), followed by `words`
+ * residues. Built from the layout SEAL 4.1 uses (ENVELOPE.md) with SEAL's own version
+ * bytes and parms id (from a plaintext it saved at that level), then proven by loading a
+ * zero ciphertext with it into SEAL: undefined if SEAL refuses it or reads it otherwise
+ * (a future layout), and then every query goes through SEAL's load.
+ */
+function freshCiphertextHeader(ctx: HeContext, plaintextSave: Uint8Array, words: number): Uint8Array | undefined {
+  const SEAL_HEADER = 16
+  const length = SEAL_HEADER + 32 + 1 + 8 * 5 + SEAL_HEADER + 8
+  const header = new Uint8Array(length)
+  const view = new DataView(header.buffer)
+  const dataArray = SEAL_HEADER + 8 + words * 8
+  // SEAL header: magic, header size, version, compression none, reserved (as SEAL wrote them), then the size.
+  header.set(plaintextSave.subarray(0, 8), 0)
+  let at = SEAL_HEADER
+  header.set(plaintextSave.subarray(at, at + 32), at) // parms id of the first data level
+  at += 32
+  view.setUint8(at, 1) // NTT form
+  at += 1
+  view.setBigUint64(at, 2n, true) // size
+  view.setBigUint64(at + 8, BigInt(ctx.facts.polyModulusDegree), true)
+  view.setBigUint64(at + 16, BigInt(ctx.facts.dataPrimeCount), true)
+  view.setFloat64(at + 24, 1, true) // scale
+  view.setBigUint64(at + 32, 1n, true) // correction factor
+  at += 40
+  header.set(plaintextSave.subarray(0, 8), at) // the data array's own SEAL header…
+  view.setBigUint64(at + 8, BigInt(dataArray), true)
+  view.setBigUint64(at + SEAL_HEADER, BigInt(words), true) // …and its word count
+  view.setBigUint64(8, BigInt(length + words * 8), true)
+  const zero = new Uint8Array(length + words * 8)
+  zero.set(header)
+  try {
+    return withScope((scope) => {
+      const ciphertext = scope.track(new ctx.seal.Ciphertext())
+      sealCall('load a fresh ciphertext header', () => ciphertext.loadFromArray(ctx.context, zero))
+      const fresh =
+        ciphertext.isNttForm() &&
+        ciphertext.size() === 2 &&
+        ctx.levelOf(ciphertext) === ctx.topLevel &&
+        sameBytes((ciphertext.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array).subarray(0, length), header)
+      return fresh ? header : undefined
+    })
+  } catch {
+    return undefined
   }
 }

@@ -15,6 +15,7 @@ interface KernelExports {
   memory: WebAssembly.Memory
   mulAccumulate(acc: number, x: number, p: number, polys: number, len: number): void
   reduce(words: number, polys: number, count: number, n: number, primes: number): void
+  countUnreduced(words: number, polys: number, count: number, n: number, primes: number): number
 }
 
 const PAGE = 65536
@@ -102,15 +103,32 @@ export class DyadicAccumulator {
     }
   }
 
-  /** Copies one query's ciphertexts (polys × primes × n words each) into the kernel. */
-  loadQuery(ciphertexts: readonly Uint8Array[]): void {
+  /**
+   * Copies one query's ciphertexts (polys × primes × n words each) into the kernel.
+   * `verify`: refuse (INVALID_ENVELOPE) any residue at or above its prime — for words
+   * that did not come through SEAL's load, which checks the same.
+   */
+  loadQuery(ciphertexts: readonly Uint8Array[], { verify = false } = {}): void {
+    this.#loaded = 0
     if (ciphertexts.length > this.maxQueryCiphertexts) {
       throw new HeError('INVALID_INPUT', `at most ${this.maxQueryCiphertexts} query ciphertexts`)
     }
     const heap = new Uint8Array(this.#kernel.memory.buffer)
     for (const [i, words] of ciphertexts.entries()) {
       this.#expectWords(words, this.#cipherWords, `query ciphertext ${i}`)
-      heap.set(words, this.#queryAt + i * this.#cipherWords * 8)
+      const at = this.#queryAt + i * this.#cipherWords * 8
+      heap.set(words, at)
+      if (verify) {
+        const { polys, primes, polyModulusDegree: n } = this.shape
+        const unreduced = this.#kernel.countUnreduced(at, polys, primes.length, n, this.#primesAt)
+        if (unreduced > 0) {
+          this.#loaded = 0
+          throw new HeError(
+            'INVALID_ENVELOPE',
+            `query ciphertext ${i} has ${unreduced} coefficients at or above their prime: it is not valid for these parameters`,
+          )
+        }
+      }
     }
     this.#loaded = ciphertexts.length
   }

@@ -54,4 +54,30 @@
             (br $prime)))
         (local.set $polys (i32.sub (local.get $polys) (i32.const 1)))
         (br $poly))))
+
+  ;; How many words[poly][j][k] are not below primes[j] (0: every residue is reduced).
+  (func (export "countUnreduced")
+    (param $words i32) (param $polys i32) (param $count i32) (param $n i32) (param $primes i32) (result i32)
+    (local $j i32) (local $q i64) (local $end i32) (local $bad i32)
+    (block $polysDone
+      (loop $poly
+        (br_if $polysDone (i32.eqz (local.get $polys)))
+        (local.set $j (i32.const 0))
+        (block $primesDone
+          (loop $prime
+            (br_if $primesDone (i32.ge_u (local.get $j) (local.get $count)))
+            (local.set $q (i64.load (i32.add (local.get $primes) (i32.shl (local.get $j) (i32.const 3)))))
+            (local.set $end (i32.add (local.get $words) (i32.shl (local.get $n) (i32.const 3))))
+            (block $done
+              (loop $word
+                (br_if $done (i32.ge_u (local.get $words) (local.get $end)))
+                (local.set $bad
+                  (i32.add (local.get $bad) (i64.ge_u (i64.load (local.get $words)) (local.get $q))))
+                (local.set $words (i32.add (local.get $words) (i32.const 8)))
+                (br $word)))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $prime)))
+        (local.set $polys (i32.sub (local.get $polys) (i32.const 1)))
+        (br $poly)))
+    (local.get $bad))
 )
