@@ -1,20 +1,21 @@
 import { availableParallelism } from 'node:os'
+import { SERVER_MODES as CONTRACT_SERVER_MODES, KEY_SET_ID, SERVER_EXECUTOR_MODES } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { POSTGRES_TIMEOUT_DEFAULTS } from '../store/postgresTimeouts.ts'
 import { tenantNameProblem, weakTokenReason } from './tokenRules.ts'
 
-/** Where HE work runs: Piscina worker threads, the main event loop, or child processes. */
-export const EXECUTOR_MODES = ['pool', 'inline', 'process'] as const
+/** Where HE work runs: Piscina worker threads, the main event loop, or child processes (as the contract names them). */
+export const EXECUTOR_MODES = SERVER_EXECUTOR_MODES
 export type ExecutorMode = (typeof EXECUTOR_MODES)[number]
 
 /** `local`: anyone on the machine may get an anonymous token. `production`: configured tokens only. */
-export const SERVER_MODES = ['local', 'production'] as const
+export const SERVER_MODES = CONTRACT_SERVER_MODES
 export type ServerMode = (typeof SERVER_MODES)[number]
 
 const MiB = 2 ** 20
 
-/** Tenant names and key-set ids: safe as file names (no `.`/`..`, no separators). */
-export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+/** Tenant names and key-set ids (the contract's rule): safe as file names (no `.`/`..`, no separators). */
+export const TENANT_ID = KEY_SET_ID
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => {

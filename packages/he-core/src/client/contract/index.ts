@@ -42,4 +42,4 @@ export {
 } from './keySetContract.ts'
 export { API_PREFIX, BinaryBodySchema, type HttpMethod, NoBodySchema, type RouteContract } from './routeContract.ts'
 export { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute, searchRoute } from './searchContract.ts'
-export { createSessionRoute, type ServerSession, ServerSessionSchema } from './sessionContract.ts'
+export { createSessionRoute, SERVER_MODES, type ServerSession, ServerSessionSchema } from './sessionContract.ts'
