@@ -85,6 +85,15 @@ describe('encrypted search with client-side baby steps (no evaluation keys at al
       const q = side.query(11)
       const result = await client.search(q.bytes)
       expect(Array.from(side.search.decryptScores(result.responses).scores)).toEqual(Array.from(q.expected))
+      // The client may trade upload for server time: unseeded (zstd, or uncompressed and read in place).
+      for (const compression of ['zstd', 'none'] as const) {
+        const unseeded = side.search.encryptQuery(q.vector, { seeded: false, compression })
+        expect(unseeded.byteLength).toBeGreaterThan(q.bytes.byteLength)
+        const answer = await client.search(unseeded)
+        expect(Array.from(side.search.decryptScores(answer.responses).scores), compression).toEqual(
+          Array.from(q.expected),
+        )
+      }
     } finally {
       await server.close()
     }

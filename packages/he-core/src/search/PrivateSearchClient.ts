@@ -112,9 +112,15 @@ export class PrivateSearchClient implements Disposable {
    * `seeded: false` sends both halves of every ciphertext instead of the seed of the
    * random half: twice the upload, and the server skips regenerating the random halves
    * (SEAL's PRNG), which is most of what it spends loading a query (SEARCH.md, "knobs").
+   * `compression` overrides the config's for this query (the server reads either); an
+   * unseeded, uncompressed query is read by the server in place, without a SEAL load.
    */
-  encryptQuery(vector: ArrayLike<number>, options: { seeded?: boolean } = {}): Uint8Array {
+  encryptQuery(
+    vector: ArrayLike<number>,
+    options: { seeded?: boolean; compression?: 'zstd' | 'none' } = {},
+  ): Uint8Array {
     const seeded = options.seeded ?? true
+    const compression = options.compression ?? this.config.compression
     const config = this.config
     const scaled = scaleQueryVector(config, vector)
     const shape = searchShapeOf(config)
@@ -126,9 +132,9 @@ export class PrivateSearchClient implements Disposable {
         const plaintext = scope.track(new this.ctx.seal.Plaintext())
         sealCall('encode query', () => encoder.encode(querySlots(shape, scaled, a), plaintext))
         const payload = seeded
-          ? encryptSymmetricSeeded(this.keySet, plaintext, config.compression)
+          ? encryptSymmetricSeeded(this.keySet, plaintext, compression)
           : (sealCall('save query ciphertext', () =>
-              encryptSymmetric(this.keySet, plaintext, scope).saveToArray(sealCompressionMode(config.compression)),
+              encryptSymmetric(this.keySet, plaintext, scope).saveToArray(sealCompressionMode(compression)),
             ) as Uint8Array)
         scope.free(plaintext)
         return { payload, seeded, level }
