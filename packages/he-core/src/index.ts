@@ -64,6 +64,7 @@ export {
   type SealPayloadLimits,
   structuralPayloadLimits,
 } from './envelope/sealPayloadLimits.ts'
+export { type SplitEnvelopesOptions, splitEnvelopes } from './envelope/splitEnvelopes.ts'
 export { HeError, type HeErrorJSON, isHeErrorJSON } from './errors/HeError.ts'
 export {
   HE_ERROR_CODES,

@@ -1,4 +1,4 @@
-import { HeError, peekEnvelope } from '@sealbox/he-core'
+import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
 import { API_PREFIX, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -7,7 +7,6 @@ import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
-import { splitEnvelopes } from '../http/splitEnvelopes.ts'
 
 /** The search config, and encrypted search against the server's database. */
 export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
@@ -31,7 +30,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       const { tenant } = request
       const { query } = request
       const search = services.search()
-      const queries = splitEnvelopes(binaryBody(request), config.MAX_QUERIES_PER_SEARCH)
+      const queries = splitEnvelopes(binaryBody(request), { max: config.MAX_QUERIES_PER_SEARCH })
       // Cheap header checks on the loop so obvious mistakes never queue; the worker verifies everything.
       const keySetIds = new Set<string>()
       for (const [i, bytes] of queries.entries()) {

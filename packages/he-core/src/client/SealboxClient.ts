@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { base64ToBytes, bytesToBase64 } from '../envelope/base64.ts'
-import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
+import { splitEnvelopes } from '../envelope/splitEnvelopes.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { SearchCatalog } from '../search/SearchDatabase.ts'
 import type {
@@ -248,7 +248,7 @@ export class SealboxClient {
       .split(',')
       .filter((part) => part !== '')
       .map(Number)
-    return { responses: splitEnvelopes(body), queryMs, ...work(raw) }
+    return { responses: splitEnvelopes(body, { what: 'response envelope' }), queryMs, ...work(raw) }
   }
 
   /** Runs an HE program on the server (inputs and outputs are envelopes). */
@@ -408,18 +408,4 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
     offset += part.length
   }
   return out
-}
-
-/** Splits envelopes written back to back (a multi-query search response). */
-function splitEnvelopes(bytes: Uint8Array): Uint8Array[] {
-  const parts: Uint8Array[] = []
-  let offset = 0
-  while (offset < bytes.length) {
-    const rest = bytes.subarray(offset)
-    const { byteLength } = peekEnvelope(rest)
-    if (byteLength > rest.length) throw new HeError('INVALID_ENVELOPE', 'the search response is truncated')
-    parts.push(rest.subarray(0, byteLength))
-    offset += byteLength
-  }
-  return parts
 }

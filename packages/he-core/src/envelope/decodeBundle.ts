@@ -4,7 +4,7 @@ import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { type EnvelopeExpect, validateEnvelopeExpect } from './envelopeExpect.ts'
 import type { EnvelopeKind, SealObjectKind } from './envelopeKinds.ts'
 import { DEFAULT_MAX_BUNDLE_COUNT } from './envelopeLayout.ts'
-import { readEnvelopeFrame } from './readEnvelopeHeader.ts'
+import { splitEnvelopes } from './splitEnvelopes.ts'
 
 /** What the caller expects of a bundle and of every item in it. */
 export interface BundleExpect<K extends SealObjectKind = SealObjectKind> {
@@ -63,28 +63,17 @@ export function decodeBundle<K extends SealObjectKind = SealObjectKind>(
       details: { limit: maxCount, found: count },
     })
   }
+  const parts = splitEnvelopes(bundle.payload, {
+    max: count,
+    tooMany: () => new HeError('INVALID_ENVELOPE', `bundle declares ${count} envelopes but holds more`),
+    what: 'bundle item',
+  })
   const items: Envelope<K>[] = []
-  const payload = bundle.payload
-  let offset = 0
-  while (offset < payload.length) {
-    const what = `bundle item ${items.length}`
-    if (items.length === count) {
-      throw new HeError('INVALID_ENVELOPE', `bundle declares ${count} envelopes but holds more`)
-    }
-    const rest = payload.subarray(offset)
-    const { byteLength } = readEnvelopeFrame(rest, false, what)
-    if (byteLength > rest.length) {
-      throw new HeError(
-        'INVALID_ENVELOPE',
-        `${what} is truncated: it declares ${byteLength} bytes, ${rest.length} remain`,
-      )
-    }
-    const item = decodeEnvelopeBytes(
-      rest.subarray(0, byteLength),
-      { ...itemExpect, fingerprint: bundle.fingerprint },
-      what,
-      { checksum: expect.itemChecksums ?? true },
-    )
+  for (const [index, part] of parts.entries()) {
+    const what = `bundle item ${index}`
+    const item = decodeEnvelopeBytes(part, { ...itemExpect, fingerprint: bundle.fingerprint }, what, {
+      checksum: expect.itemChecksums ?? true,
+    })
     if ((item.kind as EnvelopeKind) === 'bundle')
       throw new HeError('INVALID_ENVELOPE', `${what} is a bundle; bundles do not nest`)
     if (item.keySetId !== undefined && item.keySetId !== bundle.keySetId) {
@@ -95,7 +84,6 @@ export function decodeBundle<K extends SealObjectKind = SealObjectKind>(
       )
     }
     items.push(item)
-    offset += byteLength
   }
   if (items.length !== count) {
     throw new HeError('INVALID_ENVELOPE', `bundle declares ${count} envelopes but holds ${items.length}`)
