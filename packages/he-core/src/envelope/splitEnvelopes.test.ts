@@ -8,15 +8,7 @@ const FP = '00112233445566778899aabbccddeeff'
 const envelope = (bodyBytes: number) =>
   encodeEnvelope({ kind: 'plaintext', fingerprint: FP, payload: fakeSealPayload(bodyBytes) })
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
+const concat = (parts: Uint8Array[]) => Uint8Array.from(Buffer.concat(parts))
 
 describe('splitEnvelopes', () => {
   const a = envelope(10)
