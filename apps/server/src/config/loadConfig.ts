@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { HeError } from '@sealbox/he-core'
+import { describeParseArgsError } from '@sealbox/he-core/node'
 import type { z } from 'zod'
 import { type ServerConfig, type ServerConfigInput, ServerConfigSchema } from './ServerConfig.ts'
 
@@ -48,7 +49,7 @@ export function parseFlags(argv: readonly string[]): ServerFlags {
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: false })
   } catch (error) {
-    throw configError(parseArgsProblem(error))
+    throw configError(describeParseArgsError(error, isSwitch))
   }
   const values: Partial<Record<keyof ServerConfigInput, string>> = {}
   for (const [option, value] of Object.entries(parsed.values)) {
@@ -58,25 +59,10 @@ export function parseFlags(argv: readonly string[]): ServerFlags {
   return { help: parsed.values.help === true, values: { ...values, ...inlineSwitches } }
 }
 
-/** Rewords a `parseArgs` error in the words of this command (flag named, what to write instead). */
-function parseArgsProblem(error: unknown): string {
-  const code = (error as { code?: string }).code
-  const message = error instanceof Error ? error.message : String(error)
-  const quoted = /'([^']*)'/.exec(message)?.[1] ?? ''
-  // parseArgs quotes an option as '--name', '--name <value>' or '-h, --help'.
-  const flag = /--[^\s,]+/.exec(quoted)?.[0] ?? quoted
-  switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${flag}; --help lists every setting`
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return `unexpected argument "${quoted}"; settings are --name value`
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return KEY_BY_OPTION.has(flag.slice(2)) && !BOOLEAN_SETTINGS.has(KEY_BY_OPTION.get(flag.slice(2)) as string)
-        ? `${flag} needs a value: --name value or --name=value`
-        : `${flag} takes no value`
-    default:
-      return message
-  }
+/** Whether `--name` is a switch (no value) among the server's settings. */
+function isSwitch(name: string): boolean {
+  const key = KEY_BY_OPTION.get(name)
+  return key === undefined || BOOLEAN_SETTINGS.has(key)
 }
 
 function configError(message: string): HeError {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { describeParseArgsError } from '@sealbox/he-core/node'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 
@@ -93,7 +94,7 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
         allowPositionals: false,
       }) as { values: Record<string, string | boolean | undefined> })
     } catch (error) {
-      throw invalid(parseArgsProblem(error, options))
+      throw invalid(describeParseArgsError(error, (name) => options[name]?.type === 'boolean'))
     }
     if (values.help === true) return 'help'
     const { help: _help, ...raw } = values
@@ -110,25 +111,4 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
   }
 
   return { parse, help }
-}
-
-/** Rewords a `parseArgs` error in this package's words (flag named, what it takes). */
-function parseArgsProblem(error: unknown, options: Record<string, { type: 'string' | 'boolean' }>): string {
-  const code = (error as { code?: string }).code
-  const message = error instanceof Error ? error.message : String(error)
-  const quoted = /'([^']*)'/.exec(message)?.[1] ?? ''
-  // parseArgs quotes an option as '--name', '--name <value>' or '-h, --help'.
-  const flag = /--[^\s,]+/.exec(quoted)?.[0] ?? quoted
-  switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${flag}; --help lists the flags`
-    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return `unexpected argument "${quoted}"; flags are --name value or --name=value`
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return options[flag.replace(/^--/, '')]?.type === 'boolean'
-        ? `${flag} takes no value`
-        : `${flag} needs a value (--name value or --name=value; a value starting with - only as --name=value)`
-    default:
-      return message
-  }
 }
