@@ -9,8 +9,9 @@ export const API_PREFIX = '/api/v1'
 /**
  * One route of the sealbox HTTP API, written once: the server registers it from this
  * (validation, reply serialization and the OpenAPI docs at `/docs`) and `SealboxClient`
- * parses its replies with it. Binary (envelope) bodies and replies have no schema:
- * `consumes` / `produces` name their media type and `description` their layout.
+ * parses its replies with it. A binary (envelope) request body has no schema: `consumes`
+ * names its media type and `description` its layout; a binary reply is `BinaryBodySchema`
+ * with its media type in `produces`.
  */
 export interface RouteContract {
   method: HttpMethod
