@@ -1,7 +1,7 @@
 import type { MachineInfo } from '../report/machineInfo.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { medianStats, type RunStats } from './runStats.ts'
-import { type RowSpec, WORKLOADS, type Workload } from './serverBenchFlags.ts'
+import { type RowSpec, type ServerBenchSettings, WORKLOADS, type Workload } from './serverBenchFlags.ts'
 
 /** Raw samples of one run, column-wise (ms, rounded to µs) to keep the JSON compact. */
 export interface RunSamples {
@@ -90,18 +90,8 @@ export interface ServerBenchReport {
   machine: MachineInfo
   loadAverageBefore: [number, number, number]
   loadAverageAfter: [number, number, number]
-  settings: {
-    rows: RowSpec[]
-    workloads: Workload[]
-    concurrency: number[]
-    requests: number
-    durationSeconds: number
-    repeats: number
-    probeHz: number
-    idleMs: number
-    costFloodSeconds: number
-    quick: boolean
-  }
+  /** What the run did (its settings, less where it wrote). */
+  settings: Omit<ServerBenchSettings, 'outDir'>
   /** Settings every server variant was started with (besides EXECUTOR and WORKERS). */
   serverEnv: Record<string, string>
   workloads: Array<{ workload: Workload; title: string; facts: Record<string, string | number> }>
