@@ -120,37 +120,16 @@ export class HeContext {
   }
 }
 
+/**
+ * SEAL's enum objects by our names (the names are the same). Enum arguments must be these
+ * objects: a raw number silently means `none` to SEAL.
+ */
 function schemeType(seal: Seal, scheme: SchemeName) {
-  switch (scheme) {
-    case 'bfv':
-      return seal.SchemeType.bfv
-    case 'bgv':
-      return seal.SchemeType.bgv
-    case 'ckks':
-      return seal.SchemeType.ckks
-    default: {
-      const never: never = scheme
-      throw new HeError('INVALID_PARAMS', `unknown scheme ${String(never)}`)
-    }
-  }
+  return seal.SchemeType[scheme]
 }
 
 function securityLevel(seal: Seal, level: ResolvedParams['security']) {
-  // Enum arguments must be the enum objects: a raw number silently means `none`.
-  switch (level) {
-    case 'tc128':
-      return seal.SecLevelType.tc128
-    case 'tc192':
-      return seal.SecLevelType.tc192
-    case 'tc256':
-      return seal.SecLevelType.tc256
-    case 'none':
-      return seal.SecLevelType.none
-    default: {
-      const never: never = level
-      throw new HeError('INVALID_PARAMS', `unknown security level ${String(never)}`)
-    }
-  }
+  return seal.SecLevelType[level]
 }
 
 function fingerprintOf(seal: Seal, parms: EncryptionParameters, security: string): string {
