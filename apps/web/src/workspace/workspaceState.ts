@@ -1,6 +1,6 @@
 import { ParamsSpec } from '@sealbox/he-core'
 import { z } from 'zod'
-import { bytes } from '../worker/protocol.ts'
+import { bytes, variableReport } from '../worker/protocol.ts'
 import { DEFAULT_PARAMS_DRAFT, ParamsDraft } from './paramsDraft.ts'
 
 /*
@@ -48,27 +48,14 @@ export const KeysState = z.object({
 })
 export type KeysState = z.infer<typeof KeysState>
 
-const numbers = z.union([z.array(z.bigint()), z.array(z.number())])
-
-/** A named plaintext or ciphertext of the workspace. */
-export const VariableEntry = z.object({
-  name: z.string(),
-  kind: z.enum(['plaintext', 'ciphertext']),
-  envelope: bytes,
-  bytes: z.number(),
-  level: z.number().optional(),
-  size: z.number().optional(),
-  scaleBits: z.number().optional(),
-  noiseBudget: z.number().optional(),
-  /** The first decoded slots (absent when the secret key is not here). */
-  preview: numbers.optional(),
+/** A named plaintext or ciphertext of the workspace: what the worker reported, and where it came from. */
+export const VariableEntry = variableReport.extend({
   /** How it came to be: typed numbers, an upload, a conversion, or a pipeline step. */
   origin: z.enum(['values', 'upload', 'convert', 'pipeline']),
   /** The numbers as typed (for 'values'): kept so generated code can reproduce the variable. */
   values: z.string().optional(),
   /** For 'convert': the variable it was encrypted or decrypted from. */
   source: z.string().optional(),
-  ms: z.number().optional(),
   createdAt: z.number(),
 })
 export type VariableEntry = z.infer<typeof VariableEntry>
