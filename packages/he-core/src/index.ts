@@ -77,6 +77,13 @@ export { plainDetails } from './errors/plainDetails.ts'
 export { SealException } from './errors/SealException.ts'
 export { readSealError, type SealErrorInfo, sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
 export {
+  type DecodedEvaluationKeys,
+  decodeEvaluationKeys,
+  EVALUATION_KEY_KINDS,
+  type EvaluationKeyKind,
+  EvaluationKeys,
+} from './keys/EvaluationKeys.ts'
+export {
   type ExportKeyOptions,
   exportEvaluationKeys,
   exportGaloisKeys,
@@ -98,7 +105,7 @@ export {
   paramsInputOf,
   sharedContextCache,
 } from './params/ContextCache.ts'
-export { MAX_COEFF_BITS } from './params/coeffModulusTables.ts'
+export { BFV_DEFAULT_BITS, MAX_COEFF_BITS } from './params/coeffModulusTables.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export { estimateContextBytes } from './params/estimateContextBytes.ts'
 export type { HasParmsId } from './params/HasParmsId.ts'
@@ -173,8 +180,15 @@ export {
   stepLabel,
 } from './program/programOps.ts'
 export { checkRotationKeys, nafTerms, type RotationKeyCheck, sumElementsSteps } from './program/rotationKeys.ts'
-export { type RunProgramOptions, type RunProgramResult, runProgram, type StepReport } from './program/runProgram.ts'
+export {
+  type RunProgramOptions,
+  type RunProgramResult,
+  runAnalyzedProgram,
+  runProgram,
+  type StepReport,
+} from './program/runProgram.ts'
 export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
+export { StepReportSchema } from './program/StepReport.ts'
 export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
 export { sumElementsInto } from './program/sumElements.ts'
 export { adopt, disown, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'

@@ -1,3 +1,5 @@
+import { BFV_DEFAULT_BITS } from '@sealbox/he-core'
+
 /**
  * SEAL's benchmark parameters: `CoeffModulus.BFVDefault(n, tc128)` per n (the same primes
  * for BFV, BGV and CKKS), plain modulus `PlainModulus.Batching(n, 20)` for BFV/BGV, and
@@ -5,15 +7,8 @@
  * benchmark parameters, not an example to copy.
  */
 
-/** Bit sizes of BFVDefault(n, tc128); the harness checks SEAL agrees at run time. */
-export const DEFAULT_COEFF_BITS: Readonly<Record<number, readonly number[]>> = {
-  1024: [27],
-  2048: [54],
-  4096: [36, 36, 37],
-  8192: [43, 43, 44, 44, 44],
-  16384: [48, 48, 48, 49, 49, 49, 49, 49, 49],
-  32768: [55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 55, 56],
-}
+/** Bit sizes of BFVDefault(n, tc128) (he-core's table); the harness checks SEAL agrees at run time. */
+export const DEFAULT_COEFF_BITS: Readonly<Record<number, readonly number[]>> = BFV_DEFAULT_BITS.tc128
 
 /** Every n of the published table, ascending. */
 export const ALL_NS: readonly number[] = [1024, 2048, 4096, 8192, 16384, 32768]
