@@ -1,9 +1,6 @@
+import { EVALUATION_KEY_KINDS } from '@sealbox/he-core'
 import { z } from 'zod'
 import { PostgresTimeoutsSchema } from './postgresTimeouts.ts'
-
-/** Evaluation-key kinds a key set may hold (never a secret key). */
-export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
-export type EvaluationKeyKind = (typeof EVALUATION_KEY_KINDS)[number]
 
 /** What the server learned about an uploaded key set before storing it. */
 export const KeySetFactsSchema = z.object({

@@ -1,12 +1,19 @@
 import { threadId } from 'node:worker_threads'
-import { HeError, loadSeal, type Seal, sealExceptionCount, toHeError, wasmHeapBytes } from '@sealbox/he-core'
+import {
+  type EvaluationKeys,
+  HeError,
+  loadSeal,
+  type Seal,
+  sealExceptionCount,
+  toHeError,
+  wasmHeapBytes,
+} from '@sealbox/he-core'
 import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
 import { KeyCache } from '../executor/KeyCache.ts'
 import { loadedKeySetRefOf } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
 import { openKeyBlobReader } from '../store/openKeyStore.ts'
-import type { EvaluationKeys } from './EvaluationKeys.ts'
 import { inspectKeys } from './inspectKeys.ts'
 import { type JobContext, type PhaseClock, startPhaseClock } from './PhaseClock.ts'
 import { runEvaluate } from './runEvaluate.ts'

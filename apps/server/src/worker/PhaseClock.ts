@@ -1,9 +1,8 @@
-import type { Seal } from '@sealbox/he-core'
+import type { EvaluationKeys, Seal } from '@sealbox/he-core'
 import type { KeyCache } from '../executor/KeyCache.ts'
 import type { KeySetRef } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
-import type { EvaluationKeys } from './EvaluationKeys.ts'
 import type { SearchService } from './SearchService.ts'
 
 /** Phases measured inside a worker (queue and HTTP phases are measured by the server). */

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto'
-import { type HeContext, HeError, toHeError } from '@sealbox/he-core'
+import {
+  type DecodedEvaluationKeys,
+  decodeEvaluationKeys,
+  EvaluationKeys,
+  type HeContext,
+  HeError,
+  toHeError,
+} from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
 import { keySetCacheKey, keySetOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
-import { decodeKeySet, EvaluationKeys } from './EvaluationKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
 /**
@@ -25,9 +31,7 @@ export async function acquireKeys(
   const lease = await job.keys.acquire(keySetCacheKey(loaded), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
-      const keys = clock.time('keydeserialize', () =>
-        EvaluationKeys.load(ctx, decodeKeySet(keyBytes, { fingerprint: ctx.fingerprint })),
-      )
+      const keys = clock.time('keydeserialize', () => EvaluationKeys.load(ctx, keyBytes))
       return { value: keys, bytes: keys.heapBytes }
     }
     clock.keyTier = 'store'
@@ -39,9 +43,9 @@ export async function acquireKeys(
       throw damagedKeySet(ref, `its bytes hash to ${digest}, the record says ${ref.sha256}`)
     }
     return clock.time('keydeserialize', () => {
-      let decoded: ReturnType<typeof decodeKeySet>
+      let decoded: DecodedEvaluationKeys
       try {
-        decoded = decodeKeySet(bytes, { fingerprint: ctx.fingerprint })
+        decoded = decodeEvaluationKeys(bytes, { fingerprint: ctx.fingerprint })
       } catch (error) {
         throw damagedKeySet(ref, toHeError(error).message, error)
       }

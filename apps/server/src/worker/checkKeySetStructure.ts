@@ -1,5 +1,10 @@
-import { HeError, prepareSealPayload, type SealPayloadShape, structuralPayloadLimits } from '@sealbox/he-core'
-import type { DecodedKeySet } from './EvaluationKeys.ts'
+import {
+  type DecodedEvaluationKeys,
+  HeError,
+  prepareSealPayload,
+  type SealPayloadShape,
+  structuralPayloadLimits,
+} from '@sealbox/he-core'
 
 /** Inflated bytes allowed per compressed byte: genuine keys inflate ~1.5×; empty Galois slots add 8 bytes per n. */
 const INFLATE_RATIO = 4
@@ -14,7 +19,7 @@ const INFLATE_SLACK = 1 << 20
  * byte accounted for. SEAL loads them, with the exact checks of their context, when
  * a program first uses them. Returns n; INVALID_ENVELOPE when anything is off.
  */
-export function checkKeySetStructure(decoded: DecodedKeySet, maxPolyModulusDegree: number): number {
+export function checkKeySetStructure(decoded: DecodedEvaluationKeys, maxPolyModulusDegree: number): number {
   const shapes: SealPayloadShape[] = []
   for (const envelope of [decoded.relinKeys, decoded.galoisKeys]) {
     if (!envelope) continue

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
+import { decodeEvaluationKeys, EvaluationKeys } from '@sealbox/he-core'
 import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
+import { keySetFactsOf } from '../store/keySetFactsOf.ts'
 import { checkKeySetStructure } from './checkKeySetStructure.ts'
-import { decodeKeySet, EvaluationKeys, factsOf } from './EvaluationKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
 /**
@@ -13,20 +14,20 @@ import type { JobContext, PhaseClock } from './PhaseClock.ts'
  * program first uses them.
  */
 export async function inspectKeys(job: JobContext, request: InspectKeysJob, clock: PhaseClock): Promise<JobResult> {
-  const decoded = clock.time('deserialize', () => decodeKeySet(request.bytes))
+  const decoded = clock.time('deserialize', () => decodeEvaluationKeys(request.bytes))
   // Hashed here, not on the event loop: key sets run to tens of megabytes.
   const sha256 = createHash('sha256').update(request.bytes).digest('hex')
   const search = job.search
   if (decoded.fingerprint !== search.ctx.fingerprint) {
     const polyModulusDegree = clock.time('deserialize', () => checkKeySetStructure(decoded, job.setup.maxPolyDegree))
-    return { type: 'keysInspected', facts: factsOf(decoded, { polyModulusDegree }), sha256 }
+    return { type: 'keysInspected', facts: keySetFactsOf(decoded, { polyModulusDegree }), sha256 }
   }
   const keys = clock.time('deserialize', () => EvaluationKeys.load(search.ctx, decoded))
   try {
     return {
       type: 'keysInspected',
       sha256,
-      facts: factsOf(decoded, {
+      facts: keySetFactsOf(decoded, {
         configId: search.configId,
         polyModulusDegree: search.ctx.params.polyModulusDegree,
       }),

@@ -1,5 +1,5 @@
 import process from 'node:process'
-import { getHeContext, type HeContext } from '@sealbox/he-core'
+import { EvaluationKeys, getHeContext, type HeContext } from '@sealbox/he-core'
 import {
   PrivateSearchClient,
   PrivateSearchIndex,
@@ -8,7 +8,6 @@ import {
   type SearchConfig,
   type SearchConfigInput,
   type SearchDatabase,
-  SearchEvaluationKeys,
   type SearchKernelChoice,
   type SearchKeys,
   syntheticSearchQuery,
@@ -142,7 +141,7 @@ export async function prepareSearchCase(
   const keyEnvelope = client.evaluationKeys()
   const keyGenMs = performance.now() - started
   started = performance.now()
-  const keys = keyEnvelope ? SearchEvaluationKeys.load(ctx, keyEnvelope) : null
+  const keys = keyEnvelope ? EvaluationKeys.load(ctx, keyEnvelope) : null
   const keyLoadMs = keyEnvelope ? performance.now() - started : 0
 
   const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 100 + i))

@@ -1,12 +1,11 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { getHeContext } from '@sealbox/he-core'
+import { EvaluationKeys, getHeContext } from '@sealbox/he-core'
 import {
   PrivateSearchClient,
   PrivateSearchIndex,
   plaintextSearchScores,
   resolveSearchConfig,
-  SearchEvaluationKeys,
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
@@ -51,11 +50,11 @@ export async function prepareSearchWorkload(dir: string): Promise<PreparedWorklo
     bodyFiles.push(file)
   }
   // The Direct row's server half, built on first use (processing the database takes a moment).
-  let direct: { index: PrivateSearchIndex; keys: SearchEvaluationKeys | null } | undefined
+  let direct: { index: PrivateSearchIndex; keys: EvaluationKeys | null } | undefined
   const serverHalf = () => {
     direct ??= {
       index: PrivateSearchIndex.process(ctx, database, config),
-      keys: keyEnvelope ? SearchEvaluationKeys.load(ctx, keyEnvelope) : null,
+      keys: keyEnvelope ? EvaluationKeys.load(ctx, keyEnvelope) : null,
     }
     return direct
   }

@@ -5,6 +5,7 @@ import { encodeBundle } from '../envelope/encodeBundle.ts'
 import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
 import { sealExceptionCount } from '../errors/toHeError.ts'
+import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import { KeySet } from '../keys/KeySet.ts'
 import { getHeContext } from '../params/ContextCache.ts'
@@ -14,7 +15,6 @@ import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import { resolveSearchConfig, type SearchConfigInput, searchShapeOf } from './SearchConfig.ts'
-import { SearchEvaluationKeys } from './SearchEvaluationKeys.ts'
 import { scaleQueryVector } from './scaleVectors.ts'
 import { querySlots } from './searchLayout.ts'
 import { type SearchFixture, searchFixture, testDatabase } from './searchTestKit.ts'
@@ -70,7 +70,7 @@ describe('private search refuses bad input with coded errors, before SEAL', () =
       payload: partial.serializeGaloisKeys('zstd', true),
       meta: { steps: [1], elements: [galoisElementOf(4096, 1)] },
     })
-    using keys = SearchEvaluationKeys.load(server.ctx, envelope)
+    using keys = EvaluationKeys.load(server.ctx, envelope)
     const { ctx, config } = server
     const single = withScope((scope) => {
       const plaintext = scope.track(new ctx.seal.Plaintext())
@@ -100,7 +100,7 @@ describe('private search refuses bad input with coded errors, before SEAL', () =
     const bfv = await getHeContext(resolveSearchConfig({ ...NO_KEYS, scheme: 'bfv' }).params)
     expect(codeOf(() => PrivateSearchIndex.process(bfv, keyless.database, keyless.config)).code).toBe('PARAMS_MISMATCH')
     expect(codeOf(() => PrivateSearchClient.create(bfv, keyless.config)).code).toBe('PARAMS_MISMATCH')
-    expect(codeOf(() => SearchEvaluationKeys.load(bfv, server.client.evaluationKeys() as Uint8Array)).code).toBe(
+    expect(codeOf(() => EvaluationKeys.load(bfv, server.client.evaluationKeys() as Uint8Array)).code).toBe(
       'PARAMS_MISMATCH',
     )
   })
@@ -206,7 +206,7 @@ describe('the server half', () => {
 
   it('batches queries of several users with their own keys; one bad query fails alone', () => {
     using second = otherClient(server)
-    const secondKeys = SearchEvaluationKeys.load(server.ctx, second.evaluationKeys() as Uint8Array)
+    const secondKeys = EvaluationKeys.load(server.ctx, second.evaluationKeys() as Uint8Array)
     const q = query()
     const results = server.index.evaluateBatch([
       { query: server.client.encryptQuery(q), keys: server.keys },

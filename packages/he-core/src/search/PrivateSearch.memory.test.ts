@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { liveSealHandles } from '../scope/SealScope.ts'
 import { wasmHeapBytes } from '../seal/loadSeal.ts'
 import { measureHeap } from '../testing/measureHeap.ts'
 import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
-import { SearchEvaluationKeys } from './SearchEvaluationKeys.ts'
 import { searchFixture } from './searchTestKit.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 
@@ -55,9 +55,9 @@ describe('private search memory', () => {
       () => {
         using index = PrivateSearchIndex.process(fixture.ctx, fixture.database, fixture.config)
         using client = PrivateSearchClient.create(fixture.ctx, fixture.config)
-        using keys = SearchEvaluationKeys.load(fixture.ctx, keyBytes)
+        using keys = EvaluationKeys.load(fixture.ctx, keyBytes)
         expect(index.processing.plaintexts).toBe(2)
-        expect(keys.elements.length).toBe(1)
+        expect(keys.galoisElements.length).toBe(1)
         expect(client.keySet.galoisSteps).toEqual([1])
       },
       { warmup: 5, iterations: 60 },

@@ -16,7 +16,7 @@ import {
 } from './processSearchDatabase.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
-import type { SearchKeys } from './SearchEvaluationKeys.ts'
+import type { SearchKeys } from './SearchKeys.ts'
 import { type ProcessedSearchBlock, runSearchKernel } from './searchKernel.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 

@@ -46,7 +46,7 @@ export {
   type SearchRowId,
   validateSearchDatabase,
 } from './SearchDatabase.ts'
-export { SearchEvaluationKeys, type SearchKeys } from './SearchEvaluationKeys.ts'
+export type { SearchKeys } from './SearchKeys.ts'
 export { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
 export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 export {

@@ -1,10 +1,10 @@
+import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { getHeContext } from '../params/ContextCache.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 import { resolveSearchConfig, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
-import { SearchEvaluationKeys } from './SearchEvaluationKeys.ts'
 import { syntheticSearchDatabase } from './syntheticSearchDatabase.ts'
 
 /*
@@ -32,7 +32,7 @@ export interface SearchFixture extends Disposable {
   database: SearchDatabase
   index: PrivateSearchIndex
   client: PrivateSearchClient
-  keys: SearchEvaluationKeys | null
+  keys: EvaluationKeys | null
 }
 
 export async function searchFixture(input: SearchConfigInput): Promise<SearchFixture> {
@@ -44,7 +44,7 @@ export async function searchFixture(input: SearchConfigInput): Promise<SearchFix
     catalog: { ids: database.ids, metadata: database.metadata ?? [] },
   })
   const keyBytes = client.evaluationKeys()
-  const keys = keyBytes === null ? null : SearchEvaluationKeys.load(ctx, keyBytes)
+  const keys = keyBytes === null ? null : EvaluationKeys.load(ctx, keyBytes)
   return {
     ctx,
     config,

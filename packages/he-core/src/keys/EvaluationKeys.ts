@@ -1,22 +1,21 @@
-import {
-  adopt,
-  decodeBundle,
-  decodeEnvelope,
-  disown,
-  type Envelope,
-  encodeBundle,
-  encodeEnvelope,
-  type HeContext,
-  HeError,
-  loadSealObject,
-  peekEnvelope,
-  withScope,
-} from '@sealbox/he-core'
 import type { GaloisKeys, RelinKeys } from 'node-seal/throws'
-import type { EvaluationKeyKind, KeySetFacts } from '../store/KeyStore.ts'
+import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
+import { decodeBundle } from '../envelope/decodeBundle.ts'
+import { decodeEnvelope, type Envelope } from '../envelope/decodeEnvelope.ts'
+import { encodeBundle } from '../envelope/encodeBundle.ts'
+import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
+import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
+import { HeError } from '../errors/HeError.ts'
+import type { HeContext } from '../params/HeContext.ts'
+import { adopt, disown, withScope } from '../scope/SealScope.ts'
 
-/** The envelopes of an uploaded key set, verified (no SEAL call yet). */
-export interface DecodedKeySet {
+/** Evaluation-key kinds a key set may hold (never a secret key). */
+export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
+export type EvaluationKeyKind = (typeof EVALUATION_KEY_KINDS)[number]
+
+/** The envelopes of uploaded evaluation keys, verified (no SEAL call yet). */
+export interface DecodedEvaluationKeys {
   fingerprint: string
   keySetId: string
   relinKeys: Envelope<'relinKeys'> | undefined
@@ -24,20 +23,19 @@ export interface DecodedKeySet {
   label: string | undefined
 }
 
-const KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
-
 /**
- * Verifies an uploaded key set — one relinKeys or galoisKeys envelope, or a bundle
- * of at most one of each — before SEAL sees it: checksum, kinds, one params
+ * Verifies uploaded evaluation keys — one relinKeys or galoisKeys envelope, or a
+ * bundle of at most one of each — before SEAL sees them: checksum, kinds, one params
  * fingerprint, one key set, and never a secret key (SECRET_KEY_REFUSED).
  */
-export function decodeKeySet(bytes: Uint8Array, expect: { fingerprint?: string } = {}): DecodedKeySet {
+export function decodeEvaluationKeys(bytes: BytesLike, expect: { fingerprint?: string } = {}): DecodedEvaluationKeys {
   const header = peekEnvelope(bytes)
   const fingerprint = expect.fingerprint === undefined ? {} : { fingerprint: expect.fingerprint }
   const items: Envelope<EvaluationKeyKind>[] =
     header.kind === 'bundle'
-      ? decodeBundle(bytes, { itemKind: KEY_KINDS, refuseSecretKey: true, maxCount: 2, ...fingerprint }).items
-      : [decodeEnvelope(bytes, { kind: KEY_KINDS, refuseSecretKey: true, ...fingerprint })]
+      ? decodeBundle(bytes, { itemKind: EVALUATION_KEY_KINDS, refuseSecretKey: true, maxCount: 2, ...fingerprint })
+          .items
+      : [decodeEnvelope(bytes, { kind: EVALUATION_KEY_KINDS, refuseSecretKey: true, ...fingerprint })]
   let relinKeys: Envelope<'relinKeys'> | undefined
   let galoisKeys: Envelope<'galoisKeys'> | undefined
   for (const item of items) {
@@ -53,42 +51,28 @@ export function decodeKeySet(bytes: Uint8Array, expect: { fingerprint?: string }
   if (!first?.keySetId) {
     throw new HeError('INVALID_ENVELOPE', 'evaluation keys must carry the key-set id of their secret key')
   }
-  return {
-    fingerprint: first.fingerprint,
-    keySetId: first.keySetId,
-    relinKeys,
-    galoisKeys,
-    label: first.meta.label,
-  }
+  return { fingerprint: first.fingerprint, keySetId: first.keySetId, relinKeys, galoisKeys, label: first.meta.label }
 }
 
-/** What the store records about a decoded key set. */
-export function factsOf(decoded: DecodedKeySet, extra: Partial<KeySetFacts> = {}): KeySetFacts {
-  const kinds: EvaluationKeyKind[] = []
-  if (decoded.relinKeys) kinds.push('relinKeys')
-  if (decoded.galoisKeys) kinds.push('galoisKeys')
-  return {
-    keySetId: decoded.keySetId,
-    fingerprint: decoded.fingerprint,
-    kinds,
-    galoisElements: [...(decoded.galoisKeys?.meta.elements ?? [])].sort((a, b) => a - b),
-    ...(decoded.label === undefined ? {} : { label: decoded.label }),
-    ...extra,
-  }
+function isDecoded(source: BytesLike | DecodedEvaluationKeys): source is DecodedEvaluationKeys {
+  return typeof (source as { keySetId?: unknown }).keySetId === 'string'
 }
 
 /**
- * Deserialized evaluation keys of one tenant's key set under one context. Owned by a
- * worker's key cache (or by a single job when uncached); `dispose` deletes them.
+ * A client's evaluation keys (relinearization and/or Galois) loaded into SEAL under
+ * one context, with one owner: a server worker's key cache, or the test or job that
+ * loaded them; `dispose` deletes them. Loading seeded keys expands their seeds (≈ 4 ms
+ * at n=4096), which is why servers cache these. Fits `SearchKeys` (`id`, `galoisKeys`,
+ * `ctx.fingerprint`), so a private search index takes it as is.
  */
-export class EvaluationKeys {
+export class EvaluationKeys implements Disposable {
   readonly fingerprint: string
   readonly keySetId: string
   readonly relinKeys: RelinKeys | undefined
   readonly galoisKeys: GaloisKeys | undefined
   /** Galois elements present, ascending. */
   readonly galoisElements: readonly number[]
-  /** Estimated WASM bytes these keys occupy (the cache's budget unit). */
+  /** Estimated WASM bytes these keys occupy (a cache's budget unit). */
   readonly heapBytes: number
   #disposed = false
 
@@ -109,11 +93,13 @@ export class EvaluationKeys {
   }
 
   /**
-   * Loads a decoded key set into SEAL under `ctx` and checks that the Galois
-   * elements its envelope claims are really there (the store and the pre-SEAL
-   * checks of later requests rely on that list).
+   * Loads evaluation keys into SEAL under `ctx` — from their bytes (verified first with
+   * `decodeEvaluationKeys`, PARAMS_MISMATCH under other params) or already decoded — and
+   * checks that the Galois elements their envelope claims are really there (a store and
+   * the pre-SEAL checks of later requests rely on that list). The result is the caller's.
    */
-  static load(ctx: HeContext, decoded: DecodedKeySet): EvaluationKeys {
+  static load(ctx: HeContext, source: BytesLike | DecodedEvaluationKeys): EvaluationKeys {
+    const decoded = isDecoded(source) ? source : decodeEvaluationKeys(source, { fingerprint: ctx.fingerprint })
     if (decoded.fingerprint !== ctx.fingerprint) {
       throw new HeError('PARAMS_MISMATCH', 'the key set was made under other encryption parameters', {
         details: { expected: ctx.fingerprint, found: decoded.fingerprint },
@@ -141,28 +127,26 @@ export class EvaluationKeys {
         galoisKeys = keys
       }
       const sizes = ctx.facts.sizes
-      const heapBytes = (relinKeys ? sizes.relinKeys : 0) + elements.length * sizes.galoisKeyPerStep
-      // Hand the handles from the job's scope to the long-lived owner.
-      const owned = new EvaluationKeys({
+      // Hand the handles from the load's scope to the long-lived owner.
+      return new EvaluationKeys({
         fingerprint: decoded.fingerprint,
         keySetId: decoded.keySetId,
         relinKeys: relinKeys ? adopt(scope.release(relinKeys)) : undefined,
         galoisKeys: galoisKeys ? adopt(scope.release(galoisKeys)) : undefined,
         galoisElements: [...elements].sort((a, b) => a - b),
-        heapBytes,
+        heapBytes: (relinKeys ? sizes.relinKeys : 0) + elements.length * sizes.galoisKeyPerStep,
       })
-      return owned
     })
   }
 
   /**
    * The same keys re-saved in full form, uncompressed, as an envelope (or a bundle of
-   * two) with the uploaded envelopes' metadata. What the node's bytes cache keeps:
+   * two) with the uploaded envelopes' metadata. What a server's bytes cache keeps:
    * measured at n=4096 (steps 1, 8) the uploaded seeded zstd form (0.20 MiB) loads in
    * 6–11 ms, this form (0.78 MiB) in 0.33 ms; at n=8192 (steps 1, 4) 20–40 ms for
-   * 2.1 MiB vs 4–9 ms for 5.1 MiB. The durable store keeps the seeded upload (4× fewer bytes).
+   * 2.1 MiB vs 4–9 ms for 5.1 MiB. A durable store keeps the seeded upload (4× fewer bytes).
    */
-  saveFullForm(seal: { ComprModeType: { none: unknown } }, decoded: DecodedKeySet): Uint8Array {
+  saveFullForm(seal: { ComprModeType: { none: unknown } }, decoded: DecodedEvaluationKeys): Uint8Array {
     const none = seal.ComprModeType.none as Parameters<GaloisKeys['saveToArray']>[0]
     const base = { fingerprint: this.fingerprint, keySetId: this.keySetId, seeded: false }
     const items: Uint8Array[] = []
@@ -199,7 +183,7 @@ export class EvaluationKeys {
     return { fingerprint: this.fingerprint }
   }
 
-  /** Throws MISSING_KEY naming the first Galois element the keys lack. */
+  /** Throws MISSING_KEY naming the Galois elements the keys lack. */
   requireGaloisElements(elements: readonly number[], what: string): void {
     const missing = elements.filter((element) => !this.galoisElements.includes(element))
     if (missing.length > 0) {
@@ -213,10 +197,18 @@ export class EvaluationKeys {
     }
   }
 
+  get disposed(): boolean {
+    return this.#disposed
+  }
+
   dispose(): void {
     if (this.#disposed) return
     this.#disposed = true
     if (this.relinKeys) disown(this.relinKeys)
     if (this.galoisKeys) disown(this.galoisKeys)
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose()
   }
 }
