@@ -1,3 +1,4 @@
+import { SealScope } from '@sealbox/he-core'
 import type {
   BatchEncoder,
   Ciphertext,
@@ -16,7 +17,6 @@ import type {
 } from 'node-seal/throws'
 import type { Scheme } from '../protocol/benchProtocol.ts'
 import { ckksSafeScaleBits, DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS } from './benchParameters.ts'
-import { HandleArena } from './HandleArena.ts'
 import type { Random } from './Random.ts'
 
 /** The node-seal module (the `throws` build, as the rest of sealbox uses). */
@@ -35,7 +35,7 @@ export class BenchEnv {
   readonly seal: Seal
   readonly n: number
   readonly scheme: Scheme
-  readonly arena = new HandleArena()
+  readonly arena = new SealScope()
   readonly context: SEALContext
   readonly keygen: KeyGenerator
   readonly secretKey: SecretKey
@@ -140,7 +140,7 @@ export class BenchEnv {
   }
 
   /** Encodes `message` into a new plaintext owned by `arena` (CKKS at `scale`, default the safe scale). */
-  encode(arena: HandleArena, message: BigUint64Array | Float64Array, scale = this.ckksScale): Plaintext {
+  encode(arena: SealScope, message: BigUint64Array | Float64Array, scale = this.ckksScale): Plaintext {
     const pt = arena.track(new this.seal.Plaintext())
     if (this.ckksEncoder) this.ckksEncoder.encode(message, scale, pt)
     else this.batchEncoder?.encode(message, pt)
@@ -148,13 +148,13 @@ export class BenchEnv {
   }
 
   /** A plaintext of a random message, owned by `arena`. */
-  randomPlain(arena: HandleArena, scale = this.ckksScale): Plaintext {
+  randomPlain(arena: SealScope, scale = this.ckksScale): Plaintext {
     return this.encode(arena, this.randomMessage(), scale)
   }
 
   /** A public-key encryption of a random message, owned by `arena`. */
-  randomCipher(arena: HandleArena, scale = this.ckksScale): Ciphertext {
-    const scratch = new HandleArena()
+  randomCipher(arena: SealScope, scale = this.ckksScale): Ciphertext {
+    const scratch = new SealScope()
     try {
       const ct = arena.track(new this.seal.Ciphertext())
       this.encryptor.encrypt(this.randomPlain(scratch, scale), ct)

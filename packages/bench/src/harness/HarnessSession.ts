@@ -1,3 +1,4 @@
+import { liveSealHandles } from '@sealbox/he-core/testing'
 import type {
   BenchPlan,
   CellBudget,
@@ -13,7 +14,6 @@ import type {
 import { BenchEnv, type Clock, type Seal } from './BenchEnv.ts'
 import { describeError } from './describeError.ts'
 import { nextTurn, warmUpEngine } from './engineWarmup.ts'
-import { liveBenchHandles } from './HandleArena.ts'
 import { measureCell, timerResolutionUs } from './measureCell.ts'
 import { findOp, type OpSpec, opApplies, skipReason } from './opCatalog.ts'
 import { OP_FACTORIES } from './ops/opFactories.ts'
@@ -49,6 +49,8 @@ export class HarnessSession {
   readonly #options: HarnessOptions
   readonly #rng: Random
   readonly #started: number
+  /** SEAL handles alive before the run: what is alive beyond them at the end leaked. */
+  readonly #handlesAtStart: number
   readonly #timerUs: number
   readonly #envs: EnvReport[] = []
   readonly #cells: CellResult[] = []
@@ -63,6 +65,7 @@ export class HarnessSession {
     this.#options = options
     this.#rng = new Random(options.plan.seed)
     this.#started = options.now()
+    this.#handlesAtStart = liveSealHandles()
     this.#timerUs = timerResolutionUs(options.now)
   }
 
@@ -168,7 +171,7 @@ export class HarnessSession {
       cells: this.#cells,
       skipped: this.#skipped,
       ...(this.#engineWarmup ? { engineWarmup: this.#engineWarmup } : {}),
-      leakedHandles: liveBenchHandles(),
+      leakedHandles: liveSealHandles() - this.#handlesAtStart,
       wallMs: this.#options.now() - this.#started,
     }
     await this.#options.emit({ type: 'done', result })

@@ -1,8 +1,8 @@
+import { liveSealHandles } from '@sealbox/he-core/testing'
 import SEAL from 'node-seal/throws'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { BenchPlan, HarnessEvent } from '../protocol/benchProtocol.ts'
 import type { Seal } from './BenchEnv.ts'
-import { liveBenchHandles } from './HandleArena.ts'
 import { HarnessSession } from './HarnessSession.ts'
 import { planCommands, runPlan } from './runPlan.ts'
 
@@ -71,7 +71,7 @@ describe('runPlan (real SEAL, n=4096)', () => {
   })
 
   it('times every planned row with positive, finite samples and deletes every SEAL object', async () => {
-    const before = liveBenchHandles()
+    const before = liveSealHandles()
     const { result, events } = await run(plan([4096], ops))
     expect(result.skipped).toEqual([])
     expect(result.cells.map((c) => `${c.group}/${c.op}`).sort()).toEqual([...ops].sort())
@@ -83,7 +83,7 @@ describe('runPlan (real SEAL, n=4096)', () => {
       expect(cell.minUs).toBeLessThanOrEqual(cell.medianUs)
     }
     expect(result.leakedHandles).toBe(0)
-    expect(liveBenchHandles()).toBe(before)
+    expect(liveSealHandles()).toBe(before)
     // Every command is acknowledged after its events; `done` comes with the last one.
     expect(events.slice(-2).map((e) => e.type)).toEqual(['done', 'ack'])
     expect(events.filter((e) => e.type === 'ack')).toHaveLength(planCommands(plan([4096], ops)).length)

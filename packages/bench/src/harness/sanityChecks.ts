@@ -1,6 +1,6 @@
+import { SealScope } from '@sealbox/he-core'
 import type { SanityCheck } from '../protocol/benchProtocol.ts'
 import type { BenchEnv } from './BenchEnv.ts'
-import { HandleArena } from './HandleArena.ts'
 
 type Message = BigUint64Array | Float64Array
 
@@ -17,7 +17,7 @@ export function runSanityChecks(
   env: BenchEnv,
   options: { keyswitching: boolean },
 ): { checks: SanityCheck[]; freshNoiseBudgetBits?: number } {
-  const arena = new HandleArena()
+  const arena = new SealScope()
   try {
     const checks: SanityCheck[] = []
     const scale = sanityScale(env)
@@ -66,7 +66,7 @@ export function sanityScale(env: BenchEnv): number {
 /** CKKS results must match the oracle within 2^-10 (values are in [0, 1)). */
 const CKKS_TOLERANCE = 2 ** -10
 
-function decrypt(env: BenchEnv, arena: HandleArena, ct: ReturnType<BenchEnv['randomCipher']>): Message {
+function decrypt(env: BenchEnv, arena: SealScope, ct: ReturnType<BenchEnv['randomCipher']>): Message {
   const pt = arena.track(new env.seal.Plaintext())
   env.decryptor.decrypt(ct, pt)
   if (env.ckksEncoder) return env.ckksEncoder.decodeFloat64(pt) as Float64Array

@@ -1,5 +1,5 @@
+import { type SealHandle, SealScope } from '@sealbox/he-core'
 import type { BenchEnv } from '../BenchEnv.ts'
-import { HandleArena, type SealHandle } from '../HandleArena.ts'
 import type { Random } from '../Random.ts'
 
 /**
@@ -46,7 +46,7 @@ export function cipherBytes(env: BenchEnv, size: number, primes: number): number
  * An op that writes into destinations prepared once (encrypt into ct, add into dest):
  * nothing to do between calls. `arena` owns the inputs.
  */
-export function fixedOp(arena: HandleArena, call: () => void): PreparedOp {
+export function fixedOp(arena: SealScope, call: () => void): PreparedOp {
   return {
     maxBatch: Number.POSITIVE_INFINITY,
     setup() {},
@@ -61,7 +61,7 @@ export function fixedOp(arena: HandleArena, call: () => void): PreparedOp {
  * `template`, made before the timed batch.
  */
 export function inPlaceOp<T extends SealHandle & { copy(): T }>(
-  arena: HandleArena,
+  arena: SealScope,
   template: T,
   bytesEach: number,
   call: (target: T) => void,
@@ -82,7 +82,7 @@ export function inPlaceOp<T extends SealHandle & { copy(): T }>(
 }
 
 /** An op that returns a new SEAL object per call (KeyGen): results are deleted after the batch. */
-export function producingOp(arena: HandleArena, bytesEach: number, call: (i: number) => SealHandle): PreparedOp {
+export function producingOp(arena: SealScope, bytesEach: number, call: (i: number) => SealHandle): PreparedOp {
   const results: SealHandle[] = []
   return {
     maxBatch: batchLimit(bytesEach),
@@ -104,6 +104,6 @@ export function producingOp(arena: HandleArena, bytesEach: number, call: (i: num
 }
 
 /** A new arena for an op's inputs. */
-export function opArena(): HandleArena {
-  return new HandleArena()
+export function opArena(): SealScope {
+  return new SealScope()
 }
