@@ -1,5 +1,5 @@
 import { getHeContext } from '@sealbox/he-core'
-import { parseServerTiming } from '@sealbox/he-core/client'
+import { SealboxClient } from '@sealbox/he-core/client'
 import {
   plaintextSearchScores,
   type SearchConfig,
@@ -109,33 +109,19 @@ function serverEnv(settings: KeysBenchSettings, spec: ScenarioSpec, keyStore: st
   }
 }
 
-async function put(baseUrl: string, user: number, bytes: Uint8Array): Promise<number> {
+/** The server as one bench user (a production tenant with its own token). */
+const asUser = (server: SealboxClient, user: number) => server.with({ token: benchTenant(user).token })
+
+async function put(server: SealboxClient, user: number, bytes: Uint8Array): Promise<number> {
   const started = performance.now()
-  const response = await fetch(`${baseUrl}/api/v1/keysets/${KEY_SET}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${benchTenant(user).token}`, 'content-type': 'application/octet-stream' },
-    body: bytes as Uint8Array<ArrayBuffer>,
-  })
-  await response.arrayBuffer()
-  if (response.status !== 201 && response.status !== 200)
-    throw new Error(`upload of user ${user}: HTTP ${response.status}`)
+  await asUser(server, user).putKeySet(KEY_SET, bytes)
   return performance.now() - started
 }
 
-async function searchOnce(baseUrl: string, user: number, query: Uint8Array) {
+async function searchOnce(server: SealboxClient, user: number, query: Uint8Array) {
   const started = performance.now()
-  const response = await fetch(`${baseUrl}/api/v1/search?keySet=${KEY_SET}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${benchTenant(user).token}`, 'content-type': 'application/octet-stream' },
-    body: query as Uint8Array<ArrayBuffer>,
-  })
-  const body = new Uint8Array(await response.arrayBuffer())
-  if (response.status !== 200) throw new Error(`search of user ${user}: HTTP ${response.status}`)
-  return {
-    ms: performance.now() - started,
-    phases: parseServerTiming(response.headers.get('server-timing') ?? ''),
-    body,
-  }
+  const { responses, timing } = await asUser(server, user).search(query, { keySet: KEY_SET })
+  return { ms: performance.now() - started, phases: timing, body: responses[0] ?? new Uint8Array() }
 }
 
 /** Decrypts an answer with the user's secret key and compares it with the plaintext oracle. */
@@ -158,8 +144,7 @@ export async function benchFacts(settings: KeysBenchSettings, log: (line: string
   })
   let config: SearchConfig
   try {
-    const response = await fetch(`${probe.url}/api/v1/search/config`)
-    config = verifySearchConfig(await response.json())
+    config = verifySearchConfig(await new SealboxClient({ baseUrl: probe.url }).searchConfig())
   } finally {
     await probe.stop()
   }
@@ -195,8 +180,9 @@ export async function runScenario(
     name: `keys-${spec.store}-${spec.scheduler}`,
     env: serverEnv(settings, spec, keyStore, facts.keyCacheBytes),
   })
+  const server = new SealboxClient({ baseUrl: node.url })
   try {
-    const info = (await scrapeMetrics(node.url)).find((sample) => sample.name === 'sealbox_config_info')
+    const info = (await scrapeMetrics(server)).find((sample) => sample.name === 'sealbox_config_info')
     const serverStore = info?.labels.store ?? 'file (server default)'
     const serverScheduler = info?.labels.scheduler ?? 'first free worker (server default)'
     if (spec.store === 'postgres' && !serverStore.startsWith('postgres')) {
@@ -213,7 +199,7 @@ export async function runScenario(
         batch.map(async (user) => {
           const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
           if (!material) throw new Error(`no key material for user ${user}`)
-          return put(node.url, user, material.galoisKeys)
+          return put(server, user, material.galoisKeys)
         }),
       )
       uploads.push(...times)
@@ -243,7 +229,7 @@ export async function runScenario(
       const loadRuns: LoadResult[] = []
       const ratios: number[] = []
       const cpuRatios: number[] = []
-      const before = await scrapeMetrics(node.url)
+      const before = await scrapeMetrics(server)
       const keep = [0, Math.floor(users / 2), users - 1]
       for (let round = 0; round < settings.rounds; round++) {
         const hotRun = await runLoad({
@@ -268,7 +254,7 @@ export async function runScenario(
         ratios.push(loadSummary.throughput / hotSummary.throughput)
         if (loadSummary.cpuMs > 0) cpuRatios.push(hotSummary.cpuMs / loadSummary.cpuMs)
       }
-      const after = await scrapeMetrics(node.url)
+      const after = await scrapeMetrics(server)
       const result = mergeLoadResults(loadRuns)
       const hot = summarizeLoad(mergeLoadResults(hotRuns))
       const load = summarizeLoad(result)
@@ -304,9 +290,9 @@ export async function runScenario(
       const user = maxUsers + j
       const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
       if (!material) throw new Error(`no key material for user ${user}`)
-      const uploadMs = await put(node.url, user, material.galoisKeys)
-      const first = await searchOnce(node.url, user, material.query)
-      const second = await searchOnce(node.url, user, material.query)
+      const uploadMs = await put(server, user, material.galoisKeys)
+      const first = await searchOnce(server, user, material.query)
+      const second = await searchOnce(server, user, material.query)
       checked++
       if (await exactAnswer(settings, config, user, first.body)) exact++
       cold.push({

@@ -2,14 +2,15 @@
  * The load generator of the keys benchmark, in its own process so its work never
  * shares an event loop with the server or the orchestrator:
  *   node --conditions=@sealbox/source loadGenerator.ts <job.json> <result.json>
- * It replays cached query bytes (no SEAL work here) for Zipf-chosen users, keeps
- * `concurrency` requests in flight, and stops after `requests` requests or
- * `maxSeconds`, whichever comes first. Each request's client latency and the
- * server's `Server-Timing` phases are recorded.
+ * It replays cached query bytes through SealboxClient (no SEAL work here) for
+ * Zipf-chosen users, keeps `concurrency` requests in flight, and stops after
+ * `requests` requests or `maxSeconds`, whichever comes first. Each request's client
+ * latency and the server's `Server-Timing` phases are recorded.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import process from 'node:process'
-import { parseServerTiming } from '@sealbox/he-core/client'
+import { SealboxClient } from '@sealbox/he-core/client'
+import { clientFailure } from '../server/clientFailure.ts'
 import { LoadJobSchema, type LoadResult, type LoadSample } from './loadJob.ts'
 import { benchTenant, readUserKeyMaterial } from './userKeyMaterial.ts'
 import { ZipfSampler } from './zipf.ts'
@@ -18,12 +19,13 @@ async function main(): Promise<void> {
   const [jobFile, resultFile] = process.argv.slice(2)
   if (!jobFile || !resultFile) throw new Error('usage: loadGenerator.ts <job.json> <result.json>')
   const job = LoadJobSchema.parse(JSON.parse(await readFile(jobFile, 'utf8')))
-  const queries = new Map<number, Uint8Array>()
+  const server = new SealboxClient({ baseUrl: job.baseUrl })
+  const users = new Map<number, { query: Uint8Array; client: SealboxClient }>()
   for (let i = 0; i < job.users; i++) {
     const index = job.firstUser + i
     const material = await readUserKeyMaterial(job.cacheDir, job.configId, index)
     if (!material) throw new Error(`no cached key material for user ${index}`)
-    queries.set(index, material.query)
+    users.set(index, { query: material.query, client: server.with({ token: benchTenant(index).token }) })
   }
   const sampler = new ZipfSampler(job.users, job.zipfS, job.seed)
   const keep = new Set(job.keepResponsesOf)
@@ -36,33 +38,25 @@ async function main(): Promise<void> {
   let stoppedBy: LoadResult['stoppedBy'] = 'requests'
 
   const one = async (user: number, record: boolean): Promise<void> => {
-    const { token } = benchTenant(user)
+    const { query, client } = users.get(user) as { query: Uint8Array; client: SealboxClient }
     const started = performance.now()
-    const response = await fetch(`${job.baseUrl}/api/v1/search?keySet=${encodeURIComponent(job.keySet)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
-      body: queries.get(user) as Uint8Array<ArrayBuffer>,
-    })
-    const body = new Uint8Array(await response.arrayBuffer())
+    let answer: Uint8Array | undefined
+    let outcome: Pick<LoadSample, 'status' | 'phases' | 'code'>
+    try {
+      const result = await client.search(query, { keySet: job.keySet })
+      answer = result.responses[0]
+      outcome = { status: 200, phases: result.timing }
+    } catch (error) {
+      outcome = clientFailure(error)
+      // No answer at all (the server is gone): stop, as a failed run, rather than record noise.
+      if (outcome.status === 0) throw error
+    }
     const latencyMs = performance.now() - started
     if (!record) return
-    const sample: LoadSample = {
-      user,
-      status: response.status,
-      latencyMs,
-      phases: parseServerTiming(response.headers.get('server-timing') ?? ''),
-      startMs: started - measuredStart,
+    if (answer && keep.has(user) && responses[user] === undefined) {
+      responses[user] = Buffer.from(answer).toString('base64')
     }
-    if (response.status !== 200) {
-      try {
-        sample.code = (JSON.parse(new TextDecoder().decode(body)) as { error?: { code?: string } }).error?.code
-      } catch {
-        sample.code = 'UNPARSEABLE'
-      }
-    } else if (keep.has(user) && responses[user] === undefined) {
-      responses[user] = Buffer.from(body).toString('base64')
-    }
-    samples.push(sample)
+    samples.push({ user, latencyMs, startMs: started - measuredStart, ...outcome })
   }
 
   const lane = async (): Promise<void> => {

@@ -1,3 +1,5 @@
+import type { SealboxClient } from '@sealbox/he-core/client'
+
 /** One Prometheus sample: name, labels, value. */
 export interface MetricSample {
   name: string
@@ -23,10 +25,8 @@ export function parsePrometheus(text: string): MetricSample[] {
 }
 
 /** Reads a server's `/metrics`. */
-export async function scrapeMetrics(baseUrl: string): Promise<MetricSample[]> {
-  const response = await fetch(`${baseUrl}/metrics`)
-  if (!response.ok) throw new Error(`GET /metrics: HTTP ${response.status}`)
-  return parsePrometheus(await response.text())
+export async function scrapeMetrics(server: SealboxClient): Promise<MetricSample[]> {
+  return parsePrometheus(await server.metrics())
 }
 
 /** Sum of `name` samples whose labels include `match`. */

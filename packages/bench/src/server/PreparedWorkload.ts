@@ -1,4 +1,5 @@
 import type { Workload } from './serverBenchFlags.ts'
+import type { WorkloadCalls } from './serverBenchProtocol.ts'
 
 /** One in-process evaluation of the Direct row (ms). */
 export interface DirectTiming {
@@ -9,8 +10,8 @@ export interface DirectTiming {
 }
 
 /**
- * A workload prepared once, client side, before any server starts: request bodies
- * on disk (for the load generator), the key set to upload, a check that an answer
+ * A workload prepared once, client side, before any server starts: the calls the load
+ * generator sends through SealboxClient, the key set to upload, a check that an answer
  * decrypts to the plaintext oracle, and the same job run in-process (the Direct row).
  */
 export interface PreparedWorkload extends Disposable {
@@ -19,17 +20,17 @@ export interface PreparedWorkload extends Disposable {
   title: string
   /** Facts for the report (parameters, sizes). */
   facts: Record<string, string | number>
-  /** Request path, query string included. */
-  path: string
-  contentType: 'application/octet-stream' | 'application/json'
-  /** One file per distinct request body. */
-  bodyFiles: string[]
+  /** The distinct requests, sent in turn. */
+  calls: WorkloadCalls
   /** Evaluation keys to upload under `keySet.id` before the first request (none: the config needs none). */
   keySet: { id: string; bytes: Uint8Array } | undefined
   /** The search config id every server must serve (search only). */
   configId?: string
-  /** True when a 200 answer to body `index` decrypts to exactly the oracle's values. */
-  verify(index: number, body: Uint8Array): boolean
-  /** Runs the server's job for body `index` in this process. */
+  /**
+   * True when the answer to call `index` (the search response, or the program's first
+   * output envelope) decrypts to exactly the oracle's values.
+   */
+  verify(index: number, answer: Uint8Array): boolean
+  /** Runs the server's job for call `index` in this process. */
   runDirect(index: number): DirectTiming
 }

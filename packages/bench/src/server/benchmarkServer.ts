@@ -5,9 +5,6 @@
  * (1 and 2 threads) and `process` executors; workloads: private search and a small
  * program. Writes results/server/server.{md,json,html}. `--help` lists the flags.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import process from 'node:process'
 import { BenchError } from '../BenchError.ts'
 import { ProgressLine } from '../cli/ProgressLine.ts'
@@ -40,11 +37,11 @@ import {
 const COMMAND = 'npm run benchmark:server --'
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function prepare(settings: ServerBenchSettings, dir: string): Promise<PreparedWorkload[]> {
+async function prepare(settings: ServerBenchSettings): Promise<PreparedWorkload[]> {
   const prepared: PreparedWorkload[] = []
   for (const workload of settings.workloads) {
     const started = performance.now()
-    prepared.push(workload === 'search' ? await prepareSearchWorkload(dir) : await prepareProgramWorkload(dir))
+    prepared.push(workload === 'search' ? await prepareSearchWorkload() : await prepareProgramWorkload())
     log(`prepared ${workload}: keys and requests made client side in ${Math.round(performance.now() - started)} ms`)
   }
   return prepared
@@ -131,10 +128,9 @@ async function main(argv: readonly string[]): Promise<void> {
       `concurrency ${settings.concurrency.join(', ')}; ≤${settings.requests} requests or ${settings.durationSeconds} s per cell; ` +
       `${settings.repeats} run(s); ${machine.cores} cores, load average ${loadAverageBefore.join(' / ')}`,
   )
-  const dir = await mkdtemp(join(tmpdir(), 'sealbox-bench-server-'))
   let prepared: PreparedWorkload[] = []
   try {
-    prepared = await prepare(settings, dir)
+    prepared = await prepare(settings)
     const { servers, runs, failures } = await run(settings, prepared)
     const searchWorkload = prepared.find((p) => p.workload === 'search')
     let costFlood: CostFloodRecord | undefined
@@ -191,7 +187,6 @@ async function main(argv: readonly string[]): Promise<void> {
     log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)
   } finally {
     for (const workload of prepared) workload[Symbol.dispose]()
-    await rm(dir, { recursive: true, force: true })
   }
 }
 

@@ -1,67 +1,59 @@
 /**
- * The load generator of `benchmark:server`, in its own process (started by
- * ChildTask): replays prepared request bodies (no SEAL work here) with
- * `concurrency` requests in flight over keep-alive connections (undici's fetch
- * pool: one connection per in-flight request), first `warmupRequests` unrecorded,
- * then until `requests` are done or `maxSeconds` have passed. Each request's client
- * latency and the server's `Server-Timing` phases are recorded; the server's
- * event-loop delay is read from `/metrics` right before and after the measured part
- * (prom-client resets its histogram on every scrape, so the second read covers exactly it).
+ * The load generator of `benchmark:server` (and of the search benchmark's throughput
+ * rows), in its own process (started by ChildTask): replays the workload's prepared
+ * calls through `SealboxClient` (no SEAL work here: the client entry does not load
+ * node-seal) with `concurrency` requests in flight over keep-alive connections
+ * (undici's fetch pool: one connection per in-flight request), first
+ * `warmupRequests` unrecorded, then until `requests` are done or `maxSeconds` have
+ * passed. Each request's client latency and the server's `Server-Timing` phases are
+ * recorded; the server's `/metrics` are read right before and after the measured part:
+ * its event-loop delay (prom-client resets its histogram on every scrape, so the second
+ * read covers exactly it) and its process CPU time (the difference of the two reads).
  */
-import { readFile } from 'node:fs/promises'
+import { SealboxClient } from '@sealbox/he-core/client'
+import { parsePrometheus } from '../keys/scrapeMetrics.ts'
 import { reportChildReady, serveChildTask } from './ChildTask.ts'
+import { clientFailure } from './clientFailure.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
+import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
-import { serverTimingPhases } from './serverTimingPhases.ts'
 
 const epochNow = () => performance.timeOrigin + performance.now()
 
-async function scrapeLoopDelay(baseUrl: string): Promise<LoopDelayReading | undefined> {
-  const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(30_000) })
-  if (!response.ok) throw new Error(`GET /metrics: HTTP ${response.status}`)
-  return parseLoopDelay(await response.text())
+async function scrapeServer(server: SealboxClient): Promise<{ loopDelay?: LoopDelayReading; cpuSeconds?: number }> {
+  const text = await server.metrics({ signal: AbortSignal.timeout(30_000) })
+  // prom-client's process_cpu_seconds_total (behind the server's metric prefix): user + system, all threads.
+  const cpu = parsePrometheus(text).find((sample) => sample.name.endsWith('process_cpu_seconds_total'))
+  const loopDelay = parseLoopDelay(text)
+  return { ...(loopDelay ? { loopDelay } : {}), ...(cpu ? { cpuSeconds: cpu.value } : {}) }
 }
 
 serveChildTask<LoadResult>(async (input) => {
   const job = LoadJobSchema.parse(input)
-  const bodies = await Promise.all(
-    job.bodyFiles.map(async (file) =>
-      job.contentType === 'application/json' ? readFile(file, 'utf8') : new Uint8Array(await readFile(file)),
-    ),
-  )
+  const server = new SealboxClient({ baseUrl: job.baseUrl })
+  const client = server.with({ token: job.token })
+  const distinct = workloadCallCount(job.calls)
   reportChildReady()
-  const url = `${job.baseUrl}${job.path}`
-  const headers = { authorization: `Bearer ${job.token}`, 'content-type': job.contentType }
   const firstResponses: Record<number, Uint8Array> = {}
   let measuredStart = 0
 
   const one = async (index: number, record: boolean): Promise<RequestSample> => {
-    const bodyIndex = index % bodies.length
+    const callIndex = index % distinct
+    const signal = AbortSignal.timeout(job.requestTimeoutMs)
     const started = performance.now()
     const sample: RequestSample = { latencyMs: 0, status: 0, phases: {}, startMs: started - measuredStart }
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: bodies[bodyIndex] as string | Uint8Array<ArrayBuffer>,
-        signal: AbortSignal.timeout(job.requestTimeoutMs),
-      })
-      const body = new Uint8Array(await response.arrayBuffer())
+      const { answer, phases } = await sendWorkloadCall(client, job.calls, callIndex, signal)
       sample.latencyMs = performance.now() - started
-      sample.status = response.status
-      sample.phases = serverTimingPhases(response.headers.get('server-timing'))
-      if (response.status !== 200) {
-        try {
-          sample.code = (JSON.parse(new TextDecoder().decode(body)) as { error?: { code?: string } }).error?.code
-        } catch {
-          sample.code = `HTTP ${response.status}`
-        }
-      } else if (record && firstResponses[bodyIndex] === undefined) {
-        firstResponses[bodyIndex] = body
-      }
+      sample.status = 200
+      sample.phases = phases
+      if (record && firstResponses[callIndex] === undefined) firstResponses[callIndex] = answer
     } catch (error) {
       sample.latencyMs = performance.now() - started
-      sample.code = error instanceof Error && error.name === 'TimeoutError' ? 'CLIENT_TIMEOUT' : 'NETWORK_ERROR'
+      const failure = clientFailure(error, signal)
+      sample.status = failure.status
+      sample.phases = failure.phases
+      sample.code = failure.code
     }
     return sample
   }
@@ -87,12 +79,23 @@ serveChildTask<LoadResult>(async (input) => {
   }
 
   if (job.warmupRequests > 0) await phase(job.warmupRequests, performance.now() + job.maxSeconds * 1000, false)
-  if (job.scrapeLoopDelay) await scrapeLoopDelay(job.baseUrl)
+  const before = job.scrapeMetrics ? await scrapeServer(server) : undefined
   const startEpochMs = epochNow()
   measuredStart = performance.now()
   const { samples, stoppedBy } = await phase(job.requests, measuredStart + job.maxSeconds * 1000, true)
   const wallMs = performance.now() - measuredStart
   const endEpochMs = epochNow()
-  const loopDelay = job.scrapeLoopDelay ? await scrapeLoopDelay(job.baseUrl) : undefined
-  return { samples, window: { startEpochMs, endEpochMs }, wallMs, stoppedBy, firstResponses, loopDelay }
+  const after = job.scrapeMetrics ? await scrapeServer(server) : undefined
+  const cpuSeconds = [before?.cpuSeconds, after?.cpuSeconds]
+  return {
+    samples,
+    window: { startEpochMs, endEpochMs },
+    wallMs,
+    stoppedBy,
+    firstResponses,
+    loopDelay: after?.loopDelay,
+    ...(cpuSeconds[0] !== undefined && cpuSeconds[1] !== undefined
+      ? { serverCpuMs: (cpuSeconds[1] - cpuSeconds[0]) * 1000 }
+      : {}),
+  }
 })

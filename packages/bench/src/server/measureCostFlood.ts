@@ -1,23 +1,24 @@
-import { readFile } from 'node:fs/promises'
 import {
   analyzeProgram,
-  bytesToBase64,
   encodeBatch,
   encryptSymmetric,
   exportEvaluationKeys,
   getHeContext,
   KeySet,
+  type ProgramInput,
   parseParams,
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
-import { parseServerTiming, SealboxClient } from '@sealbox/he-core/client'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
 import type { CostFloodRecord, LatencySummary } from './CostFloodRecord.ts'
 import { BENCH_SERVER_ENV } from './measureServerRow.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 import { PROGRAM_PARAMS } from './programWorkload.ts'
+import { sendWorkloadCall, type WorkloadAnswer } from './sendWorkloadCall.ts'
+import type { WorkloadCalls } from './serverBenchProtocol.ts'
 
 /** Closed-loop clients of the flooding tenant: enough to keep programs queued behind the running one. */
 const FLOOD_LANES = 4
@@ -41,7 +42,7 @@ function summary(values: readonly number[]): LatencySummary {
 }
 
 /** `exponent`-th powers `steps` times over: 2·(exponent − 1) … key switches, ≈ the cost model's maximum. */
-function floodProgram(exponent: number, steps: number) {
+function floodProgram(exponent: number, steps: number): ProgramInput {
   return {
     version: 1,
     inputs: [{ name: 'x', kind: 'ciphertext' }],
@@ -83,13 +84,6 @@ export async function measureCostFlood(options: {
       compression: 'zstd',
     }),
   )
-  const programBody = JSON.stringify({
-    params: PROGRAM_PARAMS,
-    program,
-    inputs: { x: bytesToBase64(input) },
-    keySet: 'flood',
-  })
-  const searchBody = new Uint8Array(await readFile(options.search.bodyFiles[0] as string))
 
   const node = await ServerNode.start({
     name: 'bench-cost-flood',
@@ -108,29 +102,21 @@ export async function measureCostFlood(options: {
     const searcher = await anonymous.createSession()
     if (options.search.keySet) await searcher.client.putKeySet(options.search.keySet.id, options.search.keySet.bytes)
 
-    const post = async (token: string, path: string, body: string | Uint8Array, contentType: string) => {
+    const timed = async (what: string, send: (signal: AbortSignal) => Promise<WorkloadAnswer>) => {
       const started = performance.now()
-      const response = await fetch(`${node.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
-        body: body as BodyInit,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      })
-      const bytes = new Uint8Array(await response.arrayBuffer())
-      if (response.status !== 200) {
-        throw new BenchError(
-          'ENGINE_FAILED',
-          `cost flood ${path}: HTTP ${response.status} ${new TextDecoder().decode(bytes).slice(0, 300)}`,
-        )
-      }
-      return {
-        ms: performance.now() - started,
-        timing: parseServerTiming(response.headers.get('server-timing')),
-        bytes,
+      try {
+        const { answer, phases } = await send(AbortSignal.timeout(REQUEST_TIMEOUT_MS))
+        return { ms: performance.now() - started, timing: phases, answer }
+      } catch (error) {
+        throw new BenchError('ENGINE_FAILED', `cost flood ${what}: ${String(error)}`, { cause: error })
       }
     }
-    const search = () => post(searcher.session.token, options.search.path, searchBody, options.search.contentType)
-    const flood = () => post(flooder.session.token, '/api/v1/evaluate', programBody, 'application/json')
+    const floodCalls: WorkloadCalls = {
+      route: 'evaluate',
+      calls: [{ params: PROGRAM_PARAMS, program, inputs: { x: input }, keySet: 'flood' }],
+    }
+    const search = () => timed('search', (signal) => sendWorkloadCall(searcher.client, options.search.calls, 0, signal))
+    const flood = () => timed('program', (signal) => sendWorkloadCall(flooder.client, floodCalls, 0, signal))
 
     // Warm-up: the program's context and keys in the worker, the search's JIT.
     await flood()
@@ -155,7 +141,7 @@ export async function measureCostFlood(options: {
     try {
       do {
         const answer = await search()
-        if (during.length === 0) verified = options.search.verify(0, answer.bytes)
+        if (during.length === 0) verified = options.search.verify(0, answer.answer)
         during.push(answer.ms)
         queue.push(answer.timing.queue ?? 0)
       } while (performance.now() < until)

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
@@ -9,6 +8,7 @@ import type { PreparedWorkload } from './PreparedWorkload.ts'
 import { probeColumns, requestColumns, roundUs } from './runColumns.ts'
 import { errorCodes, probesIn, serverRunStats } from './runStats.ts'
 import type { RunRecord, ServerRunRecord } from './ServerBenchReport.ts'
+import { sendWorkloadCall } from './sendWorkloadCall.ts'
 import type { RowSpec } from './serverBenchFlags.ts'
 import type { LoadJob, LoadResult, ProbeJob, ProbeResult } from './serverBenchProtocol.ts'
 
@@ -52,25 +52,16 @@ export interface ServerRowPlan {
 const epochNow = () => performance.timeOrigin + performance.now()
 
 /** A few requests at a time until every worker has answered each workload (JIT, key caches). */
-async function warmUp(baseUrl: string, token: string, workload: PreparedWorkload, workers: number): Promise<void> {
-  const bodies = await Promise.all(workload.bodyFiles.map((file) => readFile(file)))
+export async function warmUp(client: SealboxClient, workload: PreparedWorkload, workers: number): Promise<void> {
   const lanes = workers + 1
   const perLane = 2
   await Promise.all(
     Array.from({ length: lanes }, async (_, lane) => {
       for (let i = 0; i < perLane; i++) {
-        const response = await fetch(`${baseUrl}${workload.path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': workload.contentType },
-          body: bodies[(lane + i) % bodies.length] as Uint8Array<ArrayBuffer>,
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        })
-        const text = await response.text()
-        if (response.status !== 200) {
-          throw new BenchError(
-            'ENGINE_FAILED',
-            `warm-up ${workload.workload}: HTTP ${response.status} ${text.slice(0, 300)}`,
-          )
+        try {
+          await sendWorkloadCall(client, workload.calls, lane + i, AbortSignal.timeout(REQUEST_TIMEOUT_MS))
+        } catch (error) {
+          throw new BenchError('ENGINE_FAILED', `warm-up ${workload.workload}: ${String(error)}`, { cause: error })
         }
       }
     }),
@@ -106,7 +97,7 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
         }
       }
       if (workload.keySet) await client.putKeySet(workload.keySet.id, workload.keySet.bytes)
-      await warmUp(node.url, session.token, workload, row.workers)
+      await warmUp(client, workload, row.workers)
     }
 
     const cells = plan.workloads.length * plan.concurrency.length
@@ -132,15 +123,13 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
         const job: LoadJob = {
           baseUrl: node.url,
           token: session.token,
-          path: workload.path,
-          contentType: workload.contentType,
-          bodyFiles: workload.bodyFiles,
+          calls: workload.calls,
           concurrency,
           warmupRequests: Math.max(2, concurrency),
           requests: plan.requests,
           maxSeconds: plan.durationSeconds,
           requestTimeoutMs: REQUEST_TIMEOUT_MS,
-          scrapeLoopDelay: true,
+          scrapeMetrics: true,
         }
         const startedAt = new Date().toISOString()
         const load = loadAverage()
@@ -155,7 +144,7 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
     const runs = loads.map(({ workload, concurrency, result, startedAt, load }): RunRecord => {
       const inWindow = probesIn(probes, result.window)
       const checked = Object.entries(result.firstResponses)
-      const verified = checked.length === 0 ? false : checked.every(([i, body]) => workload.verify(Number(i), body))
+      const verified = checked.length === 0 ? false : checked.every(([i, answer]) => workload.verify(Number(i), answer))
       if (!verified)
         plan.log?.(`  ! ${row.id} ${workload.workload} c=${concurrency}: an answer did not decrypt correctly`)
       return {

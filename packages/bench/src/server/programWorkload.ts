@@ -1,8 +1,4 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import {
-  base64ToBytes,
-  bytesToBase64,
   decodeBatch,
   decodeEnvelope,
   decrypt,
@@ -12,6 +8,7 @@ import {
   getHeContext,
   KeySet,
   loadSealObject,
+  type ProgramInput,
   runProgram,
   runProgramPlain,
   saveSealObject,
@@ -24,7 +21,7 @@ import type { PreparedWorkload } from './PreparedWorkload.ts'
 export const PROGRAM_PARAMS = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
 
 /** multiply → relinearize → rotate: needs relinearization keys and the Galois key for step 1. */
-export const BENCH_PROGRAM = {
+export const BENCH_PROGRAM: ProgramInput = {
   version: 1,
   inputs: [
     { name: 'x', kind: 'ciphertext' },
@@ -36,18 +33,18 @@ export const BENCH_PROGRAM = {
     { op: 'rotateRows', a: 'r', steps: 1, out: 'out' },
   ],
   outputs: ['out'],
-} as const
+}
 
 const KEY_SET = 'program'
 const SLOTS = 256
 
 /**
- * The program workload: `POST /api/v1/evaluate` with two ciphertexts encrypted once
- * here (zstd envelopes, base64 in JSON, as SealboxClient sends them) and the keys
- * uploaded once per server. The Direct row runs the worker's job in this process:
- * check and load the input envelopes, `runProgram`, save the output.
+ * The program workload: `POST /api/v1/evaluate` (SealboxClient.evaluate) with two
+ * ciphertexts encrypted once here (zstd envelopes) and the keys uploaded once per
+ * server. The Direct row runs the worker's job in this process: check and load the
+ * input envelopes, `runProgram`, save the output.
  */
-export async function prepareProgramWorkload(dir: string): Promise<PreparedWorkload> {
+export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
   const ctx = await getHeContext(PROGRAM_PARAMS)
   const keys = KeySet.generate(ctx, { relin: true, galois: { steps: [1] } })
   const x = Array.from({ length: SLOTS }, (_, i) => i - 100)
@@ -67,14 +64,6 @@ export async function prepareProgramWorkload(dir: string): Promise<PreparedWorkl
     runProgramPlain(BENCH_PROGRAM, { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: ctx.plainModulus }, { x, y })
       .out as bigint[]
   ).map(String)
-  const body = JSON.stringify({
-    params: PROGRAM_PARAMS,
-    program: BENCH_PROGRAM,
-    inputs: { x: bytesToBase64(inputs.x), y: bytesToBase64(inputs.y) },
-    keySet: KEY_SET,
-  })
-  const file = join(dir, 'program-body.json')
-  await writeFile(file, body)
   const keyBytes = exportEvaluationKeys(keys)
 
   return {
@@ -84,20 +73,14 @@ export async function prepareProgramWorkload(dir: string): Promise<PreparedWorkl
       params: `BFV n=${PROGRAM_PARAMS.polyModulusDegree}, t = Batching(n, 20)`,
       program: 'multiply(x, y) → relinearize → rotateRows(1)',
       inputBytes: inputs.x.byteLength + inputs.y.byteLength,
-      requestBytes: Buffer.byteLength(body),
       keyBytes: keyBytes.byteLength,
     },
-    path: '/api/v1/evaluate',
-    contentType: 'application/json',
-    bodyFiles: [file],
+    calls: { route: 'evaluate', calls: [{ params: PROGRAM_PARAMS, program: BENCH_PROGRAM, inputs, keySet: KEY_SET }] },
     keySet: { id: KEY_SET, bytes: keyBytes },
-    verify(_index, responseBody) {
-      const json = JSON.parse(new TextDecoder().decode(responseBody)) as { outputs?: Record<string, string> }
-      const out = json.outputs?.out
-      if (out === undefined) return false
+    verify(_index, answer) {
       const slots = withScope((scope) => {
         const ciphertext = scope.track(new ctx.seal.Ciphertext())
-        loadSealObject(ciphertext, ctx, base64ToBytes(out), { kind: 'ciphertext', keySetId: keys.id })
+        loadSealObject(ciphertext, ctx, answer, { kind: 'ciphertext', keySetId: keys.id })
         return decodeBatch(ctx, decrypt(keys, ciphertext, scope))
       })
       return slots.length === expected.length && slots.every((value, i) => String(value) === expected[i])

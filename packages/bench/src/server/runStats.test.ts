@@ -1,8 +1,9 @@
+import { parseServerTiming } from '@sealbox/he-core/client'
 import { describe, expect, it } from 'vitest'
+import { percentile } from '../harness/stats.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
-import { LOOP_RESOLUTION_MS, medianStats, percentile, probesIn, serverRunStats } from './runStats.ts'
+import { LOOP_RESOLUTION_MS, medianStats, probesIn, serverRunStats } from './runStats.ts'
 import type { LoadResult, ProbeSample } from './serverBenchProtocol.ts'
-import { serverTimingPhases } from './serverTimingPhases.ts'
 
 const probe = (kind: ProbeSample['kind'], sentAtEpochMs: number, latencyMs: number, ok = true): ProbeSample => ({
   kind,
@@ -65,7 +66,7 @@ describe('run statistics', () => {
     ].join('\n')
     expect(parseLoopDelay(metrics)?.p99).toBeCloseTo(250)
     expect(parseLoopDelay('up 1')).toBeUndefined()
-    expect(serverTimingPhases('queue;dur=0.40, compute;dur=27.1;desc="x", total;dur=30.2, flag')).toEqual({
+    expect(parseServerTiming('queue;dur=0.40, compute;dur=27.1;desc="x", total;dur=30.2, flag')).toEqual({
       queue: 0.4,
       compute: 27.1,
       total: 30.2,

@@ -1,5 +1,3 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { EvaluationKeys, getHeContext } from '@sealbox/he-core'
 import {
   PrivateSearchClient,
@@ -18,10 +16,10 @@ const QUERIES = 4
 /**
  * The private search workload exactly as a server started with its defaults serves
  * it (synthetic V=10000, D=16, seed 1; the default search profile, scheme, metric and
- * baby steps): queries encrypted once here, written to `dir`, checked against the
+ * baby steps): queries encrypted once here and checked against the
  * plaintext scores. The Direct row runs he-core's PrivateSearchIndex in this process.
  */
-export async function prepareSearchWorkload(dir: string): Promise<PreparedWorkload> {
+export async function prepareSearchWorkload(): Promise<PreparedWorkload> {
   const server = configFor()
   const database = syntheticSearchDatabase({
     rows: server.SYNTHETIC_ROWS,
@@ -43,12 +41,6 @@ export async function prepareSearchWorkload(dir: string): Promise<PreparedWorklo
   const vectors = Array.from({ length: QUERIES }, (_, i) => syntheticSearchQuery(config.dimension, 1000 + i))
   const queries = vectors.map((vector) => client.encryptQuery(vector))
   const oracles = vectors.map((vector) => plaintextSearchScores(config, database, vector))
-  const bodyFiles: string[] = []
-  for (const [i, query] of queries.entries()) {
-    const file = join(dir, `search-query-${i}.sbx`)
-    await writeFile(file, query)
-    bodyFiles.push(file)
-  }
   // The Direct row's server half, built on first use (processing the database takes a moment).
   let direct: { index: PrivateSearchIndex; keys: EvaluationKeys | null } | undefined
   const serverHalf = () => {
@@ -71,15 +63,13 @@ export async function prepareSearchWorkload(dir: string): Promise<PreparedWorklo
       queryBytes: queries[0]?.byteLength ?? 0,
       distinctQueries: QUERIES,
     },
-    path: keyEnvelope ? '/api/v1/search?keySet=search' : '/api/v1/search',
-    contentType: 'application/octet-stream',
-    bodyFiles,
+    calls: { route: 'search', queries, ...(keyEnvelope ? { keySet: 'search' } : {}) },
     keySet: keyEnvelope ? { id: 'search', bytes: keyEnvelope } : undefined,
     configId: config.configId,
-    verify(index, body) {
+    verify(index, answer) {
       const oracle = oracles[index]
       if (!oracle) return false
-      const { scores, strayNonZeroSlots } = client.decryptScores(body)
+      const { scores, strayNonZeroSlots } = client.decryptScores(answer)
       return strayNonZeroSlots === 0 && oracle.every((score, row) => scores[row] === score)
     },
     runDirect(index) {

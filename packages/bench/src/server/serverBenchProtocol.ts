@@ -1,3 +1,4 @@
+import type { EvaluateCall } from '@sealbox/he-core/client'
 import { z } from 'zod'
 
 /*
@@ -6,15 +7,37 @@ import { z } from 'zod'
  * results come back over Node's IPC channel (advanced serialization, so bytes stay bytes).
  */
 
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+const Bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes')
+
+/**
+ * What a workload sends through `SealboxClient`, request i being the (i mod n)-th:
+ * encrypted search queries (one query bundle per request) or evaluate calls. Made once,
+ * client side, before any server starts; bytes cross to the load generator as bytes.
+ */
+export const WorkloadCallsSchema = z.discriminatedUnion('route', [
+  z.object({ route: z.literal('search'), queries: z.array(Bytes).min(1), keySet: z.string().optional() }),
+  z.object({
+    route: z.literal('evaluate'),
+    calls: z
+      .array(
+        z.object({
+          params: z.custom<EvaluateCall['params']>(isObject),
+          program: z.custom<EvaluateCall['program']>(isObject),
+          inputs: z.record(z.string(), Bytes),
+          keySet: z.string().optional(),
+        }),
+      )
+      .min(1),
+  }),
+])
+export type WorkloadCalls = z.infer<typeof WorkloadCallsSchema>
+
 /** One load-generator run: warm-up, then the measured part, against one server. */
 export const LoadJobSchema = z.object({
   baseUrl: z.url(),
   token: z.string().min(1),
-  /** e.g. `/api/v1/search` or `/api/v1/evaluate`. */
-  path: z.string().startsWith('/'),
-  contentType: z.enum(['application/octet-stream', 'application/json']),
-  /** One file per distinct request body; request i sends body i mod n. */
-  bodyFiles: z.array(z.string().min(1)).min(1),
+  calls: WorkloadCallsSchema,
   concurrency: z.number().int().min(1).max(256),
   /** Unrecorded requests at the same concurrency before the measured part. */
   warmupRequests: z.number().int().nonnegative(),
@@ -24,8 +47,8 @@ export const LoadJobSchema = z.object({
   maxSeconds: z.number().positive(),
   /** A single request gives up after this long (counted as an error). */
   requestTimeoutMs: z.number().int().positive(),
-  /** Read the server's event-loop delay from `/metrics` before and after the measured part. */
-  scrapeLoopDelay: z.boolean(),
+  /** Read the server's `/metrics` before and after the measured part (event-loop delay, process CPU). */
+  scrapeMetrics: z.boolean(),
 })
 export type LoadJob = z.infer<typeof LoadJobSchema>
 
@@ -58,10 +81,12 @@ export interface LoadResult {
   window: { startEpochMs: number; endEpochMs: number }
   wallMs: number
   stoppedBy: 'requests' | 'time'
-  /** The first successful response body for each body index (to check it decrypts correctly). */
+  /** The first successful answer envelope for each call index (to check it decrypts correctly). */
   firstResponses: Record<number, Uint8Array>
   /** Event-loop delay over the measured part as the server's histogram recorded it (resolution included). */
   loopDelay: LoopDelayReading | undefined
+  /** CPU time of the whole server process (every thread) over the measured part, ms, from `/metrics`. */
+  serverCpuMs?: number
 }
 
 /** The prober's job: probe `/healthz` at a fixed rate until told to stop. */

@@ -20,6 +20,7 @@ import {
 import { ErrorReplySchema } from './contract/errorContract.ts'
 import {
   healthRoute,
+  metricsRoute,
   readinessRoute,
   type ServerHealth,
   ServerHealthSchema,
@@ -314,6 +315,14 @@ export class SealboxClient {
     }
     if (!response.ok && !options.accept?.includes(response.status)) throw await toError(response)
     return { response, elapsedMs: performance.now() - started }
+  }
+
+  // Operations calls (the benchmarks and a monitor use them).
+
+  /** The server's Prometheus metrics (`GET /metrics`), as Prometheus text exposition. */
+  async metrics(options: CallOptions = {}): Promise<string> {
+    const { response } = await this.#route(metricsRoute, options)
+    return response.text()
   }
 }
 
