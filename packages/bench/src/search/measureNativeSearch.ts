@@ -1,8 +1,9 @@
 import { sealCompressionMode } from '@sealbox/he-core'
 import { PrivateSearchClient, plaintextSearchScores, scaleDatabaseVectors } from '@sealbox/he-core/search'
 import type { NativeSampleTimings, NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
+import { medianOfFinite } from '../harness/stats.ts'
 import type { SearchCase, SearchMeasurement } from './measureSearch.ts'
-import { medianOf, spread } from './searchStats.ts'
+import { spread } from './searchStats.ts'
 
 let nextId = 0
 
@@ -91,9 +92,9 @@ export async function prepareNativeTwin(
         compute: phases.compute,
         total: phases.total,
         cpuMean: cpu.reduce((sum, value) => sum + value, 0) / Math.max(1, cpu.length),
-        decodeMs: medianOf(list('decodeMs')),
-        loadMs: medianOf(list('loadMs')),
-        saveMs: medianOf(list('saveMs')),
+        decodeMs: medianOfFinite(list('decodeMs')),
+        loadMs: medianOfFinite(list('loadMs')),
+        saveMs: medianOfFinite(list('saveMs')),
         phases,
         engine: 'native',
         kernel: 'seal',

@@ -12,8 +12,9 @@ import {
   type SearchKeys,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { medianOfFinite } from '../harness/stats.ts'
 import type { SealCallClock } from './sealCallClock.ts'
-import { medianOf, type Spread, spread } from './searchStats.ts'
+import { type Spread, spread } from './searchStats.ts'
 
 /**
  * This thread's CPU time in ms. The benchmark machine is shared (other engineers'
@@ -213,14 +214,14 @@ export async function prepareSearchCase(
         keyLoadMs,
         queryBytes: (queries[0] as Uint8Array).byteLength,
         responseBytes: first.response.byteLength,
-        clientEncryptMs: medianOf(encryptTimes),
+        clientEncryptMs: medianOfFinite(encryptTimes),
         clientDecryptMs,
         compute: spread(phases.compute),
         total: spread(phases.total),
         cpuMean: phases.cpu.reduce((sum, value) => sum + value, 0) / Math.max(1, phases.cpu.length),
-        decodeMs: medianOf(other.decode),
-        loadMs: medianOf(other.load),
-        saveMs: medianOf(other.save),
+        decodeMs: medianOfFinite(other.decode),
+        loadMs: medianOfFinite(other.load),
+        saveMs: medianOfFinite(other.save),
         phases: {
           decode: spread(other.decode),
           load: spread(other.load),
@@ -238,9 +239,9 @@ export async function prepareSearchCase(
         ...(shares.compute.length
           ? {
               jsShare: {
-                compute: medianOf(shares.compute),
-                total: medianOf(shares.total),
-                decode: medianOf(shares.decode),
+                compute: medianOfFinite(shares.compute),
+                total: medianOfFinite(shares.total),
+                decode: medianOfFinite(shares.decode),
               },
             }
           : {}),

@@ -11,7 +11,3 @@ export function spread(values: readonly number[]): Spread {
   if (values.length === 0) return { median: Number.NaN, min: Number.NaN, samples: 0 }
   return { median: median(values), min: minimum(values), samples: values.length }
 }
-
-export function medianOf(values: readonly number[]): number {
-  return spread(values).median
-}

@@ -1,3 +1,4 @@
+import { mean as meanOf, medianOfFinite, percentile } from '../harness/stats.ts'
 import type { DirectTiming } from './PreparedWorkload.ts'
 import type { LoadResult, ProbeKind, ProbeSample, RequestSample } from './serverBenchProtocol.ts'
 
@@ -42,24 +43,14 @@ export const RUN_STAT_KEYS = [
 export type RunStatKey = (typeof RUN_STAT_KEYS)[number]
 export type RunStats = Record<RunStatKey, number | null>
 
-/** Nearest-rank percentile of an ascending list (NaN when empty). */
-export function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
-  return sorted[index] as number
-}
-
-/** Median of the values, ignoring nulls and NaN; null when nothing is left. */
-export function medianOrNull(values: ReadonlyArray<number | null | undefined>): number | null {
-  const list = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
-  if (list.length === 0) return null
-  const mid = list.length >> 1
-  return list.length % 2 === 1 ? (list[mid] as number) : ((list[mid - 1] as number) + (list[mid] as number)) / 2
+/** The bench's median of the finite values (harness/stats.ts), as the report's null when nothing is left. */
+function medianOrNull(values: ReadonlyArray<number | null | undefined>): number | null {
+  const median = medianOfFinite(values)
+  return Number.isNaN(median) ? null : median
 }
 
 const ascending = (values: number[]) => values.sort((a, b) => a - b)
-const mean = (values: readonly number[]) =>
-  values.length === 0 ? Number.NaN : values.reduce((sum, v) => sum + v, 0) / values.length
+const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : meanOf(values))
 
 function emptyStats(): RunStats {
   return Object.fromEntries(RUN_STAT_KEYS.map((key) => [key, null])) as RunStats
