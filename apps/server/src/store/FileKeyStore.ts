@@ -5,6 +5,7 @@ import { HeError } from '@sealbox/he-core'
 import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
+import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
 import { FileKeyBlobReader } from './FileKeyBlobReader.ts'
 import { fileStoreError } from './fileStoreErrors.ts'
 import {
@@ -104,19 +105,12 @@ export class FileKeyStore implements KeyStore {
     return this.#locked(tenant, async () => {
       const index = await this.#index(tenant)
       const previous = index.get(id)
-      const used = sumBytes(index) - (previous?.bytes ?? 0)
-      if (used + bytes.length > this.#limits.quotaBytes) {
-        throw new HeError(
-          'QUOTA_EXCEEDED',
-          `storing ${bytes.length} bytes would bring tenant "${tenant}" to ${used + bytes.length} bytes; the quota is ${this.#limits.quotaBytes}`,
-          { details: { quotaBytes: this.#limits.quotaBytes, usedBytes: used, requestBytes: bytes.length } },
-        )
+      const usage = {
+        usedBytes: sumBytes(index) - (previous?.bytes ?? 0),
+        keySets: index.size,
+        replaces: previous !== undefined,
       }
-      if (!previous && index.size >= this.#limits.maxKeySets) {
-        throw new HeError('LIMIT_EXCEEDED', `tenant "${tenant}" already has ${index.size} key sets (the limit)`, {
-          details: { limit: this.#limits.maxKeySets },
-        })
-      }
+      checkKeyStoreQuota(this.#limits, tenant, usage, bytes.length)
       const now = new Date().toISOString()
       const record: KeySetRecord = {
         ...facts,

@@ -3,6 +3,7 @@ import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
+import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
 import {
   type KeyBlobRef,
   type KeySetFacts,
@@ -165,19 +166,12 @@ export class PostgresKeyStore implements KeyStore {
       [tenant, id],
     )
     const usage = rows[0] as { used: number; count: number; previous: number | null }
-    const used = usage.used - (usage.previous ?? 0)
-    if (used + bytes.length > this.#limits.quotaBytes) {
-      throw new HeError(
-        'QUOTA_EXCEEDED',
-        `storing ${bytes.length} bytes would bring tenant "${tenant}" to ${used + bytes.length} bytes; the quota is ${this.#limits.quotaBytes}`,
-        { details: { quotaBytes: this.#limits.quotaBytes, usedBytes: used, requestBytes: bytes.length } },
-      )
-    }
-    if (usage.previous === null && usage.count >= this.#limits.maxKeySets) {
-      throw new HeError('LIMIT_EXCEEDED', `tenant "${tenant}" already has ${usage.count} key sets (the limit)`, {
-        details: { limit: this.#limits.maxKeySets },
-      })
-    }
+    checkKeyStoreQuota(
+      this.#limits,
+      tenant,
+      { usedBytes: usage.used - (usage.previous ?? 0), keySets: usage.count, replaces: usage.previous !== null },
+      bytes.length,
+    )
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const written = await client.query<Row>(
       `INSERT INTO sealbox_key_sets (tenant, id, sha256, bytes, facts, created_at, updated_at, data)
