@@ -54,7 +54,7 @@ describe('the HTTP contract, served', () => {
     }
   })
 
-  it('has the contract schemas in the docs: the key-set id pattern, the catalog page, the bearer marker', () => {
+  it('has the contract schemas in the docs: the key-set id pattern, the catalog page, media types, the bearer marker', () => {
     const put = operation(client.putKeySetRoute)
     expect(put?.parameters).toEqual([
       expect.objectContaining({
@@ -77,6 +77,10 @@ describe('the HTTP contract, served', () => {
       'query:limit',
     ])
     expect(catalog?.security).toBeUndefined()
+    // A binary reply is documented under its media type; the same route's errors stay JSON.
+    const search = operation(client.searchRoute)
+    expect(Object.keys(search?.responses['200']?.content ?? {})).toEqual(['application/octet-stream'])
+    expect(Object.keys(search?.responses['4XX']?.content ?? {})).toEqual(['application/json'])
   })
 
   it('answers a request the contract refuses 400 INVALID_INPUT naming the field', async () => {
