@@ -1,10 +1,5 @@
 import { decodeEnvelope, encodeBundle, getHeContext, HeError } from '@sealbox/he-core'
-import {
-  SealboxClient,
-  type SearchDatabaseSource,
-  ServedSearchDatabaseSchema,
-  type ServerWork,
-} from '@sealbox/he-core/client'
+import { SealboxClient, type SearchDatabaseSource, type ServerWork } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
@@ -90,8 +85,8 @@ export class ServerLink {
       // Derived numbers are re-derived here, never trusted: the configId must match.
       const config = { ...verifySearchConfig(served), fingerprint: served.fingerprint }
       this.#searchConfig = config
-      // An older server may describe its database differently: then the source is unknown, not an error.
-      const source = ServedSearchDatabaseSchema.safeParse(served.database).data?.source
+      // The client has checked the whole reply against the contract, the database's source included.
+      const source = served.database.source
       this.#source = source
       search = factsOf(config, source)
     } catch (error) {
