@@ -34,6 +34,10 @@ export interface BenchEngine {
   readonly id: EngineId
   /** Column heading, e.g. `Firefox ESR`. */
   readonly label: string
+  /** Its name in ratio headings (`Firefox/Native`), e.g. `Firefox`. */
+  readonly shortName: string
+  /** Its colour, the same in every chart. */
+  readonly color: string
   detect(): Promise<EngineAvailability>
   start(context: EngineStartContext): Promise<EngineSession>
 }

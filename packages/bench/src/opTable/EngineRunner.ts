@@ -41,7 +41,13 @@ export class EngineRunner {
     this.engine = engine
     this.#plan = plan
     this.#estimate = new WorkEstimate(plan)
-    this.column = { id: engine.id, label: engine.label, status: 'skipped' }
+    this.column = {
+      id: engine.id,
+      label: engine.label,
+      shortName: engine.shortName,
+      color: engine.color,
+      status: 'skipped',
+    }
   }
 
   /** True while the engine takes commands. */

@@ -9,6 +9,9 @@ import { type PublishedRow, publishedKey } from './publishedTimings.ts'
 export interface EngineColumn {
   id: EngineId
   label: string
+  /** The engine's name in ratio headings and its chart colour (`BenchEngine`). */
+  shortName: string
+  color: string
   status: 'ok' | 'skipped' | 'failed'
   /** Why it was skipped or failed. */
   reason?: string

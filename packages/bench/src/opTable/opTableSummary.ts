@@ -21,25 +21,13 @@ export function ratioPairs(report: OpTableReport): Array<{ a: EngineColumn; b: E
   const node = ok.find((e) => e.id === 'node')
   const pairs: Array<{ a: EngineColumn; b: EngineColumn; heading: string }> = []
   if (native) {
-    for (const a of ok) if (a.id !== 'native') pairs.push({ a, b: native, heading: `${short(a)}/Native` })
+    for (const a of ok) if (a.id !== 'native') pairs.push({ a, b: native, heading: `${a.shortName}/Native` })
   }
   if (node) {
     for (const a of ok)
-      if (a.id !== 'node' && a.id !== 'native') pairs.push({ a, b: node, heading: `${short(a)}/Node` })
+      if (a.id !== 'node' && a.id !== 'native') pairs.push({ a, b: node, heading: `${a.shortName}/Node` })
   }
   return pairs
-}
-
-/** Short column name for ratio headings. */
-export function short(engine: EngineColumn): string {
-  const names: Record<EngineId, string> = {
-    native: 'Native',
-    node: 'Node',
-    chromium: 'Chromium',
-    firefox: 'Firefox',
-    webkit: 'WebKit',
-  }
-  return names[engine.id]
 }
 
 /** The rows behind the headline: the published table's rows (sealbench origin) of one n. */

@@ -1,4 +1,3 @@
-import type { EngineId } from '../engines/BenchEngine.ts'
 import { formatBytes, formatMicros, formatMillis, formatRatio } from '../report/formatNumbers.ts'
 import { escapeHtml, htmlPage, htmlTable } from '../report/htmlPage.ts'
 import { svgBarChart } from '../report/svgBarChart.ts'
@@ -6,15 +5,6 @@ import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './O
 import { engineColumns, meanRatio, ratioPairs } from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
 import { engineFactRows, headlineTable, loadDuring, methodText } from './renderOpTableMarkdown.ts'
-
-/** One colour per column, the same in every chart. */
-export const ENGINE_COLORS: Record<EngineId, string> = {
-  native: '#4a4a4a',
-  node: '#3c873a',
-  chromium: '#4285f4',
-  firefox: '#e66000',
-  webkit: '#8e44ad',
-}
 
 /** `**bold**` and `code` spans of our own Markdown, as HTML. */
 function inlineMarkdown(text: string): string {
@@ -34,7 +24,7 @@ function timingChart(report: OpTableReport, rows: OpTableRow[], n: number): stri
     categories: timed.map(rowName),
     series: engineColumns(report).map((e) => ({
       name: e.label,
-      color: ENGINE_COLORS[e.id],
+      color: e.color,
       values: timed.map((row) => row.cells[e.id]?.medianUs),
     })),
     scale: 'log',
@@ -52,7 +42,7 @@ function ratioChart(report: OpTableReport, rows: OpTableRow[], n: number): strin
     categories: timed.map(rowName),
     series: pairs.map((p) => ({
       name: p.heading,
-      color: ENGINE_COLORS[p.a.id],
+      color: p.a.color,
       values: timed.map((row) => cellRatio(row, p.a.id, 'native')),
     })),
     scale: 'log',
@@ -70,7 +60,7 @@ function headlineChart(report: OpTableReport, rows: OpTableRow[]): string {
     categories: report.plan.ns.map((n) => `n=${n}`),
     series: pairs.map((p) => ({
       name: p.heading,
-      color: ENGINE_COLORS[p.a.id],
+      color: p.a.color,
       values: report.plan.ns.map((n) => meanRatio(rows, n, p.a.id, p.b.id)),
     })),
     scale: 'log',
@@ -88,7 +78,7 @@ function contextChart(report: OpTableReport, rows: OpTableRow[]): string {
     categories: setup.map((row) => `n=${row.n} ${row.spec.op}`),
     series: engineColumns(report).map((e) => ({
       name: e.label,
-      color: ENGINE_COLORS[e.id],
+      color: e.color,
       values: setup.map((row) => row.cells[e.id]?.medianUs),
     })),
     scale: 'log',

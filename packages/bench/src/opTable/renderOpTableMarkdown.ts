@@ -9,7 +9,6 @@ import {
   publishedMeanRatio,
   ratioPairs,
   sanitySummary,
-  short,
 } from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
 
@@ -208,7 +207,7 @@ export function renderOpTableMarkdown(report: OpTableReport): string {
     `Raw samples, warm-up traces, sanity checks and engine facts: \`operations.json\`; charts: \`operations.html\`. Columns: ${engineColumns(
       report,
     )
-      .map((e) => short(e))
+      .map((e) => e.shortName)
       .join(', ')}.`,
     '',
   ].join('\n')

@@ -25,6 +25,8 @@ const ARGS = [
 export class ChromiumEngine implements BenchEngine {
   readonly id = 'chromium'
   readonly label = 'Chromium'
+  readonly shortName = 'Chromium'
+  readonly color = '#4285f4'
   readonly #host: BenchPageHost
 
   constructor(host: BenchPageHost) {

@@ -13,6 +13,8 @@ const FIREFOX = '/usr/bin/firefox-esr'
 export class FirefoxEngine implements BenchEngine {
   readonly id = 'firefox'
   readonly label = 'Firefox ESR'
+  readonly shortName = 'Firefox'
+  readonly color = '#e66000'
   readonly #host: BenchPageHost
 
   constructor(host: BenchPageHost) {

@@ -47,6 +47,8 @@ async function waitForDriver(port: number, driver: ChildProcess): Promise<void> 
 export class WebKitEngine implements BenchEngine {
   readonly id = 'webkit'
   readonly label = 'WebKit (WebKitGTK)'
+  readonly shortName = 'WebKit'
+  readonly color = '#8e44ad'
   readonly #host: BenchPageHost
 
   constructor(host: BenchPageHost) {

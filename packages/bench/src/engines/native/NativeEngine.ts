@@ -32,6 +32,8 @@ function run(cmd: string, args: string[]): { ok: boolean; output: string } {
 export class NativeEngine implements BenchEngine {
   readonly id = 'native'
   readonly label = 'Native SEAL 4.1'
+  readonly shortName = 'Native'
+  readonly color = '#4a4a4a'
   #versions: Record<string, string> = {}
 
   async detect(): Promise<EngineAvailability> {

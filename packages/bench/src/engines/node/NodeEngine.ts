@@ -10,6 +10,8 @@ const CHILD = fileURLToPath(new URL('./nodeHarnessMain.ts', import.meta.url))
 export class NodeEngine implements BenchEngine {
   readonly id = 'node'
   readonly label = `Node ${process.versions.node.split('.')[0]}`
+  readonly shortName = 'Node'
+  readonly color = '#3c873a'
 
   async detect(): Promise<EngineAvailability> {
     const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
