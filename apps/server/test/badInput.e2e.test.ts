@@ -46,13 +46,18 @@ describe('bad input', () => {
     raw(`${server.url}/api/v1/search${query}`, { method: 'POST', body, token, headers: { 'content-type': type } })
   const put = (body: BodyInit | Uint8Array, id = 'new', type = 'application/octet-stream') =>
     raw(`${server.url}/api/v1/keysets/${id}`, { method: 'PUT', body, token, headers: { 'content-type': type } })
-  const evaluate = (body: string) =>
-    raw(`${server.url}/api/v1/evaluate`, {
-      method: 'POST',
-      body,
-      token,
-      headers: { 'content-type': 'application/json' },
-    })
+  const evaluate = (body: Uint8Array | string, type = 'application/octet-stream') =>
+    raw(`${server.url}/api/v1/evaluate`, { method: 'POST', body, token, headers: { 'content-type': type } })
+  /** An evaluate body whose JSON header is `text` as given (a well-formed one comes from `encodeEvaluateRequest`). */
+  const evaluateHeader = (text: string) => {
+    const json = new TextEncoder().encode(text)
+    const body = new Uint8Array(12 + json.length)
+    body.set(new TextEncoder().encode('SBXE'), 0)
+    body[4] = 1
+    new DataView(body.buffer).setUint32(8, json.length, true)
+    body.set(json, 12)
+    return evaluate(body)
+  }
 
   it('empty bodies, wrong content types, malformed JSON, bad query strings', async () => {
     for (const [response, status, code] of [
@@ -61,9 +66,11 @@ describe('bad input', () => {
       [await search('{"a":1}', '?keySet=good', 'application/json'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
       [await put('hello', 'new', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
       [await put('<x/>', 'new', 'application/xml'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-      [await evaluate('{"params": '), 400, 'INVALID_INPUT'],
-      [await evaluate(''), 400, 'INVALID_INPUT'],
-      [await evaluate('[1,2,3]'), 400, 'INVALID_INPUT'],
+      [await evaluate('{"params": {}}', 'application/json'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [await evaluate(new Uint8Array(0)), 400, 'INVALID_INPUT'],
+      [await evaluate('{"params": {}}'), 400, 'INVALID_INPUT'],
+      [await evaluateHeader('{"params": '), 400, 'INVALID_INPUT'],
+      [await evaluateHeader('[1,2,3]'), 400, 'INVALID_INPUT'],
       [await search(side.query(3).bytes, '?keySet=../../etc/passwd'), 400, 'INVALID_INPUT'],
       [await search(side.query(3).bytes, '?keySet=good&debug=1'), 400, 'INVALID_INPUT'],
       [await put(side.keys as Uint8Array, '-dash'), 400, 'INVALID_INPUT'],
@@ -172,7 +179,7 @@ describe('bad input', () => {
       [{ params, program: base, inputs: {}, extra: true }, 'INVALID_INPUT'],
     ]
     for (const [body, code] of cases) {
-      const response = await evaluate(JSON.stringify(body))
+      const response = await evaluateHeader(JSON.stringify({ ...(body as object), inputs: [] }))
       expect(response.json.error?.code, JSON.stringify(response.json)).toBe(code)
       expect(response.status).toBeGreaterThanOrEqual(400)
       expect(response.status).toBeLessThan(500)

@@ -7,17 +7,18 @@ import {
   getHeContext,
   KeySet,
   loadSealObject,
+  type ProgramInput,
   runProgramPlain,
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, startServer, type TestServer } from './harness.ts'
+import { errorOf, raw, startServer, type TestServer } from './harness.ts'
 
 const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
 
 /** multiply → relinearize → rotate → add, plus a plaintext: the keys it needs are relin + Galois step 1. */
-const program = {
+const program: ProgramInput = {
   version: 1,
   inputs: [
     { name: 'x', kind: 'ciphertext' },
@@ -73,6 +74,10 @@ describe('POST /api/v1/evaluate', () => {
     const result = await client.evaluate({ params, program, inputs, keySet: 'program-keys' })
     expect(Object.keys(result.outputs).sort()).toEqual(['out', 'r'])
     expect(result.steps).toHaveLength(5)
+    // The step reports arrive typed and checked against their schema (absent fields are absent).
+    expect(result.steps[0]).toMatchObject({ index: 0, op: 'multiply', out: 'xy', kind: 'ciphertext', size: 3 })
+    expect(result.steps[1]).toMatchObject({ op: 'relinearize', size: 2 })
+    expect(result.steps.every((step) => step.noiseBudget === undefined && step.timeMs >= 0)).toBe(true)
     expect(result.timing.compute).toBeGreaterThan(0)
     const expected = runProgramPlain(
       program,
@@ -98,5 +103,17 @@ describe('POST /api/v1/evaluate', () => {
     expect(error.code).toBe('MISSING_KEY')
     expect(error.message).toMatch(/rotation by 1/)
     expect((await errorOf(client.evaluate({ params, program, inputs: {} }))).code).toBe('MISSING_KEY')
+  })
+
+  it('refuses a JSON body (the old form) with 415 and says how to send it', async () => {
+    const client = await server.tenant()
+    const json = await raw(`${server.url}/api/v1/evaluate`, {
+      method: 'POST',
+      token: client.token as string,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ params, program, inputs: {} }),
+    })
+    expect([json.status, json.json.error?.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE'])
+    expect(json.json.error?.message).toMatch(/application\/octet-stream.*SealboxClient\.evaluate/)
   })
 })

@@ -1,4 +1,5 @@
-import { exportEvaluationKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import { exportEvaluationKeys, getHeContext, KeySet, type ProgramInput } from '@sealbox/he-core'
+import { encodeEvaluateRequest } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, startServer, type TestServer } from './harness.ts'
 
@@ -9,7 +10,7 @@ import { errorOf, raw, startServer, type TestServer } from './harness.ts'
  */
 
 const params = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
-const program = {
+const program: ProgramInput = {
   version: 1,
   inputs: [
     { name: 'x', kind: 'ciphertext' },
@@ -60,20 +61,20 @@ describe('evaluate: keys derived from the program', () => {
   it('takes the key set from ?keySet= (for proxies routing by key set) and refuses a conflicting body', async () => {
     const client = await server.tenant()
     const token = client.token as string
-    const body = JSON.stringify({ params, program, inputs: {} })
+    const binary = { 'content-type': 'application/octet-stream' }
     const viaUrl = await raw(`${server.url}/api/v1/evaluate?keySet=nothing-here`, {
       method: 'POST',
       token,
-      body,
-      headers: { 'content-type': 'application/json' },
+      body: encodeEvaluateRequest({ params, program, inputs: {} }),
+      headers: binary,
     })
     expect([viaUrl.status, viaUrl.json.error?.code]).toEqual([404, 'NOT_FOUND'])
     expect(viaUrl.json.error?.message).toMatch(/nothing-here/)
     const conflicting = await raw(`${server.url}/api/v1/evaluate?keySet=a`, {
       method: 'POST',
       token,
-      body: JSON.stringify({ params, program, inputs: {}, keySet: 'b' }),
-      headers: { 'content-type': 'application/json' },
+      body: encodeEvaluateRequest({ params, program, inputs: {}, keySet: 'b' }),
+      headers: binary,
     })
     expect([conflicting.status, conflicting.json.error?.code]).toEqual([400, 'INVALID_INPUT'])
   })

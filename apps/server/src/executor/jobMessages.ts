@@ -1,4 +1,4 @@
-import { HE_ERROR_CODES } from '@sealbox/he-core'
+import { HE_ERROR_CODES, StepReportSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
@@ -29,9 +29,12 @@ export const SearchJobSchema = z.object({
 /** Run an he-core program on uploaded inputs. */
 export const EvaluateJobSchema = z.object({
   type: z.literal('evaluate'),
-  /** The encryption parameters (an he-core ParamsSpec), validated again in the worker. */
+  /**
+   * The encryption parameters (an he-core ParamsSpec). Validated once in the worker, by
+   * `parseParams` (zod and SEAL's rules, with messages naming the field), not here too.
+   */
   params: z.unknown(),
-  /** The program as sent; he-core validates it in the worker. */
+  /** The program as sent: validated once in the worker, by `analyzeProgram` (zod and the program's rules). */
   program: z.unknown(),
   /** Input envelopes by name. */
   inputs: z.record(z.string(), bytes),
@@ -86,8 +89,8 @@ export const JobResultSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('evaluateResult'),
     outputs: z.record(z.string(), bytes),
-    /** The program's per-step report (he-core's shape, plain JSON). */
-    report: z.unknown(),
+    /** What each step did (he-core's step report). */
+    steps: z.array(StepReportSchema),
   }),
   z.object({ type: z.literal('keysInspected'), facts: KeySetFactsSchema, sha256: z.string() }),
   z.object({ type: z.literal('faultSurvived') }),

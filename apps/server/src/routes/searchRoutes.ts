@@ -2,6 +2,7 @@ import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
 import { API_PREFIX, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
@@ -45,39 +46,27 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         }
         if (header.keySetId) keySetIds.add(header.keySetId)
       }
-      let keys: { ref: { tenant: string; id: string; sha256: string; bytes: number }; keySetId: string } | undefined
-      if (query.keySet !== undefined) {
-        const record = await store.get(tenant.id, query.keySet)
-        if (!record) throw new HeError('NOT_FOUND', `no key set "${query.keySet}"`)
-        if (record.fingerprint !== search.fingerprint) {
-          throw new HeError('PARAMS_MISMATCH', `key set "${record.id}" was made under other encryption parameters`)
-        }
-        const missing = search.galoisElements.filter((element) => !record.galoisElements.includes(element))
-        if (missing.length > 0) {
-          throw new HeError(
+      const keys = await resolveKeySet(store, tenant.id, query.keySet, {
+        fingerprint: search.fingerprint,
+        envelopeKeySetIds: keySetIds,
+        envelopes: 'the queries',
+        missingFrom(record) {
+          const missing = search.galoisElements.filter((element) => !record.galoisElements.includes(element))
+          if (missing.length === 0) return undefined
+          return new HeError(
             'MISSING_KEY',
             `key set "${record.id}" lacks the Galois elements ${missing.join(', ')} this search needs`,
             { details: { missing } },
           )
-        }
-        for (const id of keySetIds) {
-          if (id !== record.keySetId) {
-            throw new HeError(
-              'KEY_SET_MISMATCH',
-              `the queries were encrypted under another secret key than key set "${record.id}"`,
-            )
-          }
-        }
-        keys = {
-          ref: { tenant: tenant.id, id: record.id, sha256: record.sha256, bytes: record.bytes },
-          keySetId: record.keySetId,
-        }
-      } else if (search.galoisElements.length > 0) {
-        throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
-      }
+        },
+        withoutKeySet: () =>
+          search.galoisElements.length === 0
+            ? undefined
+            : new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>'),
+      })
       const done = await hub.submit(
         tenant.id,
-        { type: 'search', queries, ...(keys ? { keys: keys.ref, keySetId: keys.keySetId } : {}) },
+        { type: 'search', queries, ...keys },
         { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), ...executorOverride(request) },
       )
       const result = jobResult(request, done, 'searchResult')

@@ -1,22 +1,18 @@
 import {
   acquireHeContext,
+  analyzeProgram,
   decodeEnvelope,
   HeError,
   loadSealObject,
   parseParams,
-  runProgram,
+  runAnalyzedProgram,
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import type { Ciphertext, Plaintext } from 'node-seal/throws'
-import { z } from 'zod'
 import type { EvaluateJob, JobResult } from '../executor/jobMessages.ts'
 import { acquireKeys } from './acquireKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
-
-const ProgramInputs = z.object({
-  inputs: z.array(z.object({ name: z.string(), kind: z.enum(['ciphertext', 'plaintext']) })),
-})
 
 /**
  * Runs an he-core program: builds (or reuses) the context of the request's
@@ -32,12 +28,14 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
       `n=${params.polyModulusDegree} is above this server's limit of ${job.setup.maxPolyDegree} (MAX_POLY_DEGREE)`,
     )
   }
+  // The one parse of the program in this thread: what crossed the thread boundary is
+  // validated here, and the runner is handed this analysis instead of parsing it again.
+  const analysis = analyzeProgram(request.program, params, { limits: { maxSteps: job.setup.maxProgramSteps } })
+  const kinds = new Map(analysis.program.inputs.map((input) => [input.name, input.kind]))
   // A lease, not a pinned context: callers choose these parameters, so the worker keeps
   // only as many contexts as the shared cache's byte budget allows (idle ones are evicted).
   using context = await clock.timeAsync('deserialize', () => acquireHeContext(params))
   const ctx = context.ctx
-  const declared = ProgramInputs.safeParse(request.program)
-  const kinds = new Map(declared.success ? declared.data.inputs.map((input) => [input.name, input.kind]) : [])
   const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock, request.keyBytes) : undefined
   try {
     return withScope((scope) => {
@@ -71,11 +69,10 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
         }
       })
       const result = clock.time('compute', () =>
-        runProgram(ctx, request.program, {
+        runAnalyzedProgram(ctx, analysis, {
           inputs,
           relinKeys: lease?.value.relinKeys,
           galoisKeys: lease?.value.galoisKeys,
-          limits: { maxSteps: job.setup.maxProgramSteps },
         }),
       )
       for (const output of Object.values(result.outputs)) scope.track(output)
@@ -94,7 +91,7 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
         }
         return saved
       })
-      return { type: 'evaluateResult', outputs, report: { steps: result.steps } }
+      return { type: 'evaluateResult', outputs, steps: result.steps }
     })
   } finally {
     lease?.release()

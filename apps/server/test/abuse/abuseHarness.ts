@@ -229,12 +229,12 @@ export function searchRaw(
   })
 }
 
-/** `POST /api/v1/evaluate` of a JSON `body` as `token` (extra `headers`, e.g. an executor). */
-export function evaluateRaw(url: string, token: string, body: string, headers: Record<string, string> = {}) {
+/** `POST /api/v1/evaluate` of an evaluate `body` (`encodeEvaluateRequest`) as `token` (extra `headers`, e.g. an executor). */
+export function evaluateRaw(url: string, token: string, body: Uint8Array, headers: Record<string, string> = {}) {
   return raw(`${url}/api/v1/evaluate`, {
     method: 'POST',
     token,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/octet-stream', ...headers },
     body,
   })
 }

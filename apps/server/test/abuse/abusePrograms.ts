@@ -1,4 +1,15 @@
-import { encodeBatch, encryptSymmetric, type HeContext, type KeySet, saveSealObject, withScope } from '@sealbox/he-core'
+import {
+  encodeBatch,
+  encodeEnvelope,
+  encryptSymmetric,
+  type HeContext,
+  type KeySet,
+  type ProgramInput,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
+import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { fakeSealPayload } from '@sealbox/he-core/testing'
 
 /*
  * The HE programs and parameters the abuse suite sends, in one place so each attack
@@ -9,7 +20,7 @@ import { encodeBatch, encryptSymmetric, type HeContext, type KeySet, saveSealObj
 export const SMALL_BFV_PARAMS = { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: { batchingBits: 20 } } as const
 
 /** y = x + x: the cheapest program there is, for attacks on the parameters rather than the work. */
-export const identityProgram = {
+export const identityProgram: ProgramInput = {
   version: 1,
   inputs: [{ name: 'x', kind: 'ciphertext' }],
   steps: [{ op: 'add', a: 'x', b: 'x', out: 'y' }],
@@ -22,7 +33,7 @@ export const identityProgram = {
  * exception because the result would be transparent (an unencrypted zero). Any client can
  * make SEAL throw this way, once per request.
  */
-export const transparentProgram = {
+export const transparentProgram: ProgramInput = {
   version: 1,
   inputs: [
     { name: 'x', kind: 'ciphertext' },
@@ -45,12 +56,17 @@ export function encryptedInput(ctx: HeContext, keys: KeySet): Uint8Array {
 }
 
 /**
- * The JSON body of an n = 16384 BFV program of `multiplies` multiplies (no keys needed):
- * one costs ≈ 440 cost units, two ≈ 880. Its inputs are not ciphertexts: a request refused
- * at admission never reads them, and one admitted fails in the worker at once.
+ * The evaluate body of an n = 16384 BFV program of `multiplies` multiplies (no keys needed):
+ * one costs ≈ 440 cost units, two ≈ 880. Its inputs are envelopes with a fake SEAL payload:
+ * a request refused at admission never reads them, and one admitted fails in the worker at once.
  */
-export function multiplyBody(multiplies: 1 | 2): string {
-  return JSON.stringify({
+export function multiplyBody(multiplies: 1 | 2): Uint8Array {
+  const fake = encodeEnvelope({
+    kind: 'ciphertext',
+    fingerprint: '00112233445566778899aabbccddeeff',
+    payload: fakeSealPayload(40),
+  })
+  return encodeEvaluateRequest({
     params: { scheme: 'bfv', polyModulusDegree: 16384, plainModulus: { batchingBits: 20 } },
     program: {
       version: 1,
@@ -67,6 +83,6 @@ export function multiplyBody(multiplies: 1 | 2): string {
             ],
       outputs: ['r'],
     },
-    inputs: { x: 'AAAA', y: 'AAAA' },
+    inputs: { x: fake, y: fake },
   })
 }

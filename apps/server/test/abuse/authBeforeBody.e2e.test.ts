@@ -109,7 +109,7 @@ describe('authentication before the body (2.3)', () => {
     const early = await partialBody(server.url, {
       method: 'POST',
       path: '/api/v1/evaluate',
-      contentType: 'application/json',
+      contentType: 'application/octet-stream',
       contentLength: 31_000_000,
       sent: 64 * 1024,
     })
@@ -125,7 +125,7 @@ describe('authentication before the body (2.3)', () => {
           rawRequest(server.url, {
             method: 'POST',
             path: '/api/v1/evaluate',
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            headers: { 'content-type': 'application/octet-stream', 'content-length': Buffer.byteLength(body) },
             body,
           }),
         ),

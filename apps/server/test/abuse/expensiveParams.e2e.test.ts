@@ -1,4 +1,4 @@
-import { isPrime } from '@sealbox/he-core'
+import { isPrime, type ParamsInput } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, type SearchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, metricSum, metricsText } from './abuseHarness.ts'
@@ -77,22 +77,31 @@ describe('2.5 expensive parameters (a real server process)', () => {
     const attacker = (await server.client.createSession()).client
     const victim = await otherTenantSearching()
     const heapBefore = await workerHeap(server.url)
-    const requests = [
-      ...Array.from({ length: 8 }, () => ({
-        scheme: 'bfv',
-        polyModulusDegree: 2048,
-        plainModulus: { value: prime },
-      })),
-      ...Array.from({ length: 8 }, () => ({
-        scheme: 'bfv',
-        polyModulusDegree: 4096,
-        plainModulus: { value: composite },
-      })),
-      ...Array.from({ length: 10 }, (_, i) => ({
-        scheme: 'ckks',
-        polyModulusDegree: 16384,
-        scaleBits: 40 + (i + 1) / 1000,
-      })),
+    const requests: ParamsInput[] = [
+      ...Array.from(
+        { length: 8 },
+        (): ParamsInput => ({
+          scheme: 'bfv',
+          polyModulusDegree: 2048,
+          plainModulus: { value: prime },
+        }),
+      ),
+      ...Array.from(
+        { length: 8 },
+        (): ParamsInput => ({
+          scheme: 'bfv',
+          polyModulusDegree: 4096,
+          plainModulus: { value: composite },
+        }),
+      ),
+      ...Array.from(
+        { length: 10 },
+        (_, i): ParamsInput => ({
+          scheme: 'ckks',
+          polyModulusDegree: 16384,
+          scaleBits: 40 + (i + 1) / 1000,
+        }),
+      ),
     ]
     const { result, health } = await duringAttack(server.url, async () => {
       const answers = await Promise.all(

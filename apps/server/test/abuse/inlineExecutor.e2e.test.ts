@@ -1,5 +1,5 @@
-import { bytesToBase64, getHeContext, KeySet } from '@sealbox/he-core'
-import type { SealboxClient } from '@sealbox/he-core/client'
+import { getHeContext, KeySet } from '@sealbox/he-core'
+import { encodeEvaluateRequest, type SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { raw, type SearchSide, searchSide } from '../harness.ts'
 import {
@@ -37,15 +37,11 @@ const inlineReplacements = (url: string) =>
   metric(url, /sealbox_worker_replacements_total\{executor="inline",reason="sealExceptions"\} (\d+)/)
 
 /** The transparent-result program (SEAL throws on every request) as an evaluate body. */
-async function transparentResultBody(): Promise<string> {
+async function transparentResultBody(): Promise<Uint8Array> {
   const ctx = await getHeContext(SMALL_BFV_PARAMS)
   using keys = KeySet.generate(ctx, {})
   const x = encryptedInput(ctx, keys)
-  return JSON.stringify({
-    params: SMALL_BFV_PARAMS,
-    program: transparentProgram,
-    inputs: { x: bytesToBase64(x), y: bytesToBase64(x) },
-  })
+  return encodeEvaluateRequest({ params: SMALL_BFV_PARAMS, program: transparentProgram, inputs: { x, y: x } })
 }
 
 describe('the inline executor cannot stall, starve or wedge the server (2.1)', () => {

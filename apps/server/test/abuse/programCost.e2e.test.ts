@@ -1,4 +1,4 @@
-import { exportEvaluationKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import { exportEvaluationKeys, getHeContext, KeySet, type ProgramInput } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, type SearchSide, sleep } from '../harness.ts'
@@ -20,7 +20,7 @@ const MAX_PROGRAM_COST = 500
 const QUEUE_SIZE = 6
 
 /** x^16 at n = 4096 BFV: 15 multiplies and relinearizations, ≈ 440 cost units — the most this server allows. */
-const maxCostProgram = {
+const maxCostProgram: ProgramInput = {
   version: 1,
   inputs: [{ name: 'x', kind: 'ciphertext' }],
   steps: [{ op: 'exponentiate', a: 'x', exponent: 16, out: 'r' }],
@@ -128,7 +128,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
 
   it('refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front', async () => {
     const { session } = await anonymous.createSession()
-    const post = (body: string) => evaluateRaw(server.url, session.token, body)
+    const post = (body: Uint8Array) => evaluateRaw(server.url, session.token, body)
     const { result, health } = await duringAttack(server.url, async () => {
       const tooBig = await post(multiplyBody(2))
       const answers = []

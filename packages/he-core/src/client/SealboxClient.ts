@@ -1,5 +1,4 @@
 import type { z } from 'zod'
-import { base64ToBytes, bytesToBase64 } from '../envelope/base64.ts'
 import { splitEnvelopes } from '../envelope/splitEnvelopes.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { SearchCatalog } from '../search/SearchDatabase.ts'
@@ -18,6 +17,7 @@ import {
   searchCatalogRoute,
 } from './contract/catalogContract.ts'
 import { ErrorReplySchema } from './contract/errorContract.ts'
+import { evaluateRoute } from './contract/evaluateContract.ts'
 import {
   healthRoute,
   metricsRoute,
@@ -45,6 +45,7 @@ import {
   searchRoute,
 } from './contract/searchContract.ts'
 import { createSessionRoute, type ServerSession, ServerSessionSchema } from './contract/sessionContract.ts'
+import { decodeEvaluateReply, type EvaluateReply, encodeEvaluateRequest } from './evaluateRequestBody.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** Options of a `SealboxClient`. */
@@ -252,21 +253,28 @@ export class SealboxClient {
     return { responses: splitEnvelopes(body, { what: 'response envelope' }), queryMs, ...work(raw) }
   }
 
-  /** Runs an HE program on the server (inputs and outputs are envelopes). */
+  /**
+   * Runs an HE program on the server. The body is binary (`encodeEvaluateRequest`: a JSON
+   * header, then the input envelopes as they are); the key set also goes in the URL, so a
+   * proxy can route on it. The reply's step reports are checked against their schema.
+   */
   async evaluate(call: EvaluateCall, options: CallOptions = {}): Promise<EvaluateCallResult> {
-    const inputs: Record<string, string> = {}
-    for (const [name, bytes] of Object.entries(call.inputs)) inputs[name] = bytesToBase64(bytes)
-    const body = {
-      params: call.params,
-      program: call.program,
-      inputs,
-      ...(call.keySet === undefined ? {} : { keySet: call.keySet }),
+    const { keySet, ...request } = call
+    const raw = await this.#route(evaluateRoute, {
+      ...options,
+      query: { keySet },
+      body: encodeEvaluateRequest(request),
+    })
+    const body = new Uint8Array(await raw.response.arrayBuffer())
+    let reply: EvaluateReply
+    try {
+      reply = decodeEvaluateReply(body)
+    } catch (error) {
+      throw new HeError('INTERNAL', `the server's evaluate reply does not match the contract: ${String(error)}`, {
+        cause: error,
+      })
     }
-    const raw = await this.#send('POST', '/api/v1/evaluate', body, options)
-    const json = (await raw.response.json()) as { outputs: Record<string, string>; steps?: unknown[] }
-    const outputs: Record<string, Uint8Array> = {}
-    for (const [name, text] of Object.entries(json.outputs)) outputs[name] = base64ToBytes(text)
-    return { outputs, steps: json.steps ?? [], ...work(raw) }
+    return { ...reply, ...work(raw) }
   }
 
   /** Sends a route's request; an error reply throws its HeError. */

@@ -1,5 +1,6 @@
 import type { ServerExecutorMode } from './contract/healthContract.ts'
 import type { KeySetInfo } from './contract/keySetContract.ts'
+import type { EvaluateReply, EvaluateRequest } from './evaluateRequestBody.ts'
 import type { ServerTimingPhases } from './serverTiming.ts'
 
 // The wire types are inferred from the contract's schemas; the rest are what the client's calls return.
@@ -25,25 +26,11 @@ export interface SearchCallResult extends ServerWork {
   queryMs: number[]
 }
 
-/** What `evaluate` sends. */
-export interface EvaluateCall {
-  /** An he-core ParamsSpec. */
-  params: unknown
-  /** An he-core ProgramSpec. */
-  program: unknown
-  /** Input envelopes by program input name. */
-  inputs: Record<string, Uint8Array>
-  /** Key set with the relin / Galois keys the program needs. */
-  keySet?: string
-}
+/** What `evaluate` sends: params, program, input envelopes by program input name, the key set. */
+export type EvaluateCall = EvaluateRequest
 
 /** `POST /api/v1/evaluate`. */
-export interface EvaluateCallResult extends ServerWork {
-  /** Output envelopes by name. */
-  outputs: Record<string, Uint8Array>
-  /** he-core's per-step reports (time, level, size, noise budget or scale). */
-  steps: unknown[]
-}
+export interface EvaluateCallResult extends EvaluateReply, ServerWork {}
 
 /** `PUT /api/v1/keysets/:id`. */
 export interface PutKeySetResult extends ServerWork {

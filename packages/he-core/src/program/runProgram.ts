@@ -8,8 +8,8 @@ import { analyzeProgram, type ProgramAnalysis } from './analyzeProgram.ts'
 import { checkProgramKeys } from './checkProgramKeys.ts'
 import { executeStep, type ProgramValue } from './executeStep.ts'
 import type { ProgramLimits } from './ProgramLimits.ts'
-import type { ProgramOp, ValueKind } from './ProgramSpec.ts'
 import { operandsOf } from './programOps.ts'
+import type { StepReport } from './StepReport.ts'
 import { type StepFrame, stepError } from './stepOperands.ts'
 
 /** Options of `runProgram`: the inputs by name and the keys the steps need. */
@@ -27,24 +27,7 @@ export interface RunProgramOptions {
   signal?: { readonly aborted: boolean } | undefined
 }
 
-/** What one step did. */
-export interface StepReport {
-  /** 0-based (messages say "step index+1"). */
-  index: number
-  op: ProgramOp
-  out: string
-  kind: ValueKind
-  /** Wall time of the step (performance.now), including its precondition checks. */
-  timeMs: number
-  /** Chain index of the result (undefined for BFV/BGV plaintexts, which have no level). */
-  level: number | undefined
-  /** Ciphertext size (number of polynomials; 3 after a multiplication). */
-  size: number | undefined
-  /** BFV/BGV with a decryptor: bits of noise budget left. */
-  noiseBudget: number | undefined
-  /** CKKS: log2 of the scale. */
-  scaleLog2: number | undefined
-}
+export type { StepReport } from './StepReport.ts'
 
 /** Result of `runProgram`. The caller owns (and must `.delete()`) every output. */
 export interface RunProgramResult {
@@ -124,7 +107,27 @@ function checkInputs(ctx: HeContext, analysis: ProgramAnalysis, options: RunProg
  * output that is an input is copied), and the caller owns them.
  */
 export function runProgram(ctx: HeContext, spec: unknown, options: RunProgramOptions): RunProgramResult {
-  const analysis = analyzeProgram(spec, ctx, { limits: options.limits })
+  return runAnalyzedProgram(ctx, analyzeProgram(spec, ctx, { limits: options.limits }), options)
+}
+
+/**
+ * `runProgram` for a program its caller has already analysed (`analyzeProgram`) against
+ * these parameters — a server worker analyses the program it received once, to validate
+ * what crossed the thread boundary, and runs that analysis without parsing it again. The
+ * analysis's limits are the ones it was made with (`options.limits` is not read).
+ */
+export function runAnalyzedProgram(
+  ctx: HeContext,
+  analysis: ProgramAnalysis,
+  options: Omit<RunProgramOptions, 'limits'>,
+): RunProgramResult {
+  const { scheme, polyModulusDegree } = ctx.params
+  if (analysis.scheme !== scheme || analysis.polyModulusDegree !== polyModulusDegree) {
+    throw new HeError(
+      'PARAMS_MISMATCH',
+      `the program was analysed for ${analysis.scheme.toUpperCase()} n=${analysis.polyModulusDegree}, the context is ${scheme.toUpperCase()} n=${polyModulusDegree}`,
+    )
+  }
   checkProgramKeys(analysis, options)
   const values = checkInputs(ctx, analysis, options)
   const { program } = analysis

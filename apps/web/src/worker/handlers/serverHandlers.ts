@@ -42,14 +42,9 @@ function describeRemote(session: WorkerSession, name: string, bytes: Uint8Array)
   })
 }
 
-function timeOf(report: unknown): number {
-  const value = typeof report === 'object' && report !== null ? (report as { timeMs?: unknown }).timeMs : undefined
-  return typeof value === 'number' ? value : Number.NaN
-}
-
 /** Runs the pipeline program on the server and decrypts what comes back, here. */
 export async function serverEvaluate(session: WorkerSession, link: ServerLink, request: RequestOf<'serverEvaluate'>) {
   const result = await link.evaluate(request)
   const outputs = Object.entries(result.outputs).map(([name, bytes]) => describeRemote(session, name, bytes))
-  return { outputs, stepMs: result.steps.map(timeOf), work: result.work }
+  return { outputs, stepMs: result.steps.map((step) => step.timeMs), work: result.work }
 }

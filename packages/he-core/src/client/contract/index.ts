@@ -3,6 +3,16 @@
  * serializes and documents its routes with these schemas and `SealboxClient` parses
  * replies with them, so the contract is written once. Nothing here imports node-seal.
  */
+
+// The evaluate body is binary (a JSON header, then envelopes): its codec is part of the contract.
+export {
+  decodeEvaluateReply,
+  decodeEvaluateRequest,
+  type EvaluateReply,
+  type EvaluateRequest,
+  encodeEvaluateReply,
+  encodeEvaluateRequest,
+} from '../evaluateRequestBody.ts'
 export {
   SEARCH_CATALOG_MAX_PAGE,
   type SearchCatalogPage,
@@ -12,6 +22,16 @@ export {
   searchCatalogRoute,
 } from './catalogContract.ts'
 export { type ErrorReply, ErrorReplySchema, type HeErrorBody, HeErrorBodySchema, heErrorBody } from './errorContract.ts'
+export {
+  EVALUATE_MAX_HEADER_BYTES,
+  EVALUATE_MAX_INPUTS,
+  EVALUATE_MEDIA_TYPE,
+  type EvaluateReplyHeader,
+  EvaluateReplyHeaderSchema,
+  type EvaluateRequestHeader,
+  EvaluateRequestHeaderSchema,
+  evaluateRoute,
+} from './evaluateContract.ts'
 export {
   healthRoute,
   metricsRoute,
