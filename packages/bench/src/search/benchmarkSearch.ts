@@ -3,7 +3,7 @@
  * this file: times the private search of @sealbox/he-core on this machine and writes
  * packages/bench/results/search/search-benchmark.{md,json}. `--help` lists the flags.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
@@ -24,7 +24,9 @@ import {
   type SearchCase,
   type SearchMeasurement,
 } from './measureSearch.ts'
+import { measureServerThroughput, type ThroughputPlan, type ThroughputReport } from './measureServerThroughput.ts'
 import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
+import { renderThroughputSection, replaceSection, THROUGHPUT_HEADING } from './renderThroughputSection.ts'
 import { SealCallClock } from './sealCallClock.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
@@ -34,6 +36,29 @@ const APPLE_ROWS = 4096
 const APPLE_DIMENSION = 128
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
+
+/** Pool servers with 1 and 2 workers, 4 and 16 clients; `--quick` keeps each row to a few seconds. */
+function throughputPlan(quick: boolean): ThroughputPlan {
+  return quick
+    ? { workers: [1, 2], concurrency: [4, 16], requests: 24, maxSeconds: 4, directSamples: 10 }
+    : { workers: [1, 2], concurrency: [4, 16], requests: 240, maxSeconds: 15, directSamples: 40 }
+}
+
+/**
+ * `--throughput-only`: the throughput section of the report in `outDir` is replaced (the
+ * JSON's `throughput` too); every other section stays as its own run wrote it.
+ */
+async function writeThroughputOnly(outDir: string, throughput: ThroughputReport): Promise<string> {
+  const read = (name: string) => readFile(join(outDir, name), 'utf8').catch(() => undefined)
+  const [markdown, json] = await Promise.all([read('search-benchmark.md'), read('search-benchmark.json')])
+  const section = renderThroughputSection(throughput)
+  const merged = replaceSection(markdown ?? '# Private search benchmark\n', THROUGHPUT_HEADING, section)
+  const report = { ...(json ? (JSON.parse(json) as object) : {}), throughput }
+  await mkdir(outDir, { recursive: true })
+  await writeFile(join(outDir, 'search-benchmark.md'), merged)
+  await writeFile(join(outDir, 'search-benchmark.json'), `${JSON.stringify(report, null, 1)}\n`)
+  return section
+}
 
 async function main(argv: string[]): Promise<void> {
   const values = SEARCH_BENCH_CLI.parse(argv)
@@ -53,6 +78,17 @@ async function main(argv: string[]): Promise<void> {
   const outDir = values.out
     ? resolve(process.env.INIT_CWD ?? process.cwd(), values.out)
     : join(here, '..', '..', 'results', 'search')
+  const command = ['npm run benchmark:search', ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(
+    ' ',
+  )
+  const measureThroughput = () =>
+    measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: cpus().length, log })
+  if (values['throughput-only']) {
+    const section = await writeThroughputOnly(outDir, await measureThroughput())
+    process.stdout.write(`\n${section}`)
+    log(`wrote the throughput section of ${join(outDir, 'search-benchmark.md')} and .json`)
+    return
+  }
 
   const seal = await loadSeal()
   const clock = new SealCallClock(seal)
@@ -234,9 +270,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!headlineOnly) log('[search] batch of 8 users')
   const batch = headlineOnly ? undefined : await measureBatch(defaults, database, 8, Math.max(3, counts.samples >> 3))
+  const throughput = headlineOnly || values['no-throughput'] ? undefined : await measureThroughput()
 
   const report: SearchBenchReport = {
-    command: ['npm run benchmark:search', ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(' '),
+    command,
     date: new Date().toISOString(),
     machine: {
       cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
@@ -258,6 +295,7 @@ async function main(argv: string[]): Promise<void> {
     threads,
     batch,
     calibration: [...calibration, await calibrateSealOps('bgv', 100), await calibrateSealOps('bfv', 100)],
+    ...(throughput ? { throughput } : {}),
   }
   await mkdir(outDir, { recursive: true })
   const markdown = renderSearchReport(report)

@@ -1,7 +1,10 @@
 import type { SealOpCalibration } from './calibrateSealOps.ts'
+import { formatMs } from './formatMs.ts'
 import type { BatchMeasurement } from './measureBatch.ts'
 import type { LoadSplit } from './measureLoadSplit.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
+import type { ThroughputReport } from './measureServerThroughput.ts'
+import { renderThroughputSection } from './renderThroughputSection.ts'
 import type { ThreadedMeasurement } from './threadedSearch.ts'
 
 /** Everything one `benchmark:search` run produced. */
@@ -27,9 +30,11 @@ export interface SearchBenchReport {
   batch: BatchMeasurement | undefined
   /** Single operations timed at the start and at the end of the run. */
   calibration: SealOpCalibration[]
+  /** The default config through real server processes (absent: not measured). */
+  throughput?: ThroughputReport
 }
 
-const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 1 ? 3 : value < 10 ? 2 : 1) : '–')
+const ms = formatMs
 const kib = (bytes: number) => (bytes === 0 ? '0' : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KiB`)
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`
@@ -382,5 +387,6 @@ export function renderSearchReport(report: SearchBenchReport): string {
       `${b.users} users (${b.users} key sets), one query each, in one \`evaluateBatch\` call: ${ms(b.batch.median)} ms per call (median of ${b.rounds}), ${ms(b.perQuery.median)} ms per query (min ${ms(b.perQuery.min)}); all ok: ${b.allOk ? 'yes' : 'no'}.`,
     )
   }
+  if (report.throughput) parts.push('', renderThroughputSection(report.throughput).trimEnd())
   return `${parts.join('\n')}\n`
 }

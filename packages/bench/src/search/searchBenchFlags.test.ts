@@ -27,6 +27,8 @@ describe('benchmark:search flags', () => {
       'no-threads': true,
       quick: true,
     })
+    expect(parse(['--throughput-only', '--quick'])).toMatchObject({ 'throughput-only': true, quick: true })
+    expect(parse(['--no-throughput'])).toMatchObject({ 'no-throughput': true })
   })
 
   it.each([
@@ -35,6 +37,7 @@ describe('benchmark:search flags', () => {
     [['--dimension', '0'], /--dimension: dimension must be at least 1/],
     [['--nope'], /unknown flag --nope/],
     [['--out'], /--out needs a value/],
+    [['--throughput-only=yes'], /--throughput-only takes no value/],
   ])('rejects %j naming the flag (a bad number is never NaN)', (argv, message) => {
     const error = failure(argv)
     expect(error.code).toBe('INVALID_FLAGS')

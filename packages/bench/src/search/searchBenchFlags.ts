@@ -19,7 +19,14 @@ export const SearchBenchFlagsSchema = z
     'no-threads': z.boolean().optional().describe('skip the worker-thread runs'),
     'no-native': z.boolean().optional().describe('skip the native SEAL twins (seal-python in packages/bench/.venv)'),
     'no-apple': z.boolean().optional().describe("skip the row comparable with Apple's PNNS example (V=4096, D=128)"),
-    quick: z.boolean().optional().describe('fewer samples, no large run'),
+    'no-throughput': z.boolean().optional().describe('skip the throughput rows through real server processes'),
+    'throughput-only': z
+      .boolean()
+      .optional()
+      .describe(
+        'only the throughput rows through real servers (and their direct figure): replaces that section of the report in --out, the rest stays',
+      ),
+    quick: z.boolean().optional().describe('fewer samples, no large run, shorter throughput rows'),
     headline: z
       .boolean()
       .optional()

@@ -1,18 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
-import { BenchError } from '../BenchError.ts'
 import { loadAverage } from '../report/machineInfo.ts'
 import { ChildTask } from './ChildTask.ts'
+import { openBenchSession } from './openBenchSession.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 import { probeColumns, requestColumns, roundUs } from './runColumns.ts'
+import { runLoadCell } from './runLoadCell.ts'
 import { errorCodes, probesIn, serverRunStats } from './runStats.ts'
 import type { RunRecord, ServerRunRecord } from './ServerBenchReport.ts'
-import { sendWorkloadCall } from './sendWorkloadCall.ts'
 import type { RowSpec } from './serverBenchFlags.ts'
-import type { LoadJob, LoadResult, ProbeJob, ProbeResult } from './serverBenchProtocol.ts'
+import type { LoadResult, ProbeJob, ProbeResult } from './serverBenchProtocol.ts'
 
-const LOAD_GENERATOR = new URL('./loadGenerator.ts', import.meta.url)
 const HEALTH_PROBER = new URL('./healthProber.ts', import.meta.url)
 
 /**
@@ -32,7 +30,6 @@ export const BENCH_SERVER_ENV: Readonly<Record<string, string>> = {
 }
 
 const PROBE_TIMEOUT_MS = 10_000
-const REQUEST_TIMEOUT_MS = 60_000
 
 /** What one server row measures, and how it reports progress. */
 export interface ServerRowPlan {
@@ -51,23 +48,6 @@ export interface ServerRowPlan {
 
 const epochNow = () => performance.timeOrigin + performance.now()
 
-/** A few requests at a time until every worker has answered each workload (JIT, key caches). */
-export async function warmUp(client: SealboxClient, workload: PreparedWorkload, workers: number): Promise<void> {
-  const lanes = workers + 1
-  const perLane = 2
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (let i = 0; i < perLane; i++) {
-        try {
-          await sendWorkloadCall(client, workload.calls, lane + i, AbortSignal.timeout(REQUEST_TIMEOUT_MS))
-        } catch (error) {
-          throw new BenchError('ENGINE_FAILED', `warm-up ${workload.workload}: ${String(error)}`, { cause: error })
-        }
-      }
-    }),
-  )
-}
-
 /**
  * One server variant, once: a real server process (`apps/server/src/main.ts` on a
  * free loopback port), ready when `/readyz` says its workers are warm; a session and
@@ -84,21 +64,7 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
   const readyMs = performance.now() - spawnedAt
   let prober: ChildTask<ProbeResult> | undefined
   try {
-    const anonymous = new SealboxClient({ baseUrl: node.url })
-    const { session, client } = await anonymous.createSession()
-    for (const workload of plan.workloads) {
-      if (workload.configId !== undefined) {
-        const served = await anonymous.searchConfig()
-        if (served.configId !== workload.configId) {
-          throw new BenchError(
-            'ENGINE_FAILED',
-            `the ${row.id} server serves search config ${served.configId}, the queries were made for ${workload.configId}: are SEARCH_* or SYNTHETIC_* set in the environment?`,
-          )
-        }
-      }
-      if (workload.keySet) await client.putKeySet(workload.keySet.id, workload.keySet.bytes)
-      await warmUp(client, workload, row.workers)
-    }
+    const { token } = await openBenchSession(node, plan.workloads, row.workers)
 
     const cells = plan.workloads.length * plan.concurrency.length
     const probeJob: ProbeJob = { baseUrl: node.url, hz: plan.probeHz, timeoutMs: PROBE_TIMEOUT_MS }
@@ -120,21 +86,17 @@ export async function measureServerRow(plan: ServerRowPlan): Promise<{ server: S
     for (const workload of plan.workloads) {
       for (const concurrency of plan.concurrency) {
         plan.onCell?.(workload, concurrency)
-        const job: LoadJob = {
+        const startedAt = new Date().toISOString()
+        const load = loadAverage()
+        const result = await runLoadCell({
           baseUrl: node.url,
-          token: session.token,
-          calls: workload.calls,
+          token,
+          workload,
           concurrency,
           warmupRequests: Math.max(2, concurrency),
           requests: plan.requests,
           maxSeconds: plan.durationSeconds,
-          requestTimeoutMs: REQUEST_TIMEOUT_MS,
-          scrapeMetrics: true,
-        }
-        const startedAt = new Date().toISOString()
-        const load = loadAverage()
-        const limitMs = (2 * plan.durationSeconds + 60) * 1000 + REQUEST_TIMEOUT_MS
-        const result = await ChildTask.start<LoadResult>('load generator', LOAD_GENERATOR, job, limitMs).result
+        })
         loads.push({ workload, concurrency, result, startedAt, load })
       }
     }

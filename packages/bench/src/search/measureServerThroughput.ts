@@ -1,0 +1,149 @@
+import { ServerNode } from '@sealbox/server/testing'
+import { loadAverage } from '../report/machineInfo.ts'
+import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { openBenchSession } from '../server/openBenchSession.ts'
+import type { PreparedWorkload } from '../server/PreparedWorkload.ts'
+import { runLoadCell } from '../server/runLoadCell.ts'
+import { prepareSearchWorkload } from '../server/searchWorkload.ts'
+import { threadCpuMs } from './measureSearch.ts'
+import {
+  type DirectThroughput,
+  summarizeDirectThroughput,
+  summarizeThroughputCell,
+  type ThroughputCell,
+} from './throughputStats.ts'
+
+/** How much load each cell of the throughput section gets. */
+export interface ThroughputPlan {
+  /** `WORKERS` of each `pool` server. */
+  workers: readonly number[]
+  /** Closed-loop clients per cell. */
+  concurrency: readonly number[]
+  /** A cell stops after this many answered queries… */
+  requests: number
+  /** …or after this many seconds. */
+  maxSeconds: number
+  /** Direct (in-thread) queries, half before the servers and half after. */
+  directSamples: number
+}
+
+/** The throughput section of the search benchmark: the default config through real servers. */
+export interface ThroughputReport {
+  /** The command that measured this section (it may differ from the rest of the report's). */
+  command: string
+  date: string
+  cores: number
+  loadAverageBefore: [number, number, number]
+  loadAverageAfter: [number, number, number]
+  plan: ThroughputPlan
+  /** The served config (the server's defaults) and the query's sizes. */
+  workload: { title: string; facts: Record<string, string | number> }
+  direct: DirectThroughput
+  cells: ThroughputCell[]
+  /** Servers that failed to start or to answer (the other rows still count). */
+  failures: { workers: number; message: string }[]
+}
+
+const UNTIMED_DIRECT = 3
+
+function measureDirect(workload: PreparedWorkload, samples: number, totals: number[], cpus: number[]): void {
+  for (let i = 0; i < UNTIMED_DIRECT; i++) workload.runDirect(i)
+  for (let i = 0; i < samples; i++) {
+    const cpuStart = threadCpuMs()
+    totals.push(workload.runDirect(i).totalMs)
+    cpus.push(threadCpuMs() - cpuStart)
+  }
+}
+
+/**
+ * Private search through the real server: for each `WORKERS` count a server process
+ * (`EXECUTOR=pool`, the default search config, the server bench's settings), warmed up,
+ * then one fresh load-generator process per client count sending the encrypted queries
+ * through SealboxClient over HTTP. Next to it, the same queries run by he-core in this
+ * thread (the direct figure), half before the servers and half after, so both see the
+ * machine's load of the same minutes.
+ */
+export async function measureServerThroughput(options: {
+  plan: ThroughputPlan
+  command: string
+  cores: number
+  log: (line: string) => void
+}): Promise<ThroughputReport> {
+  const { plan, log } = options
+  const date = new Date().toISOString()
+  const loadAverageBefore = loadAverage()
+  using workload = await prepareSearchWorkload()
+  const totals: number[] = []
+  const cpus: number[] = []
+  const half = Math.ceil(plan.directSamples / 2)
+  log(`[throughput] direct: ${half} queries in this thread`)
+  measureDirect(workload, half, totals, cpus)
+  const cells: ThroughputCell[] = []
+  const failures: ThroughputReport['failures'] = []
+  for (const workers of plan.workers) {
+    log(`[throughput] pool server, ${workers} worker(s): starting`)
+    let node: ServerNode | undefined
+    try {
+      node = await ServerNode.start({
+        name: `search-throughput-pool-${workers}`,
+        env: { ...BENCH_SERVER_ENV, EXECUTOR: 'pool', WORKERS: String(workers) },
+      })
+      const { token } = await openBenchSession(node, [workload], workers)
+      for (const concurrency of plan.concurrency) {
+        const startedAt = new Date().toISOString()
+        const load = loadAverage()
+        const result = await runLoadCell({
+          baseUrl: node.url,
+          token,
+          workload,
+          concurrency,
+          warmupRequests: 2 * concurrency,
+          requests: plan.requests,
+          maxSeconds: plan.maxSeconds,
+        })
+        const checked = Object.entries(result.firstResponses)
+        const cell: ThroughputCell = {
+          workers,
+          concurrency,
+          startedAt,
+          loadAverage: load,
+          wallMs: result.wallMs,
+          stoppedBy: result.stoppedBy,
+          ...summarizeThroughputCell({
+            samples: result.samples,
+            wallMs: result.wallMs,
+            serverCpuMs: result.serverCpuMs,
+            workers,
+            cores: options.cores,
+          }),
+          verified: checked.length > 0 && checked.every(([i, answer]) => workload.verify(Number(i), answer)),
+        }
+        log(
+          `             ${concurrency} clients: ${cell.qps.toFixed(1)} q/s, p50 ${cell.latencyP50.toFixed(1)} ms, server CPU ${cell.serverCpuMs?.toFixed(1) ?? '–'} ms per query; exact ${cell.verified}`,
+        )
+        cells.push(cell)
+      }
+    } catch (error) {
+      // One failed server should not throw away the other rows: record it and go on.
+      const message = error instanceof Error ? error.message : String(error)
+      log(`  ! pool-${workers} failed: ${message}`)
+      failures.push({ workers, message })
+    } finally {
+      await node?.stop()
+    }
+  }
+  log(`[throughput] direct: ${plan.directSamples - half} more queries in this thread`)
+  measureDirect(workload, plan.directSamples - half, totals, cpus)
+  return {
+    command: options.command,
+    date,
+    cores: options.cores,
+    loadAverageBefore,
+    loadAverageAfter: loadAverage(),
+    plan,
+    workload: { title: workload.title, facts: workload.facts },
+    direct: summarizeDirectThroughput(totals, cpus),
+    cells,
+    failures,
+  }
+}

@@ -1,0 +1,41 @@
+import { ChildTask } from './ChildTask.ts'
+import type { PreparedWorkload } from './PreparedWorkload.ts'
+import type { LoadJob, LoadResult } from './serverBenchProtocol.ts'
+
+const LOAD_GENERATOR = new URL('./loadGenerator.ts', import.meta.url)
+
+/** A request that takes longer than this is counted as an error (CLIENT_TIMEOUT). */
+export const REQUEST_TIMEOUT_MS = 60_000
+
+/** One load cell against a running server: how much load, for how long. */
+export interface LoadCell {
+  baseUrl: string
+  token: string
+  workload: PreparedWorkload
+  concurrency: number
+  /** Unrecorded requests first, at the same concurrency. */
+  warmupRequests: number
+  /** The measured part stops after this many requests or `maxSeconds`, whichever comes first. */
+  requests: number
+  maxSeconds: number
+}
+
+/**
+ * Runs one cell in a fresh load-generator process (`loadGenerator.ts`), reading the
+ * server's `/metrics` (event-loop delay, process CPU) right before and after the measured part.
+ */
+export async function runLoadCell(cell: LoadCell): Promise<LoadResult> {
+  const job: LoadJob = {
+    baseUrl: cell.baseUrl,
+    token: cell.token,
+    calls: cell.workload.calls,
+    concurrency: cell.concurrency,
+    warmupRequests: cell.warmupRequests,
+    requests: cell.requests,
+    maxSeconds: cell.maxSeconds,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    scrapeMetrics: true,
+  }
+  const limitMs = (2 * cell.maxSeconds + 60) * 1000 + REQUEST_TIMEOUT_MS
+  return ChildTask.start<LoadResult>('load generator', LOAD_GENERATOR, job, limitMs).result
+}
