@@ -104,7 +104,7 @@ export function renderEvaluateBodyMarkdown(report: EvaluateBodyReport, command: 
   const parts = [
     '# Evaluate request body: bytes on the wire and event-loop time',
     '',
-    `\`${command}\`. A real server (pool executor, 2 workers) answers \`POST /api/v1/evaluate\` through \`SealboxClient.evaluate\`, one request at a time, so each request's phases are its own. Program: the k inputs summed (k − 1 adds), × x0, relinearize, rotateRows(1); BFV, t = Batching(n, 20), zstd input envelopes. Medians over the measured requests. **loop** = \`decode\` + \`encode\`: the route's own synchronous work on the event loop (body parsing, validation and analysis, envelope decoding in, response body out) — time during which the server answers no other request.`,
+    `\`${command}\`. A real server (pool executor, 2 workers) answers \`POST /api/v1/evaluate\` through \`SealboxClient.evaluate\`, one request at a time, so each request's phases are its own. Program: the k inputs summed (k − 1 adds), × x0, relinearize, rotateRows(1); BFV, t = Batching(n, 20), zstd input envelopes. Medians over the measured requests. **loop** = \`decode\` + \`encode\`: the route's own synchronous work on the event loop (body parsing, validation and analysis, envelope decoding in, response body out) — time during which the server answers no other request. The worker's \`deserialize\` (context lease, envelope checks, zstd inflate, SEAL load) runs the same code on the same envelopes in every column, so a difference there is the shared machine's load (compare \`compute\`), not the body format.`,
   ]
   const before = report.runs.before
   for (const run of runs) {
