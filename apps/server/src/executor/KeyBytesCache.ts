@@ -1,14 +1,6 @@
 import { LRUCache } from 'lru-cache'
+import { CacheCounters, type CacheStats } from './CacheCounters.ts'
 import { type KeySetRef, keySetCacheKey } from './keySetRef.ts'
-
-/** Counters and size of the bytes cache. */
-export interface KeyBytesCacheStats {
-  bytes: number
-  entries: number
-  hits: number
-  misses: number
-  evictions: number
-}
 
 /**
  * The node's middle key tier: an LRU, within a byte budget, of key sets in the form
@@ -22,9 +14,7 @@ export interface KeyBytesCacheStats {
 export class KeyBytesCache {
   /** Undefined when the budget is 0 (the tier is off). */
   readonly #entries: LRUCache<string, Uint8Array> | undefined
-  #hits = 0
-  #misses = 0
-  #evictions = 0
+  readonly #counters = new CacheCounters()
 
   constructor(budgetBytes: number) {
     this.#entries =
@@ -35,7 +25,7 @@ export class KeyBytesCache {
             maxEntrySize: budgetBytes,
             sizeCalculation: (bytes) => Math.max(1, bytes.length),
             dispose: (_bytes, _key, reason) => {
-              if (reason === 'evict') this.#evictions++
+              if (reason === 'evict') this.#counters.evictions++
             },
           })
         : undefined
@@ -44,8 +34,7 @@ export class KeyBytesCache {
   /** The bytes of `keySet` (refreshing its recency), or undefined. */
   get(keySet: KeySetRef): Uint8Array | undefined {
     const found = this.#entries?.get(keySetCacheKey(keySet))
-    if (found === undefined) this.#misses++
-    else this.#hits++
+    this.#counters.lookup(found !== undefined)
     return found
   }
 
@@ -64,13 +53,7 @@ export class KeyBytesCache {
     this.#entries?.delete(keySetCacheKey(keySet))
   }
 
-  stats(): KeyBytesCacheStats {
-    return {
-      bytes: this.#entries?.calculatedSize ?? 0,
-      entries: this.#entries?.size ?? 0,
-      hits: this.#hits,
-      misses: this.#misses,
-      evictions: this.#evictions,
-    }
+  stats(): CacheStats {
+    return this.#counters.stats(this.#entries)
   }
 }

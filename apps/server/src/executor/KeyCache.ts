@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { CacheCounters, type CacheStats } from './CacheCounters.ts'
 
 /** Something the cache owns and must free on eviction (deserialized SEAL keys). */
 export interface CachedValue {
@@ -20,15 +21,6 @@ export interface CacheLease<V> {
   release(): void
 }
 
-/** Hit/miss counters and the current size. */
-export interface KeyCacheStats {
-  bytes: number
-  entries: number
-  hits: number
-  misses: number
-  evictions: number
-}
-
 /**
  * A per-worker LRU of deserialized evaluation keys within a byte budget. Loading
  * seeded Galois keys costs milliseconds per request (and more at n=8192), so a
@@ -38,9 +30,7 @@ export interface KeyCacheStats {
 export class KeyCache<V extends CachedValue> {
   readonly #budget: number
   readonly #entries: LRUCache<string, Entry<V>> | undefined
-  #hits = 0
-  #misses = 0
-  #evictions = 0
+  readonly #counters = new CacheCounters()
   #version = 0
 
   constructor(budgetBytes: number) {
@@ -52,7 +42,7 @@ export class KeyCache<V extends CachedValue> {
             sizeCalculation: (entry) => Math.max(1, entry.bytes),
             dispose: (entry, _key, reason) => {
               // Out of the cache (evicted, deleted or cleared): freed now, or by the last job using it.
-              if (reason === 'evict') this.#evictions++
+              if (reason === 'evict') this.#counters.evictions++
               this.#version++
               entry.evicted = true
               if (entry.users === 0) entry.value.dispose()
@@ -67,11 +57,8 @@ export class KeyCache<V extends CachedValue> {
    */
   async acquire(key: string, load: () => Promise<{ value: V; bytes: number }>): Promise<CacheLease<V>> {
     const found = this.#entries?.get(key)
-    if (found) {
-      this.#hits++
-      return this.#lend(found, true)
-    }
-    this.#misses++
+    this.#counters.lookup(found !== undefined)
+    if (found) return this.#lend(found, true)
     const { value, bytes } = await load()
     // Another job of this worker may have loaded the same key meanwhile.
     const raced = this.#entries?.get(key)
@@ -122,13 +109,7 @@ export class KeyCache<V extends CachedValue> {
     return this.#entries ? [...this.#entries.rkeys()] : []
   }
 
-  stats(): KeyCacheStats {
-    return {
-      bytes: this.#entries?.calculatedSize ?? 0,
-      entries: this.#entries?.size ?? 0,
-      hits: this.#hits,
-      misses: this.#misses,
-      evictions: this.#evictions,
-    }
+  stats(): CacheStats {
+    return this.#counters.stats(this.#entries)
   }
 }
