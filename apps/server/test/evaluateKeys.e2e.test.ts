@@ -1,4 +1,13 @@
-import { exportEvaluationKeys, getHeContext, KeySet, type ProgramInput } from '@sealbox/he-core'
+import {
+  encodeBatch,
+  encryptSymmetric,
+  exportEvaluationKeys,
+  getHeContext,
+  KeySet,
+  type ProgramInput,
+  saveSealObject,
+  withScope,
+} from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, startServer, type TestServer } from './harness.ts'
@@ -56,6 +65,36 @@ describe('evaluate: keys derived from the program', () => {
     const details = error.details?.server as { missingSteps: number[] }
     expect(details.missingSteps).toEqual(expect.arrayContaining([3]))
     expect(details.missingSteps).not.toContain(1)
+  })
+
+  it('refuses inputs encrypted under another secret key than the key set, before any work', async () => {
+    const ctx = await getHeContext(params)
+    using keys = KeySet.generate(ctx, { relin: true })
+    using stranger = KeySet.generate(ctx, {})
+    const client = await server.tenant()
+    await client.putKeySet('relin', exportEvaluationKeys(keys))
+    const square: ProgramInput = {
+      version: 1,
+      inputs: [{ name: 'x', kind: 'ciphertext' }],
+      steps: [
+        { op: 'square', a: 'x', out: 'x2' },
+        { op: 'relinearize', a: 'x2', out: 'out' },
+      ],
+      outputs: ['out'],
+    }
+    const x = withScope((scope) =>
+      saveSealObject(encryptSymmetric(stranger, encodeBatch(ctx, [1, 2, 3], scope), scope), {
+        kind: 'ciphertext',
+        fingerprint: ctx.fingerprint,
+        keySetId: stranger.id,
+        compression: 'zstd',
+      }),
+    )
+    const error = await errorOf(client.evaluate({ params, program: square, inputs: { x }, keySet: 'relin' }))
+    expect([error.code, error.details?.status]).toEqual(['KEY_SET_MISMATCH', 409])
+    expect(error.message).toMatch(/the inputs were encrypted under another secret key than key set "relin"/)
+    // Refused on the loop: never queued for a worker.
+    expect(error.details?.timing).not.toHaveProperty('queue')
   })
 
   it('takes the key set from ?keySet= (for proxies routing by key set) and refuses a conflicting body', async () => {
