@@ -14,6 +14,7 @@ import {
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { type EvaluateCall, encodeEvaluateRequest } from '@sealbox/he-core/client'
 import type { Ciphertext } from 'node-seal/throws'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 
@@ -65,6 +66,9 @@ export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
       .out as bigint[]
   ).map(String)
   const keyBytes = exportEvaluationKeys(keys)
+  const request: EvaluateCall = { params: PROGRAM_PARAMS, program: BENCH_PROGRAM, inputs }
+  // SealboxClient.evaluate sends the key set in the URL, the rest as this body.
+  const call: EvaluateCall = { ...request, keySet: KEY_SET }
 
   return {
     workload: 'program',
@@ -73,9 +77,10 @@ export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
       params: `BFV n=${PROGRAM_PARAMS.polyModulusDegree}, t = Batching(n, 20)`,
       program: 'multiply(x, y) → relinearize → rotateRows(1)',
       inputBytes: inputs.x.byteLength + inputs.y.byteLength,
+      requestBytes: encodeEvaluateRequest(request).byteLength,
       keyBytes: keyBytes.byteLength,
     },
-    calls: { route: 'evaluate', calls: [{ params: PROGRAM_PARAMS, program: BENCH_PROGRAM, inputs, keySet: KEY_SET }] },
+    calls: { route: 'evaluate', calls: [call] },
     keySet: { id: KEY_SET, bytes: keyBytes },
     verify(_index, answer) {
       const slots = withScope((scope) => {
