@@ -1,16 +1,8 @@
 import { HeError } from '@sealbox/he-core'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
-import { describeZodError } from './sendError.ts'
 
-/** Validates `value` with a zod schema; failures are INVALID_INPUT naming the field (`query.keySet: …`). */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const parsed = schema.safeParse(value)
-  if (!parsed.success) {
-    throw new HeError('INVALID_INPUT', describeZodError(parsed.error, where), { cause: parsed.error })
-  }
-  return parsed.data
-}
+// JSON params, query strings and bodies are validated by the routes' contract schemas
+// (routeFromContract); what is left here is the binary body and the request's plumbing.
 
 /** The media type of a request without parameters, lower case ('' when absent). */
 export function mediaType(request: FastifyRequest): string {

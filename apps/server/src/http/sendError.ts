@@ -31,7 +31,7 @@ function isFastifyError(error: unknown): error is FastifyError {
 }
 
 /** A zod failure as a message naming the field: `query.k: expected number`. */
-export function describeZodError(error: z.ZodError, where: string): string {
+function describeZodError(error: z.ZodError, where: string): string {
   const issue = error.issues[0]
   if (!issue) return `${where}: invalid`
   return describeIssue(where, issue.path.map(String), issue.message)
