@@ -94,6 +94,11 @@ export class ServerNode {
     return `127.0.0.1:${this.port}`
   }
 
+  /** The process id (benchmarks read its threads' CPU time from /proc). */
+  get pid(): number | undefined {
+    return this.#child.pid
+  }
+
   /** What the process printed so far. */
   log(): Promise<string> {
     return readFile(join(this.dir, 'server.log'), 'utf8').catch(() => '')

@@ -67,6 +67,7 @@ describe('npm run benchmark:search -- --throughput-only --quick', () => {
       expect(cell.qps, where).toBeGreaterThan(0)
       expect(cell.workerCpuMs, where).toBeGreaterThan(0)
       expect(cell.serverCpuMs, where).toBeGreaterThan(0)
+      expect(cell.threadShares?.workers, `${where} worker threads' share of the server CPU`).toBeGreaterThan(0)
     }
     expect(throughput.direct.total.samples).toBe(throughput.plan.directSamples)
     expect(throughput.direct.qpsPerCore).toBeGreaterThan(0)

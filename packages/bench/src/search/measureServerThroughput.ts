@@ -5,6 +5,7 @@ import { openBenchSession } from '../server/openBenchSession.ts'
 import type { PreparedWorkload } from '../server/PreparedWorkload.ts'
 import { runLoadCell } from '../server/runLoadCell.ts'
 import { prepareSearchWorkload } from '../server/searchWorkload.ts'
+import { readThreadCpu, threadCpuShares } from '../server/threadCpu.ts'
 import { threadCpuMs } from './measureSearch.ts'
 import {
   type DirectThroughput,
@@ -92,6 +93,8 @@ export async function measureServerThroughput(options: {
       for (const concurrency of plan.concurrency) {
         const startedAt = new Date().toISOString()
         const load = loadAverage()
+        const pid = node.pid
+        const threadsBefore = pid === undefined ? undefined : await readThreadCpu(pid)
         const result = await runLoadCell({
           baseUrl: node.url,
           token,
@@ -101,6 +104,7 @@ export async function measureServerThroughput(options: {
           requests: plan.requests,
           maxSeconds: plan.maxSeconds,
         })
+        const threadsAfter = pid === undefined ? undefined : await readThreadCpu(pid)
         const checked = Object.entries(result.firstResponses)
         const cell: ThroughputCell = {
           workers,
@@ -116,6 +120,7 @@ export async function measureServerThroughput(options: {
             workers,
             cores: options.cores,
           }),
+          threadShares: (threadsBefore && threadsAfter && threadCpuShares(threadsBefore, threadsAfter)) || null,
           verified: checked.length > 0 && checked.every(([i, answer]) => workload.verify(Number(i), answer)),
         }
         log(

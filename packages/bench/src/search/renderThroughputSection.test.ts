@@ -16,6 +16,7 @@ function cell(workers: number, concurrency: number, qps: number): ThroughputCell
     concurrency,
     startedAt: '2026-01-01T00:00:00.000Z',
     loadAverage: [1.5, 1, 1],
+    threadShares: workers === 1 ? { workers: 0.5, eventLoop: 0.125, v8Helpers: 0.375, other: 0 } : null,
     wallMs,
     stoppedBy: 'requests',
     verified: true,
@@ -47,6 +48,8 @@ describe('the throughput section', () => {
     expect(rows[0]).toMatch(/^\| direct: .* \| 1 \| 4 \(0\) \| 76\.9 \| 76\.9 \| 10\.0 min \/ 13\.0 median \|/)
     expect(rows[1]).toMatch(/^\| `pool`, WORKERS=1, HTTP \| 4 \| 30 \(0\) \| 30\.0 \| \*\*30\.0\*\* \|/)
     expect(rows[2]).toContain('| 40.0 | **20.0** |')
+    expect(rows[1]).toContain('| 50 / 13 / 38 / 0 % |')
+    expect(rows[2]).toContain('| 50.0 | – |')
     // The best q/s per worker core (1 worker) against the direct 100 q/s per core.
     expect(section).toContain('**Best served: 30.0 q/s with 4 clients on 1 worker thread(s)')
     expect(section).toContain('(direct ÷ served: 3.33×)')

@@ -2,12 +2,18 @@ import { formatRatio } from '../report/formatNumbers.ts'
 import { markdownTable } from '../report/markdownTable.ts'
 import { formatMs } from './formatMs.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
+import type { ThroughputCell } from './throughputStats.ts'
 
 /** The heading of the section; `--throughput-only` replaces the section under it. */
 export const THROUGHPUT_HEADING = '## Throughput through the real server'
 
 const rate = (value: number | null) => (value === null || !Number.isFinite(value) ? '–' : value.toFixed(1))
 const load = (values: readonly number[]) => values.join(' / ')
+const percent = (fraction: number) => `${Math.round(fraction * 100)}`
+const shares = (split: ThroughputCell['threadShares']) =>
+  split
+    ? `${percent(split.workers)} / ${percent(split.eventLoop)} / ${percent(split.v8Helpers)} / ${percent(split.other)} %`
+    : '–'
 
 /** The search benchmark's section on queries per second through real server processes. */
 export function renderThroughputSection(report: ThroughputReport): string {
@@ -23,6 +29,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
     'worker CPU per query ms',
     'server CPU per query ms',
     'q/s per CPU core',
+    'server CPU: workers / event loop / V8 helpers / other',
     'load average (1 min)',
     'exact',
   ].map((heading, i) => ({ heading, align: i === 0 ? ('left' as const) : ('right' as const) }))
@@ -40,6 +47,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
       `**${rate(direct.qpsPerCore)}**`,
       '',
       '',
+      '',
     ],
     ...report.cells.map((cell) => [
       `\`pool\`, WORKERS=${cell.workers}, HTTP`,
@@ -52,6 +60,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
       formatMs(cell.workerCpuMs),
       cell.serverCpuMs === null ? '–' : formatMs(cell.serverCpuMs),
       rate(cell.qpsPerCpuCore),
+      shares(cell.threadShares),
       String(cell.loadAverage[0]),
       cell.verified ? 'yes' : '**no**',
     ]),
@@ -82,7 +91,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
         .join(', ')}.`,
     '',
     `Each row is a real server process (\`apps/server\`, \`EXECUTOR=pool\`, WORKERS worker threads) on loopback, warmed up, then a separate load-generator process keeping the given number of clients in flight through \`SealboxClient\` (HTTP keep-alive), at most ${plan.requests} queries or ${plan.maxSeconds} s per row after 2 × clients unrecorded ones; every first answer is decrypted and checked against the plaintext oracle. ` +
-      "q/s per worker core = q/s ÷ min(WORKERS, cores). Worker CPU is the job thread's CPU time (Server-Timing `cpu`); server CPU is the whole server process (HTTP, event loop and workers) from `/metrics` (`process_cpu_seconds_total`) read right before and after the measured part, divided by the answered queries; q/s per CPU core = 1000 ÷ server CPU per query: what one core fully given to the server would serve. " +
+      "q/s per worker core = q/s ÷ min(WORKERS, cores). Worker CPU is the job thread's CPU time (Server-Timing `cpu`); server CPU is the whole server process (HTTP, event loop and workers) from `/metrics` (`process_cpu_seconds_total`) read right before and after the measured part, divided by the answered queries; q/s per CPU core = 1000 ÷ server CPU per query: what one core fully given to the server would serve. The split of the server's CPU between its threads (worker threads: the jobs and their messaging; the event loop: HTTP and the routes; V8's helper threads: concurrent garbage collection and compiling) is read from `/proc/<pid>/task/*/stat` around each row, its warm-up included. " +
       `The direct row runs the same queries through he-core's \`PrivateSearchIndex\` in the benchmark's own thread (${direct.total.samples} queries, half before the servers, half after): its CPU per query is the floor the served rows are compared with.`,
     '',
     markdownTable(columns, rows),

@@ -1,5 +1,6 @@
 import { mean, percentile } from '../harness/stats.ts'
 import type { RequestSample } from '../server/serverBenchProtocol.ts'
+import type { ThreadCpuShares } from '../server/threadCpu.ts'
 import { type Spread, spread } from './searchStats.ts'
 
 /** One server variant × client count, measured through a real server over HTTP. */
@@ -35,6 +36,11 @@ export interface ThroughputCell {
   serverCpuMs: number | null
   /** 1000 ÷ `serverCpuMs`: the queries per second one core would serve at that CPU cost. */
   qpsPerCpuCore: number | null
+  /**
+   * How the server process's CPU split between its threads over the cell (warm-up
+   * included), from /proc; null where /proc cannot be read.
+   */
+  threadShares: ThreadCpuShares | null
   /** Every checked answer decrypted to the plaintext oracle's scores. */
   verified: boolean
 }
