@@ -75,7 +75,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
         `**Best served: ${rate(best.qps)} q/s with ${best.concurrency} clients on ${best.workers} worker thread(s), ${rate(best.qpsPerWorkerCore)} q/s per worker core, against ${rate(direct.qpsPerCore)} q/s per core direct (direct ÷ served: ${formatRatio(direct.qpsPerCore / best.qpsPerWorkerCore)}).** ` +
           (best.serverCpuMs === null
             ? ''
-            : `There the server spent ${formatMs(best.serverCpuMs)} ms of CPU per query (every thread) against ${formatMs(direct.cpuMs)} ms direct (${formatRatio(best.serverCpuMs / direct.cpuMs)}: HTTP, the event loop and the executor's messaging on top of the job). `) +
+            : `There the server spent ${formatMs(best.serverCpuMs)} ms of CPU per query (every thread) against ${formatMs(direct.cpuMs)} ms direct (${formatRatio(best.serverCpuMs / direct.cpuMs)}; where the rest goes: the thread split column). `) +
           "A row whose q/s per worker core is below its q/s per CPU core had workers waiting for a core (the machine's other work) or for work (too few clients).",
       ]
     : []
