@@ -41,7 +41,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 function throughputPlan(quick: boolean): ThroughputPlan {
   return quick
     ? { workers: [1, 2], concurrency: [4, 16], requests: 24, maxSeconds: 4, directSamples: 10 }
-    : { workers: [1, 2], concurrency: [4, 16], requests: 240, maxSeconds: 15, directSamples: 40 }
+    : { workers: [1, 2], concurrency: [4, 16], requests: 240, maxSeconds: 15, directSamples: 60 }
 }
 
 /**

@@ -71,6 +71,7 @@ describe('npm run benchmark:search -- --throughput-only --quick', () => {
     }
     expect(throughput.direct.total.samples).toBe(throughput.plan.directSamples)
     expect(throughput.direct.qpsPerCore).toBeGreaterThan(0)
+    expect(throughput.direct.processCpuMs).toBeGreaterThan(0)
   })
 
   it('replaces only the throughput section of the Markdown report', () => {

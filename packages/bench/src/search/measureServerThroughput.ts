@@ -1,3 +1,4 @@
+import process from 'node:process'
 import { ServerNode } from '@sealbox/server/testing'
 import { loadAverage } from '../report/machineInfo.ts'
 import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
@@ -5,7 +6,7 @@ import { openBenchSession } from '../server/openBenchSession.ts'
 import type { PreparedWorkload } from '../server/PreparedWorkload.ts'
 import { runLoadCell } from '../server/runLoadCell.ts'
 import { prepareSearchWorkload } from '../server/searchWorkload.ts'
-import { readThreadCpu, threadCpuShares } from '../server/threadCpu.ts'
+import { cpuShares, readThreadCpu, type ThreadCpuSplit, threadCpuSpent } from '../server/threadCpu.ts'
 import { threadCpuMs } from './measureSearch.ts'
 import {
   type DirectThroughput,
@@ -47,12 +48,31 @@ export interface ThroughputReport {
 
 const UNTIMED_DIRECT = 3
 
-function measureDirect(workload: PreparedWorkload, samples: number, totals: number[], cpus: number[]): void {
+/** Direct queries in this thread; what every thread of this process spent on them is added to `spent`. */
+async function measureDirect(
+  workload: PreparedWorkload,
+  samples: number,
+  into: { totals: number[]; cpus: number[]; spent: ThreadCpuSplit | undefined; unreadable: boolean },
+): Promise<void> {
   for (let i = 0; i < UNTIMED_DIRECT; i++) workload.runDirect(i)
+  const before = await readThreadCpu(process.pid)
   for (let i = 0; i < samples; i++) {
     const cpuStart = threadCpuMs()
-    totals.push(workload.runDirect(i).totalMs)
-    cpus.push(threadCpuMs() - cpuStart)
+    into.totals.push(workload.runDirect(i).totalMs)
+    into.cpus.push(threadCpuMs() - cpuStart)
+  }
+  const after = await readThreadCpu(process.pid)
+  if (!before || !after) {
+    into.unreadable = true
+    return
+  }
+  const spent = threadCpuSpent(before, after)
+  const sum = into.spent ?? { workers: 0, eventLoop: 0, v8Helpers: 0, other: 0 }
+  into.spent = {
+    workers: sum.workers + spent.workers,
+    eventLoop: sum.eventLoop + spent.eventLoop,
+    v8Helpers: sum.v8Helpers + spent.v8Helpers,
+    other: sum.other + spent.other,
   }
 }
 
@@ -74,11 +94,15 @@ export async function measureServerThroughput(options: {
   const date = new Date().toISOString()
   const loadAverageBefore = loadAverage()
   using workload = await prepareSearchWorkload()
-  const totals: number[] = []
-  const cpus: number[] = []
+  const direct = {
+    totals: [] as number[],
+    cpus: [] as number[],
+    spent: undefined as ThreadCpuSplit | undefined,
+    unreadable: false,
+  }
   const half = Math.ceil(plan.directSamples / 2)
   log(`[throughput] direct: ${half} queries in this thread`)
-  measureDirect(workload, half, totals, cpus)
+  await measureDirect(workload, half, direct)
   const cells: ThroughputCell[] = []
   const failures: ThroughputReport['failures'] = []
   for (const workers of plan.workers) {
@@ -120,7 +144,8 @@ export async function measureServerThroughput(options: {
             workers,
             cores: options.cores,
           }),
-          threadShares: (threadsBefore && threadsAfter && threadCpuShares(threadsBefore, threadsAfter)) || null,
+          threadShares:
+            (threadsBefore && threadsAfter && cpuShares(threadCpuSpent(threadsBefore, threadsAfter))) ?? null,
           verified: checked.length > 0 && checked.every(([i, answer]) => workload.verify(Number(i), answer)),
         }
         log(
@@ -138,7 +163,7 @@ export async function measureServerThroughput(options: {
     }
   }
   log(`[throughput] direct: ${plan.directSamples - half} more queries in this thread`)
-  measureDirect(workload, plan.directSamples - half, totals, cpus)
+  await measureDirect(workload, plan.directSamples - half, direct)
   return {
     command: options.command,
     date,
@@ -147,7 +172,7 @@ export async function measureServerThroughput(options: {
     loadAverageAfter: loadAverage(),
     plan,
     workload: { title: workload.title, facts: workload.facts },
-    direct: summarizeDirectThroughput(totals, cpus),
+    direct: summarizeDirectThroughput(direct.totals, direct.cpus, direct.unreadable ? undefined : direct.spent),
     cells,
     failures,
   }

@@ -32,7 +32,12 @@ const report: ThroughputReport = {
   loadAverageAfter: [4, 5, 6],
   plan: { workers: [1, 2], concurrency: [4], requests: 100, maxSeconds: 10, directSamples: 4 },
   workload: { title: 'Private search (V=10000, D=16, default config)', facts: { params: 'BGV n=4096' } },
-  direct: summarizeDirectThroughput([12, 10, 14, 16], [10, 10, 10, 10]),
+  direct: summarizeDirectThroughput([12, 10, 14, 16], [10, 10, 10, 10], {
+    workers: 0,
+    eventLoop: 40,
+    v8Helpers: 8,
+    other: 0,
+  }),
   cells: [cell(1, 4, 30), cell(2, 4, 40)],
   failures: [],
 }
@@ -50,10 +55,11 @@ describe('the throughput section', () => {
     expect(rows[2]).toContain('| 40.0 | **20.0** |')
     expect(rows[1]).toContain('| 50 / 13 / 38 / 0 % |')
     expect(rows[2]).toContain('| 50.0 | – |')
-    // The best q/s per worker core (1 worker) against the direct 100 q/s per core.
+    // The best q/s per worker core (1 worker) against the direct 83.3 q/s per core (12 ms of CPU, every thread).
     expect(section).toContain('**Best served: 30.0 q/s with 4 clients on 1 worker thread(s)')
-    expect(section).toContain('(direct ÷ served: 3.33×)')
-    expect(section).toContain('20.0 ms of CPU per query (every thread) against 10.0 ms direct (2.00×')
+    expect(section).toContain('against 83.3 q/s per core direct (direct ÷ served: 2.78×)')
+    expect(section).toContain('20.0 ms of CPU per query (every thread) against 12.0 ms direct (every thread too; 1.67×')
+    expect(rows[0]).toContain('| 10.0 | 12.0 | **83.3** | job 83 / V8 helpers 17 / other 0 % |')
   })
 
   it('lists servers that failed', () => {

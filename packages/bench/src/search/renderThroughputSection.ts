@@ -43,9 +43,11 @@ export function renderThroughputSection(report: ThroughputReport): string {
       `${formatMs(direct.total.min)} min / ${formatMs(direct.total.median)} median`,
       '',
       formatMs(direct.cpuMs),
-      formatMs(direct.cpuMs),
+      formatMs(direct.processCpuMs ?? direct.cpuMs),
       `**${rate(direct.qpsPerCore)}**`,
-      '',
+      direct.threadShares
+        ? `job ${percent(direct.threadShares.eventLoop)} / V8 helpers ${percent(direct.threadShares.v8Helpers)} / other ${percent(direct.threadShares.workers + direct.threadShares.other)} %`
+        : '–',
       '',
       '',
     ],
@@ -69,13 +71,14 @@ export function renderThroughputSection(report: ThroughputReport): string {
     (top, cell) => (top === undefined || cell.qpsPerWorkerCore > top.qpsPerWorkerCore ? cell : top),
     undefined,
   )
+  const directAll = direct.processCpuMs ?? direct.cpuMs
   const summary = best
     ? [
         '',
         `**Best served: ${rate(best.qps)} q/s with ${best.concurrency} clients on ${best.workers} worker thread(s), ${rate(best.qpsPerWorkerCore)} q/s per worker core, against ${rate(direct.qpsPerCore)} q/s per core direct (direct ÷ served: ${formatRatio(direct.qpsPerCore / best.qpsPerWorkerCore)}).** ` +
           (best.serverCpuMs === null
             ? ''
-            : `There the server spent ${formatMs(best.serverCpuMs)} ms of CPU per query (every thread) against ${formatMs(direct.cpuMs)} ms direct (${formatRatio(best.serverCpuMs / direct.cpuMs)}; where the rest goes: the thread split column). `) +
+            : `There the server spent ${formatMs(best.serverCpuMs)} ms of CPU per query (every thread) against ${formatMs(directAll)} ms direct (every thread too; ${formatRatio(best.serverCpuMs / directAll)}; where it goes: the thread split column). `) +
           "A row whose q/s per worker core is below its q/s per CPU core had workers waiting for a core (the machine's other work) or for work (too few clients).",
       ]
     : []
@@ -92,7 +95,7 @@ export function renderThroughputSection(report: ThroughputReport): string {
     '',
     `Each row is a real server process (\`apps/server\`, \`EXECUTOR=pool\`, WORKERS worker threads) on loopback, warmed up, then a separate load-generator process keeping the given number of clients in flight through \`SealboxClient\` (HTTP keep-alive), at most ${plan.requests} queries or ${plan.maxSeconds} s per row after 2 × clients unrecorded ones; every first answer is decrypted and checked against the plaintext oracle. ` +
       "q/s per worker core = q/s ÷ min(WORKERS, cores). Worker CPU is the job thread's CPU time (Server-Timing `cpu`); server CPU is the whole server process (HTTP, event loop and workers) from `/metrics` (`process_cpu_seconds_total`) read right before and after the measured part, divided by the answered queries; q/s per CPU core = 1000 ÷ server CPU per query: what one core fully given to the server would serve. The split of the server's CPU between its threads (worker threads: the jobs and their messaging; the event loop: HTTP and the routes; V8's helper threads: concurrent garbage collection and compiling) is read from `/proc/<pid>/task/*/stat` around each row, its warm-up included. " +
-      `The direct row runs the same queries through he-core's \`PrivateSearchIndex\` in the benchmark's own thread (${direct.total.samples} queries, half before the servers, half after): its CPU per query is the floor the served rows are compared with.`,
+      `The direct row runs the same queries through he-core's \`PrivateSearchIndex\` in the benchmark's own thread (${direct.total.samples} queries, half before the servers, half after): its thread's CPU per query compares with the worker's, and its whole process's (V8's helper threads collecting its garbage included, from /proc) with the server's.`,
     '',
     markdownTable(columns, rows),
     ...summary,

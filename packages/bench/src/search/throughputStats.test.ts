@@ -46,5 +46,14 @@ describe('throughput statistics', () => {
     expect(direct.total).toEqual({ min: 10, median: 20, samples: 3 })
     expect(direct).toMatchObject({ cpuMs: 10, qps: 50, qpsPerCore: 100 })
     expect(summarizeDirectThroughput([], [])).toMatchObject({ qps: 0, qpsPerCore: 0 })
+    // With the whole process's threads read from /proc, a core's worth is counted on all of them.
+    const all = summarizeDirectThroughput([20, 10, 40], [8, 10, 12], {
+      workers: 0,
+      eventLoop: 45,
+      v8Helpers: 15,
+      other: 0,
+    })
+    expect(all).toMatchObject({ cpuMs: 10, processCpuMs: 20, qpsPerCore: 50 })
+    expect(all.threadShares).toEqual({ workers: 0, eventLoop: 0.75, v8Helpers: 0.25, other: 0 })
   })
 })

@@ -1,6 +1,6 @@
 import { mean, percentile } from '../harness/stats.ts'
 import type { RequestSample } from '../server/serverBenchProtocol.ts'
-import type { ThreadCpuShares } from '../server/threadCpu.ts'
+import { cpuShares, type ThreadCpuSplit, totalCpu } from '../server/threadCpu.ts'
 import { type Spread, spread } from './searchStats.ts'
 
 /** One server variant × client count, measured through a real server over HTTP. */
@@ -40,7 +40,7 @@ export interface ThroughputCell {
    * How the server process's CPU split between its threads over the cell (warm-up
    * included), from /proc; null where /proc cannot be read.
    */
-  threadShares: ThreadCpuShares | null
+  threadShares: ThreadCpuSplit | null
   /** Every checked answer decrypted to the plaintext oracle's scores. */
   verified: boolean
 }
@@ -49,11 +49,19 @@ export interface ThroughputCell {
 export interface DirectThroughput {
   /** The whole server job per query (decode, load, compute, save), wall clock (ms). */
   total: Spread
-  /** Mean thread CPU per query (ms). */
+  /** Mean CPU per query of the thread that ran it (ms): the server's job-thread figure. */
   cpuMs: number
+  /**
+   * CPU per query of the whole benchmark process (ms; the job's thread plus V8's helper
+   * threads collecting its garbage), from /proc: the server's all-threads figure; null
+   * where /proc cannot be read.
+   */
+  processCpuMs: number | null
+  /** How `processCpuMs` split between the threads; null with it. */
+  threadShares: ThreadCpuSplit | null
   /** One thread back to back: 1000 ÷ the median total. */
   qps: number
-  /** 1000 ÷ `cpuMs`: queries per second per fully used core. */
+  /** 1000 ÷ `processCpuMs` (or `cpuMs` without /proc): queries per second per fully used core. */
   qpsPerCore: number
 }
 
@@ -112,14 +120,24 @@ export function summarizeThroughputCell(input: {
   }
 }
 
-/** The direct figure from per-query wall times and thread CPU times (ms). */
-export function summarizeDirectThroughput(totals: readonly number[], cpus: readonly number[]): DirectThroughput {
+/**
+ * The direct figure from per-query wall times and thread CPU times (ms), and what the
+ * whole process's threads spent over those queries (`process`: undefined without /proc).
+ */
+export function summarizeDirectThroughput(
+  totals: readonly number[],
+  cpus: readonly number[],
+  process?: ThreadCpuSplit,
+): DirectThroughput {
   const total = spread(totals)
   const cpuMs = cpus.length > 0 ? mean(cpus) : Number.NaN
+  const processCpuMs = process && totals.length > 0 ? totalCpu(process) / totals.length : null
   return {
     total,
     cpuMs,
+    processCpuMs,
+    threadShares: (process && cpuShares(process)) ?? null,
     qps: finiteOr(1000 / total.median, 0),
-    qpsPerCore: finiteOr(1000 / cpuMs, 0),
+    qpsPerCore: finiteOr(1000 / (processCpuMs ?? cpuMs), 0),
   }
 }

@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { describe, expect, it } from 'vitest'
-import { parseThreadStat, readThreadCpu, type ThreadCpu, threadCpuShares } from './threadCpu.ts'
+import { cpuShares, parseThreadStat, readThreadCpu, type ThreadCpu, threadCpuSpent, totalCpu } from './threadCpu.ts'
 
 // A real line of /proc/<pid>/task/<tid>/stat: utime 1200 and stime 34 ticks (fields 14, 15).
 const stat = (name: string, utime: number, stime: number) =>
@@ -27,8 +27,11 @@ describe('thread CPU from /proc', () => {
       // Born in between: all of its time counts.
       ['4', { name: 'libuv-worker', cpuMs: 200 }],
     ])
-    expect(threadCpuShares(before, after)).toEqual({ workers: 0.5, eventLoop: 0.1, v8Helpers: 0.2, other: 0.2 })
-    expect(threadCpuShares(before, before)).toBeUndefined()
+    const spent = threadCpuSpent(before, after)
+    expect(spent).toEqual({ workers: 500, eventLoop: 100, v8Helpers: 200, other: 200 })
+    expect(totalCpu(spent)).toBe(1000)
+    expect(cpuShares(spent)).toEqual({ workers: 0.5, eventLoop: 0.1, v8Helpers: 0.2, other: 0.2 })
+    expect(cpuShares(threadCpuSpent(before, before))).toBeUndefined()
   })
 
   it("reads this process's threads (Linux), and nothing for a process that is not there", async () => {

@@ -6,11 +6,11 @@ export interface ThreadCpu {
   cpuMs: number
 }
 
-/** Where a Node server's CPU time goes, as fractions of the whole process's over a window. */
-export interface ThreadCpuShares {
-  /** Worker threads (Node names them `WorkerThread`): the HE jobs and their messaging. */
+/** CPU time by kind of thread of a Node process: ms spent, or fractions of the total. */
+export interface ThreadCpuSplit {
+  /** Worker threads (Node names them `WorkerThread`): a server's HE jobs and their messaging. */
   workers: number
-  /** The main thread: HTTP, the event loop, the route handlers. */
+  /** The main thread: a server's HTTP, event loop and routes (in a benchmark, its own work). */
   eventLoop: number
   /** V8's platform threads (`V8Worker`): concurrent garbage collection, background compiling. */
   v8Helpers: number
@@ -49,15 +49,15 @@ export async function readThreadCpu(pid: number): Promise<Map<string, ThreadCpu>
   }
 }
 
-/** The CPU each kind of thread spent between two reads, as fractions of the total (threads born in between count from 0). */
-export function threadCpuShares(
+/** The CPU (ms) each kind of thread spent between two reads (threads born in between count from 0). */
+export function threadCpuSpent(
   before: ReadonlyMap<string, ThreadCpu>,
   after: ReadonlyMap<string, ThreadCpu>,
-): ThreadCpuShares | undefined {
-  const spent: ThreadCpuShares = { workers: 0, eventLoop: 0, v8Helpers: 0, other: 0 }
+): ThreadCpuSplit {
+  const spent: ThreadCpuSplit = { workers: 0, eventLoop: 0, v8Helpers: 0, other: 0 }
   for (const [tid, thread] of after) {
     const delta = Math.max(0, thread.cpuMs - (before.get(tid)?.cpuMs ?? 0))
-    const kind: keyof ThreadCpuShares =
+    const kind: keyof ThreadCpuSplit =
       thread.name === 'WorkerThread'
         ? 'workers'
         : thread.name === 'MainThread'
@@ -67,12 +67,22 @@ export function threadCpuShares(
             : 'other'
     spent[kind] += delta
   }
-  const total = spent.workers + spent.eventLoop + spent.v8Helpers + spent.other
+  return spent
+}
+
+/** All threads together (ms). */
+export function totalCpu(split: ThreadCpuSplit): number {
+  return split.workers + split.eventLoop + split.v8Helpers + split.other
+}
+
+/** Each kind's fraction of the total; undefined when nothing was spent. */
+export function cpuShares(split: ThreadCpuSplit): ThreadCpuSplit | undefined {
+  const total = totalCpu(split)
   if (total <= 0) return undefined
   return {
-    workers: spent.workers / total,
-    eventLoop: spent.eventLoop / total,
-    v8Helpers: spent.v8Helpers / total,
-    other: spent.other / total,
+    workers: split.workers / total,
+    eventLoop: split.eventLoop / total,
+    v8Helpers: split.v8Helpers / total,
+    other: split.other / total,
   }
 }
