@@ -13,6 +13,7 @@ import {
 import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
+import { percentile } from '../harness/stats.ts'
 import type { CostFloodRecord, LatencySummary } from './CostFloodRecord.ts'
 import { BENCH_SERVER_ENV } from './measureServerRow.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
@@ -25,18 +26,13 @@ const FLOOD_LANES = 4
 const IDLE_SEARCHES = 10
 const REQUEST_TIMEOUT_MS = 120_000
 
-function quantile(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number
-}
-
 function summary(values: readonly number[]): LatencySummary {
   const sorted = [...values].sort((a, b) => a - b)
   const round = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10)
   return {
     requests: sorted.length,
-    p50: round(quantile(sorted, 0.5)),
-    p99: round(quantile(sorted, 0.99)),
+    p50: round(sorted.length === 0 ? null : percentile(sorted, 0.5)),
+    p99: round(sorted.length === 0 ? null : percentile(sorted, 0.99)),
     max: round(sorted.at(-1) ?? null),
   }
 }
