@@ -7,6 +7,16 @@ import { searchFixture } from './searchTestKit.ts'
 import { decodeSearchQuery, encodeSearchQuery } from './searchWire.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 
+/** Client-side g = D' = 16 with uncompressed queries: the kernel's config, queries readable in place. */
+const UNCOMPRESSED_DYADIC = {
+  params: 'n4096',
+  scheme: 'bgv',
+  babySteps: 'client',
+  babyStep: 16,
+  dimension: 16,
+  compression: 'none',
+} as const
+
 describe('the dyadic search kernel', () => {
   it('runs the default config and answers byte for byte what SEAL answers', async () => {
     using fixture = await searchFixture({
@@ -31,15 +41,7 @@ describe('the dyadic search kernel', () => {
   })
 
   it('answers unseeded queries (seeded: false) too: about twice the bytes, the same exact scores', async () => {
-    using fixture = await searchFixture({
-      params: 'n4096',
-      scheme: 'bgv',
-      babySteps: 'client',
-      babyStep: 16,
-      rows: 5000,
-      dimension: 16,
-      compression: 'none',
-    })
+    using fixture = await searchFixture({ ...UNCOMPRESSED_DYADIC, rows: 5000 })
     const { config, database, client, index } = fixture
     const vector = syntheticSearchQuery(config.dimension, 9)
     const seeded = client.encryptQuery(vector)
@@ -52,15 +54,7 @@ describe('the dyadic search kernel', () => {
   })
 
   it('refuses an unseeded query whose residues are not reduced, before any SEAL call, and stays usable', async () => {
-    using fixture = await searchFixture({
-      params: 'n4096',
-      scheme: 'bgv',
-      babySteps: 'client',
-      babyStep: 16,
-      rows: 300,
-      dimension: 16,
-      compression: 'none',
-    })
+    using fixture = await searchFixture({ ...UNCOMPRESSED_DYADIC, rows: 300 })
     const { ctx, config, client, index, database } = fixture
     const vector = syntheticSearchQuery(config.dimension, 4)
     const query = client.encryptQuery(vector, { seeded: false })

@@ -4,8 +4,9 @@ import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
 import type { SearchConfig } from './SearchConfig.ts'
+import { usesDyadicKernel } from './searchCost.ts'
 import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
-import { DyadicAccumulator, dyadicHeadroom } from './wasm/DyadicAccumulator.ts'
+import { DyadicAccumulator } from './wasm/DyadicAccumulator.ts'
 import { sealDataWords } from './wasm/sealDataWords.ts'
 
 /** Which implementation runs the ciphertext × plaintext sums of a search. */
@@ -45,14 +46,9 @@ export class DyadicSearch {
     choice: SearchKernelChoice,
   ): DyadicSearch | undefined {
     const primes = ctx.coeffPrimes.slice(0, ctx.facts.dataPrimeCount)
-    const applies =
-      choice === 'auto' &&
-      config.scheme === 'bgv' &&
-      config.nttForm &&
-      // Server-side baby steps rotate the query, except with g = 1.
-      (config.babySteps === 'client' || config.babyStep === 1) &&
-      blocks.every(({ plaintexts }) => plaintexts.length === 1) &&
-      dyadicHeadroom(primes) >= 1
+    // The cost model's rule (no rotation at all, BGV in NTT form, primes below 2^32), so the
+    // model prices exactly the configs the kernel runs.
+    const applies = choice === 'auto' && usesDyadicKernel(config.operations, ctx.facts, config.scheme, config.nttForm)
     if (!applies) return undefined
     const none = ctx.seal.ComprModeType.none
     const plainWords = primes.length * config.polyModulusDegree

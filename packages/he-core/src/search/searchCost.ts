@@ -139,8 +139,8 @@ export function estimateServerMs(
 
 /**
  * Whether the sums run in he-core's WebAssembly kernel rather than SEAL's evaluator: no
- * rotations at all, BGV in NTT form, every data prime below 2^32 (the same rule as
- * `DyadicSearch.prepare`).
+ * rotations at all, BGV in NTT form, every data prime below 2^32. `DyadicSearch.prepare`
+ * applies this rule, so the model and the kernel cannot disagree.
  */
 export function usesDyadicKernel(
   counts: Pick<SearchOperationCount, 'babyRotations' | 'giantRotations'>,

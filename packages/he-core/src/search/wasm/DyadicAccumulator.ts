@@ -122,7 +122,6 @@ export class DyadicAccumulator {
         const { polys, primes, polyModulusDegree: n } = this.shape
         const unreduced = this.#kernel.countUnreduced(at, polys, primes.length, n, this.#primesAt)
         if (unreduced > 0) {
-          this.#loaded = 0
           throw new HeError(
             'INVALID_ENVELOPE',
             `query ciphertext ${i} has ${unreduced} coefficients at or above their prime: it is not valid for these parameters`,
