@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { concatBytes } from '../envelope/concatBytes.ts'
 import { splitEnvelopes } from '../envelope/splitEnvelopes.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { SearchCatalog } from '../search/SearchDatabase.ts'
@@ -16,12 +17,12 @@ import {
   SearchCatalogPageSchema,
   searchCatalogRoute,
 } from './contract/catalogContract.ts'
-import { ErrorReplySchema } from './contract/errorContract.ts'
 import { evaluateRoute } from './contract/evaluateContract.ts'
 import {
   healthRoute,
   metricsRoute,
   readinessRoute,
+  SERVER_EXECUTOR_MODES,
   type ServerHealth,
   ServerHealthSchema,
   type ServerReadiness,
@@ -46,6 +47,7 @@ import {
 } from './contract/searchContract.ts'
 import { createSessionRoute, type ServerSession, ServerSessionSchema } from './contract/sessionContract.ts'
 import { decodeEvaluateReply, type EvaluateReply, encodeEvaluateRequest } from './evaluateRequestBody.ts'
+import { contractError, heErrorOfResponse, jsonOf, parseReply, pathOf } from './readReply.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** Options of a `SealboxClient`. */
@@ -244,7 +246,11 @@ export class SealboxClient {
     options: CallOptions & { keySet?: string } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
-    const raw = await this.#route(searchRoute, { ...options, query: { keySet: options.keySet }, body: concat(list) })
+    const raw = await this.#route(searchRoute, {
+      ...options,
+      query: { keySet: options.keySet },
+      body: concatBytes(list),
+    })
     const body = new Uint8Array(await raw.response.arrayBuffer())
     const queryMs = (raw.response.headers.get('x-sealbox-query-ms') ?? '')
       .split(',')
@@ -321,7 +327,7 @@ export class SealboxClient {
         details: { network: true },
       })
     }
-    if (!response.ok && !options.accept?.includes(response.status)) throw await toError(response)
+    if (!response.ok && !options.accept?.includes(response.status)) throw await heErrorOfResponse(response)
     return { response, elapsedMs: performance.now() - started }
   }
 
@@ -338,91 +344,9 @@ function work(raw: RawResponse): ServerWork {
   const executor = raw.response.headers.get('x-sealbox-executor')
   return {
     timing: parseServerTiming(raw.response.headers.get('server-timing')),
-    executor: executor === 'pool' || executor === 'inline' || executor === 'process' ? executor : undefined,
+    executor: (SERVER_EXECUTOR_MODES as readonly (string | null)[]).includes(executor)
+      ? (executor as ServerExecutorMode)
+      : undefined,
     elapsedMs: raw.elapsedMs,
   }
-}
-
-/** A route's path with its `:name` segments filled in and its query string (undefined values left out). */
-function pathOf(route: RouteContract, call: Pick<RouteCall, 'params' | 'query'>): string {
-  const path = route.path.replace(/:(\w+)/g, (_match, name: string) => {
-    const value = call.params?.[name]
-    if (value === undefined) throw new HeError('INVALID_INPUT', `${route.method} ${route.path}: no value for :${name}`)
-    return encodeURIComponent(value)
-  })
-  const query = Object.entries(call.query ?? {}).flatMap(([name, value]) =>
-    value === undefined ? [] : [`${encodeURIComponent(name)}=${encodeURIComponent(value)}`],
-  )
-  return query.length === 0 ? path : `${path}?${query.join('&')}`
-}
-
-/**
- * A server that answers outside its contract is a bug (or another version): INTERNAL,
- * said plainly, never a value of the wrong shape handed to the caller.
- */
-function contractError(route: RouteContract, what: string, cause?: unknown): HeError {
-  return new HeError('INTERNAL', `${route.method} ${route.path}: the reply does not match the contract (${what})`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: { contract: true },
-  })
-}
-
-/** The body of a successful reply as JSON, for a status the route's contract answers with JSON. */
-async function jsonOf(response: Response, route: RouteContract): Promise<unknown> {
-  if (!(response.status in route.response)) {
-    throw contractError(route, `HTTP ${response.status} is not one of its replies`)
-  }
-  try {
-    return await response.json()
-  } catch (error) {
-    throw contractError(route, 'the body is not JSON', error)
-  }
-}
-
-/** A reply checked against its schema in the contract. */
-function parseReply<S extends z.ZodType>(schema: S, value: unknown, route: RouteContract, status: number): z.output<S> {
-  const parsed = schema.safeParse(value)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const field = issue?.path.length ? issue.path.join('.') : 'body'
-    throw contractError(route, `HTTP ${status} ${field}: ${issue?.message ?? 'invalid'}`, parsed.error)
-  }
-  return parsed.data
-}
-
-/** Turns an error response into an HeError carrying the server's code. */
-async function toError(response: Response): Promise<HeError> {
-  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
-  const details: Record<string, unknown> = {
-    status: response.status,
-    timing: parseServerTiming(response.headers.get('server-timing')),
-    ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
-  }
-  let text = ''
-  try {
-    text = await response.text()
-    const parsed = ErrorReplySchema.safeParse(JSON.parse(text))
-    if (parsed.success) {
-      const { error } = parsed.data
-      return new HeError(error.code, error.message, {
-        details: { ...details, hint: error.hint, ...(error.details ? { server: error.details } : {}) },
-      })
-    }
-  } catch {
-    // Not JSON at all: fall through.
-  }
-  // Not our error body (a proxy's page, a gateway timeout): said with the status and the text.
-  const code = response.status === 503 ? 'OVERLOADED' : response.status === 504 ? 'TIMEOUT' : 'INTERNAL'
-  return new HeError(code, `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`, { details })
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
 }
