@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { BenchError } from '../BenchError.ts'
+import { benchErrorOf } from '../cli/cliTestKit.ts'
 import { KEYS_BENCH_CLI, KeysBenchFlagsSchema } from './keysBenchFlags.ts'
 import { keysBenchCommand } from './keysBenchSettings.ts'
 
-function failure(argv: string[]): BenchError {
-  try {
-    keysBenchCommand(argv)
-  } catch (error) {
-    if (error instanceof BenchError) return error
-    throw error
-  }
-  throw new Error('expected a BenchError')
-}
+const failure = (argv: string[]) => benchErrorOf(() => keysBenchCommand(argv))
 
 describe('benchmark:keys flags', () => {
   it('resolves defaults (full and --quick) under the explicit flags', () => {

@@ -1,27 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { BenchError } from '../BenchError.ts'
+import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
 import { OP_TABLE_CLI, OpTableFlagsSchema, selectOps } from './opTableFlags.ts'
 import { QUICK_OPS, resolveOpTableSettings } from './opTableSettings.ts'
 import { loadPublishedTimings } from './publishedTimings.ts'
 
-function parse(argv: string[]) {
-  const flags = OP_TABLE_CLI.parse(argv)
-  if (flags === 'help') throw new Error('unexpected --help')
-  return flags
-}
+const parse = (argv: string[]) => parseFlags(OP_TABLE_CLI, argv)
 const published = new Set([...loadPublishedTimings().values()].map((row) => `${row.group}/${row.op}`))
 
-function failure(fn: () => unknown): BenchError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof BenchError) return error
-    throw error
-  }
-  throw new Error('expected a BenchError')
-}
+const failure = benchErrorOf
 
 describe('benchmark flags', () => {
   it('parses lists, numbers and switches in both --flag value and --flag=value forms', () => {

@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { BenchError } from '../BenchError.ts'
+import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
 import { SEARCH_BENCH_CLI, SearchBenchFlagsSchema } from './searchBenchFlags.ts'
 
-function parse(argv: string[]) {
-  const flags = SEARCH_BENCH_CLI.parse(argv)
-  if (flags === 'help') throw new Error('unexpected --help')
-  return flags
-}
+const parse = (argv: string[]) => parseFlags(SEARCH_BENCH_CLI, argv)
 
-function failure(argv: string[]): BenchError {
-  try {
-    parse(argv)
-  } catch (error) {
-    if (error instanceof BenchError) return error
-    throw error
-  }
-  throw new Error('expected a BenchError')
-}
+const failure = (argv: string[]) => benchErrorOf(() => parse(argv))
 
 describe('benchmark:search flags', () => {
   it('has defaults, and reads numbers and switches in both spellings', () => {

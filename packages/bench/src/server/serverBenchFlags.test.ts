@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { BenchError } from '../BenchError.ts'
+import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
 import { resolveServerBenchSettings, SERVER_BENCH_CLI, ServerBenchFlagsSchema } from './serverBenchFlags.ts'
 
-function parse(argv: string[]) {
-  const flags = SERVER_BENCH_CLI.parse(argv)
-  if (flags === 'help') throw new Error('unexpected --help')
-  return flags
-}
+const parse = (argv: string[]) => parseFlags(SERVER_BENCH_CLI, argv)
 
-function failure(argv: string[]): BenchError {
-  try {
-    parse(argv)
-  } catch (error) {
-    if (error instanceof BenchError) return error
-    throw error
-  }
-  throw new Error('expected a BenchError')
-}
+const failure = (argv: string[]) => benchErrorOf(() => parse(argv))
 
 describe('benchmark:server flags', () => {
   it('parses lists, numbers and switches in both spellings, with --quick defaults under them', () => {
