@@ -119,7 +119,11 @@ export class PrivateSearchIndex implements Disposable {
     try {
       const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
       const dyadic = DyadicSearch.prepare(ctx, config, blocks, options.kernel ?? 'auto')
-      return new PrivateSearchIndex(ctx, config, blocks, report, owned, dyadic)
+      if (!dyadic) return new PrivateSearchIndex(ctx, config, blocks, report, owned, undefined)
+      // The kernel holds its own copy of every diagonal: SEAL's are never used again.
+      for (const handle of owned.splice(0)) disown(handle)
+      const held = blocks.map(({ block }) => ({ block, plaintexts: [] }))
+      return new PrivateSearchIndex(ctx, config, held, report, owned, dyadic)
     } catch (error) {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
