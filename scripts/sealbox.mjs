@@ -26,6 +26,7 @@ const PNPM_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
  */
 const COMMANDS = {
   start: { script: 'sealbox:start', packages: [] },
+  build: { script: 'sealbox:build', packages: [] },
   test: { script: 'sealbox:test', packages: ['browsers', 'services'], native: true },
   benchmark: { script: 'sealbox:benchmark', packages: [], native: true },
   'benchmark:server': { script: 'sealbox:benchmark:server', packages: [] },
@@ -130,6 +131,12 @@ const TEST_PACKAGES = [
     group: 'services',
   },
   { why: 'multi-node tests and keys benchmark', bin: '/usr/sbin/nginx', pkg: 'nginx', group: 'services' },
+  {
+    why: 'the service unit test (systemd-analyze verify)',
+    bin: '/usr/bin/systemd-analyze',
+    pkg: 'systemd',
+    group: 'services',
+  },
 ]
 
 /** Installs the missing Debian packages of `groups`, when we may (root, or sudo without a password). */
@@ -195,6 +202,9 @@ function main() {
   const shimDir = join(TOOLS, 'bin')
   mkdirSync(shimDir, { recursive: true })
   writeFileSync(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${nodeBin}" "${pnpmEntry}" "$@"\n`, { mode: 0o755 })
+  // .tools/bin/node is the Node that runs sealbox (24 fetched above, or a recent system one):
+  // what a service unit starts the built server with (deploy/systemd/sealbox.service).
+  writeFileSync(join(shimDir, 'node'), `#!/bin/sh\nexec "${nodeBin}" "$@"\n`, { mode: 0o755 })
   const env = {
     ...process.env,
     PATH: `${shimDir}:${dirname(nodeBin)}:${process.env.PATH}`,

@@ -211,7 +211,7 @@ export const ServerConfigSchema = z
       .max(1e9)
       .default(10_000)
       .describe(
-        "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 400 LIMIT_EXCEEDED.",
+        "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 422 LIMIT_EXCEEDED.",
       ),
     MAX_INLINE_COST: z.coerce
       .number()
@@ -245,7 +245,9 @@ export const ServerConfigSchema = z
       .string()
       .default('../web/dist')
       .describe('Built sandbox to serve at `/`; empty disables. Relative paths resolve against the server package.'),
-    FAULT_INJECTION: bool.default(false).describe('Test-only faults (`x-sealbox-fault`); refused in production mode.'),
+    FAULT_INJECTION: bool
+      .default(false)
+      .describe('Test-only fault route `POST /api/v1/_faults/:fault`; refused in production mode.'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')

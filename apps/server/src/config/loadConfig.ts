@@ -94,7 +94,8 @@ export function serverHelp(): string {
     ].join('\n')
   })
   return [
-    'usage: node --conditions=@sealbox/source src/main.ts [--flag value | --flag=value …]',
+    'usage: node apps/server/dist/main.js [--flag value | --flag=value …]   (built: npm run build)',
+    '   or: node --conditions=@sealbox/source apps/server/src/main.ts …       (from source, Node ≥ 22.19)',
     '',
     'Every setting can be given as an environment variable or as a flag; a flag wins over the environment.',
     '',

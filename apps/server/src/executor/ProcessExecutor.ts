@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { HeError } from '@sealbox/he-core'
+import { CHILD_EXEC_ARGV, packageModuleFile } from '../app/packageModule.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import {
   type ProcessDownMessage,
@@ -12,7 +12,7 @@ import {
 } from './jobMessages.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
-const CHILD_FILE = fileURLToPath(new URL('../worker/processWorker.ts', import.meta.url))
+const CHILD_FILE = packageModuleFile('worker/processWorker')
 
 /** Options of the child-process executor. */
 export interface ProcessExecutorOptions {
@@ -76,7 +76,7 @@ export class ProcessExecutor implements Executor {
 
   #spawn(): void {
     const child = fork(CHILD_FILE, [], {
-      execArgv: ['--conditions=@sealbox/source'],
+      execArgv: [...CHILD_EXEC_ARGV],
       serialization: 'advanced',
       env: { ...process.env, SEALBOX_WORKER_SETUP: JSON.stringify(this.#options.setup) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

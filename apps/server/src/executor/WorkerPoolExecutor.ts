@@ -1,12 +1,12 @@
-import { fileURLToPath } from 'node:url'
 import { HeError } from '@sealbox/he-core'
 import { Piscina } from 'piscina'
+import { CHILD_EXEC_ARGV, packageModuleFile } from '../app/packageModule.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import { PoolEventSchema, type WarmInfo, type WorkerJob, type WorkerReply, WorkerReplySchema } from './jobMessages.ts'
 import { createRetireFlags, retireSlotOf } from './retireFlags.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
-const WORKER_FILE = fileURLToPath(new URL('../worker/poolWorker.ts', import.meta.url))
+const WORKER_FILE = packageModuleFile('worker/poolWorker')
 
 /** Options of the worker-thread executor. */
 export interface WorkerPoolOptions {
@@ -73,8 +73,8 @@ export class WorkerPoolExecutor implements Executor {
           // Idle workers must keep their event loop running (no Atomics.wait between tasks).
           atomics: 'disabled',
           maxQueue: 4,
-          // Workers run our .ts sources directly; the package condition points them at src/.
-          execArgv: ['--conditions=@sealbox/source'],
+          // From source, workers run our .ts files and the package condition points them at src/.
+          execArgv: [...CHILD_EXEC_ARGV],
           workerData: { setup, retireFlags: this.#retireFlags, ...(wasmModule ? { wasmModule } : {}) },
         })
         this.#pools.push(pool)

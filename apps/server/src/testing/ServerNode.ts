@@ -8,6 +8,8 @@ import { HeError } from '@sealbox/he-core'
 import { freePort, waitFor } from './debianTools.ts'
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url))
+/** The built server (`npm run build`), run by plain Node without `--conditions`. */
+export const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
 
 /** Options of one sealbox node process. */
 export interface ServerNodeOptions {
@@ -17,6 +19,12 @@ export interface ServerNodeOptions {
   readyTimeoutMs?: number
   /** A name for logs and failure messages. */
   name?: string
+  /** `source` (default): `node --conditions=@sealbox/source src/main.ts`; `built`: `node dist/main.js` (build first). */
+  entry?: 'source' | 'built'
+  /** Keep HOST as given in `env` instead of 127.0.0.1 (the node is still reached on 127.0.0.1). */
+  keepHost?: boolean
+  /** Wait for `/readyz` (default); false returns once the process is spawned (start-up tests). */
+  waitReady?: boolean
 }
 
 /**
@@ -47,13 +55,14 @@ export class ServerNode {
     const dir = await mkdtemp(join(tmpdir(), `sealbox-${name}-`))
     const port = await freePort()
     const log = createWriteStream(join(dir, 'server.log'))
-    const child = spawn(process.execPath, ['--conditions=@sealbox/source', MAIN], {
+    const argv = options.entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
+    const child = spawn(process.execPath, argv, {
       env: {
         ...process.env,
         LOG_LEVEL: 'warn',
         ...options.env,
         PORT: String(port),
-        HOST: '127.0.0.1',
+        ...(options.keepHost && options.env?.HOST ? {} : { HOST: '127.0.0.1' }),
         DATA_DIR: join(dir, 'data'),
         WEB_DIST: '',
       },
@@ -66,6 +75,7 @@ export class ServerNode {
     child.once('exit', (code) => {
       exitCode = code
     })
+    if (options.waitReady === false) return node
     try {
       await waitFor(
         `${name} to be ready on port ${port}`,
@@ -102,6 +112,16 @@ export class ServerNode {
   /** What the process printed so far. */
   log(): Promise<string> {
     return readFile(join(this.dir, 'server.log'), 'utf8').catch(() => '')
+  }
+
+  /** Sends a signal to the process (SIGHUP: reload tokens; SIGKILL: a crash drill). */
+  signal(signal: NodeJS.Signals): void {
+    this.#child.kill(signal)
+  }
+
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null> {
+    return this.#exited
   }
 
   /** Graceful shutdown (SIGTERM), SIGKILL after `timeoutMs`; removes the directory. */
