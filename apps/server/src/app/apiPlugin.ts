@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { authorizationOf } from '../http/authorizationOf.ts'
 import { catalogRoutes } from '../routes/catalogRoutes.ts'
 import { evaluateRoutes } from '../routes/evaluateRoutes.ts'
 import { faultRoutes } from '../routes/faultRoutes.ts'
@@ -45,7 +46,7 @@ export async function apiPlugin(app: FastifyInstance): Promise<void> {
     if (request.routeOptions.config.auth === false) return
     const started = performance.now()
     try {
-      request.tenant = auth.authenticate(request.headers.authorization)
+      request.tenant = auth.authenticate(authorizationOf(request.raw.rawHeaders))
     } finally {
       request.timing.add('auth', performance.now() - started)
     }

@@ -1,6 +1,7 @@
 import { API_PREFIX, searchCatalogRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { ifNoneMatches } from '../http/ifNoneMatch.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
 
 /**
@@ -21,8 +22,7 @@ export async function catalogRoutes(app: FastifyInstance): Promise<void> {
       const etag = catalog.etag(offset, limit)
       // Clients revalidate every time (no-cache), and a match costs a few bytes.
       reply.header('etag', etag).header('cache-control', 'no-cache')
-      const wanted = request.headers['if-none-match']
-      if (wanted?.split(',').some((tag) => tag.trim() === etag)) {
+      if (ifNoneMatches(request.headers['if-none-match'], etag)) {
         return reply.status(304).send(undefined)
       }
       return catalog.page(offset, limit)

@@ -4,11 +4,27 @@ import { API_PREFIX, NoBodySchema, type RouteContract } from './routeContract.ts
 /** Rows in one catalog page at most (the server's default page size too). */
 export const SEARCH_CATALOG_MAX_PAGE = 5000
 
+/**
+ * A count in a query string: decimal digits only. `z.coerce.number()` would take what
+ * `Number()` takes — `0x10`, `" 5 "`, `""` (as 0), `1e1`, `-0` — so one page had many names.
+ */
+function queryCount(field: string) {
+  return z.union([
+    z.number().int(),
+    z
+      .string()
+      .regex(/^\d{1,15}$/, `${field} must be a decimal integer (digits only)`)
+      .transform(Number),
+  ])
+}
+
 /** `GET /api/v1/search/catalog?offset=&limit=`: which rows to return. */
 export const SearchCatalogQuerySchema = z
   .object({
-    offset: z.coerce.number().int().min(0).default(0),
-    limit: z.coerce.number().int().min(1).max(SEARCH_CATALOG_MAX_PAGE).default(SEARCH_CATALOG_MAX_PAGE),
+    offset: queryCount('offset').pipe(z.number().int().min(0)).default(0),
+    limit: queryCount('limit')
+      .pipe(z.number().int().min(1).max(SEARCH_CATALOG_MAX_PAGE))
+      .default(SEARCH_CATALOG_MAX_PAGE),
   })
   .strict()
 export type SearchCatalogQuery = z.input<typeof SearchCatalogQuerySchema>
