@@ -11,9 +11,9 @@ import { NoticeBanner } from './NoticeBanner.tsx'
 import { PanelNav } from './PanelNav.tsx'
 import { PANELS, type PanelId } from './panels.ts'
 import { useWorkspace } from './SandboxContext.tsx'
+import { SharedLinkOpener } from './SharedLinkOpener.tsx'
 import { useHashPanel } from './useHashPanel.ts'
 import { usePanelBadges } from './usePanelBadges.ts'
-import { usePermalinkOpener } from './usePermalinkOpener.ts'
 import { WorkspaceMenu } from './WorkspaceMenu.tsx'
 
 function panelBody(panel: PanelId): ReactNode {
@@ -40,7 +40,6 @@ function panelBody(panel: PanelId): ReactNode {
 /** The sandbox shell: header, activity bar, panel tabs and the open panel. */
 export function App() {
   const [panel, open] = useHashPanel()
-  usePermalinkOpener()
   useServerHistory()
   const workspace = useWorkspace()
   const badges = usePanelBadges(workspace)
@@ -71,6 +70,7 @@ export function App() {
       </header>
       <ActivityBar />
       <NoticeBanner />
+      <SharedLinkOpener />
       <div className="app-body">
         <PanelNav current={panel} onOpen={open} badges={badges} />
         <main

@@ -11,6 +11,18 @@ const DB_NAME = 'sealbox'
 const DB_VERSION = 1
 const STORE = 'workspace'
 const RECORD_KEY = 'current'
+/** `?workspace=<id>` in the page's address: a workspace of its own beside the usual one. */
+export const WORKSPACE_PARAM = 'workspace'
+
+/**
+ * The record this page's workspace lives in: `current`, or `workspace:<id>` when the
+ * address names another workspace (a shared link opened "in a new workspace" gets one,
+ * so it never replaces the workspace, and secret key, of the tab it was pasted into).
+ */
+function recordKey(): string {
+  const id = new URLSearchParams(window.location.search).get(WORKSPACE_PARAM)
+  return id && /^[\w-]{1,64}$/.test(id) ? `${STORE}:${id}` : RECORD_KEY
+}
 
 function openDb(): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
@@ -41,7 +53,7 @@ export type StoredWorkspace =
 export async function loadStoredWorkspace(): Promise<StoredWorkspace> {
   const db = await openDb()
   try {
-    const raw = await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(RECORD_KEY))
+    const raw = await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(recordKey()))
     if (raw === undefined) return { status: 'empty' }
     const parsed = WorkspaceStateSchema.safeParse(raw)
     if (!parsed.success) {
@@ -59,7 +71,7 @@ export async function saveStoredWorkspace(state: WorkspaceState): Promise<void> 
   const db = await openDb()
   try {
     const tx = db.transaction(STORE, 'readwrite')
-    tx.objectStore(STORE).put(state, RECORD_KEY)
+    tx.objectStore(STORE).put(state, recordKey())
     await new Promise<void>((resolve, reject) => {
       tx.oncomplete = () => resolve()
       tx.onerror = () => reject(tx.error ?? new Error('IndexedDB write failed'))
@@ -74,7 +86,7 @@ export async function saveStoredWorkspace(state: WorkspaceState): Promise<void> 
 export async function clearStoredWorkspace(): Promise<void> {
   const db = await openDb()
   try {
-    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(RECORD_KEY))
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(recordKey()))
   } finally {
     db.close()
   }
