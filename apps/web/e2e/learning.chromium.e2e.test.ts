@@ -99,7 +99,7 @@ describe('learner features in Chromium', () => {
     const error = page.getByTestId('step-3').getByRole('alert')
     await error.waitFor({ timeout: 60_000 })
     expect(await error.getAttribute('data-error-code')).toBe('NOISE_BUDGET_EXHAUSTED')
-    await page.getByRole('button', { name: 'Decrypt step 3 anyway' }).click()
+    await page.getByRole('button', { name: 'Decrypt anyway (step 3)' }).click()
     const garbage = page.getByTestId('step-3').getByTestId('garbage')
     await garbage.waitFor()
     await expect(garbage.textContent()).resolves.toMatch(/Garbage — decrypted anyway\..*has 0 bits of noise budget/)

@@ -1,7 +1,6 @@
-import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { launchChromium } from './support/browsers.ts'
 import { PANEL_NAMES } from './support/layout.ts'
 import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { venvPython } from './support/venvPython.ts'
 
 /*
  * The sandbox's learner features, part B, in Chromium against the built app and the real
@@ -21,10 +21,6 @@ import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPag
 
 const run = promisify(execFile)
 const require = createRequire(import.meta.url)
-const VENV = fileURLToPath(new URL('../../../packages/bench/.venv/', import.meta.url))
-const REQUIREMENTS = fileURLToPath(
-  new URL('../../../packages/bench/src/engines/native/requirements.txt', import.meta.url),
-)
 
 let page: Page
 let close: () => Promise<void>
@@ -46,20 +42,6 @@ async function loadBfvExample(target: Page): Promise<void> {
   await target.getByRole('tab', { name: /Functions/ }).click()
   const last = target.getByTestId(`step-${EXAMPLE_WORKSPACES.bfv.steps.length}`)
   await last.getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
-}
-
-/** The interpreter of the bench's venv (created like the bench creates it when missing); undefined without python3. */
-async function venvPython(): Promise<string | undefined> {
-  const python = `${VENV}bin/python`
-  if (existsSync(python)) return python
-  try {
-    execFileSync('python3', ['--version'], { stdio: 'ignore' })
-  } catch {
-    return undefined
-  }
-  await run('python3', ['-m', 'venv', VENV], { timeout: 120_000 })
-  await run(`${VENV}bin/pip`, ['install', '-r', REQUIREMENTS], { timeout: 600_000 })
-  return python
 }
 
 describe('learner features B in Chromium', () => {

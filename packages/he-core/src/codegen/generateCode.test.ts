@@ -8,6 +8,7 @@ import type { SchemeName } from '../params/ParamsSpec.ts'
 import { EXAMPLE_WORKSPACES } from '../workspace/exampleWorkspaces.ts'
 import { runWorkspace, type WorkspaceRun } from '../workspace/runWorkspace.ts'
 import { type CodegenOptions, codeFileName, generateCode } from './generateCode.ts'
+import { noiseBudgetStopMessage } from './noiseBudgetStopMessage.ts'
 
 const run = promisify(execFile)
 
@@ -166,7 +167,7 @@ describe('generateCode', () => {
     await expect(runWorkspace(bad)).rejects.toThrow(/step 1 \(rotateVector\): rotateVector needs CKKS/)
   })
 
-  it('stops where runWorkspace stops when the noise budget runs out: same message, failing exit, nothing printed', async () => {
+  it('stops where runWorkspace stops when the noise budget runs out: its sentence alone on stderr, exit 1, nothing printed', async () => {
     const steps = [1, 2, 3].flatMap((i) => [
       { op: 'square', a: i === 1 ? 'x' : `r${i - 1}`, out: `s${i}` },
       { op: 'relinearize', a: `s${i}`, out: `r${i}` },
@@ -183,17 +184,21 @@ describe('generateCode', () => {
       (error: Error) => error.message,
     )
     expect(stopped).toMatch(/^step 3 \(square\): 's2' has no noise budget left/)
-    const file = write('exhausted.mjs', generateCode(exhausted, { flavour: 'node', language: 'js' }))
     const env = { ...process.env }
     delete env.NODE_OPTIONS
-    const failed = await run(process.execPath, [file], { cwd: TMP, env, timeout: 120_000 }).then(
-      () => undefined,
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    )
-    expect(failed?.code).toBe(1)
-    expect(failed?.stdout).toBe('')
-    // The sandbox shows the same words with the step capitalised ("Step 3 (square): …").
-    expect(failed?.stderr).toContain(`S${stopped?.slice(1)}`)
+    for (const language of ['js', 'ts'] as const) {
+      const options = { flavour: 'node', language } as const
+      const file = write(`exhausted-${codeFileName(options)}`, generateCode(exhausted, options))
+      const failed = await run(process.execPath, [file], { cwd: TMP, env, timeout: 120_000 }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      )
+      expect(failed?.code).toBe(1)
+      expect(failed?.stdout).toBe('')
+      // The sandbox's words with the step capitalised ("Step 3 (square): …"), and no stack trace.
+      expect(failed?.stderr).toBe(`${noiseBudgetStopMessage({ op: 'square', out: 's2' }, 2)}\n`)
+      expect(failed?.stderr).toBe(`S${stopped?.slice(1)}\n`)
+    }
   })
 
   it('names the file for its flavour', () => {

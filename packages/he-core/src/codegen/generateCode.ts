@@ -4,6 +4,7 @@ import { identifiersFor } from './codegenIdentifiers.ts'
 import { emitHelpers } from './emitHelpers.ts'
 import { codecSection, keysSection, paramsSection } from './emitSetup.ts'
 import { type EmitContext, emitStep, type HelperName, helpersOf } from './emitStep.ts'
+import { noiseBudgetStopMessage } from './noiseBudgetStopMessage.ts'
 import { indentLines, wrappedListLiteral } from './sourceLayout.ts'
 
 /** Which program to generate. */
@@ -74,6 +75,9 @@ function variablesSection(parsed: ParsedWorkspace, id: (name: string) => string)
   return lines
 }
 
+/** The name of the error a generated program stops with when a noise budget is used up. */
+const NOISE_STOP = 'NoiseBudgetExhausted'
+
 /**
  * BFV/BGV: sealbox (the sandbox, `runWorkspace`) stops at the first result whose noise
  * budget is 0 — it would decrypt to garbage — and so must the program, with the same
@@ -84,14 +88,33 @@ function noiseGuard(ts: boolean): string[] {
   return [
     '// Like sealbox, stop at the first result whose noise budget is used up: it would decrypt to garbage.',
     `const requireNoiseBudget = (ciphertext${t(': Ciphertext')}, message${t(': string')})${t(': void')} => {`,
-    '  if (decryptor.invariantNoiseBudget(ciphertext) === 0) throw new Error(message)',
+    '  if (decryptor.invariantNoiseBudget(ciphertext) === 0) {',
+    `    throw Object.assign(new Error(message), { name: '${NOISE_STOP}' })`,
+    '  }',
     '}',
   ]
 }
 
-/** The words sealbox's evaluator stops with (`runProgram`), as the sandbox shows them. */
-function noiseBudgetMessage(step: { op: string; out: string }, index: number): string {
-  return `Step ${index + 1} (${step.op}): '${step.out}' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications`
+/**
+ * A Node program run from a terminal ends on sealbox's stop with the sandbox's sentence
+ * on stderr and exit code 1, like the Python export: a stack trace would bury the reason.
+ * Anything else (a real bug) still surfaces with its stack.
+ */
+function nodeEntry(ts: boolean, guarded: boolean): string[] {
+  if (!guarded) return ['await main((line) => console.log(line))']
+  return [
+    ...(ts
+      ? [
+          "// Node's process, declared so this file typechecks without @types/node.",
+          'declare const process: { exitCode?: number }',
+        ]
+      : []),
+    `await main((line) => console.log(line)).catch((error${ts ? ': unknown' : ''}) => {`,
+    `  if (!(error instanceof Error) || error.name !== '${NOISE_STOP}') throw error`,
+    '  console.error(error.message)',
+    '  process.exitCode = 1',
+    '})',
+  ]
 }
 
 /**
@@ -99,8 +122,9 @@ function noiseBudgetMessage(step: { op: string; out: string }, index: number): s
  * workspace with node-seal 7 directly (no sealbox): parameters, context, keys,
  * variables, every pipeline step (with JS versions of sumElements and inner
  * products) and the printed outputs, in exactly `runWorkspace`'s format, deleting
- * every SEAL object at the end. BFV/BGV programs stop (throw, so Node exits non-zero)
- * where `runWorkspace` stops: at the first result without noise budget. Pure:
+ * every SEAL object at the end. BFV/BGV programs stop where `runWorkspace` stops, at the
+ * first result without noise budget: `main` throws an Error named `NoiseBudgetExhausted`
+ * carrying the sandbox's sentence; the Node flavour prints it to stderr and exits 1. Pure:
  * validates the workspace like `runWorkspace` (same errors) but never touches SEAL.
  */
 export function generateCode(workspace: unknown, options: CodegenOptions): string {
@@ -126,7 +150,7 @@ export function generateCode(workspace: unknown, options: CodegenOptions): strin
     ...parsed.workspace.steps.flatMap((step, index) => [
       ...emitStep(step, index, emit),
       ...(scheme !== 'ckks' && parsed.analysis.kinds[step.out] === 'ciphertext'
-        ? [`requireNoiseBudget(${id(step.out)}, ${JSON.stringify(noiseBudgetMessage(step, index))})`]
+        ? [`requireNoiseBudget(${id(step.out)}, ${JSON.stringify(noiseBudgetStopMessage(step, index))})`]
         : []),
     ]),
     '',
@@ -165,7 +189,7 @@ export function generateCode(workspace: unknown, options: CodegenOptions): strin
     '    for (const object of owned.reverse()) object.delete()',
     '  }',
     '}',
-    ...(node ? ['', 'await main((line) => console.log(line))'] : []),
+    ...(node ? ['', ...nodeEntry(ts, scheme !== 'ckks')] : []),
     '',
   ].join('\n')
 }

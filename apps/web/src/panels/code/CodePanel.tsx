@@ -1,4 +1,4 @@
-import { formatOutputLine, HeError, type WorkspaceInput } from '@sealbox/he-core'
+import { HeError, type WorkspaceInput } from '@sealbox/he-core'
 import {
   type CodegenOptions,
   codeFileName,
@@ -13,8 +13,8 @@ import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { downloadFile } from '../../ui/files.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { defaultPrint, unrebuildable, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
-import type { WorkspaceState } from '../../workspace/workspaceState.ts'
 import { NeedsContext } from '../NeedsContext.tsx'
+import { programPromise } from './programPromise.ts'
 
 type Generated = { code: string; fileName: string } | { error: HeError }
 /** The program's language: node-seal TypeScript / JavaScript, or Python on the seal-python wheel. */
@@ -34,18 +34,6 @@ function generate(
   } catch (error) {
     return { error: error instanceof HeError ? error : new HeError('INTERNAL', String(error)) }
   }
-}
-
-/** The lines the generated program prints, as this sandbox computed them (CKKS: within its precision). */
-function expectedLines(state: WorkspaceState, print: readonly string[]): string[] | undefined {
-  const ckks = state.applied?.input.scheme === 'ckks'
-  const lines: string[] = []
-  for (const name of print) {
-    const variable = state.variables.find((v) => v.name === name)
-    if (!variable?.preview) return undefined
-    lines.push(formatOutputLine(name, variable.preview, { slots: 8, decimals: ckks ? 4 : undefined }))
-  }
-  return lines
 }
 
 /** Code: he-core's generateCode turns the workspace into a runnable node-seal program. */
@@ -78,7 +66,7 @@ function CodeView() {
   const outcome = workspaceSpecOf(state, print)
   const generated = generate(outcome.spec, flavour, language, outcome.problem)
   const python = language === 'python'
-  const expected = expectedLines(state, print)
+  const promise = programPromise(state, print)
 
   const toggle = (name: string) => {
     setChosen(print.includes(name) ? print.filter((n) => n !== name) : [...print, name])
@@ -156,12 +144,25 @@ function CodeView() {
             read {lost.length === 1 ? 'it' : 'them'}.
           </p>
         ) : null}
-        {expected ? (
+        {promise.kind === 'stops' ? (
+          <div className="field" data-testid="program-stops">
+            <p className="field-label">It stops at step {promise.step} and prints nothing</p>
+            <p className="field-help">
+              {promise.exhausted
+                ? 'Like the sandbox, the program checks every result’s noise budget and refuses to print garbage. It writes this line to stderr and exits with code 1:'
+                : 'The sandbox stopped there, so the program fails there too (exit code 1). The sandbox said:'}
+            </p>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
+            <pre className="expected expected-stop" data-testid="expected-stop" tabIndex={0}>
+              {promise.sentence}
+            </pre>
+          </div>
+        ) : promise.kind === 'prints' ? (
           <div className="field">
             <p className="field-label">It prints (as computed here)</p>
             {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
             <pre className="expected" data-testid="expected-output" tabIndex={0}>
-              {expected.join('\n')}
+              {promise.lines.join('\n')}
             </pre>
             {state.applied?.input.scheme === 'ckks' ? (
               <p className="field-help">CKKS is approximate: the last digits may differ from run to run.</p>

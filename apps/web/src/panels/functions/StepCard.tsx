@@ -214,7 +214,7 @@ export function StepCard({
                     className="button-small button-danger-ghost"
                     disabled={busy}
                     onClick={() => void decryptAnyway(sandbox, index)}
-                    aria-label={`Decrypt step ${index + 1} anyway`}
+                    aria-label={`Decrypt anyway (step ${index + 1})`}
                   >
                     Decrypt anyway
                   </button>{' '}

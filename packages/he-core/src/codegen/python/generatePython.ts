@@ -1,5 +1,6 @@
 import type { ResolvedParams } from '../../params/ParamsSpec.ts'
 import { type ParsedWorkspace, type ParseWorkspaceOptions, parseWorkspace } from '../../workspace/parseWorkspace.ts'
+import { noiseBudgetStopMessage } from '../noiseBudgetStopMessage.ts'
 import { indentLines, wrappedListLiteral } from '../sourceLayout.ts'
 import { pythonCodecSection, pythonHelpersSection, pythonKeysSection, pythonParamsSection } from './emitPythonSetup.ts'
 import { emitPythonStep, type PythonEmitContext, pythonHelpersOf } from './emitPythonStep.ts'
@@ -40,11 +41,6 @@ function variablesSection(parsed: ParsedWorkspace, id: (name: string) => string)
     lines.push(...wrappedListLiteral(values, `${id(variable.name)} = ${open}`, close, '    '))
   }
   return lines
-}
-
-/** The words sealbox's evaluator stops with (`runProgram`), as the sandbox shows them. */
-function noiseBudgetMessage(step: { op: string; out: string }, index: number): string {
-  return `Step ${index + 1} (${step.op}): '${step.out}' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications`
 }
 
 /** A Python string literal (JSON's escapes are Python's for the text sealbox emits). */
@@ -90,7 +86,7 @@ export function generatePython(workspace: unknown, options: ParseWorkspaceOption
     ...parsed.workspace.steps.flatMap((step, index) => [
       ...emitPythonStep(step, index, emit),
       ...(scheme !== 'ckks' && parsed.analysis.kinds[step.out] === 'ciphertext'
-        ? [`require_noise_budget(${id(step.out)}, ${pyString(noiseBudgetMessage(step, index))})`]
+        ? [`require_noise_budget(${id(step.out)}, ${pyString(noiseBudgetStopMessage(step, index))})`]
         : []),
     ]),
     '',

@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { WorkspaceInput } from '@sealbox/he-core'
+import { expect, inject, it } from 'vitest'
+import { WEB_ROOT } from './support/buildApp.ts'
+import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { venvPython } from './support/venvPython.ts'
+import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
+
+/*
+ * The Code panel's promise for a pipeline whose noise budget runs out, against what each
+ * export really does: the .mts and .mjs programs under this Node, the Python program
+ * under the bench's seal-python wheel.
+ */
+
+const run = promisify(execFile)
+
+/** BFV n = 8192, [51, 51, 51]: the third multiplication has no budget left. */
+const EXHAUSTED: WorkspaceInput = {
+  version: 1,
+  params: { scheme: 'bfv', polyModulusDegree: 8192, coeffModulus: [51, 51, 51] },
+  variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3, 4, 5, 6, 7, 8] }],
+  steps: [
+    { op: 'multiply', a: 'x', b: 'x', out: 'r1' },
+    { op: 'relinearize', a: 'r1', out: 'r2' },
+    { op: 'multiply', a: 'r2', b: 'x', out: 'r3' },
+    { op: 'relinearize', a: 'r3', out: 'r4' },
+    { op: 'multiply', a: 'r4', b: 'x', out: 'r5' },
+  ],
+  print: ['r5'],
+}
+
+interface Exit {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+async function exitOf(command: string, args: string[], cwd: string): Promise<Exit> {
+  const env = { ...process.env }
+  delete env.NODE_OPTIONS
+  return run(command, args, { cwd, env, timeout: 180_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: Exit) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  )
+}
+
+it('says before download that an exhausted pipeline stops at step 5, and every export does exactly that', async () => {
+  const { page, errors, close } = await openSandbox(inject('sandboxUrl'))
+  const tmp = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
+  try {
+    await openWorkspaceLink(page, workspaceLink(inject('sandboxUrl'), EXHAUSTED), 5)
+    const step5 = page.getByTestId('step-5')
+    await expect(step5.locator('[data-error-code]').getAttribute('data-error-code')).resolves.toBe(
+      'NOISE_BUDGET_EXHAUSTED',
+    )
+    // Look at the garbage: the Code panel must still not promise it.
+    await page.getByRole('button', { name: 'Decrypt anyway (step 5)' }).click()
+    await step5.getByTestId('garbage').waitFor({ timeout: 60_000 })
+
+    await openPanel(page, 'Code')
+    const stops = page.getByTestId('program-stops')
+    await expect(stops.textContent()).resolves.toMatch(/^It stops at step 5 and prints nothing/)
+    await expect(page.getByTestId('expected-output').count()).resolves.toBe(0)
+    const sentence = (await page.getByTestId('expected-stop').textContent()) ?? ''
+    expect(sentence).toBe(
+      "Step 5 (multiply): 'r5' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications",
+    )
+
+    const exports = [
+      { language: 'ts', file: 'sealbox-workspace.mts' },
+      { language: 'js', file: 'sealbox-workspace.mjs' },
+      { language: 'python', file: 'sealbox_workspace.py' },
+    ] as const
+    for (const { language, file } of exports) {
+      await page.getByTestId(`language-${language}`).check({ force: true })
+      await page.getByRole('heading', { name: file }).waitFor()
+      await expect(page.getByTestId('expected-stop').textContent()).resolves.toBe(sentence)
+      const path = join(tmp, file)
+      await writeFile(path, (await page.getByTestId('generated-code').textContent()) ?? '')
+      let exit: Exit
+      if (language === 'python') {
+        const python = await venvPython()
+        if (!python) {
+          console.warn('python3 is missing: the Python export was not run')
+          continue
+        }
+        exit = await exitOf(python, [path], tmp)
+      } else {
+        exit = await exitOf(process.execPath, [path], tmp)
+      }
+      // Nothing printed, the panel's sentence alone on stderr (no stack trace), exit code 1.
+      expect({ file, ...exit }).toEqual({ file, code: 1, stdout: '', stderr: `${sentence}\n` })
+    }
+    expect(errors).toEqual([])
+  } finally {
+    await close()
+    await rm(tmp, { recursive: true, force: true })
+  }
+})

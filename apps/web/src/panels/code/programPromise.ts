@@ -1,0 +1,37 @@
+import { formatOutputLine } from '@sealbox/he-core'
+import { noiseBudgetStopMessage } from '@sealbox/he-core/codegen'
+import type { WorkspaceState } from '../../workspace/workspaceState.ts'
+
+/**
+ * What the exported program will do, as far as this sandbox knows from its last run:
+ * print these lines; stop at a step with the sandbox's sentence on stderr and exit 1
+ * (nothing printed: it prints only after the whole pipeline ran); or not known yet.
+ */
+export type ProgramPromise =
+  | { kind: 'prints'; lines: string[] }
+  | { kind: 'stops'; step: number; sentence: string; exhausted: boolean }
+  | { kind: 'unknown' }
+
+/**
+ * The Code panel's promise for `print`. A pipeline that stopped here on a used-up
+ * noise budget stops the program at the same step, with the same sentence — even when
+ * "Decrypt anyway" left a result to look at: those numbers are garbage the program
+ * never prints. Any other failure stops the program there too (with SEAL's own error).
+ */
+export function programPromise(state: WorkspaceState, print: readonly string[]): ProgramPromise {
+  const failed = state.pipeline.findIndex((entry) => entry.last?.status === 'failed')
+  const entry = state.pipeline[failed]
+  if (entry?.last?.status === 'failed') {
+    const exhausted = entry.last.code === 'NOISE_BUDGET_EXHAUSTED'
+    const sentence = exhausted ? noiseBudgetStopMessage(entry, failed) : entry.last.message
+    return { kind: 'stops', step: failed + 1, sentence, exhausted }
+  }
+  const ckks = state.applied?.input.scheme === 'ckks'
+  const lines: string[] = []
+  for (const name of print) {
+    const variable = state.variables.find((v) => v.name === name)
+    if (!variable?.preview) return { kind: 'unknown' }
+    lines.push(formatOutputLine(name, variable.preview, { slots: 8, decimals: ckks ? 4 : undefined }))
+  }
+  return { kind: 'prints', lines }
+}
