@@ -66,7 +66,9 @@ it('asks before a pasted link replaces keys; offers the secret key first; Cancel
     await prompt.waitFor()
     expect(new URL(page.url()).hash).toBe('#functions')
     await expect(prompt.getByTestId('shared-link-loss').textContent()).resolves.toMatch(
-      new RegExp(`replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\), a pipeline of 1 step`),
+      new RegExp(
+        `replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\), a pipeline of 1 step`,
+      ),
     )
     // The secret key can leave first, as a key file.
     const [download] = await Promise.all([
