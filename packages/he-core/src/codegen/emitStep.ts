@@ -1,6 +1,9 @@
 import type { SchemeName } from '../params/ParamsSpec.ts'
+import type { TsEmitEnv } from '../program/ops/OpDefinition.ts'
+import { definitionOf } from '../program/ops/opTable.ts'
 import type { ProgramStep, ValueKind } from '../program/ProgramSpec.ts'
-import { PROGRAM_OPS, stepLabel } from '../program/programOps.ts'
+import { PROGRAM_OPS } from '../program/programOps.ts'
+import { stepLabel } from '../program/stepLabel.ts'
 
 /** What step emission needs to know. */
 export interface EmitContext {
@@ -16,18 +19,20 @@ export type HelperName = 'sumElements' | 'alignCiphertexts' | 'alignPlain'
 
 /** The helpers `step` calls. */
 export function helpersOf(step: ProgramStep, scheme: SchemeName): HelperName[] {
+  const definition = definitionOf(step)
   const helpers: HelperName[] = []
-  if (step.op === 'sumElements' || step.op === 'innerProduct' || step.op === 'innerProductPlain') {
-    helpers.push('sumElements')
-  }
+  if (definition.sumsSlots) helpers.push('sumElements')
   if ('align' in step && step.align) {
-    const plain =
-      step.op === 'addPlain' || step.op === 'subPlain' || step.op === 'multiplyPlain' || step.op === 'innerProductPlain'
     // BFV/BGV plaintexts have no level: sealbox's evaluator leaves plain operands as they are.
-    if (!plain) helpers.push('alignCiphertexts')
+    if (!hasPlainOperand(step)) helpers.push('alignCiphertexts')
     else if (scheme === 'ckks') helpers.push('alignPlain')
   }
   return helpers
+}
+
+/** The step's second operand is a plaintext. */
+export function hasPlainOperand(step: ProgramStep): boolean {
+  return definitionOf(step).operands.some((operand) => operand.kind === 'plaintext')
 }
 
 /** The op's summary with the step's own names and numbers, e.g. "xy × plaintext w → out (align)". */
@@ -50,95 +55,27 @@ function block(lines: string[]): string[] {
 export function emitStep(step: ProgramStep, index: number, e: EmitContext): string[] {
   const a = e.id(step.a)
   const out = e.id(step.out)
-  const comment = `// ${stepLabel(index, step.op)}: ${describeStep(step)}`
-  const ciphertext = `const ${out} = own(new seal.Ciphertext())`
-  const plaintext = `const ${out} = own(new seal.Plaintext())`
   const ckks = e.scheme === 'ckks'
   const aligned = 'align' in step && step.align === true
-  /** Operands after alignment: either the names themselves, or `left`/`right` inside a block. */
-  const pair = (kind: 'ciphertexts' | 'plain', matchScale: boolean): { setup: string[]; x: string; y: string } => {
-    const b = e.id('b' in step ? step.b : step.a)
-    if (!aligned || (kind === 'plain' && !ckks)) return { setup: [], x: a, y: b }
-    const helper = kind === 'plain' ? 'alignPlain' : 'alignCiphertexts'
-    return { setup: [`const [left, right] = ${helper}(${a}, ${b}, ${matchScale})`], x: 'left', y: 'right' }
+  const plain = hasPlainOperand(step)
+  const env: TsEmitEnv = {
+    scheme: e.scheme,
+    ckks,
+    id: e.id,
+    kinds: e.kinds,
+    a,
+    out,
+    comment: `// ${stepLabel(index, step.op)}: ${describeStep(step)}`,
+    ciphertext: `const ${out} = own(new seal.Ciphertext())`,
+    plaintext: `const ${out} = own(new seal.Plaintext())`,
+    pair(matchScale) {
+      const b = e.id('b' in step ? step.b : step.a)
+      if (!aligned || (plain && !ckks)) return { setup: [], x: a, y: b }
+      const helper = plain ? 'alignPlain' : 'alignCiphertexts'
+      return { setup: [`const [left, right] = ${helper}(${a}, ${b}, ${matchScale})`], x: 'left', y: 'right' }
+    },
+    withPair: (p, body) => (p.setup.length > 0 ? block([...p.setup, ...body]) : body),
+    block,
   }
-  const withPair = (p: { setup: string[] }, body: string[]) =>
-    p.setup.length > 0 ? block([...p.setup, ...body]) : body
-
-  switch (step.op) {
-    case 'add':
-    case 'sub':
-    case 'multiply': {
-      const p = pair('ciphertexts', ckks && step.op !== 'multiply')
-      return [comment, ciphertext, ...withPair(p, [`evaluator.${step.op}(${p.x}, ${p.y}, ${out})`])]
-    }
-    case 'addPlain':
-    case 'subPlain':
-    case 'multiplyPlain': {
-      const p = pair('plain', step.op !== 'multiplyPlain')
-      return [comment, ciphertext, ...withPair(p, [`evaluator.${step.op}(${p.x}, ${p.y}, ${out})`])]
-    }
-    case 'innerProduct': {
-      const p = pair('ciphertexts', false)
-      return [
-        comment,
-        ciphertext,
-        ...block([
-          ...p.setup,
-          'const product = own(new seal.Ciphertext())',
-          `evaluator.multiply(${p.x}, ${p.y}, product)`,
-          'evaluator.relinearizeInplace(product, relinKeys)',
-          `sumElements(product, ${out})`,
-        ]),
-      ]
-    }
-    case 'innerProductPlain': {
-      const p = pair('plain', false)
-      return [
-        comment,
-        ciphertext,
-        ...block([
-          ...p.setup,
-          'const product = own(new seal.Ciphertext())',
-          `evaluator.multiplyPlain(${p.x}, ${p.y}, product)`,
-          `sumElements(product, ${out})`,
-        ]),
-      ]
-    }
-    case 'negate':
-    case 'square':
-    case 'rescaleToNext':
-      return [comment, ciphertext, `evaluator.${step.op}(${a}, ${out})`]
-    case 'relinearize':
-      return [comment, ciphertext, `evaluator.relinearize(${a}, relinKeys, ${out})`]
-    case 'exponentiate':
-      return [comment, ciphertext, `evaluator.exponentiate(${a}, ${step.exponent}n, relinKeys, ${out})`]
-    case 'modSwitchToNext':
-      return e.kinds[step.a] === 'plaintext'
-        ? [comment, plaintext, `evaluator.plainModSwitchToNext(${a}, ${out})`]
-        : [comment, ciphertext, `evaluator.cipherModSwitchToNext(${a}, ${out})`]
-    case 'modSwitchToLast': {
-      const isPlain = e.kinds[step.a] === 'plaintext'
-      return [
-        comment,
-        isPlain ? plaintext : ciphertext,
-        ...block([
-          'const lastLevel = own(context.lastParmsId())',
-          `evaluator.${isPlain ? 'plainModSwitchTo' : 'cipherModSwitchTo'}(${a}, lastLevel, ${out})`,
-        ]),
-      ]
-    }
-    case 'rotateRows':
-    case 'rotateVector':
-      return [comment, ciphertext, `evaluator.${step.op}(${a}, ${step.steps}, galoisKeys, ${out})`]
-    case 'rotateColumns':
-    case 'complexConjugate':
-      return [comment, ciphertext, `evaluator.${step.op}(${a}, galoisKeys, ${out})`]
-    case 'sumElements':
-      return [comment, ciphertext, `sumElements(${a}, ${out})`]
-    default: {
-      const never: never = step
-      throw new Error(`unknown op ${JSON.stringify(never)}`)
-    }
-  }
+  return definitionOf(step).emitTs(step, env)
 }

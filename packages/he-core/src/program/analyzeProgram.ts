@@ -1,12 +1,14 @@
 import { HeError } from '../errors/HeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { ResolvedParams, SchemeName } from '../params/ParamsSpec.ts'
+import { definitionOf } from './ops/opTable.ts'
 import { resolveLimits } from './ProgramLimits.ts'
 import type { ProgramOp, ProgramSpec, ValueKind } from './ProgramSpec.ts'
 import { type ParseProgramOptions, parseProgram } from './parseProgram.ts'
 import { type ProgramCost, programCost } from './programCost.ts'
-import { PROGRAM_OPS, stepLabel } from './programOps.ts'
-import { columnRotationElement, sumElementsSteps } from './rotationKeys.ts'
+import { PROGRAM_OPS } from './programOps.ts'
+import { columnRotationElement } from './rotationKeys.ts'
+import { stepLabel } from './stepLabel.ts'
 
 /** What static analysis needs to know about the parameters (an `HeContext` has it all). */
 export interface ProgramTarget {
@@ -97,7 +99,6 @@ export function analyzeProgram(
   const limits = resolveLimits(options.limits)
   const { program, kinds } = parseProgram(input, options)
   const { scheme, polyModulusDegree: n, keySwitching, dataPrimes } = targetOf(target)
-  const rowSize = n / 2
   const allSteps = new Set<number>()
   let needsColumnRotation = false
   let needsRelinKeys = false
@@ -124,41 +125,12 @@ export function analyzeProgram(
         )
       }
     }
-    let galoisSteps: number[] = []
-    let column = false
-    let switches = 0
-    switch (step.op) {
-      case 'rotateRows':
-      case 'rotateVector':
-        if (Math.abs(step.steps) >= rowSize) {
-          throw new HeError(
-            'LIMIT_EXCEEDED',
-            `${label}: rotation by ${step.steps} is out of range; at n=${n} |steps| must be below ${rowSize}`,
-            { details },
-          )
-        }
-        if (step.steps !== 0) galoisSteps = [step.steps]
-        break
-      case 'rotateColumns':
-      case 'complexConjugate':
-        column = true
-        break
-      case 'sumElements':
-      case 'innerProduct':
-      case 'innerProductPlain':
-        galoisSteps = sumElementsSteps(n)
-        column = scheme !== 'ckks'
-        break
-      case 'exponentiate':
-        // SEAL multiplies `exponent` copies pairwise, relinearizing after each product.
-        switches = step.exponent - 1
-        break
-      default:
-        break
-    }
-    switches +=
-      galoisSteps.length + (column ? 1 : 0) + (step.op === 'relinearize' || step.op === 'innerProduct' ? 1 : 0)
-    const relin = info.relin && !(step.op === 'exponentiate' && step.exponent === 1)
+    const {
+      galoisSteps,
+      column,
+      relin,
+      keySwitches: switches,
+    } = definitionOf(step).analyze(step, { scheme, polyModulusDegree: n, label, details })
     if ((relin || galoisSteps.length > 0 || column) && !keySwitching) {
       throw new HeError(
         'MISSING_KEY',

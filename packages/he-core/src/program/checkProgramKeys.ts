@@ -1,8 +1,8 @@
 import { HeError } from '../errors/HeError.ts'
 import type { ProgramAnalysis } from './analyzeProgram.ts'
 import type { ProgramOp } from './ProgramSpec.ts'
-import { stepLabel } from './programOps.ts'
 import { checkRotationKeys, columnRotationElement } from './rotationKeys.ts'
+import { stepLabel } from './stepLabel.ts'
 
 /** Anything that can say whether it holds a key: SEAL's `RelinKeys`/`GaloisKeys`, or a set of ids from metadata. */
 export interface KeyLookup {

@@ -1,5 +1,10 @@
 import type { SchemeName } from '../params/ParamsSpec.ts'
-import type { ProgramOp, ProgramSpec, ValueKind } from './ProgramSpec.ts'
+import type { ValueNoise } from './ops/OpDefinition.ts'
+import { definitionOf } from './ops/opTable.ts'
+import type { ProgramOp, ProgramSpec } from './ProgramSpec.ts'
+import { outputKindOf } from './programOps.ts'
+
+export type { ValueNoise } from './ops/OpDefinition.ts'
 
 /*
  * A static estimate of the noise a program spends, for teaching ("this multiply will
@@ -38,17 +43,6 @@ export interface NoiseTarget {
   /** BFV/BGV: the plain modulus (only its size matters). */
   plainModulus?: bigint | number | undefined
   /** CKKS: log2 of the scale fresh values are encoded at (default 40). */
-  scaleBits?: number | undefined
-}
-
-/** Noise facts of one value, as measured (inputs) or predicted (step results). */
-export interface ValueNoise {
-  kind: ValueKind
-  /** Chain index: top level when fresh, 0 at the last level (BFV/BGV plaintexts: undefined). */
-  level?: number | undefined
-  /** BFV/BGV ciphertexts: bits of invariant noise budget. */
-  budget?: number | undefined
-  /** CKKS: log2 of the scale. */
   scaleBits?: number | undefined
 }
 
@@ -125,100 +119,37 @@ export function predictNoise(
     let level = levels.length > 0 ? Math.min(...levels) : undefined
     const budgets = [a.budget, b?.budget].filter((x): x is number => x !== undefined)
     const before = budgets.length > 0 ? Math.min(...budgets) : undefined
-    const kind: ValueKind =
-      (step.op === 'modSwitchToNext' || step.op === 'modSwitchToLast') && a.kind === 'plaintext'
-        ? 'plaintext'
-        : 'ciphertext'
+    const kind = outputKindOf(step, a.kind)
     let exhausted = false
     let scaleBits: number | undefined
     let budget: number | undefined
-    if (ckks) {
-      const sa = a.scaleBits ?? 0
-      const sb = b?.scaleBits ?? 0
-      level = level ?? top
-      switch (step.op) {
-        case 'multiply':
-        case 'multiplyPlain':
-        case 'innerProduct':
-        case 'innerProductPlain':
-          scaleBits = sa + sb
-          break
-        case 'square':
-          scaleBits = 2 * sa
-          break
-        case 'rescaleToNext':
-          exhausted = level === 0
-          scaleBits = sa - (dataPrimes[level] ?? 0)
-          level = Math.max(0, level - 1)
-          break
-        case 'modSwitchToNext':
-          exhausted = level === 0
-          scaleBits = sa
-          level = Math.max(0, level - 1)
-          break
-        case 'modSwitchToLast':
-          scaleBits = sa
-          level = 0
-          break
-        default:
-          scaleBits = sa
-          break
-      }
-      // SEAL refuses a scale within a bit of the whole modulus at that level.
-      if (scaleBits >= qBits(level) - 1) exhausted = true
-    } else if (kind === 'ciphertext') {
+    if (ckks || kind === 'ciphertext') {
       const lvl = level ?? top
-      const x = before ?? ceiling(lvl)
-      switch (step.op) {
-        case 'multiply':
-        case 'square':
-        case 'exponentiate':
-        case 'innerProduct': {
-          const depth = step.op === 'exponentiate' ? Math.ceil(Math.log2(Math.max(1, step.exponent))) : 1
-          let result = x
-          for (let i = 0; i < depth; i++) {
-            const other = step.op === 'multiply' && i === 0 && b?.budget !== undefined ? b.budget : result
-            const self = step.op === 'multiply' && i === 0 ? (a.budget ?? result) : result
-            result =
-              target.scheme === 'bgv'
-                ? Math.round(self + other - qBits(lvl) - (logN - 6))
-                : Math.min(self, other) - multiplySpend
-          }
-          budget = step.op === 'innerProduct' ? result - (logN + 1) : result
-          break
-        }
-        case 'multiplyPlain':
-          budget = x - plainSpend
-          break
-        case 'innerProductPlain':
-          budget = x - plainSpend - (logN + 1)
-          break
-        case 'add':
-        case 'sub':
-          budget = bothCipher && a.budget === b?.budget ? x - 1 : x
-          break
-        case 'rotateRows':
-        case 'rotateColumns':
-          budget = Math.min(x, ceiling(lvl) - 3)
-          break
-        case 'sumElements':
-          budget = x - (logN + 1)
-          break
-        case 'modSwitchToNext':
-          level = Math.max(0, lvl - 1)
-          exhausted = lvl === 0
-          budget = Math.min(x, ceiling(level))
-          break
-        case 'modSwitchToLast':
-          level = 0
-          budget = Math.min(x, ceiling(0))
-          break
-        default:
-          budget = x
-          break
+      const outcome = definitionOf(step).noise(step, {
+        scheme: target.scheme,
+        ckks,
+        logN,
+        a,
+        b,
+        bothCipher,
+        level: lvl,
+        budget: before ?? ceiling(lvl),
+        qBits,
+        primeBits: (at) => dataPrimes[at] ?? 0,
+        ceiling,
+        multiplySpend,
+        plainSpend,
+      })
+      level = outcome.level ?? lvl
+      exhausted = outcome.exhausted ?? false
+      if (ckks) {
+        scaleBits = outcome.scaleBits ?? a.scaleBits ?? 0
+        // SEAL refuses a scale within a bit of the whole modulus at that level.
+        if (scaleBits >= qBits(level) - 1) exhausted = true
+      } else {
+        budget = Math.max(0, outcome.budget ?? before ?? ceiling(lvl))
+        if (budget === 0) exhausted = true
       }
-      budget = Math.max(0, budget)
-      if (budget === 0) exhausted = true
     }
     const out: StepNoise = {
       index,

@@ -1,4 +1,6 @@
 import type { SchemeName } from '../params/ParamsSpec.ts'
+import type { PlainEnv, Slots } from './ops/OpDefinition.ts'
+import { definitionOf } from './ops/opTable.ts'
 import type { ProgramStep } from './ProgramSpec.ts'
 import { parseProgram } from './parseProgram.ts'
 
@@ -42,7 +44,6 @@ export function runProgramPlain(
   const slots = ckks ? n / 2 : n
   const t = target.plainModulus ?? 0n
   if (!ckks && t < 2n) throw new RangeError('the BFV/BGV oracle needs the plain modulus')
-  type Slots = Array<number | bigint>
   const values = new Map<string, Slots>()
   for (const { name } of program.inputs) {
     const given = inputs[name] ?? []
@@ -55,87 +56,54 @@ export function runProgramPlain(
   const get = (name: string) => values.get(name) as Slots
   const map2 = (a: Slots, b: Slots, f: (x: number, y: number) => number, g: (x: bigint, y: bigint) => bigint): Slots =>
     a.map((x, i) => (ckks ? f(Number(x), Number(b[i])) : centred(g(BigInt(x), BigInt(b[i] as bigint)), t)))
-  const add = (a: Slots, b: Slots) =>
-    map2(
-      a,
-      b,
-      (x, y) => x + y,
-      (x, y) => x + y,
-    )
-  const mul = (a: Slots, b: Slots) =>
-    map2(
-      a,
-      b,
-      (x, y) => x * y,
-      (x, y) => x * y,
-    )
-  const sum = (a: Slots): Slots => {
-    const total = ckks
-      ? a.reduce<number>((s, x) => s + Number(x), 0)
-      : centred(
-          a.reduce<bigint>((s, x) => s + BigInt(x), 0n),
-          t,
-        )
-    return a.map(() => total)
+  const env: PlainEnv = {
+    ckks,
+    slots,
+    get,
+    add: (a, b) =>
+      map2(
+        a,
+        b,
+        (x, y) => x + y,
+        (x, y) => x + y,
+      ),
+    sub: (a, b) =>
+      map2(
+        a,
+        b,
+        (x, y) => x - y,
+        (x, y) => x - y,
+      ),
+    mul: (a, b) =>
+      map2(
+        a,
+        b,
+        (x, y) => x * y,
+        (x, y) => x * y,
+      ),
+    negate: (a) =>
+      map2(
+        a,
+        a,
+        (x) => -x,
+        (x) => -x,
+      ),
+    sum(a) {
+      const total = ckks
+        ? a.reduce<number>((s, x) => s + Number(x), 0)
+        : centred(
+            a.reduce<bigint>((s, x) => s + BigInt(x), 0n),
+            t,
+          )
+      return a.map(() => total)
+    },
+    rotate: (a, steps) =>
+      ckks
+        ? rotateLeft(a, steps, 0, slots)
+        : [...rotateLeft(a, steps, 0, slots / 2), ...rotateLeft(a, steps, slots / 2, slots / 2)],
+    swapRows: (a) => [...a.slice(slots / 2), ...a.slice(0, slots / 2)],
   }
-  const rows = (a: Slots, steps: number): Slots =>
-    ckks
-      ? rotateLeft(a, steps, 0, slots)
-      : [...rotateLeft(a, steps, 0, slots / 2), ...rotateLeft(a, steps, slots / 2, slots / 2)]
-
-  const apply = (step: ProgramStep): Slots => {
-    const a = get(step.a)
-    switch (step.op) {
-      case 'add':
-      case 'addPlain':
-        return add(a, get(step.b))
-      case 'sub':
-      case 'subPlain':
-        return map2(
-          a,
-          get(step.b),
-          (x, y) => x - y,
-          (x, y) => x - y,
-        )
-      case 'negate':
-        return map2(
-          a,
-          a,
-          (x) => -x,
-          (x) => -x,
-        )
-      case 'multiply':
-      case 'multiplyPlain':
-        return mul(a, get(step.b))
-      case 'square':
-        return mul(a, a)
-      case 'exponentiate': {
-        let result = a
-        for (let i = 1; i < step.exponent; i++) result = mul(result, a)
-        return result
-      }
-      case 'relinearize':
-      case 'rescaleToNext':
-      case 'modSwitchToNext':
-      case 'modSwitchToLast':
-      case 'complexConjugate':
-        return [...a]
-      case 'rotateRows':
-      case 'rotateVector':
-        return rows(a, step.steps)
-      case 'rotateColumns':
-        return [...a.slice(slots / 2), ...a.slice(0, slots / 2)]
-      case 'sumElements':
-        return sum(a)
-      case 'innerProduct':
-      case 'innerProductPlain':
-        return sum(mul(a, get(step.b)))
-      default: {
-        const never: never = step
-        throw new Error(`unknown op ${JSON.stringify(never)}`)
-      }
-    }
-  }
+  const apply = (step: ProgramStep): Slots => definitionOf(step).plain(step, env)
   for (const step of program.steps) values.set(step.out, apply(step))
   return Object.fromEntries(program.outputs.map((name) => [name, get(name) as PlainSlots]))
 }

@@ -6,7 +6,7 @@ import type { HeContext } from '../params/HeContext.ts'
 import { type ChainLevel, chainLevelOf } from '../params/levelTable.ts'
 import type { SealScope } from '../scope/SealScope.ts'
 import type { ProgramOp } from './ProgramSpec.ts'
-import { stepLabel } from './programOps.ts'
+import { stepLabel } from './stepLabel.ts'
 
 /** Scales closer than this (relative) count as equal under `align: true`: what rescaling by a prime ≠ 2^k leaves. */
 export const ALIGN_SCALE_TOLERANCE = 1e-5

@@ -1,0 +1,30 @@
+import type { OpDefinition } from './OpDefinition.ts'
+import { cipherPair, cipherValue } from './opEvaluate.ts'
+import { ALL_SCHEMES, CIPHER_A, CIPHER_B, noKeys, opFacts, type SchemeUnits, weightedCost } from './opKit.ts'
+
+/** Cost units of ct + ct. */
+export const ADD_UNITS: SchemeUnits = { bfv: 0.03, bgv: 0.03, ckks: 0.03 }
+
+/** ct + ct. */
+export const add: OpDefinition<'add'> = {
+  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a + b', { alignable: true }),
+  analyze: noKeys,
+  cost: weightedCost(ADD_UNITS),
+  // Two ciphertexts with the same noise add to about one bit more.
+  noise: (_step, e) => (e.ckks ? {} : { budget: e.bothCipher && e.a.budget === e.b?.budget ? e.budget - 1 : e.budget }),
+  plain: (step, e) => e.add(e.get(step.a), e.get(step.b)),
+  execute(step, e) {
+    const [x, y] = cipherPair(step, e, true)
+    const d = e.out()
+    e.call(() => e.ctx.evaluator.add(x, y, d))
+    return cipherValue(d)
+  },
+  emitTs(_step, e) {
+    const p = e.pair(e.ckks)
+    return [e.comment, e.ciphertext, ...e.withPair(p, [`evaluator.add(${p.x}, ${p.y}, ${e.out})`])]
+  },
+  emitPy(_step, e) {
+    const p = e.pair(e.ckks)
+    return [e.comment, ...p.setup, `${e.out} = evaluator.add(${p.x}, ${p.y})`]
+  },
+}

@@ -1,0 +1,48 @@
+import { requireProductScale } from '../stepOperands.ts'
+import type { OpDefinition } from './OpDefinition.ts'
+import { cipherPair, cipherValue } from './opEvaluate.ts'
+import {
+  ALL_SCHEMES,
+  CIPHER_A,
+  CIPHER_B,
+  noKeys,
+  opFacts,
+  productBudget,
+  type SchemeUnits,
+  scaleOf,
+  sizeFactor,
+  unitsOf,
+} from './opKit.ts'
+
+/** Cost units of ct × ct; BFV multiplies need a base extension (20–26 ms, 24× BGV's). */
+export const MULTIPLY_UNITS: SchemeUnits = { bfv: 23, bgv: 0.9, ckks: 0.5 }
+
+/** ct × ct; the size grows to a.size + b.size − 1 (3 for fresh operands). */
+export const multiply: OpDefinition<'multiply'> = {
+  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a × b (size 3: relinearize next)', { alignable: true }),
+  analyze: noKeys,
+  cost: (_step, e) => ({
+    work: unitsOf(MULTIPLY_UNITS, e.scheme) * sizeFactor(e),
+    out: { primes: e.primes, size: Math.max(2, e.a.size) + Math.max(2, e.b?.size ?? 2) - 1 },
+  }),
+  noise: (_step, e) =>
+    e.ckks
+      ? { scaleBits: scaleOf(e.a) + scaleOf(e.b) }
+      : { budget: productBudget(e, 1, [e.a.budget ?? e.budget, e.b?.budget ?? e.budget]) },
+  plain: (step, e) => e.mul(e.get(step.a), e.get(step.b)),
+  execute(step, e) {
+    const [x, y, level] = cipherPair(step, e, false)
+    requireProductScale(e.frame, level, x.scale(), y.scale())
+    const d = e.out()
+    e.call(() => e.ctx.evaluator.multiply(x, y, d))
+    return cipherValue(d)
+  },
+  emitTs(_step, e) {
+    const p = e.pair(false)
+    return [e.comment, e.ciphertext, ...e.withPair(p, [`evaluator.multiply(${p.x}, ${p.y}, ${e.out})`])]
+  },
+  emitPy(_step, e) {
+    const p = e.pair(false)
+    return [e.comment, ...p.setup, `${e.out} = evaluator.multiply(${p.x}, ${p.y})`]
+  },
+}

@@ -1,0 +1,148 @@
+import { HeError } from '../../errors/HeError.ts'
+import type { SchemeName } from '../../params/ParamsSpec.ts'
+import type { StepOf } from '../ProgramSpec.ts'
+import { sumElementsSteps } from '../rotationKeys.ts'
+import type {
+  AnalyzeEnv,
+  CostEnv,
+  NoiseEnv,
+  PlainEnv,
+  ProgramOpInfo,
+  Slots,
+  StepKeyUse,
+  StepWork,
+  ValueNoise,
+} from './OpDefinition.ts'
+
+/*
+ * Pieces several op definitions share: operand and scheme lists, key use, the cost
+ * of a weighted op and of summing slots, and the product rule of the noise model.
+ */
+
+export const ALL_SCHEMES: readonly SchemeName[] = ['bfv', 'bgv', 'ckks']
+export const BATCHED_SCHEMES: readonly SchemeName[] = ['bfv', 'bgv']
+export const CKKS_SCHEME: readonly SchemeName[] = ['ckks']
+export const CIPHER_A = { field: 'a', kind: 'ciphertext' } as const
+export const CIPHER_B = { field: 'b', kind: 'ciphertext' } as const
+export const PLAIN_B = { field: 'b', kind: 'plaintext' } as const
+export const EITHER_A = { field: 'a', kind: 'either' } as const
+
+/** An op's static facts; flags default to false. */
+export function opFacts(
+  operands: ProgramOpInfo['operands'],
+  schemes: readonly SchemeName[],
+  summary: string,
+  extra: Partial<Pick<ProgramOpInfo, 'relin' | 'alignable' | 'sumsSlots'>> = {},
+): ProgramOpInfo {
+  return {
+    operands,
+    schemes,
+    summary,
+    relin: extra.relin ?? false,
+    alignable: extra.alignable ?? false,
+    sumsSlots: extra.sumsSlots ?? false,
+  }
+}
+
+/** Key use of a step that switches no keys. */
+export function noKeys(): StepKeyUse {
+  return { galoisSteps: [], column: false, relin: false, keySwitches: 0 }
+}
+
+/** Key use of a rotation by `steps`, refused when |steps| reaches the row size. */
+export function rotationKeys(step: StepOf<'rotateRows' | 'rotateVector'>, env: AnalyzeEnv): StepKeyUse {
+  const n = env.polyModulusDegree
+  if (Math.abs(step.steps) >= n / 2) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `${env.label}: rotation by ${step.steps} is out of range; at n=${n} |steps| must be below ${n / 2}`,
+      { details: env.details },
+    )
+  }
+  const galoisSteps = step.steps === 0 ? [] : [step.steps]
+  return { galoisSteps, column: false, relin: false, keySwitches: galoisSteps.length }
+}
+
+/** Key use of summing all slots: rotations by n/4 … 1, and the column rotation in BFV/BGV. */
+export function sumKeys(env: AnalyzeEnv, relin: boolean): StepKeyUse {
+  const galoisSteps = sumElementsSteps(env.polyModulusDegree)
+  const column = env.scheme !== 'ckks'
+  return { galoisSteps, column, relin, keySwitches: galoisSteps.length + (column ? 1 : 0) + (relin ? 1 : 0) }
+}
+
+/**
+ * Cost units of an op at n = 4096 with two data primes, per scheme (a scheme that
+ * lacks the op is absent). Taken from the Node 24 column of `npm run benchmark`
+ * (packages/bench/results/operations.md, n = 4096, BFVDefault primes); see programCost.ts.
+ */
+export type SchemeUnits = Partial<Record<SchemeName, number>>
+
+/** The units of `units` under `scheme` (0 where the scheme lacks the op). */
+export function unitsOf(units: SchemeUnits, scheme: SchemeName): number {
+  return units[scheme] ?? 0
+}
+
+/** `a.size × b.size / 4` for two ciphertexts, `a.size / 2` otherwise (sizes below 2 count as 2). */
+export function sizeFactor(env: CostEnv): number {
+  const a = Math.max(2, env.a.size)
+  return env.b && env.b.size > 0 ? (a * Math.max(2, env.b.size)) / 4 : a / 2
+}
+
+/** The cost of an op that touches each polynomial once: binary ops once, unary ops per pair of polynomials. */
+export function weightedCost(units: SchemeUnits): (step: unknown, env: CostEnv) => StepWork {
+  return (_step, env) => ({ work: unitsOf(units, env.scheme) * (env.b ? 1 : Math.max(2, env.a.size) / 2) })
+}
+
+/** Units of summing all slots: log2(n/2) − 1 rotations and additions, plus the column rotation in BFV/BGV. */
+export function sumWork(env: Pick<CostEnv, 'scheme' | 'polyModulusDegree'>, units: SumUnits): number {
+  const rotations = sumElementsSteps(env.polyModulusDegree).length
+  const add = unitsOf(units.add, env.scheme)
+  const rotate = unitsOf(env.scheme === 'ckks' ? units.rotateVector : units.rotateRows, env.scheme)
+  const column = env.scheme === 'ckks' ? 0 : unitsOf(units.rotateColumns, env.scheme) + add
+  return rotations * (rotate + add) + column
+}
+
+/** The units summing slots is made of. */
+export interface SumUnits {
+  add: SchemeUnits
+  rotateRows: SchemeUnits
+  rotateVector: SchemeUnits
+  rotateColumns: SchemeUnits
+}
+
+/** CKKS: log2 of a value's scale (0 when unknown). */
+export function scaleOf(value: ValueNoise | undefined): number {
+  return value?.scaleBits ?? 0
+}
+
+/**
+ * BFV/BGV budget after `depth` ciphertext multiplications starting from `first`
+ * (the two operands' budgets; both the smaller budget when absent): BFV spends a
+ * fixed number of bits, BGV multiplies the noises, so their bits add up.
+ */
+export function productBudget(env: NoiseEnv, depth: number, first?: readonly [number, number]): number {
+  let result = env.budget
+  for (let i = 0; i < depth; i++) {
+    const [self, other] = i === 0 && first ? first : [result, result]
+    result =
+      env.scheme === 'bgv'
+        ? Math.round(self + other - env.qBits(env.level) - (env.logN - 6))
+        : Math.min(self, other) - env.multiplySpend
+  }
+  return result
+}
+
+/** Bits summing all slots spends: one doubling per rotation, plus the key switch. */
+export function sumSpend(env: NoiseEnv): number {
+  return env.logN + 1
+}
+
+/** The plain oracle's value of a level/size/scale step: the operand unchanged. */
+export function samePlain(step: { a: string }, env: PlainEnv): Slots {
+  return [...env.get(step.a)]
+}
+
+/** seal-python's snake_case name of an evaluator method. */
+export function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+}

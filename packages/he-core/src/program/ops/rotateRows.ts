@@ -1,0 +1,26 @@
+import { requireSize2 } from '../stepOperands.ts'
+import type { OpDefinition } from './OpDefinition.ts'
+import { cipherValue } from './opEvaluate.ts'
+import { BATCHED_SCHEMES, CIPHER_A, opFacts, rotationKeys, type SchemeUnits, weightedCost } from './opKit.ts'
+
+/** Cost units of one row rotation (one key switch). */
+export const ROTATE_ROWS_UNITS: SchemeUnits = { bfv: 3.6, bgv: 3.5 }
+
+/** BFV/BGV: both rows of the 2 × n/2 batching matrix rotated left by `steps` (negative: right). */
+export const rotateRows: OpDefinition<'rotateRows'> = {
+  ...opFacts([CIPHER_A], BATCHED_SCHEMES, 'a with both batching rows rotated left by steps (negative: right)'),
+  analyze: rotationKeys,
+  cost: weightedCost(ROTATE_ROWS_UNITS),
+  // A key switch adds a fixed noise: at most the level's ceiling − 3 is left.
+  noise: (_step, e) => (e.ckks ? {} : { budget: Math.min(e.budget, e.ceiling(e.level) - 3) }),
+  plain: (step, e) => e.rotate(e.get(step.a), step.steps),
+  execute(step, e) {
+    const a = e.cipher(step.a)
+    requireSize2(e.frame, a)
+    const d = e.out()
+    e.call(() => e.ctx.evaluator.rotateRows(a.value, step.steps, e.galoisKeys(), d))
+    return cipherValue(d)
+  },
+  emitTs: (step, e) => [e.comment, e.ciphertext, `evaluator.rotateRows(${e.a}, ${step.steps}, galoisKeys, ${e.out})`],
+  emitPy: (step, e) => [e.comment, `${e.out} = evaluator.rotate_rows(${e.a}, ${step.steps}, galois_keys)`],
+}
