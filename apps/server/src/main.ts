@@ -4,10 +4,11 @@ import { loadConfig, parseFlags, serverHelp } from './config/loadConfig.ts'
 import type { ServerConfig } from './config/ServerConfig.ts'
 
 /*
- * `node --conditions=@sealbox/source src/main.ts [--flag value …]` (`--help` lists them): reads the
- * configuration (flags win over environment), starts the server, and shuts down
- * gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests and
- * jobs, stop the workers, flush the key store, exit.
+ * `node dist/main.js [--flag value …]` built, or `node --conditions=@sealbox/source src/main.ts`
+ * from source (`--help` lists the flags): reads the configuration (flags win over
+ * environment), starts the server, re-reads TOKENS_FILE on SIGHUP, and shuts down
+ * gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests and jobs,
+ * stop the workers, flush the key store, exit.
  */
 
 function fail(message: string): never {
@@ -26,7 +27,14 @@ try {
   fail(error instanceof HeError ? error.message : String(error))
 }
 
-const app = await buildServer(config)
+let app: Awaited<ReturnType<typeof buildServer>>
+try {
+  app = await buildServer(config)
+} catch (error) {
+  // A configuration problem found while opening things (a bad TOKENS_FILE): one line, no stack.
+  if (error instanceof HeError && error.code === 'INVALID_INPUT') fail(error.message)
+  throw error
+}
 let stopping = false
 
 async function shutdown(signal: string): Promise<void> {
@@ -49,6 +57,12 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
+// SIGHUP (systemctl reload) re-reads TOKENS_FILE; it never ends the node, whose default it would be.
+process.on('SIGHUP', () => {
+  const tokensFile = app.sealbox.tokensFile
+  if (tokensFile) void tokensFile.reload('SIGHUP')
+  else app.log.info('SIGHUP: nothing to reload (TOKENS_FILE is not set)')
+})
 
 let address: string
 try {

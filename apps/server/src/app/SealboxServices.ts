@@ -4,6 +4,7 @@ import type { ServerTiming } from '../http/ServerTiming.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import type { KeyStore } from '../store/KeyStore.ts'
 import type { TokenAuthority } from '../tenancy/TokenAuthority.ts'
+import type { TokensFile } from '../tenancy/TokensFile.ts'
 import type { SearchCatalogPages } from './SearchCatalogPages.ts'
 import type { SearchSummary } from './SearchSummary.ts'
 
@@ -11,6 +12,8 @@ import type { SearchSummary } from './SearchSummary.ts'
 export interface SealboxServices {
   config: ServerConfig
   auth: TokenAuthority
+  /** `TOKENS_FILE`, when configured: `reload()` on SIGHUP. */
+  tokensFile: TokensFile | undefined
   store: KeyStore
   metrics: ServerMetrics
   hub: ExecutorHub

@@ -21,6 +21,7 @@ import { healthRoutes } from '../routes/healthRoutes.ts'
 import { openKeyStore } from '../store/openKeyStore.ts'
 import { anonymousTenantLimits } from '../tenancy/anonymousTenantLimits.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
+import { TokensFile } from '../tenancy/TokensFile.ts'
 import { apiPlugin } from './apiPlugin.ts'
 import type { SealboxServices } from './SealboxServices.ts'
 import { SearchCatalogPages } from './SearchCatalogPages.ts'
@@ -77,6 +78,18 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   })
   const metrics = new ServerMetrics()
   const auth = await TokenAuthority.create({ mode: config.MODE, tokens: config.TOKENS, dataDir })
+  const tokensFile =
+    config.TOKENS_FILE === undefined
+      ? undefined
+      : new TokensFile({
+          path: config.TOKENS_FILE,
+          fixed: config.TOKENS,
+          auth,
+          log: app.log,
+          onReload: (result) => metrics.tokensReloaded(result),
+        })
+  await tokensFile?.load()
+  tokensFile?.watch()
   const store = await openKeyStore(config, dataDir, app.log)
   metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
   const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
@@ -91,6 +104,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   const services: SealboxServices = {
     config,
     auth,
+    tokensFile,
     store,
     metrics,
     hub,
@@ -169,6 +183,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   await serveSandbox(app, config)
 
   app.addHook('onClose', async () => {
+    tokensFile?.close()
     // Fastify has stopped accepting and answered in-flight requests by now.
     await hub.close()
     await store.flush()

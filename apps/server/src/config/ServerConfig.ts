@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { SERVER_MODES as CONTRACT_SERVER_MODES, KEY_SET_ID, SERVER_EXECUTOR_MODES } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { POSTGRES_TIMEOUT_DEFAULTS } from '../store/postgresTimeouts.ts'
-import { tenantNameProblem, weakTokenReason } from './tokenRules.ts'
+import { parseTokenList } from './tokenRules.ts'
 
 /** Where HE work runs: Piscina worker threads, the main event loop, or child processes (as the contract names them). */
 export const EXECUTOR_MODES = SERVER_EXECUTOR_MODES
@@ -27,29 +27,10 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no
 const tokenList = z
   .string()
   .transform((text, ctx) => {
-    const tokens: Array<{ tenant: string; token: string }> = []
-    for (const entry of text.split(',').map((s) => s.trim())) {
-      if (entry === '') continue
-      const colon = entry.indexOf(':')
-      const tenant = entry.slice(0, colon)
-      const token = entry.slice(colon + 1)
-      if (colon <= 0) {
-        ctx.addIssue({ code: 'custom', message: `expected "tenant:token" pairs, got an entry without a tenant` })
-        return z.NEVER
-      }
-      const badName = tenantNameProblem(tenant)
-      if (badName !== undefined) {
-        ctx.addIssue({ code: 'custom', message: badName })
-        return z.NEVER
-      }
-      const weak = weakTokenReason(token)
-      if (weak !== undefined) {
-        ctx.addIssue({ code: 'custom', message: `the token of tenant "${tenant}" ${weak}` })
-        return z.NEVER
-      }
-      tokens.push({ tenant, token })
-    }
-    return tokens
+    const parsed = parseTokenList(text)
+    if (parsed.problem === undefined) return parsed.tokens
+    ctx.addIssue({ code: 'custom', message: parsed.problem })
+    return z.NEVER
   })
   .default([])
 
@@ -141,7 +122,16 @@ export const ServerConfigSchema = z
       .enum(SERVER_MODES)
       .default('local')
       .describe('`local`: anyone on the machine may get an anonymous token. `production`: configured tokens only.'),
-    TOKENS: tokenList.describe('Production tenants: `tenant:token,tenant2:token2`.'),
+    TOKENS: tokenList.describe(
+      'Production tenants: `tenant:token,tenant2:token2`; a tenant may have several tokens (rotation). Prefer TOKENS_FILE.',
+    ),
+    TOKENS_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A file of `tenant:token` lines (`#` comments), read at start and again on SIGHUP or when it changes, without a restart: add the new token, switch clients, remove the old one. A file that does not parse keeps the tokens in force.',
+      ),
     KEY_STORE: z
       .string()
       .regex(/^(file|postgres(ql)?:\/\/.+)$/, 'expected "file" or a postgres://… URL')
@@ -285,8 +275,12 @@ export const ServerConfigSchema = z
         message: `above TENANT_COST_BUDGET (${config.TENANT_COST_BUDGET}): a program at the limit could never run`,
       })
     }
-    if (config.MODE === 'production' && config.TOKENS.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: 'production mode needs at least one tenant:token' })
+    if (config.MODE === 'production' && config.TOKENS.length === 0 && config.TOKENS_FILE === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TOKENS'],
+        message: 'production mode needs at least one tenant:token (TOKENS, or a TOKENS_FILE)',
+      })
     }
     if (config.MODE === 'production' && config.FAULT_INJECTION) {
       ctx.addIssue({
@@ -294,14 +288,6 @@ export const ServerConfigSchema = z
         path: ['FAULT_INJECTION'],
         message: 'fault injection is refused in production mode',
       })
-    }
-    const tenants = new Set<string>()
-    const secrets = new Set<string>()
-    for (const { tenant, token } of config.TOKENS) {
-      if (tenants.has(tenant)) ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: `tenant "${tenant}" twice` })
-      if (secrets.has(token)) ctx.addIssue({ code: 'custom', path: ['TOKENS'], message: 'the same token twice' })
-      tenants.add(tenant)
-      secrets.add(token)
     }
   })
 

@@ -54,8 +54,16 @@ describe('loadConfig', () => {
     expect(configError({ env: { MODE: 'production', TOKENS: `acme:${acme}`, FAULT_INJECTION: 'true' } })).toMatch(
       /FAULT_INJECTION.*refused in production/,
     )
-    expect(configError({ env: { TOKENS: `a:${acme},a:${beta}` } })).toMatch(/tenant "a" twice/)
+    // A tenant may have several tokens (rotation); one token may not belong to two entries.
+    expect(loadConfig({ env: { TOKENS: `a:${acme},a:${beta}` } }).TOKENS).toEqual([
+      { tenant: 'a', token: acme },
+      { tenant: 'a', token: beta },
+    ])
     expect(configError({ env: { TOKENS: `a:${acme},b:${acme}` } })).toMatch(/the same token twice/)
+    // Production mode is satisfied by a tokens file (read, and checked, when the server starts).
+    expect(loadConfig({ env: { MODE: 'production', TOKENS_FILE: '/etc/sealbox/tokens' } }).TOKENS_FILE).toBe(
+      '/etc/sealbox/tokens',
+    )
     const config = loadConfig({ env: { MODE: 'production', TOKENS: `acme:${acme}, beta:${beta}` } })
     expect(config.TOKENS).toEqual([
       { tenant: 'acme', token: acme },

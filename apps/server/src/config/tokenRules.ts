@@ -55,3 +55,42 @@ export function weakTokenReason(token: string): string | undefined {
   }
   return undefined
 }
+
+/** One configured tenant token. A tenant may have several (rotation: the old and the new one at once). */
+export interface TenantToken {
+  tenant: string
+  token: string
+}
+
+/** A token list that parsed, or why it did not (naming the tenant, never the token). */
+export type TokenListResult = { tokens: TenantToken[]; problem?: undefined } | { tokens?: undefined; problem: string }
+
+/**
+ * Parses `tenant:token` entries separated by commas or new lines (`TOKENS`, and the lines
+ * of `TOKENS_FILE`, where `#` starts a comment line). A tenant may appear with several
+ * tokens; one token may not appear twice (it would be ambiguous whose it is).
+ */
+export function parseTokenList(text: string): TokenListResult {
+  const tokens: TenantToken[] = []
+  const seen = new Set<string>()
+  const entries = text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .flatMap((line) => line.split(','))
+    .map((entry) => entry.trim())
+  for (const entry of entries) {
+    if (entry === '') continue
+    const colon = entry.indexOf(':')
+    if (colon <= 0) return { problem: 'expected "tenant:token" pairs, got an entry without a tenant' }
+    const tenant = entry.slice(0, colon)
+    const token = entry.slice(colon + 1)
+    const badName = tenantNameProblem(tenant)
+    if (badName !== undefined) return { problem: badName }
+    const weak = weakTokenReason(token)
+    if (weak !== undefined) return { problem: `the token of tenant "${tenant}" ${weak}` }
+    if (seen.has(token)) return { problem: `the same token twice (tenant "${tenant}")` }
+    seen.add(token)
+    tokens.push({ tenant, token })
+  }
+  return { tokens }
+}

@@ -25,6 +25,7 @@ export class ServerMetrics {
   readonly #heap: Gauge<'executor'>
   readonly #sealExceptions: Gauge<'executor'>
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
+  readonly #tokenReloads: Counter<'result'>
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sealbox_', eventLoopMonitoringPrecision: 10 })
@@ -51,6 +52,12 @@ export class ServerMetrics {
       name: 'sealbox_key_tier_lookups_total',
       help: 'Where jobs found their evaluation keys: worker (deserialized in the worker), bytes (full-form bytes in the node cache), store (durable store)',
       labelNames: ['executor', 'tier'],
+      registers: [this.registry],
+    })
+    this.#tokenReloads = new Counter({
+      name: 'sealbox_tokens_file_reloads_total',
+      help: 'TOKENS_FILE reads after start (SIGHUP or a change): reloaded, unchanged, or refused (the tokens in force stayed)',
+      labelNames: ['result'],
       registers: [this.registry],
     })
     const metrics = this
@@ -156,6 +163,10 @@ export class ServerMetrics {
     if (reply.result.type === 'failed') this.#jobErrors.inc({ executor: mode, code: reply.result.error.code })
     if (reply.worker.heapBytes !== undefined) this.#heap.set({ executor: mode }, reply.worker.heapBytes)
     this.#sealExceptions.set({ executor: mode }, reply.worker.sealExceptions)
+  }
+
+  tokensReloaded(result: 'reloaded' | 'unchanged' | 'refused'): void {
+    this.#tokenReloads.inc({ result })
   }
 
   replaced(mode: ExecutorMode, reason: ReplacementReason): void {

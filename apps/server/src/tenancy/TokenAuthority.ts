@@ -33,14 +33,30 @@ function digest(token: string): Buffer {
  */
 export class TokenAuthority {
   readonly mode: ServerMode
-  readonly #configured = new Map<string, string>()
+  #configured = new Map<string, string>()
   readonly #secret: Buffer | undefined
 
   private constructor(mode: ServerMode, tokens: ReadonlyArray<{ tenant: string; token: string }>, secret?: Buffer) {
     this.mode = mode
-    // Keyed by the token's hash: a lookup does not compare secrets byte by byte.
-    for (const { tenant, token } of tokens) this.#configured.set(digest(token).toString('hex'), tenant)
+    this.replaceConfigured(tokens)
     this.#secret = secret
+  }
+
+  /**
+   * Puts a new list of configured tokens in force at once (TOKENS_FILE reloaded): a
+   * request is checked against the old list or the new one, never a mix, and requests
+   * already admitted keep their tenant.
+   */
+  replaceConfigured(tokens: ReadonlyArray<{ tenant: string; token: string }>): void {
+    const configured = new Map<string, string>()
+    // Keyed by the token's hash: a lookup does not compare secrets byte by byte.
+    for (const { tenant, token } of tokens) configured.set(digest(token).toString('hex'), tenant)
+    this.#configured = configured
+  }
+
+  /** Configured tokens in force, and the tenants they belong to. */
+  configuredCount(): { tokens: number; tenants: number } {
+    return { tokens: this.#configured.size, tenants: new Set(this.#configured.values()).size }
   }
 
   /** Creates the authority; local mode loads (or makes) the signing secret in `dataDir`. */

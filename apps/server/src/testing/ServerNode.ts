@@ -71,23 +71,23 @@ export class ServerNode {
     child.stdout?.pipe(log, { end: false })
     child.stderr?.pipe(log, { end: false })
     const node = new ServerNode(name, port, dir, child, log)
-    let exitCode: number | null | undefined
-    child.once('exit', (code) => {
-      exitCode = code
-    })
     if (options.waitReady === false) return node
+    const exited = () => child.exitCode !== null || child.signalCode !== null
     try {
       await waitFor(
         `${name} to be ready on port ${port}`,
         async () => {
-          if (exitCode !== undefined) {
-            throw new HeError('INTERNAL', `${name} exited (${exitCode}) at start:\n${(await node.log()).slice(-2000)}`)
-          }
+          // A process that exited at start ends the wait (waitFor reads a thrown check as "not yet").
+          if (exited()) return true
           const response = await fetch(`${node.url}/readyz`, { signal: AbortSignal.timeout(2000) })
           return response.status === 200
         },
         options.readyTimeoutMs ?? 90_000,
       )
+      if (exited()) {
+        const code = await node.#exited
+        throw new HeError('INTERNAL', `${name} exited (${code}) at start:\n${(await node.log()).slice(-2000)}`)
+      }
     } catch (error) {
       await node.stop()
       throw error

@@ -57,6 +57,7 @@ describe('the built server', () => {
     const help = await run(process.execPath, [BUILT_MAIN, '--help'])
     expect(help.stdout).toContain('usage: node apps/server/dist/main.js')
     expect(help.stdout).toContain('422 LIMIT_EXCEEDED')
+    expect(help.stdout).toContain('--tokens-file <value>')
 
     const client = new SealboxClient({ baseUrl: node.url, token: TOKEN })
     const config = verifySearchConfig(await client.searchConfig())

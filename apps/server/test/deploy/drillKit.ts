@@ -1,0 +1,129 @@
+import { rename, writeFile } from 'node:fs/promises'
+import { getHeContext, HeError } from '@sealbox/he-core'
+import type { SealboxClient } from '@sealbox/he-core/client'
+import {
+  PrivateSearchClient,
+  plaintextSearchScores,
+  type SearchConfig,
+  syntheticSearchDatabase,
+  syntheticSearchQuery,
+  verifySearchConfig,
+} from '@sealbox/he-core/search'
+
+/*
+ * What the deployment drills share: a keyed search whose every answer is checked
+ * against the plaintext oracle, run in a loop that counts successes and failures while
+ * a drill breaks something, and a tokens file written the way an operator replaces it.
+ */
+
+/** Rows of the drills' synthetic database: small, so a search is quick on a busy machine. */
+export const DRILL_ROWS = 600
+
+/** Settings every drill node runs with: production, a keyed (server-side baby steps) search, one worker. */
+export function drillNodeEnv(extra: Record<string, string>): Record<string, string> {
+  return { MODE: 'production', WORKERS: '1', SYNTHETIC_ROWS: String(DRILL_ROWS), SEARCH_BABY_STEPS: 'server', ...extra }
+}
+
+/** Replaces a file the way `mv` does (write beside it, rename over it): readers see the old or the new one. */
+export async function replaceFile(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.new`, text, { mode: 0o600 })
+  await rename(`${path}.new`, path)
+}
+
+/** One tenant's keyed search: keys uploaded, one encrypted query, the oracle's scores. */
+export interface KeyedSearch {
+  config: SearchConfig
+  search: PrivateSearchClient
+  query: Uint8Array
+  oracle: number[]
+  /** One search through `client`; throws unless the decrypted scores equal the oracle. */
+  run(client: SealboxClient): Promise<void>
+}
+
+/** Uploads a key set `keySet` through `client` and prepares a query with its oracle. */
+export async function keyedSearch(client: SealboxClient, keySet = 'main'): Promise<KeyedSearch> {
+  const config = verifySearchConfig(await client.searchConfig())
+  const ctx = await getHeContext(config.params)
+  const search = PrivateSearchClient.create(ctx, config)
+  const keys = search.evaluationKeys()
+  if (!keys) throw new HeError('INTERNAL', 'the drill config must need Galois keys (SEARCH_BABY_STEPS=server)')
+  await client.putKeySet(keySet, keys)
+  const vector = syntheticSearchQuery(config.dimension, 9)
+  const database = syntheticSearchDatabase({ rows: DRILL_ROWS, dimension: config.dimension, seed: 1 })
+  const oracle = [...plaintextSearchScores(config, database, vector)]
+  const query = search.encryptQuery(vector)
+  return {
+    config,
+    search,
+    query,
+    oracle,
+    async run(searchClient) {
+      const { responses } = await searchClient.search(query, { keySet })
+      const scores = [...search.decryptScores(responses).scores]
+      if (scores.length !== oracle.length || scores.some((score, i) => score !== oracle[i])) {
+        throw new HeError('INTERNAL', 'a search answered scores that differ from the oracle')
+      }
+    },
+  }
+}
+
+/** Counts of a search loop. */
+export interface LoopCounts {
+  ok: number
+  failed: number
+  /** The first few failures, for the test's message. */
+  errors: string[]
+}
+
+/**
+ * Runs `once` back to back until `stop()`, counting successes and failures; `waitForOk(n)`
+ * resolves once `n` more searches have succeeded (how a drill knows traffic flows).
+ */
+export class SearchLoop {
+  readonly counts: LoopCounts = { ok: 0, failed: 0, errors: [] }
+  #stopped = false
+  #waiters: Array<{ target: number; resolve: () => void }> = []
+  readonly #done: Promise<void>
+
+  constructor(once: () => Promise<void>) {
+    this.#done = (async () => {
+      while (!this.#stopped) {
+        try {
+          await once()
+          this.counts.ok++
+        } catch (error) {
+          this.counts.failed++
+          if (this.counts.errors.length < 5) this.counts.errors.push(String(error))
+        }
+        this.#waiters = this.#waiters.filter((waiter) => {
+          if (this.counts.ok < waiter.target) return true
+          waiter.resolve()
+          return false
+        })
+      }
+    })()
+  }
+
+  /** Resolves when `more` further searches have succeeded. */
+  waitForOk(more: number): Promise<void> {
+    const target = this.counts.ok + more
+    return new Promise((resolve) => this.#waiters.push({ target, resolve }))
+  }
+
+  /** Stops after the search in flight and returns the counts. */
+  async stop(): Promise<LoopCounts> {
+    this.#stopped = true
+    await this.#done
+    return this.counts
+  }
+}
+
+/** The status a direct call with `token` gets from a node (200, or 401 for an unknown token). */
+export async function statusWithToken(url: string, token: string): Promise<number> {
+  const response = await fetch(`${url}/api/v1/keysets`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5000),
+  })
+  await response.arrayBuffer()
+  return response.status
+}
