@@ -31,6 +31,7 @@ export {
   type EnvelopeCompression,
   type EnvelopeKind,
   isEnvelopeKind,
+  type SealCompression,
   type SealObjectKind,
 } from './envelope/envelopeKinds.ts'
 export {
@@ -49,6 +50,17 @@ export {
   type SealLoadContext,
   type SealLoadTargets,
 } from './envelope/loadSealObject.ts'
+export {
+  checkPackedLayout,
+  isPackedPayload,
+  type PackedCiphertextShape,
+  packedCiphertextBytes,
+} from './envelope/packedCiphertext.ts'
+export {
+  type PackedCiphertextContext,
+  packSealCiphertext,
+  unpackSealCiphertext,
+} from './envelope/packSealCiphertext.ts'
 export { type PreparedSealPayload, prepareSealPayload } from './envelope/prepareSealPayload.ts'
 export { type EnvelopeHeader, peekEnvelope } from './envelope/readEnvelopeHeader.ts'
 export {

@@ -10,6 +10,7 @@ import {
   type SearchDatabase,
   type SearchKernelChoice,
   type SearchKeys,
+  type SearchWireEncoding,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
 import { medianOfFinite } from '../harness/stats.ts'
@@ -94,8 +95,8 @@ export interface SearchMeasurement {
   kernel: 'dyadic' | 'seal'
   /** Whether the query ciphertexts carry seeds (half the bytes; the server regenerates the random halves). */
   querySeeded: boolean
-  queryCompression: 'zstd' | 'none'
-  responseCompression: 'zstd' | 'none'
+  queryCompression: SearchWireEncoding
+  responseCompression: SearchWireEncoding
   minNoiseBudget: number
   /** Decrypted scores equal the plaintext oracle for every row. */
   exact: boolean

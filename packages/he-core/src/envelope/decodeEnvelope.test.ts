@@ -138,7 +138,9 @@ describe('decodeEnvelope rejects bad input before SEAL', () => {
       [OFFSET_KIND, 255, /unknown kind code 255/],
       [OFFSET_FLAGS, 0x02, /unknown flags 0x02/],
       [OFFSET_FLAGS, 0x81, /unknown flags 0x81/],
-      [OFFSET_COMPRESSION, 3, /unknown compression code 3/],
+      [OFFSET_COMPRESSION, 4, /unknown compression code 4/],
+      // Code 3 is packed: a SEAL payload under it is not a packed layout.
+      [OFFSET_COMPRESSION, 3, /packed ciphertext does not start with the magic/],
       [OFFSET_RESERVED, 1, /non-zero reserved byte/],
     ]
     for (const [offset, value, message] of cases) {

@@ -5,6 +5,7 @@ import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
 import type { EnvelopeKind } from './envelopeKinds.ts'
 import { ENVELOPE_HEADER_BYTES } from './envelopeLayout.ts'
 import { type EnvelopeMetaByKind, parseEnvelopeMeta } from './envelopeMeta.ts'
+import { checkPackedLayout } from './packedCiphertext.ts'
 import { type EnvelopeHeader, readEnvelopeFrame, readEnvelopeIdentity } from './readEnvelopeHeader.ts'
 import { checkSealBlobHeader } from './sealBlobHeader.ts'
 
@@ -64,7 +65,15 @@ export function decodeEnvelopeBytes<K extends EnvelopeKind>(
   const payloadStart = metaStart + frame.metaLength
   const meta = readMeta(identity.kind, bytes.subarray(metaStart, payloadStart))
   const payload = bytes.subarray(payloadStart, bodyLength)
-  if (identity.kind !== 'bundle') {
+  if (identity.compression === 'packed') {
+    const packed = checkPackedLayout(payload, 'INVALID_ENVELOPE')
+    if (packed.seeded !== identity.seeded) {
+      throw new HeError(
+        'INVALID_ENVELOPE',
+        `${what} is ${identity.seeded ? '' : 'not '}marked seeded but its packed payload stores ${packed.polys} polynomials`,
+      )
+    }
+  } else if (identity.kind !== 'bundle') {
     const seal = checkSealBlobHeader(payload, 'INVALID_ENVELOPE')
     if (seal.compression !== identity.compression) {
       throw new HeError(

@@ -2,6 +2,7 @@ import { HeError } from '../errors/HeError.ts'
 import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { assertEnvelopeId, NO_KEY_SET_ID } from './envelopeIds.ts'
 import {
+  type EnvelopeCompression,
   type EnvelopeKind,
   isEnvelopeKind,
   KEYLESS_KINDS,
@@ -10,6 +11,7 @@ import {
 } from './envelopeKinds.ts'
 import { MAX_META_BYTES } from './envelopeLayout.ts'
 import { type EnvelopeMetaInput, parseEnvelopeMeta } from './envelopeMeta.ts'
+import { checkPackedLayout, isPackedPayload } from './packedCiphertext.ts'
 import { checkSealBlobHeader } from './sealBlobHeader.ts'
 import { writeEnvelope } from './writeEnvelope.ts'
 
@@ -29,7 +31,10 @@ export type EncodeEnvelopeInput<K extends SealObjectKind = SealObjectKind> = {
     keySetId?: string
     /** The payload was saved from a seeded `Serializable*` object (publicKey, relinKeys, galoisKeys, ciphertext). */
     seeded?: boolean
-    /** SEAL's `saveToArray` output, untouched: its 16-byte header is checked and gives the compression. */
+    /**
+     * SEAL's `saveToArray` output, untouched: its 16-byte header is checked and gives the
+     * compression. Or a packed ciphertext (`packSealCiphertext`): compression `packed`.
+     */
     payload: BytesLike
   } & MetaField<P>
 }[K]
@@ -76,6 +81,19 @@ export function encodeEnvelope<K extends SealObjectKind>(input: EncodeEnvelopeIn
   if (seeded && !SEEDABLE_KINDS.has(kind)) throw new HeError('INVALID_INPUT', `a ${kind} cannot be seeded`)
   const meta = encodeEnvelopeMeta(kind, input.meta)
   const payload = asPlainUint8Array(input.payload)
-  const { compression } = checkSealBlobHeader(payload, 'INVALID_INPUT')
+  let compression: EnvelopeCompression
+  if (isPackedPayload(payload)) {
+    const packed = checkPackedLayout(payload, 'INVALID_INPUT')
+    if (kind !== 'ciphertext') throw new HeError('INVALID_INPUT', `only ciphertexts are packed, not a ${kind}`)
+    if (packed.seeded !== seeded) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `the packed payload is ${packed.seeded ? '' : 'not '}seeded: set seeded to match`,
+      )
+    }
+    compression = 'packed'
+  } else {
+    compression = checkSealBlobHeader(payload, 'INVALID_INPUT').compression
+  }
   return writeEnvelope({ kind, seeded, compression, fingerprint, keySetId, meta, payload: [payload] })
 }

@@ -30,10 +30,17 @@ export const SEEDABLE_KINDS: ReadonlySet<EnvelopeKind> = new Set(['publicKey', '
  */
 export const KEYLESS_KINDS: ReadonlySet<EnvelopeKind> = new Set(['params', 'plaintext'])
 
-/** SEAL's serialization compression modes; the wire code equals SEAL's own `compr_mode_type` byte. */
-export const ENVELOPE_COMPRESSIONS = ['none', 'zlib', 'zstd'] as const
+/**
+ * How a payload is encoded. Codes 0–2 are SEAL's serialization compression modes (the
+ * wire code equals SEAL's own `compr_mode_type` byte); code 3, `packed`, is sealbox's
+ * bit-packed ciphertext (packedCiphertext.ts), which is not a SEAL save at all.
+ */
+export const ENVELOPE_COMPRESSIONS = ['none', 'zlib', 'zstd', 'packed'] as const
 
 export type EnvelopeCompression = (typeof ENVELOPE_COMPRESSIONS)[number]
+
+/** The compressions SEAL itself writes and reads (everything but `packed`). */
+export type SealCompression = Exclude<EnvelopeCompression, 'packed'>
 
 export function kindCode(kind: EnvelopeKind): number {
   return ENVELOPE_KINDS.indexOf(kind) + 1

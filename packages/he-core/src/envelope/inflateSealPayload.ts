@@ -1,5 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
-import type { EnvelopeCompression } from './envelopeKinds.ts'
+import type { SealCompression } from './envelopeKinds.ts'
 import { SEAL_HEADER_BYTES } from './sealBlobHeader.ts'
 
 interface ZlibLike {
@@ -22,7 +22,7 @@ function nodeZlib(): ZlibLike | null {
 }
 
 /** True when `inflateSealPayload` can inflate `compression` here. */
-export function canInflate(compression: EnvelopeCompression): boolean {
+export function canInflate(compression: SealCompression): boolean {
   const z = nodeZlib()
   if (!z) return false
   return compression === 'zlib' || (compression === 'zstd' && typeof z.zstdDecompressSync === 'function')
@@ -38,7 +38,7 @@ export function canInflate(compression: EnvelopeCompression): boolean {
  */
 export function inflateSealPayload(
   payload: Uint8Array,
-  compression: Exclude<EnvelopeCompression, 'none'>,
+  compression: Exclude<SealCompression, 'none'>,
   maxBytes: number,
   what: string,
 ): Uint8Array {

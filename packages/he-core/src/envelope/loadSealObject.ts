@@ -15,6 +15,7 @@ import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
 import type { SealObjectKind } from './envelopeKinds.ts'
+import { type PackedCiphertextContext, unpackSealCiphertext } from './packSealCiphertext.ts'
 import { prepareSealPayload } from './prepareSealPayload.ts'
 import { sealClassKind } from './sealClassKinds.ts'
 import { type PayloadLimitsSource, payloadLimitsOf, structuralPayloadLimits } from './sealPayloadLimits.ts'
@@ -91,9 +92,21 @@ export function loadSealObject<K extends ContextObjectKind>(
 ): Envelope<K> {
   checkTarget(target, expect.kind)
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
-  const { payload } = prepareSealPayload(envelope, payloadLimitsOf(context))
+  const verified = envelope as unknown as Envelope<ContextObjectKind>
+  const unpacked = verified.compression === 'packed' ? unpackFor(context, verified) : verified
+  const { payload } = prepareSealPayload(unpacked, payloadLimitsOf(context))
   loadPayload(envelope.kind, () => target.loadFromArray(context.context, payload))
   return envelope
+}
+
+/** A packed ciphertext rebuilt as SEAL's own uncompressed save, every field checked against the context. */
+function unpackFor(context: SealLoadContext, envelope: Envelope<ContextObjectKind>): Envelope<ContextObjectKind> {
+  const packedContext = context as unknown as Partial<PackedCiphertextContext>
+  if (packedContext.params?.scheme === undefined || packedContext.plainModulus === undefined) {
+    throw new HeError('INVALID_INPUT', 'a packed ciphertext loads under an HeContext (its scheme and t are needed)')
+  }
+  const payload = unpackSealCiphertext(packedContext as PackedCiphertextContext, envelope.payload, envelope.seeded)
+  return { ...envelope, compression: 'none', payload }
 }
 
 /**

@@ -30,6 +30,10 @@ export function prepareSealPayload(
   const kind = envelope.kind
   const claimed = kind === 'galoisKeys' ? (envelope.meta as { elements?: number[] }).elements : undefined
   let payload = envelope.payload
+  if (envelope.compression === 'packed') {
+    // loadSealObject unpacks first; anything else handing a packed payload here is a caller bug.
+    throw new HeError('INVALID_INPUT', `the ${what} is packed: unpack it with unpackSealCiphertext first`)
+  }
   if (envelope.compression !== 'none') {
     if (!canInflate(envelope.compression)) return { payload, shape: undefined }
     const bound = maxPayloadBytes(kind, limits, claimed?.length)

@@ -35,7 +35,7 @@ export interface EnvelopeHeader {
   kind: EnvelopeKind
   /** The payload was saved from a seeded SEAL `Serializable*` object (about half size). */
   seeded: boolean
-  /** SEAL compression mode of the payload (`none` for bundles). */
+  /** SEAL compression mode of the payload (`none` for bundles), or `packed` (sealbox's bit-packed ciphertext). */
   compression: EnvelopeCompression
   /** Params fingerprint, 32 lowercase hex characters. */
   fingerprint: string
@@ -147,6 +147,9 @@ export function readEnvelopeIdentity(bytes: Uint8Array, what = 'envelope'): Enve
   const compression = compressionFromCode(compressionByte)
   if (compression === undefined) {
     throw invalid(`${what} has unknown compression code ${compressionByte}`, { found: compressionByte })
+  }
+  if (compression === 'packed' && kind !== 'ciphertext') {
+    throw invalid(`${what} is a ${kind} marked packed; only ciphertexts are packed`)
   }
   if (kind === 'bundle' && compression !== 'none') {
     throw invalid(`${what} is a bundle with compression ${compression}; bundles are stored uncompressed`)

@@ -31,6 +31,8 @@ export function sealCompressionMode(compression: EnvelopeCompression): ComprMode
       return modes.zlib
     case 'zstd':
       return modes.zstd
+    case 'packed':
+      throw new HeError('INVALID_INPUT', 'packed is not a SEAL compression: save with none, then packSealCiphertext')
     default: {
       const never: never = compression
       throw new HeError('INVALID_INPUT', `unknown compression ${JSON.stringify(never)}`)

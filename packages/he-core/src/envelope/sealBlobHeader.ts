@@ -1,6 +1,6 @@
 import { HeError } from '../errors/HeError.ts'
 import type { HeErrorCode } from '../errors/heErrorCodes.ts'
-import { compressionFromCode, type EnvelopeCompression } from './envelopeKinds.ts'
+import { compressionFromCode, type SealCompression } from './envelopeKinds.ts'
 
 /** SEAL's serialization header: 16 bytes in front of every saved SEAL object. */
 export const SEAL_HEADER_BYTES = 16
@@ -12,7 +12,7 @@ export const SEAL_VERSION_MINOR = 1
 
 /** What SEAL's header of a payload says. */
 export interface SealBlobHeader {
-  compression: EnvelopeCompression
+  compression: SealCompression
   /** Total bytes of the saved object, header included (SEAL's uint64 `size`). */
   size: number
 }
@@ -44,7 +44,8 @@ export function checkSealBlobHeader(payload: Uint8Array, code: HeErrorCode): Sea
   }
   const compressionByte = view.getUint8(5)
   const compression = compressionFromCode(compressionByte)
-  if (compression === undefined) throw fail(`has unknown compression mode ${compressionByte}`)
+  if (compression === undefined || compression === 'packed')
+    throw fail(`has unknown compression mode ${compressionByte}`)
   if (view.getUint16(6, true) !== 0) throw fail('has non-zero reserved header bytes')
   const high = view.getUint32(12, true)
   const size = high * 2 ** 32 + view.getUint32(8, true)

@@ -1,5 +1,5 @@
 import type { Decryptor, Encryptor, GaloisKeys, KeyGenerator, PublicKey, RelinKeys, SecretKey } from 'node-seal/throws'
-import type { EnvelopeCompression } from '../envelope/envelopeKinds.ts'
+import type { SealCompression } from '../envelope/envelopeKinds.ts'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
@@ -28,7 +28,7 @@ export interface KeyTimings {
 }
 
 /** The SEAL compression of serialized keys (the envelope's compression names). */
-export type CompressionName = EnvelopeCompression
+export type CompressionName = SealCompression
 
 /** A random 128-bit key-set id (32 hex chars); it travels with every object made under the secret key. */
 export function newKeySetId(): string {

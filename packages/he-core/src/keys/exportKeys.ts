@@ -3,7 +3,7 @@ import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { decodeBundle } from '../envelope/decodeBundle.ts'
 import { encodeBundle } from '../envelope/encodeBundle.ts'
 import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
-import type { EnvelopeCompression } from '../envelope/envelopeKinds.ts'
+import type { SealCompression } from '../envelope/envelopeKinds.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
@@ -13,7 +13,7 @@ import { type KeySet, KeySet as KeySetClass, type KeySetOptions } from './KeySet
 /** How to export keys: seeded halves evaluation keys (what clients upload); zstd saves 10–35%. */
 export interface ExportKeyOptions {
   seeded?: boolean
-  compression?: EnvelopeCompression
+  compression?: SealCompression
   label?: string
 }
 

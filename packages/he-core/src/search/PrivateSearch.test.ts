@@ -148,13 +148,13 @@ describe('private search beyond one block', () => {
 })
 
 describe('private search compression knobs', () => {
-  // Every combination of query and response compression decrypts the oracle's scores;
-  // uncompressed responses are larger on the wire, compressed queries smaller.
+  // Every combination of query and response encoding decrypts the oracle's scores;
+  // uncompressed responses are larger on the wire, compressed queries smaller, packed smallest.
   for (const scheme of ['bgv', 'bfv'] as const) {
     it(`${scheme}: queries and responses zstd or uncompressed, each side's choice, scores exact`, async () => {
       const sizes: Record<string, { query: number; response: number }> = {}
-      for (const compression of ['zstd', 'none'] as const) {
-        for (const responseCompression of ['zstd', 'none'] as const) {
+      for (const compression of ['zstd', 'none', 'packed'] as const) {
+        for (const responseCompression of ['zstd', 'none', 'packed'] as const) {
           using fixture = await searchFixture({ rows: 5000, dimension: 10, scheme, compression, responseCompression })
           expect(fixture.config.responseCompression).toBe(responseCompression)
           const vector = syntheticSearchQuery(10, 11)
@@ -167,6 +167,9 @@ describe('private search compression knobs', () => {
       }
       expect(sizes['none/none']?.query).toBeGreaterThan(1.5 * (sizes['zstd/zstd']?.query ?? 0))
       expect(sizes['zstd/none']?.response).toBeGreaterThan(1.5 * (sizes['zstd/zstd']?.response ?? 0))
+      // Packed: ⌈log2 q⌉ bits per residue beats zstd on uniform residues, both ways.
+      expect(sizes['packed/packed']?.query).toBeLessThan(0.9 * (sizes['zstd/zstd']?.query ?? 0))
+      expect(sizes['packed/packed']?.response).toBeLessThan(0.9 * (sizes['zstd/zstd']?.response ?? 0))
     })
   }
 })

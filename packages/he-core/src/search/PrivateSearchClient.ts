@@ -1,6 +1,7 @@
 import { encryptSymmetric, encryptSymmetricSeeded } from '../crypto/encrypt.ts'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { packSealCiphertext } from '../envelope/packSealCiphertext.ts'
 import { sealCompressionMode } from '../envelope/saveSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall, toHeError } from '../errors/toHeError.ts'
@@ -12,6 +13,7 @@ import { assertSearchContext } from './processSearchDatabase.ts'
 import { type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 import type { SearchCatalog, SearchRowId } from './SearchDatabase.ts'
 import { scaleQueryVector } from './scaleVectors.ts'
+import type { SearchWireEncoding } from './searchCost.ts'
 import { isUnusedSlot, querySlots, scatterBlockScores } from './searchLayout.ts'
 import { decodeSearchResponse, encodeSearchQuery } from './searchWire.ts'
 import { topKIndices } from './topK.ts'
@@ -117,7 +119,7 @@ export class PrivateSearchClient implements Disposable {
    */
   encryptQuery(
     vector: ArrayLike<number>,
-    options: { seeded?: boolean; compression?: 'zstd' | 'none' } = {},
+    options: { seeded?: boolean; compression?: SearchWireEncoding } = {},
   ): Uint8Array {
     const seeded = options.seeded ?? true
     const compression = options.compression ?? this.config.compression
@@ -131,11 +133,14 @@ export class PrivateSearchClient implements Disposable {
       Array.from({ length: config.queryCiphertexts }, (_, a) => {
         const plaintext = scope.track(new this.ctx.seal.Plaintext())
         sealCall('encode query', () => encoder.encode(querySlots(shape, scaled, a), plaintext))
-        const payload = seeded
-          ? encryptSymmetricSeeded(this.keySet, plaintext, compression)
+        // Packed: SEAL saves its 64-bit words, then each residue is cut to its prime's bits.
+        const sealCompression = compression === 'packed' ? 'none' : compression
+        const saved = seeded
+          ? encryptSymmetricSeeded(this.keySet, plaintext, sealCompression)
           : (sealCall('save query ciphertext', () =>
-              encryptSymmetric(this.keySet, plaintext, scope).saveToArray(sealCompressionMode(compression)),
+              encryptSymmetric(this.keySet, plaintext, scope).saveToArray(sealCompressionMode(sealCompression)),
             ) as Uint8Array)
+        const payload = compression === 'packed' ? packSealCiphertext(this.ctx, saved) : saved
         scope.free(plaintext)
         return { payload, seeded, level }
       }),

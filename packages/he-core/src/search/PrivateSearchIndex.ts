@@ -1,6 +1,7 @@
 import type { Ciphertext } from 'node-seal/throws'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { packSealCiphertext } from '../envelope/packSealCiphertext.ts'
 import { sealCompressionMode } from '../envelope/saveSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import { toHeError } from '../errors/toHeError.ts'
@@ -183,7 +184,8 @@ export class PrivateSearchIndex implements Disposable {
       if (!direct) this.#dyadic?.loadQuery(ctx, ciphertexts, decoded.items)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
-      const mode = sealCompressionMode(config.responseCompression)
+      const packed = config.responseCompression === 'packed'
+      const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
       try {
         const kernel = this.#dyadic ? this.#dyadic.run.bind(this.#dyadic) : runSearchKernel
         kernel({
@@ -195,9 +197,10 @@ export class PrivateSearchIndex implements Disposable {
           scope,
           onBlock: (block, result) => {
             const saveStart = now()
+            const saved = result.saveToArray(mode) as Uint8Array
             results.push({
               index: block.index,
-              payload: result.saveToArray(mode) as Uint8Array,
+              payload: packed ? packSealCiphertext(ctx, saved) : saved,
               seeded: false,
               level: 0,
             })

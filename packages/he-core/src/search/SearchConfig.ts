@@ -10,6 +10,7 @@ import {
   countSearchOperations,
   estimateServerMs,
   galoisStepsFor,
+  SEARCH_WIRE_ENCODINGS,
   SearchOperationCountSchema,
 } from './searchCost.ts'
 import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
@@ -57,10 +58,14 @@ export const SearchConfigInput = z
     babyStep: z.number().int().min(1).optional(),
     /** `client` baby steps: at most this many query ciphertexts (upload bound) when choosing g. */
     maxQueryCiphertexts: z.number().int().min(1).max(4096).default(16),
-    /** SEAL compression of the query ciphertexts (and of the responses unless `responseCompression` says otherwise): zstd (≈ 45% smaller) or none (faster to load). */
-    compression: z.enum(['zstd', 'none']).default('zstd'),
-    /** SEAL compression of the response ciphertexts the server saves; default `compression`. */
-    responseCompression: z.enum(['zstd', 'none']).optional(),
+    /**
+     * How query ciphertexts travel (and responses unless `responseCompression` says otherwise):
+     * `packed` (each residue in ⌈log2 q⌉ bits: 28.2 KB per seeded query ciphertext at n=4096),
+     * SEAL's `zstd` (≈ 45% smaller than none) or `none` (SEAL's 64-bit words; fastest to load).
+     */
+    compression: z.enum(SEARCH_WIRE_ENCODINGS).default('zstd'),
+    /** How the server writes response ciphertexts (at one prime after the mod switch); default `compression`. */
+    responseCompression: z.enum(SEARCH_WIRE_ENCODINGS).optional(),
     /** Server: keep the processed database in NTT form (default; 2.5–7× faster multiplies). */
     nttForm: z.boolean().default(true),
   })
@@ -105,9 +110,9 @@ export const SearchConfigSchema = z
     /** Model estimate of the server total (decode, load, compute, save) on this VM, used to choose g. Measured numbers come from the benchmark. */
     estimatedServerMs: z.number(),
     /** Compression of the query ciphertexts (the client's choice; the server loads either). */
-    compression: z.enum(['zstd', 'none']),
+    compression: z.enum(SEARCH_WIRE_ENCODINGS),
     /** Compression of the response ciphertexts (the server's choice; the client loads either). */
-    responseCompression: z.enum(['zstd', 'none']),
+    responseCompression: z.enum(SEARCH_WIRE_ENCODINGS),
     nttForm: z.boolean(),
   })
   .strict()

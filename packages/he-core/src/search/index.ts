@@ -56,8 +56,10 @@ export {
   countSearchOperations,
   estimateServerMs,
   galoisStepsFor,
+  SEARCH_WIRE_ENCODINGS,
   type SearchOperationCount,
   type SearchTransfer,
+  type SearchWireEncoding,
 } from './searchCost.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {

@@ -24,10 +24,17 @@ export const SearchOperationCountSchema = z
   .strict()
 export type SearchOperationCount = z.infer<typeof SearchOperationCountSchema>
 
+/**
+ * How a search ciphertext travels: `packed` (sealbox's bit-packed layout, ⌈log2 q⌉ bits per
+ * residue), or a SEAL save compressed with `zstd` or not at all (`none`).
+ */
+export const SEARCH_WIRE_ENCODINGS = ['packed', 'zstd', 'none'] as const
+export type SearchWireEncoding = (typeof SEARCH_WIRE_ENCODINGS)[number]
+
 /** How the query and response ciphertexts travel: the load and save costs depend on it. */
 export interface SearchTransfer {
-  query: 'zstd' | 'none'
-  response: 'zstd' | 'none'
+  query: SearchWireEncoding
+  response: SearchWireEncoding
 }
 
 /**
@@ -65,9 +72,9 @@ const UNIT_COST: Record<SearchScheme, Record<keyof SearchOperationCount, number>
  * Per query ciphertext: envelope checks, inflate (zstd) and the SEAL load, whose floor
  * is the seed expansion (≈ 1.1 units). Measured by the benchmark's load split.
  */
-const QUERY_LOAD: Record<SearchTransfer['query'], number> = { zstd: 3, none: 1.75 }
-/** Per response ciphertext: SEAL save (zstd ≈ 0.4 ms) and the response envelope. */
-const RESPONSE_SAVE: Record<SearchTransfer['response'], number> = { zstd: 2, none: 0.25 }
+const QUERY_LOAD: Record<SearchWireEncoding, number> = { zstd: 3, none: 1.75, packed: 2 }
+/** Per response ciphertext: SEAL save (zstd ≈ 0.4 ms), packing, and the response envelope. */
+const RESPONSE_SAVE: Record<SearchWireEncoding, number> = { zstd: 2, none: 0.25, packed: 0.5 }
 const DEFAULT_TRANSFER: SearchTransfer = { query: 'zstd', response: 'zstd' }
 /** A plaintext multiply with a coefficient-form plaintext (SEAL transforms it on every use). */
 const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3 }

@@ -1,0 +1,177 @@
+import type { SEALContext } from 'node-seal/throws'
+import { HeError } from '../errors/HeError.ts'
+import type { HeErrorCode } from '../errors/heErrorCodes.ts'
+import { checkPackedLayout, PACKED_SEED_BYTES, packResidues, residueBits, unpackResidues } from './packedCiphertext.ts'
+import { SEAL_HEADER_BYTES, SEAL_MAGIC, SEAL_VERSION_MAJOR, SEAL_VERSION_MINOR } from './sealBlobHeader.ts'
+import {
+  CIPHERTEXT_FIELDS_BYTES,
+  ciphertextBytes,
+  DYN_ARRAY_BYTES,
+  dataPrimeCountOf,
+  PRNG_INFO_BYTES,
+} from './sealPayloadLimits.ts'
+
+/**
+ * What packing and unpacking need of a context (an `HeContext` fits): the chain of
+ * parms ids, the primes, the scheme (which fixes the NTT form) and t.
+ */
+export interface PackedCiphertextContext {
+  readonly context: SEALContext
+  readonly coeffPrimes: readonly bigint[]
+  readonly params: { readonly polyModulusDegree: number; readonly scheme: string }
+  readonly plainModulus?: bigint | undefined
+}
+
+// Offsets inside SEAL 4.1's uncompressed save of a Ciphertext (ENVELOPE.md, "The SEAL payload").
+const AT_PARMS_ID = SEAL_HEADER_BYTES
+const AT_NTT = AT_PARMS_ID + 32
+const AT_SIZE = AT_NTT + 1
+const AT_N = AT_SIZE + 8
+const AT_PRIMES = AT_N + 8
+const AT_SCALE = AT_PRIMES + 8
+const AT_CORRECTION = AT_SCALE + 8
+const AT_DATA_ARRAY = SEAL_HEADER_BYTES + CIPHERTEXT_FIELDS_BYTES
+const AT_WORDS = AT_DATA_ARRAY + DYN_ARRAY_BYTES
+
+// parms id (4 × u64) of the level with k data primes, per context: a few SEAL calls once.
+const parmsIdTables = new WeakMap<SEALContext, Map<number, BigUint64Array>>()
+
+function parmsIdsOf(ctx: PackedCiphertextContext): Map<number, BigUint64Array> {
+  let table = parmsIdTables.get(ctx.context)
+  if (table) return table
+  table = new Map()
+  let k = dataPrimeCountOf(ctx.coeffPrimes.length)
+  // Past the last level nextContextData() returns a handle to nothing, so walk by chain index.
+  let data = ctx.context.firstContextData()
+  try {
+    for (;;) {
+      const parmsId = data.parmsId()
+      table.set(k, BigUint64Array.from(parmsId.values() as BigUint64Array))
+      parmsId.delete()
+      k--
+      if (data.chainIndex() === 0) break
+      const next = data.nextContextData()
+      data.delete()
+      data = next
+    }
+  } finally {
+    data.delete()
+  }
+  parmsIdTables.set(ctx.context, table)
+  return table
+}
+
+function sealHeader(view: DataView, at: number, size: number): void {
+  view.setUint16(at, SEAL_MAGIC, true)
+  view.setUint8(at + 2, SEAL_HEADER_BYTES)
+  view.setUint8(at + 3, SEAL_VERSION_MAJOR)
+  view.setUint8(at + 4, SEAL_VERSION_MINOR)
+  view.setBigUint64(at + 8, BigInt(size), true)
+}
+
+function assertPackable(ctx: PackedCiphertextContext, code: HeErrorCode): void {
+  if (ctx.params.scheme !== 'bfv' && ctx.params.scheme !== 'bgv') {
+    throw new HeError(code, `packed ciphertexts are BFV or BGV (scale 1); these parameters are ${ctx.params.scheme}`)
+  }
+}
+
+/**
+ * Packs an uncompressed SEAL save of a size-2 BFV/BGV ciphertext (`saveToArray` with
+ * compression none; a seeded `Serializable` save keeps only c0 and its seed) into the
+ * packed layout: each residue in ⌈log2 q⌉ bits.
+ */
+export function packSealCiphertext(ctx: PackedCiphertextContext, saved: Uint8Array): Uint8Array {
+  assertPackable(ctx, 'INVALID_INPUT')
+  const view = new DataView(saved.buffer, saved.byteOffset, saved.byteLength)
+  if (saved.length < AT_WORDS || view.getUint16(0, true) !== SEAL_MAGIC || view.getUint8(5) !== 0) {
+    throw new HeError('INVALID_INPUT', 'pack a ciphertext from its uncompressed SEAL save (compression none)')
+  }
+  const size = Number(view.getBigUint64(AT_SIZE, true))
+  const n = Number(view.getBigUint64(AT_N, true))
+  const k = Number(view.getBigUint64(AT_PRIMES, true))
+  if (size !== 2 || n !== ctx.params.polyModulusDegree || k < 1 || k > dataPrimeCountOf(ctx.coeffPrimes.length)) {
+    throw new HeError(
+      'INVALID_INPUT',
+      `only size-2 ciphertexts of these parameters pack (size ${size}, n ${n}, ${k} primes)`,
+    )
+  }
+  const seeded = saved.length === ciphertextBytes(2, n, k, true)
+  if (!seeded && saved.length !== ciphertextBytes(2, n, k)) {
+    throw new HeError('INVALID_INPUT', `a ${saved.length}-byte save is no size-2 ciphertext of n=${n} over ${k} primes`)
+  }
+  const words = saved.subarray(AT_WORDS, AT_WORDS + (seeded ? 1 : 2) * n * k * 8)
+  const input = {
+    words,
+    polys: seeded ? (1 as const) : (2 as const),
+    polyModulusDegree: n,
+    primes: ctx.coeffPrimes.slice(0, k),
+    correctionFactor: view.getBigUint64(AT_CORRECTION, true),
+  }
+  return seeded
+    ? packResidues({ ...input, seed: saved.subarray(saved.length - PACKED_SEED_BYTES) })
+    : packResidues(input)
+}
+
+/**
+ * Rebuilds SEAL's uncompressed save of a packed ciphertext under `ctx`, trusting
+ * nothing in it: the layout, n, the level (k ≤ the data primes), each width = ⌈log2 q_i⌉,
+ * the correction factor (1 for BFV, in [1, t) for BGV), every residue below its prime.
+ * The SEAL fields (parms id, NTT form, size, scale) come from the context. A refusal is
+ * INVALID_ENVELOPE; SEAL then loads what it would have written itself (a seeded one
+ * expands c1 from the seed, as for its own seeded saves).
+ */
+export function unpackSealCiphertext(
+  ctx: PackedCiphertextContext,
+  payload: Uint8Array,
+  envelopeSeeded: boolean,
+): Uint8Array {
+  assertPackable(ctx, 'INVALID_ENVELOPE')
+  const fail = (what: string) => new HeError('INVALID_ENVELOPE', `the packed ciphertext ${what}`)
+  const shape = checkPackedLayout(payload, 'INVALID_ENVELOPE')
+  const n = ctx.params.polyModulusDegree
+  if (shape.seeded !== envelopeSeeded) {
+    throw fail(`stores ${shape.polys} polynomials but its envelope is ${envelopeSeeded ? '' : 'not '}marked seeded`)
+  }
+  if (shape.polyModulusDegree !== n) throw fail(`has n = ${shape.polyModulusDegree}; these parameters have n = ${n}`)
+  const k = shape.primes
+  const dataPrimes = dataPrimeCountOf(ctx.coeffPrimes.length)
+  if (k > dataPrimes) throw fail(`spans ${k} primes; a ciphertext of these parameters has at most ${dataPrimes}`)
+  const primes = ctx.coeffPrimes.slice(0, k)
+  for (const [i, prime] of primes.entries()) {
+    if (shape.widths[i] !== residueBits(prime)) {
+      throw fail(`packs prime ${i} in ${shape.widths[i]} bits; its prime ${prime} needs ${residueBits(prime)}`)
+    }
+  }
+  const t = ctx.plainModulus ?? 0n
+  const cf = shape.correctionFactor
+  const cfValid = ctx.params.scheme === 'bfv' ? cf === 1n : cf >= 1n && cf < t
+  if (!cfValid) throw fail(`has correction factor ${cf}, not valid for ${ctx.params.scheme} with t = ${t}`)
+  const parmsId = parmsIdsOf(ctx).get(k)
+  if (!parmsId) throw fail(`spans ${k} primes, which is no level of these parameters`)
+
+  const words = shape.polys * n * k
+  const length = ciphertextBytes(2, n, k, shape.seeded)
+  const out = new Uint8Array(length)
+  const view = new DataView(out.buffer)
+  sealHeader(view, 0, length)
+  for (const [i, value] of parmsId.entries()) view.setBigUint64(AT_PARMS_ID + 8 * i, value, true)
+  view.setUint8(AT_NTT, ctx.params.scheme === 'bgv' ? 1 : 0)
+  view.setBigUint64(AT_SIZE, 2n, true)
+  view.setBigUint64(AT_N, BigInt(n), true)
+  view.setBigUint64(AT_PRIMES, BigInt(k), true)
+  view.setFloat64(AT_SCALE, 1, true)
+  view.setBigUint64(AT_CORRECTION, cf, true)
+  sealHeader(view, AT_DATA_ARRAY, DYN_ARRAY_BYTES + words * 8)
+  view.setBigUint64(AT_DATA_ARRAY + SEAL_HEADER_BYTES, BigInt(words), true)
+  unpackResidues(payload, shape, primes, out, AT_WORDS)
+  if (shape.seeded) {
+    const at = AT_WORDS + words * 8
+    sealHeader(view, at, PRNG_INFO_BYTES)
+    const seed = payload.subarray(shape.seedAt, shape.seedAt + PACKED_SEED_BYTES)
+    // SEAL's prng_type: 1 Blake2xb, 2 Shake256 (0 "unknown" would make SEAL throw).
+    if (seed[0] !== 1 && seed[0] !== 2)
+      throw fail(`names PRNG type ${seed[0]}; SEAL knows 1 (Blake2xb) and 2 (Shake256)`)
+    out.set(seed, at + SEAL_HEADER_BYTES)
+  }
+  return out
+}
