@@ -38,8 +38,9 @@ async function startNode(scheduling: 'affinity' | 'round-robin', executor = 'poo
       SYNTHETIC_DIM: String(DIM),
       SEARCH_BABY_STEPS: 'server',
       SCHEDULING: scheduling,
-      // One n=4096 key set with two Galois steps is ~0.75 MiB deserialized: one fits.
-      KEY_CACHE_BYTES: String(1024 * 1024),
+      // One n=4096 key set with two Galois steps is ~0.75 MiB deserialized, plus ~0.375 MiB
+      // of u32 words for the key-switching kernel: one fits, two do not.
+      KEY_CACHE_BYTES: String(1536 * 1024),
     },
   })
 }

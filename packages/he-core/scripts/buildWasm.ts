@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { compileWat, wasmModuleSource } from './compileWat.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const kernels = ['src/search/wasm/mulAccumulate.wat']
+const kernels = ['src/search/wasm/mulAccumulate.wat', 'src/search/wasm/keySwitch.wat']
 for (const kernel of kernels) {
   const watPath = join(root, kernel)
   const bytes = await compileWat(readFileSync(watPath, 'utf8'), basename(watPath))

@@ -92,7 +92,7 @@ export interface SearchMeasurement {
    * What ran the WASM sums: he-core's WebAssembly kernel (`dyadic`) or SEAL's evaluator
    * (`seal`); native rows always run SEAL's evaluator.
    */
-  kernel: 'dyadic' | 'seal'
+  kernel: 'dyadic' | 'keySwitch' | 'seal'
   /** Whether the query ciphertexts carry seeds (half the bytes; the server regenerates the random halves). */
   querySeeded: boolean
   queryCompression: SearchWireEncoding

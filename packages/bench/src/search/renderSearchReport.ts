@@ -39,6 +39,13 @@ const kib = (bytes: number) => (bytes === 0 ? '0' : `${(bytes / 1024).toFixed(by
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`
 
+/** How the report names each search path (index.kernel). */
+const KERNEL_NAMES = {
+  dyadic: 'sums in the WebAssembly kernel',
+  keySwitch: 'rotations and sums in the WebAssembly key-switching kernel',
+  seal: "SEAL's evaluator",
+} as const
+
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`
   return [line(head), `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n')
@@ -149,7 +156,7 @@ export function engineRatio(wasm: SearchMeasurement, native: SearchMeasurement) 
 
 function mode(m: SearchMeasurement): string {
   const c = m.config
-  return `${c.scheme.toUpperCase()} ${c.babySteps}-side g=${c.babyStep}; query ${m.querySeeded ? '' : 'unseeded '}${m.queryCompression}, response ${m.responseCompression}; ${m.kernel === 'dyadic' ? 'sums in the WebAssembly kernel' : "SEAL's evaluator"}`
+  return `${c.scheme.toUpperCase()} ${c.babySteps}-side g=${c.babyStep}; query ${m.querySeeded ? '' : 'unseeded '}${m.queryCompression}, response ${m.responseCompression}; ${KERNEL_NAMES[m.kernel]}`
 }
 
 function comparisonTable(list: readonly SearchMeasurement[]): string {

@@ -9,6 +9,8 @@ import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { adopt, disown, withScope } from '../scope/SealScope.ts'
+import { galoisKeyWordsBytes } from '../search/wasm/galoisKeyWords.ts'
+import { rnsKernelApplies } from '../search/wasm/RnsKernel.ts'
 
 /** Evaluation-key kinds a key set may hold (never a secret key). */
 export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const
@@ -72,7 +74,11 @@ export class EvaluationKeys implements Disposable {
   readonly galoisKeys: GaloisKeys | undefined
   /** Galois elements present, ascending. */
   readonly galoisElements: readonly number[]
-  /** Estimated WASM bytes these keys occupy (a cache's budget unit). */
+  /**
+   * Estimated bytes these keys occupy (a cache's budget unit): SEAL's copy in the WASM
+   * heap, plus, where the params allow he-core's key-switching kernel (every prime below
+   * 2^31), the u32 copy of the Galois keys a search index makes once and keeps with them.
+   */
   readonly heapBytes: number
   #disposed = false
 
@@ -127,6 +133,12 @@ export class EvaluationKeys implements Disposable {
         galoisKeys = keys
       }
       const sizes = ctx.facts.sizes
+      // A search index may convert these keys for its key-switching kernel: those words
+      // live with the keys (galoisKeyWordsOf), so the cache budget counts them up front.
+      const kernelWords =
+        ctx.plainModulus !== undefined && rnsKernelApplies(ctx.coeffPrimes, ctx.plainModulus)
+          ? galoisKeyWordsBytes(ctx.facts.polyModulusDegree, ctx.coeffPrimes.length)
+          : 0
       // Hand the handles from the load's scope to the long-lived owner.
       return new EvaluationKeys({
         fingerprint: decoded.fingerprint,
@@ -134,7 +146,7 @@ export class EvaluationKeys implements Disposable {
         relinKeys: relinKeys ? adopt(scope.release(relinKeys)) : undefined,
         galoisKeys: galoisKeys ? adopt(scope.release(galoisKeys)) : undefined,
         galoisElements: [...elements].sort((a, b) => a - b),
-        heapBytes: (relinKeys ? sizes.relinKeys : 0) + elements.length * sizes.galoisKeyPerStep,
+        heapBytes: (relinKeys ? sizes.relinKeys : 0) + elements.length * (sizes.galoisKeyPerStep + kernelWords),
       })
     })
   }

@@ -9,6 +9,7 @@ import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { DyadicSearch, type SearchKernelChoice } from './dyadicSearchKernel.ts'
+import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import {
   processSearchDatabase,
   type SearchBlockRange,
@@ -85,7 +86,7 @@ export class PrivateSearchIndex implements Disposable {
   readonly processing: SearchProcessingReport
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
-  readonly #dyadic: DyadicSearch | undefined
+  readonly #dyadic: DyadicSearch | KeySwitchSearch | undefined
   #disposed = false
 
   private constructor(
@@ -94,7 +95,7 @@ export class PrivateSearchIndex implements Disposable {
     blocks: ProcessedSearchBlock[],
     report: SearchProcessingReport,
     owned: SealHandle[],
-    dyadic: DyadicSearch | undefined,
+    dyadic: DyadicSearch | KeySwitchSearch | undefined,
   ) {
     this.ctx = ctx
     this.config = config
@@ -107,8 +108,9 @@ export class PrivateSearchIndex implements Disposable {
   /**
    * Processes `database` for `config` (all blocks, or `blocks` only — a worker that
    * serves part of every query). `ctx` must be built from `config.params`.
-   * `kernel: 'seal'` keeps every product in SEAL (benchmarks compare it with the default,
-   * which sums client-side baby steps in he-core's WebAssembly kernel where it applies).
+   * `kernel: 'seal'` keeps every product and rotation in SEAL (benchmarks compare it with
+   * the default, which runs the search in one of he-core's WebAssembly kernels where one
+   * applies: see `kernel`).
    */
   static process(
     ctx: HeContext,
@@ -119,7 +121,9 @@ export class PrivateSearchIndex implements Disposable {
     const owned: SealHandle[] = []
     try {
       const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
-      const dyadic = DyadicSearch.prepare(ctx, config, blocks, options.kernel ?? 'auto')
+      const choice = options.kernel ?? 'auto'
+      const dyadic =
+        DyadicSearch.prepare(ctx, config, blocks, choice) ?? KeySwitchSearch.prepare(ctx, config, blocks, choice)
       if (!dyadic) return new PrivateSearchIndex(ctx, config, blocks, report, owned, undefined)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.
       for (const handle of owned.splice(0)) disown(handle)
@@ -132,10 +136,13 @@ export class PrivateSearchIndex implements Disposable {
   }
 
   /**
-   * What runs the homomorphic sums: `dyadic` (he-core's WebAssembly kernel: client-side
-   * baby steps, BGV, primes below 2^32) or `seal` (SEAL's evaluator: everything else).
+   * What runs the search: `dyadic` (he-core's sums kernel: no rotation, BGV in NTT form,
+   * data primes below 2^32), `keySwitch` (he-core's key-switching kernel: rotations too,
+   * BGV in NTT form, every prime and t below 2^31) or `seal` (SEAL's evaluator:
+   * everything else, and `kernel: 'seal'`).
    */
-  get kernel(): 'dyadic' | 'seal' {
+  get kernel(): 'dyadic' | 'keySwitch' | 'seal' {
+    if (this.#dyadic instanceof KeySwitchSearch) return 'keySwitch'
     return this.#dyadic ? 'dyadic' : 'seal'
   }
 

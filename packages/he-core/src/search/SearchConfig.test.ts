@@ -57,14 +57,16 @@ describe('resolveSearchConfig', () => {
     expect(server.babyStep).toBe(8)
     expect(server.galoisSteps).toEqual([1, 8])
     expect(server.operations).toMatchObject({ babyRotations: 7, giantRotations: 2, queryCiphertexts: 1 })
-    // The client cap bounds the upload: D=64 sends at most 16 ciphertexts and rotates by g on the server.
+    // The client cap bounds the upload: D=64 sends at most 16 ciphertexts and rotates by g on the
+    // server; with rotations in the key-switching kernel, g need not be a power of two (g=11).
     const wide = resolveSearchConfig({ rows: 10_000, dimension: 64 })
-    expect(wide.babyStep).toBe(16)
-    expect(wide.galoisSteps).toEqual([16])
-    // g need not be a power of two: V=1000 (one folded block of 32 diagonals) costs least at g=11.
+    expect(wide.babyStep).toBe(11)
+    expect(wide.galoisSteps).toEqual([11])
+    // A kernel rotation costs less than loading two seeded ciphertexts: V=1000 (one folded
+    // block of 32 diagonals) sends 4 and rotates 7 times.
     const folded = resolveSearchConfig({ rows: 1000, dimension: 64 })
-    expect(folded.babyStep).toBe(11)
-    expect(folded.operations).toMatchObject({ queryCiphertexts: 11, giantRotations: 2, multiplies: 32 })
+    expect(folded.babyStep).toBe(4)
+    expect(folded.operations).toMatchObject({ queryCiphertexts: 4, giantRotations: 7, multiplies: 32 })
     // Loading a seeded ciphertext costs about a fifth of a rotation, so in SEAL g = D' is not always cheapest…
     const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64, scheme: 'bfv' })
     expect(all.babyStep).toBe(16)
@@ -74,7 +76,9 @@ describe('resolveSearchConfig', () => {
     expect(dyadic.babyStep).toBe(64)
     expect(dyadic.galoisSteps).toEqual([])
     // g is chosen on the server total: uncompressed queries load faster (no inflate), so it sends more of them.
-    expect(resolveSearchConfig({ rows: 1000, dimension: 64, compression: 'none' }).babyStep).toBe(16)
+    expect(resolveSearchConfig({ rows: 1000, dimension: 64, compression: 'none' }).babyStep).toBe(8)
+    // Where rotations stay in SEAL (BFV) the model trades them against loads as before.
+    expect(resolveSearchConfig({ rows: 1000, dimension: 64, scheme: 'bfv' }).babyStep).toBe(8)
     const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babyStep: 64 })
     expect(given.galoisSteps).toEqual([])
     expect(given.queryCiphertexts).toBe(64)

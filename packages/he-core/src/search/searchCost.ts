@@ -84,8 +84,21 @@ const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3
  * data primes below 2^32): 40 of them cost ≈ 0.4 ms at n=4096 against ≈ 6 ms in SEAL.
  */
 const DYADIC_MULTIPLY = 0.05
+/**
+ * A rotation (one Galois key switch) in he-core's key-switching kernel
+ * (keySwitchSearchKernel.ts), which runs every search with rotations when the scheme is
+ * BGV in NTT form and every prime and t are below 2^31; its products cost what the
+ * dyadic kernel's do.
+ */
+const KERNEL_ROTATION = 2.5
 /** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
 const UNIT_MS = 0.2
+
+/** What the cost model reads of the params: size, and whether the kernels apply. */
+export type KernelFacts = Pick<
+  ParamsFacts,
+  'polyModulusDegree' | 'dataPrimeCount' | 'coeffModulusBits' | 'keySwitching' | 'plainModulusBits'
+>
 
 /** Operation counts for one query of `shape` with baby step g on `side`. */
 export function countSearchOperations(
@@ -125,19 +138,21 @@ export function countSearchOperations(
  */
 export function estimateServerMs(
   counts: SearchOperationCount,
-  facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount' | 'coeffModulusBits'>,
+  facts: KernelFacts,
   scheme: SearchScheme,
   nttForm: boolean,
   transfer: SearchTransfer = DEFAULT_TRANSFER,
 ): number {
   const unit = UNIT_COST[scheme]
   const dyadic = usesDyadicKernel(counts, facts, scheme, nttForm)
+  const keySwitch = !dyadic && usesKeySwitchKernel(counts, facts, scheme, nttForm)
   let units =
     counts.queryCiphertexts * QUERY_LOAD[transfer.query] + counts.responseCiphertexts * RESPONSE_SAVE[transfer.response]
   for (const key of Object.keys(unit) as (keyof SearchOperationCount)[]) {
     let perOp = key === 'multiplies' && !nttForm ? COEFFICIENT_FORM_MULTIPLY[scheme] : unit[key]
-    if (dyadic && key === 'multiplies') perOp = DYADIC_MULTIPLY
-    if (dyadic && key === 'additions') perOp = 0
+    if ((dyadic || keySwitch) && key === 'multiplies') perOp = DYADIC_MULTIPLY
+    if ((dyadic || keySwitch) && key === 'additions') perOp = 0
+    if (keySwitch && (key === 'babyRotations' || key === 'giantRotations')) perOp = KERNEL_ROTATION
     units += perOp * counts[key]
   }
   const size = (facts.polyModulusDegree / 4096) * (facts.dataPrimeCount / 2)
@@ -164,6 +179,30 @@ export function usesDyadicKernel(
   )
 }
 
+/** Bits of the largest prime (or t) the key-switching kernel takes. */
+const KEY_SWITCH_KERNEL_BITS = 31
+
+/**
+ * Whether a search with rotations runs in he-core's key-switching kernel rather than
+ * SEAL's evaluator: some rotation, BGV in NTT form, every prime (special prime included)
+ * and the plain modulus below 2^31. `KeySwitchSearch.prepare` applies this rule.
+ */
+export function usesKeySwitchKernel(
+  counts: Pick<SearchOperationCount, 'babyRotations' | 'giantRotations'>,
+  facts: Pick<ParamsFacts, 'coeffModulusBits' | 'keySwitching' | 'plainModulusBits'>,
+  scheme: SearchScheme,
+  nttForm: boolean,
+): boolean {
+  return (
+    scheme === 'bgv' &&
+    nttForm &&
+    facts.keySwitching &&
+    counts.babyRotations + counts.giantRotations > 0 &&
+    facts.coeffModulusBits.every((bits) => bits <= KEY_SWITCH_KERNEL_BITS) &&
+    (facts.plainModulusBits ?? KEY_SWITCH_KERNEL_BITS + 1) <= KEY_SWITCH_KERNEL_BITS
+  )
+}
+
 /** Why a baby step was chosen: the candidates and their estimates. */
 export interface BabyStepChoice {
   babyStep: number
@@ -182,12 +221,14 @@ export function galoisStepsFor(shape: SearchShape, side: BabyStepSide): number[]
  * Picks the baby step g minimising the estimated server total (load and save
  * included), among 1…D' (capped by `maxQueryCiphertexts` when the client sends the
  * baby steps). Ties go to fewer query ciphertexts (less upload), then fewer Galois keys.
+ * Client-side, where rotations run in the key-switching kernel, a keyless candidate wins
+ * outright when there is one.
  */
 export function chooseBabyStep(
   shape: Omit<SearchShape, 'babyStep'>,
   scheme: SearchScheme,
   side: BabyStepSide,
-  facts: Pick<ParamsFacts, 'polyModulusDegree' | 'dataPrimeCount' | 'coeffModulusBits'>,
+  facts: KernelFacts,
   nttForm: boolean,
   maxQueryCiphertexts: number,
   transfer: SearchTransfer = DEFAULT_TRANSFER,
@@ -204,7 +245,14 @@ export function chooseBabyStep(
       galoisSteps: galoisStepsFor(withG, side),
     })
   }
-  const best = [...candidates].sort(
+  // Client-side with rotations as cheap as the key-switching kernel makes them, a config
+  // that needs no Galois keys at all (g = D' within the upload cap) is kept whenever there
+  // is one: no key upload, no per-user keys in every worker and no key load on a cache
+  // miss, none of which the per-query model prices.
+  const cheapRotations = usesKeySwitchKernel({ babyRotations: 0, giantRotations: 1 }, facts, scheme, nttForm)
+  const keyless = candidates.filter((candidate) => candidate.galoisSteps.length === 0)
+  const pool = side === 'client' && cheapRotations && keyless.length > 0 ? keyless : candidates
+  const best = [...pool].sort(
     (x, y) =>
       x.estimatedServerMs - y.estimatedServerMs ||
       x.queryCiphertexts - y.queryCiphertexts ||

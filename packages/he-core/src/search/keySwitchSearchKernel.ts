@@ -1,0 +1,241 @@
+import type { Ciphertext } from 'node-seal/throws'
+import type { Envelope } from '../envelope/decodeEnvelope.ts'
+import { HeError } from '../errors/HeError.ts'
+import { sealCall } from '../errors/toHeError.ts'
+import { galoisElementOf } from '../keys/galoisElements.ts'
+import type { HeContext } from '../params/HeContext.ts'
+import type { SearchKernelChoice } from './dyadicSearchKernel.ts'
+import type { SearchConfig } from './SearchConfig.ts'
+import { usesKeySwitchKernel } from './searchCost.ts'
+import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
+import { galoisKeyWordsOf } from './wasm/galoisKeyWords.ts'
+import { RnsKernel, rnsKernelApplies } from './wasm/RnsKernel.ts'
+import { sealDataWords } from './wasm/sealDataWords.ts'
+
+/** u64 residues (SEAL's words, each below 2^32) → u32 words; false if any is 2^32 or more. */
+function narrow(words: Uint8Array, out: Uint32Array): boolean {
+  const pairs = new Uint32Array(words.slice().buffer)
+  for (let i = 0; i < out.length; i++) {
+    if (pairs[2 * i + 1] !== 0) return false
+    out[i] = pairs[2 * i] as number
+  }
+  return true
+}
+
+/**
+ * The whole BSGS product of a search with rotations — baby steps, products, sums and
+ * giant steps (searchKernel.ts's algorithm) — in he-core's key-switching kernel
+ * (`RnsKernel`), for BGV in NTT form with every prime and t below 2^31. SEAL loads the
+ * query (and checks it), takes each block's result back through its own load (which
+ * checks every residue) and mod-switches it; every rotation, product and sum in between
+ * runs in the kernel on u32 residues. The diagonals live only in the kernel (u32: half
+ * of SEAL's u64 words).
+ */
+export class KeySwitchSearch {
+  readonly #config: SearchConfig
+  readonly #kernel: RnsKernel
+  /** Per block: per giant step b, the kernel offsets of its g (or fewer) diagonals. */
+  readonly #diagonals: Map<number, number[][]>
+  readonly #babyElement: number
+  readonly #giantElement: number
+  readonly #cipherWords: number
+  readonly #baby: number[]
+  readonly #acc64: number
+  readonly #ones: number
+  readonly #scratch: [number, number, number]
+  readonly #headroom: number
+  readonly #out: Uint32Array
+  #template: Uint8Array | undefined
+
+  private constructor(config: SearchConfig, kernel: RnsKernel) {
+    this.#config = config
+    this.#kernel = kernel
+    this.#diagonals = new Map()
+    const n = config.polyModulusDegree
+    this.#babyElement = galoisElementOf(n, 1)
+    this.#giantElement = galoisElementOf(n, config.babyStep)
+    const L = kernel.L
+    this.#cipherWords = 2 * L * n
+    this.#baby = Array.from({ length: config.babyStep }, () => kernel.alloc(this.#cipherWords))
+    this.#acc64 = kernel.alloc(2 * this.#cipherWords)
+    this.#ones = kernel.alloc(this.#cipherWords)
+    kernel.words(this.#ones, this.#cipherWords).fill(1)
+    this.#scratch = [kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords)]
+    // Products of two residues below p sum in a u64 word; this many fit before a reduction.
+    let headroom = Number.POSITIVE_INFINITY
+    for (const p of kernel.shape.keyPrimes.slice(0, L)) {
+      headroom = Math.min(headroom, Number(((1n << 64n) - p) / ((p - 1n) * (p - 1n))))
+    }
+    this.#headroom = headroom
+    this.#out = new Uint32Array(2 * this.#cipherWords)
+  }
+
+  /** The kernel for this index, or undefined when the config runs elsewhere (see `usesKeySwitchKernel`). */
+  static prepare(
+    ctx: HeContext,
+    config: SearchConfig,
+    blocks: readonly ProcessedSearchBlock[],
+    choice: SearchKernelChoice,
+  ): KeySwitchSearch | undefined {
+    const t = ctx.plainModulus
+    const applies =
+      choice === 'auto' &&
+      t !== undefined &&
+      usesKeySwitchKernel(config.operations, ctx.facts, config.scheme, config.nttForm) &&
+      rnsKernelApplies(ctx.coeffPrimes, t)
+    if (!applies) return undefined
+    const n = config.polyModulusDegree
+    const kernel = new RnsKernel({
+      polyModulusDegree: n,
+      keyPrimes: ctx.coeffPrimes,
+      plainModulus: t,
+      galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
+    })
+    const search = new KeySwitchSearch(config, kernel)
+    const none = ctx.seal.ComprModeType.none
+    const plainWords = kernel.L * n
+    const words = new Uint32Array(plainWords)
+    for (const { block, plaintexts } of blocks) {
+      const rows = plaintexts.map((row) =>
+        row.map((plaintext) => {
+          const saved = sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array)
+          if (!narrow(sealDataWords(saved, plainWords), words)) throw new HeError('INTERNAL', 'a diagonal word ≥ 2^32')
+          const at = kernel.alloc(plainWords)
+          kernel.words(at, plainWords).set(words)
+          return at
+        }),
+      )
+      search.#diagonals.set(block.index, rows)
+    }
+    return search
+  }
+
+  /** Bytes of the kernel's heap (tables, diagonals, scratch, one user's keys). */
+  get heapBytes(): number {
+    return this.#kernel.heapBytes
+  }
+
+  /** Queries always come through SEAL's load here (it checks them); see `loadQuery`. */
+  loadDirect(): boolean {
+    return false
+  }
+
+  /** Copies the loaded query ciphertexts' residues into the kernel's baby-step slots. */
+  loadQuery(ctx: HeContext, query: readonly Ciphertext[], items: readonly Envelope<'ciphertext'>[]): void {
+    const none = ctx.seal.ComprModeType.none
+    let template: Uint8Array | undefined
+    const words = this.#out.subarray(0, this.#cipherWords)
+    for (const [a, ciphertext] of query.entries()) {
+      const item = items[a]
+      const saved =
+        item && !item.seeded && item.compression === 'none'
+          ? item.payload
+          : sealCall('save query ciphertext', () => ciphertext.saveToArray(none) as Uint8Array)
+      template ??= saved.slice()
+      if (!narrow(sealDataWords(saved, this.#cipherWords), words)) {
+        throw new HeError('INVALID_ENVELOPE', `query ciphertext ${a} has a residue of 2^32 or more`)
+      }
+      this.#kernel.words(this.#baby[a] as number, this.#cipherWords).set(words)
+    }
+    this.#template = template
+  }
+
+  /** `runSearchKernel` for this shape, with the user's Galois keys (their kernel words cached with them). */
+  run(input: SearchKernelInput): void {
+    const { ctx, scope } = input
+    const template = this.#template
+    if (template === undefined) throw new Error('loadQuery first')
+    this.#template = undefined
+    const galoisKeys = input.galoisKeys
+    if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
+    const kernel = this.#kernel
+    const n = this.#config.polyModulusDegree
+    kernel.useKeys(
+      galoisKeyWordsOf(
+        { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
+        galoisKeys,
+        this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
+      ),
+    )
+    if (this.#config.babySteps === 'server') {
+      for (let a = 1; a < this.#config.babyStep; a++) {
+        kernel.rotate(this.#baby[a] as number, this.#baby[a - 1] as number, this.#babyElement)
+      }
+    }
+    const result = scope.track(new ctx.seal.Ciphertext())
+    const lastParmsId = scope.track(ctx.context.lastParmsId())
+    const residuesAt = template.byteLength - this.#cipherWords * 8
+    const out = new Uint8Array(this.#out.buffer)
+    for (const { block } of input.blocks) {
+      const acc = this.#blockSum(this.#diagonals.get(block.index) ?? [])
+      const words = kernel.words(acc, this.#cipherWords)
+      for (let i = 0; i < words.length; i++) {
+        this.#out[2 * i] = words[i] as number
+        this.#out[2 * i + 1] = 0
+      }
+      template.set(out, residuesAt)
+      // SEAL's load checks every residue is below its prime: a kernel fault cannot pass as a result.
+      sealCall('load block result', () => result.loadFromArray(ctx.context, template))
+      ctx.evaluator.cipherModSwitchToInplace(result, lastParmsId)
+      input.onBlock(block, result)
+    }
+  }
+
+  /** Σ_b rot_{g·b}(Σ_a P[b][a] ⊙ baby[a]) by Horner's rule; returns the kernel offset of the result. */
+  #blockSum(rows: readonly number[][]): number {
+    const kernel = this.#kernel
+    let [acc, inner, rotated] = this.#scratch
+    for (let b = rows.length - 1; b >= 0; b--) {
+      const target = b === rows.length - 1 ? acc : inner
+      this.#innerSum(rows[b] as number[], target)
+      if (b < rows.length - 1) {
+        kernel.rotate(rotated, acc, this.#giantElement)
+        this.#addCiphertexts(rotated, inner)
+        ;[acc, rotated] = [rotated, acc]
+      }
+    }
+    return acc
+  }
+
+  /** target = Σ_a diagonals[a] ⊙ baby[a], reduced. */
+  #innerSum(diagonals: readonly number[], target: number): void {
+    const kernel = this.#kernel
+    const L = kernel.L
+    const plainWords = L * kernel.n
+    kernel.words(this.#acc64, 2 * this.#cipherWords).fill(0)
+    for (const [a, diagonal] of diagonals.entries()) {
+      if (a > 0 && a % this.#headroom === 0) {
+        this.#reduceCiphertext(target)
+        kernel.words(this.#acc64, 2 * this.#cipherWords).fill(0)
+        kernel.mulAcc(this.#acc64, target, this.#ones, this.#cipherWords)
+      }
+      const baby = this.#baby[a] as number
+      for (let K = 0; K < 2; K++) {
+        kernel.mulAcc(this.#acc64 + K * plainWords * 8, baby + K * plainWords * 4, diagonal, plainWords)
+      }
+    }
+    this.#reduceCiphertext(target)
+  }
+
+  #reduceCiphertext(target: number): void {
+    const kernel = this.#kernel
+    const { n, L } = kernel
+    for (let K = 0; K < 2; K++) {
+      for (let i = 0; i < L; i++) {
+        const poly = K * L + i
+        kernel.reduce(target + poly * n * 4, this.#acc64 + poly * n * 8, n, i)
+      }
+    }
+  }
+
+  #addCiphertexts(dst: number, src: number): void {
+    const kernel = this.#kernel
+    const { n, L } = kernel
+    for (let K = 0; K < 2; K++) {
+      for (let i = 0; i < L; i++) {
+        const poly = (K * L + i) * n * 4
+        kernel.addInto(dst + poly, src + poly, n, i)
+      }
+    }
+  }
+}

@@ -1,0 +1,207 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { compileWat, wasmModuleSource } from '../../../scripts/compileWat.ts'
+import { HeError } from '../../errors/HeError.ts'
+import { galoisElementOf } from '../../keys/galoisElements.ts'
+import { KeySet } from '../../keys/KeySet.ts'
+import { getHeContext } from '../../params/ContextCache.ts'
+import { withScope } from '../../scope/SealScope.ts'
+import { galoisKeyWordsOf, parseGaloisKeyWords } from './galoisKeyWords.ts'
+import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
+import { RnsKernel } from './RnsKernel.ts'
+import { galoisPermutation, modPow, reverseBits } from './rnsTables.ts'
+import { sealDataWords } from './sealDataWords.ts'
+
+/** A small deterministic generator (tests must not depend on Math.random). */
+function lcg(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return state
+  }
+}
+
+/** NTT by definition: slot i = a(ψ^(2·bitrev(i) + 1)) mod p, ψ the kernel's (SEAL's) root. */
+function nttOracle(a: bigint[], p: bigint, psi: bigint): bigint[] {
+  const n = a.length
+  const bits = Math.log2(n)
+  return a.map((_, i) => {
+    const x = modPow(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
+    let sum = 0n
+    let power = 1n
+    for (const coefficient of a) {
+      sum = (sum + coefficient * power) % p
+      power = (power * x) % p
+    }
+    return sum
+  })
+}
+
+/** a(X^element) mod (X^n + 1, p). */
+function automorphismOracle(a: bigint[], element: number, p: bigint): bigint[] {
+  const n = a.length
+  const out = new Array<bigint>(n).fill(0n)
+  for (const [i, coefficient] of a.entries()) {
+    const raw = (i * element) % (2 * n)
+    if (raw < n) out[raw] = (out[raw] as bigint) + coefficient
+    else out[raw - n] = (out[raw - n] as bigint) + p - coefficient
+  }
+  return out.map((v) => v % p)
+}
+
+describe('RnsKernel', () => {
+  // Primes ≡ 1 mod 32 below 2^31 (n = 16), the largest possible for the kernel among them.
+  const small = { n: 16, primes: [2147483489n, 2147483137n, 2147482817n] }
+
+  it('transforms exactly like the NTT by definition, and back (BigInt oracle, n = 16, primes near 2^31)', () => {
+    const kernel = new RnsKernel({
+      polyModulusDegree: small.n,
+      keyPrimes: small.primes,
+      plainModulus: 65537n,
+      galoisElements: [3, 31],
+    })
+    const next = lcg(7)
+    const at = kernel.alloc(small.n)
+    for (const [index, p] of small.primes.entries()) {
+      const a = Array.from({ length: small.n }, (_, i) => (i === 0 ? p - 1n : BigInt(next()) % p))
+      kernel.words(at, small.n).set(a.map(Number))
+      kernel.ntt(at, index)
+      const forward = [...kernel.words(at, small.n)].map(BigInt)
+      // ψ: the NTT of X is ψ^(2·bitrev(i)+1); slot 0 holds ψ itself.
+      const x = new Array<bigint>(small.n).fill(0n)
+      x[1] = 1n
+      kernel.words(at, small.n).set(x.map(Number))
+      kernel.ntt(at, index)
+      const psi = BigInt(kernel.words(at, 1)[0] as number)
+      expect(modPow(psi, BigInt(small.n), p)).toBe(p - 1n)
+      expect(forward).toEqual(nttOracle(a, p, psi))
+      kernel.words(at, small.n).set(forward.map(Number))
+      kernel.intt(at, index)
+      expect([...kernel.words(at, small.n)].map(BigInt)).toEqual(a)
+      // The automorphism X → X^e is a permutation of NTT slots.
+      for (const element of [3, 31, 9]) {
+        const permuted = [...galoisPermutation(small.n, element)].map((k) => forward[k] as bigint)
+        expect(permuted).toEqual(nttOracle(automorphismOracle(a, element, p), p, psi))
+      }
+    }
+  })
+
+  it("matches SEAL's NTT form and SEAL's rotation: the same decryption, noise budget within a bit", async () => {
+    const ctx = await getHeContext({
+      scheme: 'bgv',
+      polyModulusDegree: 4096,
+      coeffModulus: [27, 28, 28],
+      plainModulus: { value: 65537 },
+      security: 'tc128',
+    })
+    const n = 4096
+    const L = ctx.facts.dataPrimeCount
+    const steps = [1, 7, -3]
+    const elements = steps.map((step) => galoisElementOf(n, step))
+    using keys = KeySet.generate(ctx, { galois: { steps } })
+    const kernel = new RnsKernel({
+      polyModulusDegree: n,
+      keyPrimes: ctx.coeffPrimes,
+      plainModulus: ctx.plainModulus as bigint,
+      galoisElements: elements,
+    })
+    const shape = { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal }
+    kernel.useKeys(galoisKeyWordsOf(shape, keys.galoisKeys as never, elements))
+    const encoder = ctx.batchEncoder
+    if (!encoder) throw new Error('batching')
+    const values = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % 65537) - 32768n)
+    withScope((scope) => {
+      // The NTT form of a plaintext: SEAL's transform and the kernel's agree word for word.
+      const plain = scope.track(new ctx.seal.Plaintext())
+      encoder.encode(values, plain)
+      const coefficients = new BigUint64Array(
+        sealDataWords(plain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, n).slice().buffer,
+      )
+      const firstParms = scope.track(ctx.context.firstParmsId())
+      const nttPlain = scope.track(new ctx.seal.Plaintext())
+      encoder.encode(values, nttPlain)
+      ctx.evaluator.plainTransformToNttInplace(nttPlain, firstParms)
+      const sealNtt = new BigUint64Array(
+        sealDataWords(nttPlain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, L * n).slice().buffer,
+      )
+      const at = kernel.alloc(n)
+      for (let i = 0; i < L; i++) {
+        // SEAL lifts a coefficient c ≥ (t + 1)/2 as the negative c − t (plain_upper_half_threshold).
+        const q = ctx.coeffPrimes[i] as bigint
+        const t = ctx.plainModulus as bigint
+        kernel.words(at, n).set([...coefficients].map((c) => Number(c >= (t + 1n) / 2n ? c + q - t : c)))
+        kernel.ntt(at, i)
+        expect([...kernel.words(at, n)]).toEqual([...sealNtt.subarray(i * n, (i + 1) * n)].map(Number))
+      }
+
+      // Rotations: the kernel's key switch decrypts to SEAL's, with at least SEAL's noise budget − 1.
+      const encryptor = scope.track(new ctx.seal.Encryptor(ctx.context, keys.publicKey))
+      const decryptor = scope.track(new ctx.seal.Decryptor(ctx.context, keys.secretKey))
+      const ct = scope.track(new ctx.seal.Ciphertext())
+      encryptor.encrypt(plain, ct)
+      const saved = ct.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
+      const words = new BigUint64Array(sealDataWords(saved, 2 * L * n).slice().buffer)
+      const src = kernel.alloc(2 * L * n)
+      const dst = kernel.alloc(2 * L * n)
+      kernel.words(src, 2 * L * n).set([...words].map(Number))
+      for (const [s, step] of steps.entries()) {
+        const rotated = scope.track(new ctx.seal.Ciphertext())
+        ctx.evaluator.rotateRows(ct, step, keys.galoisKeys as never, rotated)
+        kernel.rotate(dst, src, elements[s] as number)
+        const out = saved.slice()
+        const residues = new BigUint64Array([...kernel.words(dst, 2 * L * n)].map(BigInt))
+        out.set(new Uint8Array(residues.buffer), out.byteLength - residues.byteLength)
+        const mine = scope.track(new ctx.seal.Ciphertext())
+        mine.loadFromArray(ctx.context, out)
+        const decrypt = (c: typeof ct) => {
+          const p = scope.track(new ctx.seal.Plaintext())
+          decryptor.decrypt(c, p)
+          return encoder.decodeBigInt64(p) as BigInt64Array
+        }
+        expect(decrypt(mine)).toEqual(decrypt(rotated))
+        const budget = decryptor.invariantNoiseBudget(mine)
+        expect(budget).toBeGreaterThanOrEqual(decryptor.invariantNoiseBudget(rotated) - 1)
+        expect(budget).toBeGreaterThan(0)
+      }
+    })
+  })
+
+  it('refuses key words SEAL would not have written (forged or unreduced) with a coded error', async () => {
+    const ctx = await getHeContext({
+      scheme: 'bgv',
+      polyModulusDegree: 4096,
+      coeffModulus: [27, 28, 28],
+      plainModulus: { value: 65537 },
+      security: 'tc128',
+    })
+    using keys = KeySet.generate(ctx, { galois: { steps: [1] } })
+    const shape = { polyModulusDegree: 4096, keyPrimes: ctx.coeffPrimes, seal: ctx.seal }
+    const saved = (keys.galoisKeys as never as { saveToArray(m: unknown): Uint8Array }).saveToArray(
+      ctx.seal.ComprModeType.none,
+    )
+    const element = galoisElementOf(4096, 1)
+    expect(parseGaloisKeyWords(shape, saved, [element]).elements.get(element)?.length).toBe(2 * 2 * 3 * 4096)
+    // SEAL keeps one slot per Galois index (element 3 is index 1, after index 0's empty
+    // slot); the key's first residue follows its record's headers.
+    const firstWord = 16 + 32 + 8 + 8 + 8 + 16 + 73 + 16 + 8
+    const prime = ctx.coeffPrimes[0] as bigint
+    for (const forged of [prime, prime + 5n, (1n << 40n) + 5n]) {
+      const unreduced = saved.slice()
+      new DataView(unreduced.buffer).setBigUint64(firstWord, forged, true)
+      expect(() => parseGaloisKeyWords(shape, unreduced, [element])).toThrow(HeError)
+      expect(() => parseGaloisKeyWords(shape, unreduced, [element])).toThrow(/at or above its prime \(word 0\)/)
+    }
+    const counted = saved.slice()
+    new DataView(counted.buffer).setBigUint64(16 + 32 + 8 + 8, 5n, true)
+    expect(() => parseGaloisKeyWords(shape, counted, [element])).toThrow(/5 components/)
+    expect(() => parseGaloisKeyWords(shape, saved.subarray(0, 5000), [element])).toThrow(/truncated/)
+    expect(() => parseGaloisKeyWords(shape, saved, [galoisElementOf(4096, 2)])).toThrow(/no Galois key/)
+  })
+
+  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-core build:wasm)', async () => {
+    const wat = fileURLToPath(new URL('./keySwitch.wat', import.meta.url))
+    const bytes = await compileWat(readFileSync(wat, 'utf8'), 'keySwitch.wat')
+    expect(wasmModuleSource('keySwitch.wat', bytes)).toContain(`'${KEY_SWITCH_WASM}'`)
+  })
+})

@@ -1,0 +1,304 @@
+import { base64ToBytes } from '../../envelope/base64.ts'
+import { HeError } from '../../errors/HeError.ts'
+import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
+import { galoisPermutation, modInverse, nttTables, shoup } from './rnsTables.ts'
+
+/** What the kernel works on: SEAL's key level (data primes, then the one special prime). */
+export interface RnsKernelShape {
+  polyModulusDegree: number
+  /** The primes of the first data level, then the special prime (SEAL's key modulus). */
+  keyPrimes: readonly bigint[]
+  plainModulus: bigint
+  /** The Galois elements it rotates by (their permutations are built once). */
+  galoisElements: readonly number[]
+}
+
+/**
+ * A user's Galois keys as the kernel reads them: per element, u32 residues in SEAL's
+ * order — decomposition component j < L, then polynomial K < 2, then key-level prime
+ * i < L + 1, then coefficient — all in NTT form.
+ */
+export interface GaloisKeyWords {
+  readonly elements: ReadonlyMap<number, Uint32Array>
+  readonly bytes: number
+}
+
+interface KernelExports {
+  memory: WebAssembly.Memory
+  ntt(a: number, n: number, tab: number, p: number): void
+  intt(a: number, n: number, tab: number, p: number): void
+  mulScalar(a: number, len: number, w: number, wq: number, p: number): void
+  lift(dst: number, src: number, len: number, one: number, p: number): void
+  permute(dst: number, src: number, table: number, n: number): void
+  mulAcc(acc: number, x: number, y: number, len: number): void
+  reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
+  addInto(dst: number, src: number, len: number, p: number): void
+  modDownDelta(
+    delta: number,
+    tl: number,
+    len: number,
+    t: number,
+    tOne: number,
+    k: number,
+    kq: number,
+    q: number,
+    qOne: number,
+    pModQ: number,
+    pModQq: number,
+  ): void
+  modDownFinish(dst: number, c: number, delta: number, len: number, inv: number, invq: number, q: number): void
+}
+
+interface PrimeConstants {
+  p: number
+  /** ⌊2^32/p⌋: Shoup's companion of 1. */
+  one: number
+  /** 2^32 mod p and its companion (reducing u64 sums). */
+  c: number
+  cq: number
+  nInv: number
+  nInvQ: number
+  forwardAt: number
+  inverseAt: number
+  /** Data primes only: the special prime P mod p, P⁻¹ mod p, with companions. */
+  specialMod: number
+  specialModQ: number
+  specialInv: number
+  specialInvQ: number
+}
+
+const PAGE = 65536
+/** Primes (and t) below 2^31: Shoup's products stay below 2p < 2^32 before their last correction. */
+export const RNS_KERNEL_MAX_BITS = 31
+let compiled: WebAssembly.Module | undefined
+
+function kernelModule(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(base64ToBytes(KEY_SWITCH_WASM) as Uint8Array<ArrayBuffer>)
+  return compiled
+}
+
+/** Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31. */
+export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: bigint): boolean {
+  const limit = 1n << BigInt(RNS_KERNEL_MAX_BITS)
+  return keyPrimes.length >= 2 && plainModulus < limit && keyPrimes.every((p) => p < limit)
+}
+
+/**
+ * BGV Galois key switching on RNS residues below 2^31, outside SEAL, in a hand-written
+ * WebAssembly module (keySwitch.wat): SEAL's algorithm step for step (evaluator.cpp
+ * switch_key_inplace) — the automorphism as a permutation of NTT slots, the target's
+ * inverse NTT, its decomposition into one component per data prime lifted to every
+ * key-level prime, products with the key, and BGV's mod-down by the special prime —
+ * with every product a 32-bit Shoup product instead of SEAL's emulated 128-bit ones.
+ *
+ * Memory is one linear heap: `alloc` hands out regions (u32 words) that live as long as
+ * the kernel. Ciphertexts are 2 × L residue polynomials (L data primes), SEAL's order.
+ * Not re-entrant: one thread, one operation at a time.
+ */
+export class RnsKernel {
+  readonly n: number
+  /** Data primes (the special prime is index L). */
+  readonly L: number
+  readonly shape: RnsKernelShape
+  readonly #x: KernelExports
+  readonly #primes: PrimeConstants[]
+  readonly #permutations = new Map<number, number>()
+  readonly #keyAt = new Map<number, number>()
+  #keyOwner: GaloisKeyWords | undefined
+  readonly #t: { t: number; tOne: number; k: number; kq: number }
+  #top = 16
+  // Scratch of one key switch.
+  readonly #targetAt: number
+  readonly #coeffAt: number
+  readonly #operandAt: number
+  readonly #acc64At: number
+  readonly #resultAt: number
+  readonly #deltaAt: number
+
+  constructor(shape: RnsKernelShape) {
+    if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
+      throw new HeError('INVALID_PARAMS', 'the key-switching kernel needs every prime and t below 2^31')
+    }
+    this.shape = shape
+    const n = shape.polyModulusDegree
+    this.n = n
+    this.L = shape.keyPrimes.length - 1
+    this.#x = new WebAssembly.Instance(kernelModule()).exports as unknown as KernelExports
+    const special = shape.keyPrimes[this.L] as bigint
+    this.#primes = shape.keyPrimes.map((p, i) => {
+      const { forward, inverse } = nttTables(n, p)
+      const forwardAt = this.alloc(2 * n)
+      this.words(forwardAt, 2 * n).set(forward)
+      const inverseAt = this.alloc(2 * n)
+      this.words(inverseAt, 2 * n).set(inverse)
+      const c = (1n << 32n) % p
+      const nInv = modInverse(BigInt(n), p)
+      const data = i < this.L
+      const specialMod = data ? special % p : 0n
+      const specialInv = data ? modInverse(special, p) : 0n
+      return {
+        p: Number(p),
+        one: shoup(1n, p),
+        c: Number(c),
+        cq: shoup(c, p),
+        nInv: Number(nInv),
+        nInvQ: shoup(nInv, p),
+        forwardAt,
+        inverseAt,
+        specialMod: Number(specialMod),
+        specialModQ: shoup(specialMod, p),
+        specialInv: Number(specialInv),
+        specialInvQ: shoup(specialInv, p),
+      }
+    })
+    const t = shape.plainModulus
+    // k = −tl·P⁻¹ mod t = (tl mod t)·(t − P⁻¹ mod t) mod t.
+    const k = (t - modInverse(special, t)) % t
+    this.#t = { t: Number(t), tOne: shoup(1n, t), k: Number(k), kq: shoup(k, t) }
+    for (const element of shape.galoisElements) {
+      const at = this.alloc(n)
+      this.words(at, n).set(galoisPermutation(n, element))
+      this.#permutations.set(element, at)
+      this.#keyAt.set(element, this.alloc(2 * this.L * (this.L + 1) * n))
+    }
+    const L = this.L
+    this.#targetAt = this.alloc(L * n)
+    this.#coeffAt = this.alloc(L * n)
+    this.#operandAt = this.alloc(n)
+    this.#acc64At = this.alloc(4 * n)
+    this.#resultAt = this.alloc(2 * (L + 1) * n)
+    this.#deltaAt = this.alloc(n)
+  }
+
+  /** A region of `words` u32 words (16-byte aligned), as a byte offset. */
+  alloc(words: number): number {
+    const at = this.#top
+    this.#top = Math.ceil((at + words * 4) / 16) * 16
+    const memory = this.#x.memory
+    const pages = Math.ceil(this.#top / PAGE) - memory.buffer.byteLength / PAGE
+    if (pages > 0) memory.grow(pages)
+    return at
+  }
+
+  /** Bytes of the kernel's heap. */
+  get heapBytes(): number {
+    return this.#x.memory.buffer.byteLength
+  }
+
+  /** A view of `count` u32 words at byte offset `at` (valid until the next `alloc`). */
+  words(at: number, count: number): Uint32Array {
+    return new Uint32Array(this.#x.memory.buffer, at, count)
+  }
+
+  /** Forward NTT (SEAL's form) of the polynomial at `at` mod key-level prime `prime`. */
+  ntt(at: number, prime: number): void {
+    const c = this.#primes[prime] as PrimeConstants
+    this.#x.ntt(at, this.n, c.forwardAt, c.p)
+  }
+
+  /** Inverse NTT of the polynomial at `at` mod key-level prime `prime`. */
+  intt(at: number, prime: number): void {
+    const c = this.#primes[prime] as PrimeConstants
+    this.#x.intt(at, this.n, c.inverseAt, c.p)
+    this.#x.mulScalar(at, this.n, c.nInv, c.nInvQ, c.p)
+  }
+
+  /** acc (u64 words) += x ⊙ y (u32 words), `len` words, unreduced. */
+  mulAcc(acc: number, x: number, y: number, len: number): void {
+    this.#x.mulAcc(acc, x, y, len)
+  }
+
+  /** dst (u32) = acc (u64) mod key-level prime `prime`, `len` words. */
+  reduce(dst: number, acc: number, len: number, prime: number): void {
+    const c = this.#primes[prime] as PrimeConstants
+    this.#x.reduce(dst, acc, len, c.c, c.cq, c.one, c.p)
+  }
+
+  /** dst += src mod key-level prime `prime`, `len` words. */
+  addInto(dst: number, src: number, len: number, prime: number): void {
+    this.#x.addInto(dst, src, len, (this.#primes[prime] as PrimeConstants).p)
+  }
+
+  /** Copies `keys` into the kernel's key slots unless they are there already. */
+  useKeys(keys: GaloisKeyWords): void {
+    if (this.#keyOwner === keys) return
+    this.#keyOwner = undefined
+    for (const [element, at] of this.#keyAt) {
+      const words = keys.elements.get(element)
+      if (!words) throw new HeError('MISSING_KEY', `no Galois key for element ${element}`, { details: { element } })
+      this.words(at, words.length).set(words)
+    }
+    this.#keyOwner = keys
+  }
+
+  /**
+   * dst = the automorphism `element` of the ciphertext at src, key-switched back to the
+   * secret key (SEAL's apply_galois_inplace). dst and src are 2·L·n words and must differ.
+   */
+  rotate(dst: number, src: number, element: number): void {
+    const { n, L } = this
+    const x = this.#x
+    const perm = this.#permutations.get(element)
+    const key = this.#keyAt.get(element)
+    if (perm === undefined || key === undefined || this.#keyOwner === undefined) {
+      throw new HeError('INTERNAL', `the kernel was not prepared for Galois element ${element} with keys`)
+    }
+    const poly = n * 4
+    // c0 and the target c1, permuted; the target also in coefficient form.
+    for (let j = 0; j < L; j++) {
+      x.permute(dst + j * poly, src + j * poly, perm, n)
+      const target = this.#targetAt + j * poly
+      x.permute(target, src + (L + j) * poly, perm, n)
+      const coeff = this.#coeffAt + j * poly
+      this.words(coeff, n).set(this.words(target, n))
+      this.intt(coeff, j)
+    }
+    this.words(dst + L * poly, L * n).fill(0)
+    // Σ_j component_j ⊙ key_j at every key-level prime i.
+    for (let i = 0; i <= L; i++) {
+      const c = this.#primes[i] as PrimeConstants
+      this.words(this.#acc64At, 4 * n).fill(0)
+      for (let j = 0; j < L; j++) {
+        let operand = this.#targetAt + j * poly
+        if (i !== j) {
+          operand = this.#operandAt
+          x.lift(operand, this.#coeffAt + j * poly, n, c.one, c.p)
+          this.ntt(operand, i)
+        }
+        for (let K = 0; K < 2; K++) {
+          x.mulAcc(this.#acc64At + K * 2 * poly, operand, key + ((j * 2 + K) * (L + 1) + i) * poly, n)
+        }
+      }
+      for (let K = 0; K < 2; K++) {
+        x.reduce(this.#resultAt + (K * (L + 1) + i) * poly, this.#acc64At + K * 2 * poly, n, c.c, c.cq, c.one, c.p)
+      }
+    }
+    this.#modDown(dst)
+  }
+
+  /** dst[K] += (result[K] − δ)·P⁻¹ at each data prime, for K = 0, 1 (BGV). */
+  #modDown(dst: number): void {
+    const { n, L } = this
+    const x = this.#x
+    const poly = n * 4
+    const { t, tOne, k, kq } = this.#t
+    for (let K = 0; K < 2; K++) {
+      const tl = this.#resultAt + (K * (L + 1) + L) * poly
+      this.intt(tl, L)
+      for (let i = 0; i < L; i++) {
+        const c = this.#primes[i] as PrimeConstants
+        x.modDownDelta(this.#deltaAt, tl, n, t, tOne, k, kq, c.p, c.one, c.specialMod, c.specialModQ)
+        this.ntt(this.#deltaAt, i)
+        x.modDownFinish(
+          dst + (K * L + i) * poly,
+          this.#resultAt + (K * (L + 1) + i) * poly,
+          this.#deltaAt,
+          n,
+          c.specialInv,
+          c.specialInvQ,
+          c.p,
+        )
+      }
+    }
+  }
+}

@@ -1,0 +1,342 @@
+;; Galois key switching outside SEAL, for RNS primes below 2^31 (see RnsKernel.ts).
+;; Residues are u32 words, one polynomial per prime, in SEAL's order. Every product is
+;; Shoup's: x*w mod p with a precomputed w' = floor(w*2^32 / p), four lanes per SIMD
+;; instruction, exact for any x < 2^32 and w < p < 2^31 (the result before the last
+;; correction is below 2p, which fits 32 bits). Sums of products accumulate in u64
+;; words and are reduced once.
+;; Build: `pnpm --filter @sealbox/he-core build:wasm` (writes keySwitchWasm.ts).
+(module
+  (memory (export "memory") 1)
+
+  ;; x*w mod p, lane-wise (x < 2^32, w < p < 2^31, wq = floor(w*2^32/p)).
+  (func $mulv (param $x v128) (param $w v128) (param $wq v128) (param $p v128) (result v128)
+    (local $r v128)
+    (local.set $r
+      (i32x4.sub
+        (i32x4.mul (local.get $x) (local.get $w))
+        (i32x4.mul
+          ;; the high halves of the four 64-bit products x*wq
+          (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+            (i64x2.extmul_low_i32x4_u (local.get $x) (local.get $wq))
+            (i64x2.extmul_high_i32x4_u (local.get $x) (local.get $wq)))
+          (local.get $p))))
+    ;; r < 2p: r - p wraps to above 2^31 exactly when r < p, so the unsigned min corrects.
+    (i32x4.min_u (local.get $r) (i32x4.sub (local.get $r) (local.get $p))))
+
+  ;; (a + b) mod p and (a - b) mod p for a, b < p.
+  (func $addv (param $a v128) (param $b v128) (param $p v128) (result v128)
+    (local $s v128)
+    (local.set $s (i32x4.add (local.get $a) (local.get $b)))
+    (i32x4.min_u (local.get $s) (i32x4.sub (local.get $s) (local.get $p))))
+  (func $subv (param $a v128) (param $b v128) (param $p v128) (result v128)
+    (local $s v128)
+    (local.set $s (i32x4.sub (local.get $a) (local.get $b)))
+    (i32x4.min_u (local.get $s) (i32x4.add (local.get $s) (local.get $p))))
+
+  ;; The scalar forms, for the butterflies closer than four words.
+  (func $mul (param $x i32) (param $w i32) (param $wq i32) (param $p i32) (result i32)
+    (local $r i32)
+    (local.set $r
+      (i32.sub
+        (i32.mul (local.get $x) (local.get $w))
+        (i32.mul
+          (i32.wrap_i64
+            (i64.shr_u (i64.mul (i64.extend_i32_u (local.get $x)) (i64.extend_i32_u (local.get $wq))) (i64.const 32)))
+          (local.get $p))))
+    (select (i32.sub (local.get $r) (local.get $p)) (local.get $r) (i32.ge_u (local.get $r) (local.get $p))))
+  (func $add (param $a i32) (param $b i32) (param $p i32) (result i32)
+    (local $s i32)
+    (local.set $s (i32.add (local.get $a) (local.get $b)))
+    (select (i32.sub (local.get $s) (local.get $p)) (local.get $s) (i32.ge_u (local.get $s) (local.get $p))))
+  (func $sub (param $a i32) (param $b i32) (param $p i32) (result i32)
+    (select
+      (i32.add (i32.sub (local.get $a) (local.get $b)) (local.get $p))
+      (i32.sub (local.get $a) (local.get $b))
+      (i32.lt_u (local.get $a) (local.get $b))))
+
+  ;; Forward negacyclic NTT in place, SEAL's order (Cooley-Tukey, bit-reversed output):
+  ;; tab holds the n root powers w[k] then their w'[k]; the group i of stage m uses w[m + i].
+  (func (export "ntt") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
+    (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
+    (local $w i32) (local $wq i32) (local $pv v128) (local $wv v128) (local $wqv v128)
+    (local $X v128) (local $Y v128) (local $xs i32) (local $ys i32)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $m (i32.const 1))
+    (local.set $gap (i32.shr_u (local.get $n) (i32.const 1)))
+    (block $stagesDone
+      (loop $stage
+        (br_if $stagesDone (i32.ge_u (local.get $m) (local.get $n)))
+        (local.set $half (i32.shl (local.get $gap) (i32.const 2)))
+        (local.set $x (local.get $a))
+        (local.set $i (i32.const 0))
+        (block $groupsDone
+          (loop $group
+            (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $w
+              (i32.load (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $wq
+              (i32.load
+                (i32.add
+                  (i32.add (local.get $tab) (i32.shl (local.get $n) (i32.const 2)))
+                  (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $end (i32.add (local.get $x) (local.get $half)))
+            (if (i32.ge_u (local.get $gap) (i32.const 4))
+              (then
+                (local.set $wv (i32x4.splat (local.get $w)))
+                (local.set $wqv (i32x4.splat (local.get $wq)))
+                (block $done
+                  (loop $word
+                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                    (local.set $X (v128.load (local.get $x)))
+                    (local.set $Y
+                      (call $mulv
+                        (v128.load (i32.add (local.get $x) (local.get $half)))
+                        (local.get $wv) (local.get $wqv) (local.get $pv)))
+                    (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+                    (v128.store (i32.add (local.get $x) (local.get $half))
+                      (call $subv (local.get $X) (local.get $Y) (local.get $pv)))
+                    (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                    (br $word))))
+              (else
+                (block $done
+                  (loop $word
+                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                    (local.set $xs (i32.load (local.get $x)))
+                    (local.set $ys
+                      (call $mul
+                        (i32.load (i32.add (local.get $x) (local.get $half)))
+                        (local.get $w) (local.get $wq) (local.get $p)))
+                    (i32.store (local.get $x) (call $add (local.get $xs) (local.get $ys) (local.get $p)))
+                    (i32.store (i32.add (local.get $x) (local.get $half))
+                      (call $sub (local.get $xs) (local.get $ys) (local.get $p)))
+                    (local.set $x (i32.add (local.get $x) (i32.const 4)))
+                    (br $word)))))
+            ;; past the second half of this group
+            (local.set $x (i32.add (local.get $end) (local.get $half)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $group)))
+        (local.set $m (i32.shl (local.get $m) (i32.const 1)))
+        (local.set $gap (i32.shr_u (local.get $gap) (i32.const 1)))
+        (br $stage))))
+
+  ;; The inverse of `ntt` without its factor 1/n (Gentleman-Sande, stages in reverse):
+  ;; tab holds the inverses of ntt's root powers, then their w'.
+  (func (export "intt") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
+    (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
+    (local $w i32) (local $wq i32) (local $pv v128) (local $wv v128) (local $wqv v128)
+    (local $X v128) (local $Y v128) (local $xs i32) (local $ys i32)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
+    (local.set $gap (i32.const 1))
+    (block $stagesDone
+      (loop $stage
+        (br_if $stagesDone (i32.eqz (local.get $m)))
+        (local.set $half (i32.shl (local.get $gap) (i32.const 2)))
+        (local.set $x (local.get $a))
+        (local.set $i (i32.const 0))
+        (block $groupsDone
+          (loop $group
+            (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $w
+              (i32.load (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $wq
+              (i32.load
+                (i32.add
+                  (i32.add (local.get $tab) (i32.shl (local.get $n) (i32.const 2)))
+                  (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $end (i32.add (local.get $x) (local.get $half)))
+            (if (i32.ge_u (local.get $gap) (i32.const 4))
+              (then
+                (local.set $wv (i32x4.splat (local.get $w)))
+                (local.set $wqv (i32x4.splat (local.get $wq)))
+                (block $done
+                  (loop $word
+                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                    (local.set $X (v128.load (local.get $x)))
+                    (local.set $Y (v128.load (i32.add (local.get $x) (local.get $half))))
+                    (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+                    (v128.store (i32.add (local.get $x) (local.get $half))
+                      (call $mulv
+                        (call $subv (local.get $X) (local.get $Y) (local.get $pv))
+                        (local.get $wv) (local.get $wqv) (local.get $pv)))
+                    (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                    (br $word))))
+              (else
+                (block $done
+                  (loop $word
+                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                    (local.set $xs (i32.load (local.get $x)))
+                    (local.set $ys (i32.load (i32.add (local.get $x) (local.get $half))))
+                    (i32.store (local.get $x) (call $add (local.get $xs) (local.get $ys) (local.get $p)))
+                    (i32.store (i32.add (local.get $x) (local.get $half))
+                      (call $mul
+                        (call $sub (local.get $xs) (local.get $ys) (local.get $p))
+                        (local.get $w) (local.get $wq) (local.get $p)))
+                    (local.set $x (i32.add (local.get $x) (i32.const 4)))
+                    (br $word)))))
+            (local.set $x (i32.add (local.get $end) (local.get $half)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $group)))
+        (local.set $m (i32.shr_u (local.get $m) (i32.const 1)))
+        (local.set $gap (i32.shl (local.get $gap) (i32.const 1)))
+        (br $stage))))
+
+  ;; a[k] = a[k]*w mod p for k < len (a multiple of 4).
+  (func (export "mulScalar") (param $a i32) (param $len i32) (param $w i32) (param $wq i32) (param $p i32)
+    (local $end i32) (local $wv v128) (local $wqv v128) (local $pv v128)
+    (local.set $wv (i32x4.splat (local.get $w)))
+    (local.set $wqv (i32x4.splat (local.get $wq)))
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $end (i32.add (local.get $a) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
+        (v128.store (local.get $a)
+          (call $mulv (v128.load (local.get $a)) (local.get $wv) (local.get $wqv) (local.get $pv)))
+        (local.set $a (i32.add (local.get $a) (i32.const 16)))
+        (br $word))))
+
+  ;; dst[k] = src[k] mod p for any u32 src (one = floor(2^32/p): Shoup's product by 1).
+  (func (export "lift") (param $dst i32) (param $src i32) (param $len i32) (param $one i32) (param $p i32)
+    (local $end i32) (local $ov v128) (local $oqv v128) (local $pv v128)
+    (local.set $ov (i32x4.splat (i32.const 1)))
+    (local.set $oqv (i32x4.splat (local.get $one)))
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $src) (local.get $end)))
+        (v128.store (local.get $dst)
+          (call $mulv (v128.load (local.get $src)) (local.get $ov) (local.get $oqv) (local.get $pv)))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (br $word))))
+
+  ;; dst[k] = src[table[k]] for k < n: a Galois automorphism of NTT-form slots.
+  (func (export "permute") (param $dst i32) (param $src i32) (param $table i32) (param $n i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $n) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $dst) (local.get $end)))
+        (i32.store (local.get $dst)
+          (i32.load (i32.add (local.get $src) (i32.shl (i32.load (local.get $table)) (i32.const 2)))))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $table (i32.add (local.get $table) (i32.const 4)))
+        (br $word))))
+
+  ;; acc[k] += x[k]*y[k] over u64 acc, u32 x and y, k < len (a multiple of 4).
+  (func (export "mulAcc") (param $acc i32) (param $x i32) (param $y i32) (param $len i32)
+    (local $end i32) (local $X v128) (local $Y v128)
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $X (v128.load (local.get $x)))
+        (local.set $Y (v128.load (local.get $y)))
+        (v128.store (local.get $acc)
+          (i64x2.add (v128.load (local.get $acc)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
+        (v128.store offset=16 (local.get $acc)
+          (i64x2.add (v128.load offset=16 (local.get $acc)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (br $word))))
+
+  ;; dst[k] = acc[k] mod p (u64 acc, u32 dst): hi*(2^32 mod p) + lo, both by Shoup.
+  ;; c = 2^32 mod p, cq its w', one = floor(2^32/p).
+  (func (export "reduce") (param $dst i32) (param $acc i32) (param $len i32)
+    (param $c i32) (param $cq i32) (param $one i32) (param $p i32)
+    (local $end i32) (local $A v128) (local $B v128) (local $pv v128) (local $cv v128) (local $cqv v128)
+    (local $ov v128) (local $oqv v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $cv (i32x4.splat (local.get $c)))
+    (local.set $cqv (i32x4.splat (local.get $cq)))
+    (local.set $ov (i32x4.splat (i32.const 1)))
+    (local.set $oqv (i32x4.splat (local.get $one)))
+    (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $dst) (local.get $end)))
+        (local.set $A (v128.load (local.get $acc)))
+        (local.set $B (v128.load offset=16 (local.get $acc)))
+        (v128.store (local.get $dst)
+          (call $addv
+            (call $mulv
+              (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $A) (local.get $B))
+              (local.get $cv) (local.get $cqv) (local.get $pv))
+            (call $mulv
+              (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $A) (local.get $B))
+              (local.get $ov) (local.get $oqv) (local.get $pv))
+            (local.get $pv)))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (br $word))))
+
+  ;; dst[k] = (dst[k] + src[k]) mod p.
+  (func (export "addInto") (param $dst i32) (param $src i32) (param $len i32) (param $p i32)
+    (local $end i32) (local $pv v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $dst) (local.get $end)))
+        (v128.store (local.get $dst)
+          (call $addv (v128.load (local.get $dst)) (v128.load (local.get $src)) (local.get $pv)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $src (i32.add (local.get $src) (i32.const 16)))
+        (br $word))))
+
+  ;; BGV's mod-down by the special prime P, first half: from tl (the P-residue of the
+  ;; key-switched polynomial, coefficient form) the correction delta mod q that makes
+  ;; c - delta divisible by P and delta = 0 mod t: delta = k*P + tl with k = -tl*P^-1 mod t.
+  ;; Constants come with their w' (...q) and floor(2^32/m) (...One).
+  (func (export "modDownDelta") (param $delta i32) (param $tl i32) (param $len i32)
+    (param $t i32) (param $tOne i32) (param $k i32) (param $kq i32)
+    (param $q i32) (param $qOne i32) (param $pModQ i32) (param $pModQq i32)
+    (local $end i32) (local $TL v128) (local $ov v128) (local $tv v128) (local $qv v128)
+    (local.set $ov (i32x4.splat (i32.const 1)))
+    (local.set $tv (i32x4.splat (local.get $t)))
+    (local.set $qv (i32x4.splat (local.get $q)))
+    (local.set $end (i32.add (local.get $tl) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $tl) (local.get $end)))
+        (local.set $TL (v128.load (local.get $tl)))
+        (v128.store (local.get $delta)
+          (call $addv
+            (call $mulv
+              ;; k = (tl mod t)*(-P^-1 mod t) mod t
+              (call $mulv
+                (call $mulv (local.get $TL) (local.get $ov) (i32x4.splat (local.get $tOne)) (local.get $tv))
+                (i32x4.splat (local.get $k)) (i32x4.splat (local.get $kq)) (local.get $tv))
+              (i32x4.splat (local.get $pModQ)) (i32x4.splat (local.get $pModQq)) (local.get $qv))
+            (call $mulv (local.get $TL) (local.get $ov) (i32x4.splat (local.get $qOne)) (local.get $qv))
+            (local.get $qv)))
+        (local.set $tl (i32.add (local.get $tl) (i32.const 16)))
+        (local.set $delta (i32.add (local.get $delta) (i32.const 16)))
+        (br $word))))
+
+  ;; Second half, in NTT form: dst[k] += (c[k] - delta[k])*P^-1 mod q.
+  (func (export "modDownFinish") (param $dst i32) (param $c i32) (param $delta i32) (param $len i32)
+    (param $inv i32) (param $invq i32) (param $q i32)
+    (local $end i32) (local $qv v128) (local $iv v128) (local $iqv v128)
+    (local.set $qv (i32x4.splat (local.get $q)))
+    (local.set $iv (i32x4.splat (local.get $inv)))
+    (local.set $iqv (i32x4.splat (local.get $invq)))
+    (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $dst) (local.get $end)))
+        (v128.store (local.get $dst)
+          (call $addv
+            (v128.load (local.get $dst))
+            (call $mulv
+              (call $subv (v128.load (local.get $c)) (v128.load (local.get $delta)) (local.get $qv))
+              (local.get $iv) (local.get $iqv) (local.get $qv))
+            (local.get $qv)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (local.set $delta (i32.add (local.get $delta) (i32.const 16)))
+        (br $word))))
+)
