@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { describeParseArgsError } from '@sealbox/he-core/node'
+import { describeParseArgsError } from '@sealbox/server'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 

@@ -1,5 +1,4 @@
 // Node-only surface of @sealbox/he-core (`@sealbox/he-core/node`): file system helpers.
 // Everything else lives in the browser-safe entries (the core, ./client, ./search, ./codegen).
 
-export { describeParseArgsError } from './describeParseArgsError.ts'
 export { loadSearchDatabaseFile } from './loadSearchDatabaseFile.ts'
