@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
-import { fakeSealPayload, heErrorOf } from '../envelope/envelopeTestKit.ts'
 import type { ParamsInput } from '../params/ParamsSpec.ts'
 import type { ProgramInput } from '../program/ProgramSpec.ts'
 import type { StepReport } from '../program/StepReport.ts'
+import { fakeSealPayload, heErrorOf } from '../testing/forgedEnvelopes.ts'
 import { EVALUATE_MAX_HEADER_BYTES, EVALUATE_MAX_INPUTS } from './contract/evaluateContract.ts'
 import { writeEnvelopeMessage } from './envelopeMessage.ts'
 import {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { fakeSealPayload, heErrorOf, rechecksum } from '../testing/forgedEnvelopes.ts'
 import { decodeBundle } from './decodeBundle.ts'
 import { decodeEnvelope } from './decodeEnvelope.ts'
 import { encodeBundle } from './encodeBundle.ts'
 import { encodeEnvelope } from './encodeEnvelope.ts'
 import type { EnvelopeKind } from './envelopeKinds.ts'
 import { ENVELOPE_HEADER_BYTES } from './envelopeLayout.ts'
-import { fakeSealPayload, heErrorOf, rechecksum } from './envelopeTestKit.ts'
 import { writeEnvelope } from './writeEnvelope.ts'
 
 const FP = '00112233445566778899aabbccddeeff'

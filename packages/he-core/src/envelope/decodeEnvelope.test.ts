@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { fakeSealPayload, heErrorOf, rechecksum } from '../testing/forgedEnvelopes.ts'
 import { bytesToBase64 } from './base64.ts'
 import { decodeEnvelope } from './decodeEnvelope.ts'
 import { encodeEnvelope } from './encodeEnvelope.ts'
@@ -13,7 +14,6 @@ import {
   OFFSET_RESERVED,
   OFFSET_VERSION,
 } from './envelopeLayout.ts'
-import { fakeSealPayload, heErrorOf, rechecksum } from './envelopeTestKit.ts'
 import { writeEnvelope } from './writeEnvelope.ts'
 
 const FP = '00112233445566778899aabbccddeeff'

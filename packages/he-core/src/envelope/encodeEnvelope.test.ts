@@ -1,11 +1,11 @@
 import { Buffer } from 'node:buffer'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import { fakeSealPayload, heErrorOf } from '../testing/forgedEnvelopes.ts'
 import { decodeEnvelope } from './decodeEnvelope.ts'
 import { type EncodeEnvelopeInput, encodeEnvelope } from './encodeEnvelope.ts'
 import { ENVELOPE_KINDS, type SealObjectKind } from './envelopeKinds.ts'
 import { ENVELOPE_HEADER_BYTES } from './envelopeLayout.ts'
-import { fakeSealPayload, heErrorOf } from './envelopeTestKit.ts'
 import { peekEnvelope } from './readEnvelopeHeader.ts'
 
 const FP = '00112233445566778899aabbccddeeff'

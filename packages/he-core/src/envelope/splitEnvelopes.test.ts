@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
+import { fakeSealPayload, heErrorOf } from '../testing/forgedEnvelopes.ts'
 import { encodeEnvelope } from './encodeEnvelope.ts'
-import { fakeSealPayload, heErrorOf } from './envelopeTestKit.ts'
 import { splitEnvelopes } from './splitEnvelopes.ts'
 
 const FP = '00112233445566778899aabbccddeeff'

@@ -1,8 +1,8 @@
+import { crc32 } from '../envelope/crc32.ts'
+import { compressionCode, type EnvelopeCompression } from '../envelope/envelopeKinds.ts'
+import { ENVELOPE_TRAILER_BYTES } from '../envelope/envelopeLayout.ts'
+import { SEAL_HEADER_BYTES } from '../envelope/sealBlobHeader.ts'
 import { HeError } from '../errors/HeError.ts'
-import { crc32 } from './crc32.ts'
-import { compressionCode, type EnvelopeCompression } from './envelopeKinds.ts'
-import { ENVELOPE_TRAILER_BYTES } from './envelopeLayout.ts'
-import { SEAL_HEADER_BYTES } from './sealBlobHeader.ts'
 
 /*
  * Helpers for tests that need envelopes without SEAL, or forged ones: the envelope

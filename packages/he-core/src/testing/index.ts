@@ -2,6 +2,6 @@
 // payloads to prove the envelope checks refuse them, and heap probes (live handles, WASM heap
 // growth) to prove a loop of SEAL work gives back what it takes.
 
-export { fakeSealPayload, heErrorOf, rechecksum, scrambleParmsId } from '../envelope/envelopeTestKit.ts'
 export { liveSealHandles } from '../scope/SealScope.ts'
+export { fakeSealPayload, heErrorOf, rechecksum, scrambleParmsId } from './forgedEnvelopes.ts'
 export { type HeapReport, measureHeap } from './measureHeap.ts'
