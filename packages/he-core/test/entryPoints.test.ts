@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { repoReadme } from './support/repoReadme.ts'
+import { packageReadme } from './support/packageReadme.ts'
 import { isNodeSeal, valueImportChain } from './support/valueImportChain.ts'
 
 /*
- * The README's table of he-core's entry points is the map a package user reads: it must list
+ * The table of entry points in he-core's README is the map a package user reads: it must list
  * exactly the entries package.json exports, and say truly which of them load node-seal.
  */
 
@@ -13,7 +13,7 @@ const manifest = JSON.parse(readFileSync(new URL('package.json', PACKAGE_DIR), '
   exports: Record<string, { '@sealbox/source': string }>
 }
 const specifierOf = (subpath: string) => `@sealbox/he-core${subpath.slice(1)}`
-const rows = [...repoReadme().matchAll(/^\| `(@sealbox\/he-core[^`]*)` \|.*\| (yes|no) \|$/gm)].map(
+const rows = [...packageReadme().matchAll(/^\| `(@sealbox\/he-core[^`]*)` \|.*\| (yes|no) \|$/gm)].map(
   ([, entry, loadsSeal]) => ({ entry: entry ?? '', loadsSeal: loadsSeal === 'yes' }),
 )
 

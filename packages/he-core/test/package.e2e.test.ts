@@ -68,6 +68,12 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
     for (const doc of ['ENVELOPE.md', 'SEARCH.md', 'NODE-SEAL-FACTS.md'])
       expect(existsSync(join(installed, doc))).toBe(true)
     expect(existsSync(join(installed, 'src/params/parseParams.test.ts'))).toBe(false)
+    // The test kits are for this package's own tests: neither built nor shipped.
+    for (const kit of ['search/searchTestKit', 'program/programTestKit', 'envelope/sealTestFixture']) {
+      expect(existsSync(join(installed, `dist/${kit}.js`)), kit).toBe(false)
+      expect(existsSync(join(installed, `src/${kit}.ts`)), kit).toBe(false)
+    }
+    expect(await readFile(join(installed, 'README.md'), 'utf8')).toContain('## he-core in 20 lines')
   })
 
   it("runs the README's example under Node 24 and prints what the README says", async () => {

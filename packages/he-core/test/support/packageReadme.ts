@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs'
 
-/** The repository's README.md, which the package tests keep true. */
-export function repoReadme(): string {
-  return readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8')
+/** he-core's README.md, the page a package user reads first; the package tests keep it true. */
+export function packageReadme(): string {
+  return readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+}
+
+/** The first ```ts block under `heading` in the README. */
+export function readmeCodeBlock(heading: string): string {
+  const readme = packageReadme()
+  const start = readme.indexOf(`${heading}\n`)
+  const code = start < 0 ? undefined : /```ts\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
+  if (!code) throw new Error(`README.md: no \`${heading}\` section with a ts block`)
+  return code
 }

@@ -1,8 +1,8 @@
-import { repoReadme } from './repoReadme.ts'
+import { readmeCodeBlock } from './packageReadme.ts'
 
 const SECTION = '## he-core in 20 lines'
 
-/** The repository README's he-core example, and the output its last comment promises. */
+/** The README's example, and the output its last comment promises. */
 export interface ReadmeExample {
   /** The example's TypeScript, exactly as the README shows it. */
   code: string
@@ -14,12 +14,8 @@ export interface ReadmeExample {
 
 /** Reads the example from the README each time, so the tests keep the README true. */
 export function readmeExample(): ReadmeExample {
-  const readme = repoReadme()
-  const start = readme.indexOf(`${SECTION}\n`)
-  const code = /```ts\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
-  const promised = code && /console\.log\(.*\/\/ (.+)$/m.exec(code)?.[1]
-  if (start < 0 || !code || !promised) {
-    throw new Error(`README.md: no \`${SECTION}\` section with a ts block whose console.log line says what it prints`)
-  }
+  const code = readmeCodeBlock(SECTION)
+  const promised = /console\.log\(.*\/\/ (.+)$/m.exec(code)?.[1]
+  if (!promised) throw new Error(`README.md: the \`${SECTION}\` example's console.log line does not say what it prints`)
   return { code, promised, normalize: (printed) => printed.replace(/\s+/g, '') }
 }
