@@ -4,7 +4,7 @@
 // `exports`): `./client` (HTTP contract and client, no SEAL), `./search`, `./codegen`,
 // `./node` (file system helpers) and `./testing` (fakes and heap probes for tests).
 
-export { type BatchCodecOptions, batchRange, decodeBatch, encodeBatch, toBatchValues } from './codecs/batchCodec.ts'
+export { type BatchCodecOptions, decodeBatch, encodeBatch } from './codecs/batchCodec.ts'
 export { type CkksEncodeOptions, decodeCkks, encodeCkks } from './codecs/ckksCodec.ts'
 export {
   type CiphertextInfo,
@@ -15,38 +15,30 @@ export {
   encryptSymmetricSeeded,
   noiseBudget,
 } from './crypto/encrypt.ts'
-export { asPlainUint8Array, type BytesLike } from './envelope/asPlainUint8Array.ts'
+export type { BytesLike } from './envelope/asPlainUint8Array.ts'
 export { base64ToBytes, bytesToBase64 } from './envelope/base64.ts'
-export { checkSealPayload, type SealPayloadShape } from './envelope/checkSealPayload.ts'
+export type { SealPayloadShape } from './envelope/checkSealPayload.ts'
 export { crc32 } from './envelope/crc32.ts'
 export { type Bundle, type BundleExpect, decodeBundle } from './envelope/decodeBundle.ts'
 export { decodeEnvelope, type Envelope } from './envelope/decodeEnvelope.ts'
 export { type EncodeBundleOptions, encodeBundle } from './envelope/encodeBundle.ts'
 export { type EncodeEnvelopeInput, encodeEnvelope } from './envelope/encodeEnvelope.ts'
 export type { EnvelopeExpect } from './envelope/envelopeExpect.ts'
-export { isEnvelopeId } from './envelope/envelopeIds.ts'
 export {
   ENVELOPE_COMPRESSIONS,
   ENVELOPE_KINDS,
   type EnvelopeCompression,
   type EnvelopeKind,
-  isEnvelopeKind,
   type SealCompression,
   type SealObjectKind,
 } from './envelope/envelopeKinds.ts'
-export {
-  DEFAULT_MAX_BUNDLE_COUNT,
-  ENVELOPE_FORMAT_VERSION,
-  ENVELOPE_HEADER_BYTES,
-  MAX_META_BYTES,
-} from './envelope/envelopeLayout.ts'
+export { ENVELOPE_FORMAT_VERSION } from './envelope/envelopeLayout.ts'
 export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
 export {
   type ContextObjectKind,
   type EnvelopeSource,
   type LoadSealObjectExpect,
   loadSealObject,
-  loadSealParams,
   type SealLoadContext,
   type SealLoadTargets,
 } from './envelope/loadSealObject.ts'
@@ -70,14 +62,13 @@ export {
   sealCompressionMode,
 } from './envelope/saveSealObject.ts'
 export {
-  maxPayloadBytes,
   type PayloadLimitsSource,
   payloadLimitsOf,
   type SealPayloadLimits,
   structuralPayloadLimits,
 } from './envelope/sealPayloadLimits.ts'
 export { type SplitEnvelopesOptions, splitEnvelopes } from './envelope/splitEnvelopes.ts'
-export { HeError, type HeErrorJSON, isHeErrorJSON } from './errors/HeError.ts'
+export { HeError, type HeErrorJSON } from './errors/HeError.ts'
 export {
   HE_ERROR_CODES,
   HE_ERROR_HINTS,
@@ -86,8 +77,7 @@ export {
   isHeErrorCode,
 } from './errors/heErrorCodes.ts'
 export { plainDetails } from './errors/plainDetails.ts'
-export { SealException } from './errors/SealException.ts'
-export { readSealError, type SealErrorInfo, sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
+export { sealCall, sealExceptionCount, toHeError } from './errors/toHeError.ts'
 export {
   type DecodedEvaluationKeys,
   decodeEvaluationKeys,
@@ -103,27 +93,24 @@ export {
   exportRelinKeys,
   exportSecretKey,
   importSecretKey,
-  inspectEvaluationKeys,
 } from './keys/exportKeys.ts'
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
-export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings, newKeySetId } from './keys/KeySet.ts'
+export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings } from './keys/KeySet.ts'
 export {
   acquireHeContext,
   ContextCache,
   type ContextCacheOptions,
   type ContextLease,
-  DEFAULT_CONTEXT_CACHE_BYTES,
   getHeContext,
   paramsInputOf,
   sharedContextCache,
 } from './params/ContextCache.ts'
 export { BFV_DEFAULT_BITS, MAX_COEFF_BITS } from './params/coeffModulusTables.ts'
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
-export { estimateContextBytes } from './params/estimateContextBytes.ts'
 export type { HasParmsId } from './params/HasParmsId.ts'
 export { HeContext } from './params/HeContext.ts'
 export { isPrime } from './params/isPrime.ts'
-export { type ChainLevel, chainLevelOf, type ModulusChainOwner } from './params/levelTable.ts'
+export type { ChainLevel, ModulusChainOwner } from './params/levelTable.ts'
 export {
   type ParamsInput,
   ParamsSpec,
@@ -136,25 +123,14 @@ export {
   type SecurityLevelName,
 } from './params/ParamsSpec.ts'
 export { type ParseParamsOptions, parseParams } from './params/parseParams.ts'
-export {
-  type NeedsProblem,
-  type ParamsNeeds,
-  type ParamsSuggestion,
-  suggestParams,
-} from './params/suggestParams.ts'
+export { type NeedsProblem, type ParamsNeeds, type ParamsSuggestion, suggestParams } from './params/suggestParams.ts'
 export {
   analyzeProgram,
   type ProgramAnalysis,
   type ProgramTarget,
   type StepAnalysis,
 } from './program/analyzeProgram.ts'
-export {
-  checkProgramKeys,
-  type KeyLookup,
-  type MissingKey,
-  missingProgramKeys,
-  type ProgramKeys,
-} from './program/checkProgramKeys.ts'
+export { type KeyLookup, type MissingKey, missingProgramKeys, type ProgramKeys } from './program/checkProgramKeys.ts'
 export { DEFAULT_PROGRAM_LIMITS, type ProgramLimits } from './program/ProgramLimits.ts'
 export {
   type ProgramInput,
@@ -177,21 +153,12 @@ export {
 export {
   COST_UNIT_MS,
   type CostTarget,
-  costScale,
   type ProgramCost,
   programCost,
   type StepCost,
   searchCost,
 } from './program/programCost.ts'
-export {
-  type OperandKind,
-  operandsOf,
-  PROGRAM_OP_NAMES,
-  PROGRAM_OPS,
-  type ProgramOpInfo,
-  stepLabel,
-} from './program/programOps.ts'
-export { checkRotationKeys, nafTerms, type RotationKeyCheck, sumElementsSteps } from './program/rotationKeys.ts'
+export { PROGRAM_OPS, type ProgramOpInfo } from './program/programOps.ts'
 export {
   type RunProgramOptions,
   type RunProgramResult,
@@ -201,20 +168,17 @@ export {
 } from './program/runProgram.ts'
 export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
 export { StepReportSchema } from './program/StepReport.ts'
-export { ALIGN_SCALE_TOLERANCE } from './program/stepOperands.ts'
-export { sumElementsInto } from './program/sumElements.ts'
 export { adopt, disown, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
 export {
   type LoadSealOptions,
   loadSeal,
   retireSeal,
   type Seal,
-  sealSync,
   sealWasmModule,
   wasmHeapBytes,
 } from './seal/loadSeal.ts'
 export { EXAMPLE_WORKSPACES } from './workspace/exampleWorkspaces.ts'
-export { formatOutputLine, formatSlot, type OutputFormat } from './workspace/formatOutput.ts'
+export { formatOutputLine, type OutputFormat } from './workspace/formatOutput.ts'
 export {
   type ParsedWorkspace,
   type ParseWorkspaceOptions,

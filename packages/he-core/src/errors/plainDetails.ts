@@ -2,6 +2,8 @@
  * The plain values among an error's details: strings, numbers, booleans, null and
  * lists of strings or numbers. Details may hold a SEAL exception or other objects,
  * which neither survive a thread boundary nor belong in a reply; only these go out.
+ *
+ * @internal The server's error replies use it; not part of the package's API.
  */
 export function plainDetails(details: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
