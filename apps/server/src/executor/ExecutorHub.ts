@@ -1,4 +1,5 @@
-import { HeError, loadSeal, sealWasmModule, searchCost } from '@sealbox/he-core'
+import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
+import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseParams } from '../params/parseParams.ts'
 import { analyzeProgram } from './analyzeProgram.ts'
 import { parseProgram } from './parseProgram.ts'
-import { costScale, programCost, searchCost } from './programCost.ts'
+import { costScale, programCost } from './programCost.ts'
 
 function program(steps: unknown[], outputs = ['r']) {
   return parseProgram({
@@ -103,9 +103,5 @@ describe('program cost', () => {
     ])
     expect(analysis.cost.units).toBeGreaterThan(10)
     expect(analysis.cost.units).toBeLessThan(40)
-  })
-
-  it('prices a search job from the search cost model', () => {
-    expect(searchCost({ estimatedServerMs: 9 }, 3)).toBe(27)
   })
 })

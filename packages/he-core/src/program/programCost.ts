@@ -100,11 +100,3 @@ export function programCost(program: ProgramSpec, target: CostTarget): ProgramCo
   for (const name of program.outputs) units += IO_WEIGHT * costScale(n, shapeOf(name).primes)
   return { units, steps }
 }
-
-/**
- * A search job's cost in the same units: `queries` × he-core's per-query estimate of
- * the search (`SearchConfig.estimatedServerMs`, from `searchCost.ts`).
- */
-export function searchCost(config: { estimatedServerMs: number }, queries: number): number {
-  return (queries * config.estimatedServerMs) / COST_UNIT_MS
-}

@@ -60,6 +60,7 @@ export {
   type SearchOperationCount,
   type SearchTransfer,
   type SearchWireEncoding,
+  searchCost,
 } from './searchCost.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ParamsFacts } from '../params/describeParams.ts'
+import { COST_UNIT_MS } from '../program/programCost.ts'
 import { planBlocks, type SearchShape } from './searchLayout.ts'
 import type { SearchScheme } from './searchParams.ts'
 
@@ -259,4 +260,13 @@ export function chooseBabyStep(
       x.galoisSteps.length - y.galoisSteps.length,
   )[0]
   return { babyStep: best?.babyStep ?? 1, candidates }
+}
+
+/**
+ * A search job's cost in the units of the program cost model (`programCost`): `queries` ×
+ * the per-query estimate of the search (`SearchConfig.estimatedServerMs`), so the server's
+ * scheduler weighs search and program jobs on one scale.
+ */
+export function searchCost(config: { estimatedServerMs: number }, queries: number): number {
+  return (queries * config.estimatedServerMs) / COST_UNIT_MS
 }
