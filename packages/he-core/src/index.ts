@@ -42,17 +42,6 @@ export {
   type SealLoadContext,
   type SealLoadTargets,
 } from './envelope/loadSealObject.ts'
-export {
-  checkPackedLayout,
-  isPackedPayload,
-  type PackedCiphertextShape,
-  packedCiphertextBytes,
-} from './envelope/packedCiphertext.ts'
-export {
-  type PackedCiphertextContext,
-  packSealCiphertext,
-  unpackSealCiphertext,
-} from './envelope/packSealCiphertext.ts'
 export { type PreparedSealPayload, prepareSealPayload } from './envelope/prepareSealPayload.ts'
 export { type EnvelopeHeader, peekEnvelope } from './envelope/readEnvelopeHeader.ts'
 export {
@@ -156,7 +145,6 @@ export {
   type ProgramCost,
   programCost,
   type StepCost,
-  searchCost,
 } from './program/programCost.ts'
 export { PROGRAM_OPS, type ProgramOpInfo } from './program/programOps.ts'
 export {
