@@ -33,101 +33,132 @@
     (local.set $s (i32x4.sub (local.get $a) (local.get $b)))
     (i32x4.min_u (local.get $s) (i32x4.add (local.get $s) (local.get $p))))
 
-  ;; The scalar forms, for the butterflies closer than four words.
-  (func $mul (param $x i32) (param $w i32) (param $wq i32) (param $p i32) (result i32)
-    (local $r i32)
-    (local.set $r
-      (i32.sub
-        (i32.mul (local.get $x) (local.get $w))
-        (i32.mul
-          (i32.wrap_i64
-            (i64.shr_u (i64.mul (i64.extend_i32_u (local.get $x)) (i64.extend_i32_u (local.get $wq))) (i64.const 32)))
-          (local.get $p))))
-    (select (i32.sub (local.get $r) (local.get $p)) (local.get $r) (i32.ge_u (local.get $r) (local.get $p))))
-  (func $add (param $a i32) (param $b i32) (param $p i32) (result i32)
-    (local $s i32)
-    (local.set $s (i32.add (local.get $a) (local.get $b)))
-    (select (i32.sub (local.get $s) (local.get $p)) (local.get $s) (i32.ge_u (local.get $s) (local.get $p))))
-  (func $sub (param $a i32) (param $b i32) (param $p i32) (result i32)
-    (select
-      (i32.add (i32.sub (local.get $a) (local.get $b)) (local.get $p))
-      (i32.sub (local.get $a) (local.get $b))
-      (i32.lt_u (local.get $a) (local.get $b))))
+  ;; The last two forward stages and the first two inverse ones, where butterflies are
+  ;; closer than four words: lanes regrouped by shuffles so they run four wide too.
+  ;; gap 2 (m = n/4 groups of 4 words, root w[m + i]): two groups per step.
+  (func $stage2 (param $a i32) (param $n i32) (param $tab i32) (param $p i32) (param $inverse i32)
+    (local $m i32) (local $i i32) (local $r i32) (local $pv v128) (local $A v128) (local $B v128)
+    (local $X v128) (local $Y v128) (local $W v128) (local $WQ v128) (local $U v128) (local $V v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 2)))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+        (local.set $W (v128.load64_zero (local.get $r)))
+        (local.set $W (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $W) (local.get $W)))
+        (local.set $WQ (v128.load64_zero (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2)))))
+        (local.set $WQ (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $WQ) (local.get $WQ)))
+        (local.set $A (v128.load (local.get $a)))
+        (local.set $B (v128.load offset=16 (local.get $a)))
+        (local.set $X (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $A) (local.get $B)))
+        (local.set $Y (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $A) (local.get $B)))
+        (if (local.get $inverse)
+          (then
+            (local.set $U (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+            (local.set $V
+              (call $mulv (call $subv (local.get $X) (local.get $Y) (local.get $pv))
+                (local.get $W) (local.get $WQ) (local.get $pv))))
+          (else
+            (local.set $Y (call $mulv (local.get $Y) (local.get $W) (local.get $WQ) (local.get $pv)))
+            (local.set $U (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+            (local.set $V (call $subv (local.get $X) (local.get $Y) (local.get $pv)))))
+        (v128.store (local.get $a)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $U) (local.get $V)))
+        (v128.store offset=16 (local.get $a)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $U) (local.get $V)))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $step))))
 
-  ;; Forward negacyclic NTT in place, SEAL's order (Cooley-Tukey, bit-reversed output):
+  ;; gap 1 (m = n/2 groups of 2 words, root w[m + i]): four groups per step.
+  (func $stage1 (param $a i32) (param $n i32) (param $tab i32) (param $p i32) (param $inverse i32)
+    (local $m i32) (local $i i32) (local $r i32) (local $pv v128) (local $A v128) (local $B v128)
+    (local $X v128) (local $Y v128) (local $W v128) (local $WQ v128) (local $U v128) (local $V v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+        (local.set $W (v128.load (local.get $r)))
+        (local.set $WQ (v128.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2)))))
+        (local.set $A (v128.load (local.get $a)))
+        (local.set $B (v128.load offset=16 (local.get $a)))
+        (local.set $X (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $A) (local.get $B)))
+        (local.set $Y (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $A) (local.get $B)))
+        (if (local.get $inverse)
+          (then
+            (local.set $U (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+            (local.set $V
+              (call $mulv (call $subv (local.get $X) (local.get $Y) (local.get $pv))
+                (local.get $W) (local.get $WQ) (local.get $pv))))
+          (else
+            (local.set $Y (call $mulv (local.get $Y) (local.get $W) (local.get $WQ) (local.get $pv)))
+            (local.set $U (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+            (local.set $V (call $subv (local.get $X) (local.get $Y) (local.get $pv)))))
+        (v128.store (local.get $a)
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $U) (local.get $V)))
+        (v128.store offset=16 (local.get $a)
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $U) (local.get $V)))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $step))))
+
+  ;; Forward negacyclic NTT in place (n >= 8), SEAL's order (Cooley-Tukey, bit-reversed output):
   ;; tab holds the n root powers w[k] then their w'[k]; the group i of stage m uses w[m + i].
   (func (export "ntt") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
     (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
-    (local $w i32) (local $wq i32) (local $pv v128) (local $wv v128) (local $wqv v128)
-    (local $X v128) (local $Y v128) (local $xs i32) (local $ys i32)
+    (local $r i32) (local $pv v128) (local $wv v128) (local $wqv v128) (local $X v128) (local $Y v128)
     (local.set $pv (i32x4.splat (local.get $p)))
     (local.set $m (i32.const 1))
     (local.set $gap (i32.shr_u (local.get $n) (i32.const 1)))
     (block $stagesDone
       (loop $stage
-        (br_if $stagesDone (i32.ge_u (local.get $m) (local.get $n)))
+        (br_if $stagesDone (i32.lt_u (local.get $gap) (i32.const 4)))
         (local.set $half (i32.shl (local.get $gap) (i32.const 2)))
         (local.set $x (local.get $a))
         (local.set $i (i32.const 0))
         (block $groupsDone
           (loop $group
             (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $w
-              (i32.load (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
-            (local.set $wq
-              (i32.load
-                (i32.add
-                  (i32.add (local.get $tab) (i32.shl (local.get $n) (i32.const 2)))
-                  (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+            (local.set $wv (i32x4.splat (i32.load (local.get $r))))
+            (local.set $wqv (i32x4.splat (i32.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2))))))
             (local.set $end (i32.add (local.get $x) (local.get $half)))
-            (if (i32.ge_u (local.get $gap) (i32.const 4))
-              (then
-                (local.set $wv (i32x4.splat (local.get $w)))
-                (local.set $wqv (i32x4.splat (local.get $wq)))
-                (block $done
-                  (loop $word
-                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
-                    (local.set $X (v128.load (local.get $x)))
-                    (local.set $Y
-                      (call $mulv
-                        (v128.load (i32.add (local.get $x) (local.get $half)))
-                        (local.get $wv) (local.get $wqv) (local.get $pv)))
-                    (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
-                    (v128.store (i32.add (local.get $x) (local.get $half))
-                      (call $subv (local.get $X) (local.get $Y) (local.get $pv)))
-                    (local.set $x (i32.add (local.get $x) (i32.const 16)))
-                    (br $word))))
-              (else
-                (block $done
-                  (loop $word
-                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
-                    (local.set $xs (i32.load (local.get $x)))
-                    (local.set $ys
-                      (call $mul
-                        (i32.load (i32.add (local.get $x) (local.get $half)))
-                        (local.get $w) (local.get $wq) (local.get $p)))
-                    (i32.store (local.get $x) (call $add (local.get $xs) (local.get $ys) (local.get $p)))
-                    (i32.store (i32.add (local.get $x) (local.get $half))
-                      (call $sub (local.get $xs) (local.get $ys) (local.get $p)))
-                    (local.set $x (i32.add (local.get $x) (i32.const 4)))
-                    (br $word)))))
+            (block $done
+              (loop $word
+                (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                (local.set $X (v128.load (local.get $x)))
+                (local.set $Y
+                  (call $mulv
+                    (v128.load (i32.add (local.get $x) (local.get $half)))
+                    (local.get $wv) (local.get $wqv) (local.get $pv)))
+                (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+                (v128.store (i32.add (local.get $x) (local.get $half))
+                  (call $subv (local.get $X) (local.get $Y) (local.get $pv)))
+                (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                (br $word)))
             ;; past the second half of this group
             (local.set $x (i32.add (local.get $end) (local.get $half)))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
             (br $group)))
         (local.set $m (i32.shl (local.get $m) (i32.const 1)))
         (local.set $gap (i32.shr_u (local.get $gap) (i32.const 1)))
-        (br $stage))))
+        (br $stage)))
+    (call $stage2 (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 0))
+    (call $stage1 (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 0)))
 
   ;; The inverse of `ntt` without its factor 1/n (Gentleman-Sande, stages in reverse):
   ;; tab holds the inverses of ntt's root powers, then their w'.
   (func (export "intt") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
     (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
-    (local $w i32) (local $wq i32) (local $pv v128) (local $wv v128) (local $wqv v128)
-    (local $X v128) (local $Y v128) (local $xs i32) (local $ys i32)
+    (local $r i32) (local $pv v128) (local $wv v128) (local $wqv v128) (local $X v128) (local $Y v128)
     (local.set $pv (i32x4.splat (local.get $p)))
-    (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
-    (local.set $gap (i32.const 1))
+    (call $stage1 (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 1))
+    (call $stage2 (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 1))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 3)))
+    (local.set $gap (i32.const 4))
     (block $stagesDone
       (loop $stage
         (br_if $stagesDone (i32.eqz (local.get $m)))
@@ -137,43 +168,22 @@
         (block $groupsDone
           (loop $group
             (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $w
-              (i32.load (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
-            (local.set $wq
-              (i32.load
-                (i32.add
-                  (i32.add (local.get $tab) (i32.shl (local.get $n) (i32.const 2)))
-                  (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2)))))
+            (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+            (local.set $wv (i32x4.splat (i32.load (local.get $r))))
+            (local.set $wqv (i32x4.splat (i32.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2))))))
             (local.set $end (i32.add (local.get $x) (local.get $half)))
-            (if (i32.ge_u (local.get $gap) (i32.const 4))
-              (then
-                (local.set $wv (i32x4.splat (local.get $w)))
-                (local.set $wqv (i32x4.splat (local.get $wq)))
-                (block $done
-                  (loop $word
-                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
-                    (local.set $X (v128.load (local.get $x)))
-                    (local.set $Y (v128.load (i32.add (local.get $x) (local.get $half))))
-                    (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
-                    (v128.store (i32.add (local.get $x) (local.get $half))
-                      (call $mulv
-                        (call $subv (local.get $X) (local.get $Y) (local.get $pv))
-                        (local.get $wv) (local.get $wqv) (local.get $pv)))
-                    (local.set $x (i32.add (local.get $x) (i32.const 16)))
-                    (br $word))))
-              (else
-                (block $done
-                  (loop $word
-                    (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
-                    (local.set $xs (i32.load (local.get $x)))
-                    (local.set $ys (i32.load (i32.add (local.get $x) (local.get $half))))
-                    (i32.store (local.get $x) (call $add (local.get $xs) (local.get $ys) (local.get $p)))
-                    (i32.store (i32.add (local.get $x) (local.get $half))
-                      (call $mul
-                        (call $sub (local.get $xs) (local.get $ys) (local.get $p))
-                        (local.get $w) (local.get $wq) (local.get $p)))
-                    (local.set $x (i32.add (local.get $x) (i32.const 4)))
-                    (br $word)))))
+            (block $done
+              (loop $word
+                (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                (local.set $X (v128.load (local.get $x)))
+                (local.set $Y (v128.load (i32.add (local.get $x) (local.get $half))))
+                (v128.store (local.get $x) (call $addv (local.get $X) (local.get $Y) (local.get $pv)))
+                (v128.store (i32.add (local.get $x) (local.get $half))
+                  (call $mulv
+                    (call $subv (local.get $X) (local.get $Y) (local.get $pv))
+                    (local.get $wv) (local.get $wqv) (local.get $pv)))
+                (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                (br $word)))
             (local.set $x (i32.add (local.get $end) (local.get $half)))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
             (br $group)))
