@@ -4,6 +4,7 @@ import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
+import { withScope } from '../scope/SealScope.ts'
 import type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
@@ -45,7 +46,10 @@ export class KeySwitchSearch {
   readonly #scratch: [number, number, number]
   readonly #headroom: number
   readonly #out: Uint32Array
+  readonly #last: number
   #template: Uint8Array | undefined
+  /** SEAL's save of a block result at the last level, for the fresh query header it came from. */
+  #lastLevel: { from: Uint8Array; template: Uint8Array } | undefined
 
   private constructor(config: SearchConfig, kernel: RnsKernel) {
     this.#config = config
@@ -68,6 +72,7 @@ export class KeySwitchSearch {
     }
     this.#headroom = headroom
     this.#out = new Uint32Array(2 * this.#cipherWords)
+    this.#last = kernel.alloc(this.#cipherWords)
   }
 
   /** The kernel for this index, or undefined when the config runs elsewhere (see `usesKeySwitchKernel`). */
@@ -163,22 +168,41 @@ export class KeySwitchSearch {
       }
     }
     const result = scope.track(new ctx.seal.Ciphertext())
-    const lastParmsId = scope.track(ctx.context.lastParmsId())
-    const residuesAt = template.byteLength - this.#cipherWords * 8
-    const out = new Uint8Array(this.#out.buffer)
+    const lastTemplate = this.#lastLevelTemplate(ctx, template, result)
+    const lastWords = (this.#cipherWords / kernel.L) * (kernel.L - 1)
+    const residuesAt = lastTemplate.byteLength - lastWords * 8
+    const out = new Uint8Array(this.#out.buffer, 0, lastWords * 8)
     for (const { block } of input.blocks) {
-      const acc = this.#blockSum(this.#diagonals.get(block.index) ?? [])
-      const words = kernel.words(acc, this.#cipherWords)
+      kernel.modSwitch(this.#last, this.#blockSum(this.#diagonals.get(block.index) ?? []))
+      const words = kernel.words(this.#last, lastWords)
       for (let i = 0; i < words.length; i++) {
         this.#out[2 * i] = words[i] as number
         this.#out[2 * i + 1] = 0
       }
-      template.set(out, residuesAt)
+      lastTemplate.set(out, residuesAt)
       // SEAL's load checks every residue is below its prime: a kernel fault cannot pass as a result.
-      sealCall('load block result', () => result.loadFromArray(ctx.context, template))
-      ctx.evaluator.cipherModSwitchToInplace(result, lastParmsId)
+      sealCall('load block result', () => result.loadFromArray(ctx.context, lastTemplate))
       input.onBlock(block, result)
     }
+  }
+
+  /**
+   * The frame of a last-level result: SEAL's own save of the query ciphertext mod-switched
+   * by SEAL (level, size and the correction factor its mod switch records), made once for
+   * each fresh-query header seen and kept; the kernel's mod switch fills in the residues.
+   */
+  #lastLevelTemplate(ctx: HeContext, template: Uint8Array, scratch: Ciphertext): Uint8Array {
+    const headerBytes = template.byteLength - this.#cipherWords * 8
+    const from = template.subarray(0, headerBytes)
+    const cached = this.#lastLevel
+    if (cached && cached.from.byteLength === from.byteLength && cached.from.every((byte, i) => byte === from[i])) {
+      return cached.template
+    }
+    sealCall('load query ciphertext', () => scratch.loadFromArray(ctx.context, template))
+    withScope((scope) => ctx.evaluator.cipherModSwitchToInplace(scratch, scope.track(ctx.context.lastParmsId())))
+    const saved = sealCall('save last level', () => scratch.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array)
+    this.#lastLevel = { from: from.slice(), template: saved }
+    return saved
   }
 
   /** Σ_b rot_{g·b}(Σ_a P[b][a] ⊙ baby[a]) by Horner's rule; returns the kernel offset of the result. */

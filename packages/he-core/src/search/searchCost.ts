@@ -92,6 +92,8 @@ const DYADIC_MULTIPLY = 0.05
  * dyadic kernel's do.
  */
 const KERNEL_ROTATION = 2.5
+/** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
+const KERNEL_MOD_SWITCH = 0.75
 /** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
 const UNIT_MS = 0.2
 
@@ -154,6 +156,7 @@ export function estimateServerMs(
     if ((dyadic || keySwitch) && key === 'multiplies') perOp = DYADIC_MULTIPLY
     if ((dyadic || keySwitch) && key === 'additions') perOp = 0
     if (keySwitch && (key === 'babyRotations' || key === 'giantRotations')) perOp = KERNEL_ROTATION
+    if (keySwitch && key === 'responseCiphertexts') perOp = KERNEL_MOD_SWITCH
     units += perOp * counts[key]
   }
   const size = (facts.polyModulusDegree / 4096) * (facts.dataPrimeCount / 2)
@@ -185,12 +188,13 @@ const KEY_SWITCH_KERNEL_BITS = 31
 
 /**
  * Whether a search with rotations runs in he-core's key-switching kernel rather than
- * SEAL's evaluator: some rotation, BGV in NTT form, every prime (special prime included)
- * and the plain modulus below 2^31. `KeySwitchSearch.prepare` applies this rule.
+ * SEAL's evaluator: some rotation, BGV in NTT form, two data primes or more (the kernel
+ * also mod-switches the results), every prime (special prime included) and the plain
+ * modulus below 2^31. `KeySwitchSearch.prepare` applies this rule.
  */
 export function usesKeySwitchKernel(
   counts: Pick<SearchOperationCount, 'babyRotations' | 'giantRotations'>,
-  facts: Pick<ParamsFacts, 'coeffModulusBits' | 'keySwitching' | 'plainModulusBits'>,
+  facts: Pick<ParamsFacts, 'coeffModulusBits' | 'keySwitching' | 'plainModulusBits' | 'dataPrimeCount'>,
   scheme: SearchScheme,
   nttForm: boolean,
 ): boolean {
@@ -198,6 +202,7 @@ export function usesKeySwitchKernel(
     scheme === 'bgv' &&
     nttForm &&
     facts.keySwitching &&
+    facts.dataPrimeCount >= 2 &&
     counts.babyRotations + counts.giantRotations > 0 &&
     facts.coeffModulusBits.every((bits) => bits <= KEY_SWITCH_KERNEL_BITS) &&
     (facts.plainModulusBits ?? KEY_SWITCH_KERNEL_BITS + 1) <= KEY_SWITCH_KERNEL_BITS

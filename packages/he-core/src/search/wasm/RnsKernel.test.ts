@@ -164,6 +164,16 @@ describe('RnsKernel', () => {
         expect(budget).toBeGreaterThanOrEqual(decryptor.invariantNoiseBudget(rotated) - 1)
         expect(budget).toBeGreaterThan(0)
       }
+
+      // The mod switch to the last level: SEAL's own result, word for word.
+      const switched = scope.track(new ctx.seal.Ciphertext())
+      ctx.evaluator.cipherModSwitchTo(ct, scope.track(ctx.context.lastParmsId()), switched)
+      const sealSwitched = switched.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
+      const last = kernel.alloc(2 * (L - 1) * n)
+      kernel.modSwitch(last, src)
+      const lastWords = 2 * (L - 1) * n
+      const expected = new BigUint64Array(sealDataWords(sealSwitched, lastWords).slice().buffer)
+      expect([...kernel.words(last, lastWords)]).toEqual([...expected].map(Number))
     })
   })
 

@@ -106,6 +106,8 @@ export class RnsKernel {
   readonly #keyAt = new Map<number, number>()
   #keyOwner: GaloisKeyWords | undefined
   readonly #t: { t: number; tOne: number; k: number; kq: number }
+  /** The same for dropping the last data prime (a BGV mod switch), with its constants per lower prime. */
+  readonly #switch: { k: number; kq: number; mod: number[]; modQ: number[]; inv: number[]; invQ: number[] }
   #top = 16
   // Scratch of one key switch.
   readonly #targetAt: number
@@ -155,6 +157,17 @@ export class RnsKernel {
     // k = −tl·P⁻¹ mod t = (tl mod t)·(t − P⁻¹ mod t) mod t.
     const k = (t - modInverse(special, t)) % t
     this.#t = { t: Number(t), tOne: shoup(1n, t), k: Number(k), kq: shoup(k, t) }
+    const last = shape.keyPrimes[this.L - 1] as bigint
+    const lower = shape.keyPrimes.slice(0, this.L - 1)
+    const kSwitch = (t - modInverse(last, t)) % t
+    this.#switch = {
+      k: Number(kSwitch),
+      kq: shoup(kSwitch, t),
+      mod: lower.map((q) => Number(last % q)),
+      modQ: lower.map((q) => shoup(last % q, q)),
+      inv: lower.map((q) => Number(modInverse(last, q))),
+      invQ: lower.map((q) => shoup(modInverse(last, q), q)),
+    }
     for (const element of shape.galoisElements) {
       const at = this.alloc(n)
       this.words(at, n).set(galoisPermutation(n, element))
@@ -274,6 +287,46 @@ export class RnsKernel {
       }
     }
     this.#modDown(dst)
+  }
+
+  /**
+   * BGV's mod switch of the ciphertext at src (2·L·n words) to the next level: dst
+   * (2·(L − 1)·n words) = (c − δ)·q⁻¹ at each remaining prime, q the last data prime and
+   * δ ≡ c mod q, δ ≡ 0 mod t (SEAL's mod_t_and_divide_q_last_ntt_inplace). The message is
+   * multiplied by q⁻¹ mod t, which SEAL's header records as the correction factor.
+   */
+  modSwitch(dst: number, src: number): void {
+    const { n, L } = this
+    const x = this.#x
+    const poly = n * 4
+    if (L < 2) throw new HeError('INTERNAL', 'a mod switch needs two data primes')
+    const { t, tOne } = this.#t
+    const sw = this.#switch
+    const tl = this.#operandAt
+    for (let K = 0; K < 2; K++) {
+      this.words(tl, n).set(this.words(src + (K * L + L - 1) * poly, n))
+      this.intt(tl, L - 1)
+      for (let i = 0; i < L - 1; i++) {
+        const c = this.#primes[i] as PrimeConstants
+        const out = dst + (K * (L - 1) + i) * poly
+        this.words(out, n).fill(0)
+        x.modDownDelta(
+          this.#deltaAt,
+          tl,
+          n,
+          t,
+          tOne,
+          sw.k,
+          sw.kq,
+          c.p,
+          c.one,
+          sw.mod[i] as number,
+          sw.modQ[i] as number,
+        )
+        this.ntt(this.#deltaAt, i)
+        x.modDownFinish(out, src + (K * L + i) * poly, this.#deltaAt, n, sw.inv[i] as number, sw.invQ[i] as number, c.p)
+      }
+    }
   }
 
   /** dst[K] += (result[K] − δ)·P⁻¹ at each data prime, for K = 0, 1 (BGV). */
