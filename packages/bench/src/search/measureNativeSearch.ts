@@ -61,6 +61,7 @@ export async function prepareNativeTwin(
   let next = 0
   return {
     label,
+    ...(galoisKeys ? { rotations: (samples: number) => harness.rotations(id, samples) } : {}),
     async sample(record = true) {
       const { timings } = await harness.sample(id, next++)
       if (record) samples.push(timings)

@@ -114,6 +114,8 @@ export interface SearchCase extends Disposable {
   result(): SearchMeasurement
   /** What a native twin of this case reuses: the same config, client (key set), query vectors and database. */
   fixture?: SearchCaseFixture
+  /** A native twin with Galois keys: `samples` single rotations by one step, ms each. */
+  rotations?(samples: number): Promise<number[]>
 }
 
 /** The client side of a WASM case, for a native twin to serve the same queries. */

@@ -5,6 +5,7 @@ import { calibrateSealOps } from './calibrateSealOps.ts'
 import { measureBatch } from './measureBatch.ts'
 import { type LoadSplit, measureLoadSplit } from './measureLoadSplit.ts'
 import { prepareNativeTwin } from './measureNativeSearch.ts'
+import { measureRotationCosts, type RotationCosts } from './measureRotations.ts'
 import {
   measureSearch,
   prepareSearchCase,
@@ -61,6 +62,7 @@ export async function measureSearchBench(
   const groups: SearchBenchGroup[] = []
   let results: { group: SearchBenchGroup; measurement: SearchMeasurement }[] = []
   let loadSplit: LoadSplit[] = []
+  let rotations: RotationCosts | undefined
   try {
     for (const item of plan.items) {
       log(`[search] preparing ${item.label}`)
@@ -89,6 +91,12 @@ export async function measureSearchBench(
       },
     })
     results = measured.map((measurement, i) => ({ group: groups[i] as SearchBenchGroup, measurement }))
+    log('[search] single rotations: the key-switching kernel, SEAL in WebAssembly, native')
+    const nativeRotations = cases.find((item) => item.rotations)
+    rotations = await measureRotationCosts(
+      Math.max(20, counts.samples),
+      nativeRotations?.rotations?.bind(nativeRotations),
+    )
     log('[search] splitting the load phase')
     loadSplit = [
       await measureLoadSplit(defaults, 'zstd', counts.samples),
@@ -128,6 +136,7 @@ export async function measureSearchBench(
     headlineRows,
     loadSplit,
     apple: pick('apple'),
+    ...(rotations ? { rotations } : {}),
     schemes: [headline, ...pick('schemes')],
     tradeOff,
     forms,

@@ -88,12 +88,12 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
     for (const scheme of ['bgv', 'bfv'] as const) {
       for (const babySteps of ['client', 'server'] as const) {
         for (const g of gs) {
-          items.push({
-            group: 'tradeOff',
-            label: `${scheme} ${babySteps}-side g=${g}`,
-            input: { ...defaults, scheme, babySteps, babyStep: g, compression: 'none' },
-            native: true,
-          })
+          const input: SearchConfigInput = { ...defaults, scheme, babySteps, babyStep: g, compression: 'none' }
+          items.push({ group: 'tradeOff', label: `${scheme} ${babySteps}-side g=${g}`, input, native: true })
+          // BGV runs in he-core's kernels: the same config in SEAL's evaluator beside it, for every g.
+          if (scheme === 'bgv') {
+            items.push({ group: 'tradeOff', label: `${scheme} ${babySteps}-side g=${g}, SEAL`, input, kernel: 'seal' })
+          }
         }
       }
       items.push({
@@ -109,6 +109,31 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
         group: 'apple',
         label: `Apple PNNS shape, ${babySteps}-side baby steps`,
         input: { rows: APPLE_ROWS, dimension: APPLE_DIMENSION, babySteps },
+        native: true,
+        apple: true,
+      })
+    }
+    // One query ciphertext: the server-side g = 8, 12, 16 beside the model's, native's best among
+    // them (uncompressed, as the native wheel reads), and the model's g in SEAL's evaluator.
+    const apple: SearchConfigInput = {
+      rows: APPLE_ROWS,
+      dimension: APPLE_DIMENSION,
+      babySteps: 'server',
+      compression: 'none',
+    }
+    items.push({ group: 'apple', label: 'Apple shape, server-side, uncompressed', input: apple, apple: true })
+    items.push({
+      group: 'apple',
+      label: "Apple shape, server-side, uncompressed, SEAL's evaluator",
+      input: apple,
+      apple: true,
+      kernel: 'seal',
+    })
+    for (const g of [8, 12, 16]) {
+      items.push({
+        group: 'apple',
+        label: `Apple shape, server-side g=${g}, uncompressed`,
+        input: { ...apple, babyStep: g },
         native: true,
         apple: true,
       })

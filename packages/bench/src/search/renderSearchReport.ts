@@ -2,6 +2,7 @@ import type { SealOpCalibration } from './calibrateSealOps.ts'
 import { formatMs } from './formatMs.ts'
 import type { BatchMeasurement } from './measureBatch.ts'
 import type { LoadSplit } from './measureLoadSplit.ts'
+import type { RotationCosts } from './measureRotations.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import { renderThroughputSection } from './renderThroughputSection.ts'
@@ -22,6 +23,8 @@ export interface SearchBenchReport {
   loadSplit: LoadSplit[]
   /** The shape of Apple's PNNS example, both baby-step modes, WASM and native. */
   apple: SearchMeasurement[]
+  /** Single rotations: he-core's key-switching kernel, SEAL in WebAssembly, native SEAL. */
+  rotations?: RotationCosts
   schemes: SearchMeasurement[]
   tradeOff: SearchMeasurement[]
   forms: SearchMeasurement[]
@@ -96,6 +99,7 @@ function tradeOff(list: SearchMeasurement[]): string {
   return table(
     [
       'engine',
+      'runs in',
       'scheme',
       'baby steps',
       'g',
@@ -116,6 +120,7 @@ function tradeOff(list: SearchMeasurement[]): string {
       const c = m.config
       return [
         m.engine === 'native' ? '**native**' : 'WASM',
+        m.engine === 'native' ? 'SEAL' : m.kernel,
         c.scheme.toUpperCase(),
         c.babySteps,
         String(c.babyStep),
@@ -260,7 +265,9 @@ function appleTable(list: readonly SearchMeasurement[]): string {
   for (const m of list) {
     const c = m.config
     rows.push([
-      m.engine === 'native' ? '**native SEAL**' : 'WASM (node-seal)',
+      m.engine === 'native'
+        ? '**native SEAL**'
+        : `WASM (${m.kernel === 'seal' ? "SEAL's evaluator" : `${m.kernel} kernel`})`,
       `${c.babySteps}-side g=${c.babyStep}, ${c.galoisSteps.length} key${c.galoisSteps.length === 1 ? '' : 's'}; query ${m.queryCompression}`,
       kb(m.keyBytes),
       kb(m.queryBytes),
@@ -270,6 +277,73 @@ function appleTable(list: readonly SearchMeasurement[]): string {
     ])
   }
   return table(['who', 'baby steps', 'evaluation keys', 'query', 'response', 'server ms (min / median)', 'exact'], rows)
+}
+
+/** The WASM server total over native's best (by minimum) among `natives`, with the run's figures. */
+function targetRow(label: string, wasm: SearchMeasurement | undefined, natives: SearchMeasurement[]): string[] {
+  const native = [...natives].sort((a, b) => a.total.min - b.total.min)[0]
+  if (!wasm || !native) return [label, 'not measured', '', '', '']
+  return [
+    label,
+    `${wasm.label}: ${ms(wasm.total.min)} / ${ms(wasm.total.median)}`,
+    `${native.label}: ${ms(native.total.min)} / ${ms(native.total.median)}`,
+    `**${(wasm.total.min / native.total.min).toFixed(2)}×** / ${(wasm.total.median / native.total.median).toFixed(2)}×`,
+    wasm.exact && native.exact ? 'yes' : '**NO**',
+  ]
+}
+
+/** One query ciphertext (server-side baby steps): the kernel's best against native's best, Apple's shape and the default shape. */
+function kernelTargets(report: SearchBenchReport): string {
+  const oneCiphertext = (m: SearchMeasurement) => m.config.babySteps === 'server'
+  const best = (list: SearchMeasurement[]) => [...list].sort((a, b) => a.total.min - b.total.min)[0]
+  const apple = report.apple.filter(oneCiphertext)
+  const shape = [...report.headlineRows, ...report.tradeOff].filter(
+    (m) => oneCiphertext(m) && m.config.scheme === 'bgv' && m.queryCompression === 'none',
+  )
+  const wasm = (list: SearchMeasurement[]) => best(list.filter((m) => m.engine === 'wasm' && m.kernel !== 'seal'))
+  const native = (list: SearchMeasurement[]) => list.filter((m) => m.engine === 'native')
+  return table(
+    [
+      'shape (one query ciphertext, uncompressed)',
+      'WASM kernel, best (min / median ms)',
+      'native SEAL, best',
+      'WASM ÷ native (min / median)',
+      'exact',
+    ],
+    [
+      targetRow(`V = 4096, D = 128 (Apple's shape)`, wasm(apple), native(apple)),
+      targetRow(
+        `V = ${report.headline.config.rows.toLocaleString('en')}, D = ${report.headline.config.dimension}`,
+        wasm(shape),
+        native(shape),
+      ),
+    ],
+  )
+}
+
+function rotationTable(costs: RotationCosts): string {
+  const cell = (s: { min: number; median: number } | undefined) => (s ? `${ms(s.min)} / ${ms(s.median)}` : '—')
+  return table(
+    ['rotation (n = 4096 [27, 28, 28], BGV, one step)', 'ms (min / median)', 'vs native (median)'],
+    [
+      [
+        "he-core's key-switching kernel, single",
+        cell(costs.kernel),
+        costs.native ? `${(costs.kernel.median / costs.native.median).toFixed(2)}×` : '—',
+      ],
+      [
+        "he-core's key-switching kernel, hoisted (baby steps sharing one decomposition)",
+        costs.hoisted ? cell(costs.hoisted) : 'not built',
+        '—',
+      ],
+      [
+        "SEAL's evaluator in WebAssembly (node-seal)",
+        cell(costs.sealWasm),
+        costs.native ? `${(costs.sealWasm.median / costs.native.median).toFixed(2)}×` : '—',
+      ],
+      ['native SEAL 4.1', cell(costs.native), costs.native ? '1.00×' : '—'],
+    ],
+  )
 }
 
 /** The report as Markdown. */
@@ -315,6 +389,20 @@ export function renderSearchReport(report: SearchBenchReport): string {
     '## Headline: what the server spends per query, WASM vs native SEAL (same run, interleaved)',
     '',
     ...headlineComparison(report),
+    '',
+    '## One query ciphertext: rotations in the key-switching kernel vs native SEAL',
+    '',
+    `Server-side baby steps (one ciphertext up), uncompressed queries so both engines load the same bytes; native's best over the g it ran. Load average during the run: ${report.machine.loadAverage.join(' / ')}.`,
+    '',
+    kernelTargets(report),
+    ...(report.rotations
+      ? [
+          '',
+          'Per rotation, timed alone in this run (the kernel and SEAL interleaved sample by sample; native in its own process):',
+          '',
+          rotationTable(report.rotations),
+        ]
+      : []),
     '',
     '## Where the load time goes',
     '',

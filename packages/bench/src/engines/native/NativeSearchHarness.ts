@@ -132,6 +132,12 @@ export class NativeSearchHarness implements AsyncDisposable {
       : { timings }
   }
 
+  /** `samples` single rotations (by one step) of case `id`'s first query ciphertext, ms each. */
+  async rotations(id: string, samples: number): Promise<number[]> {
+    const reply = await this.#request({ cmd: 'rotate', case: id, samples })
+    return (reply.ms as number[]).map(Number)
+  }
+
   async dispose(id: string): Promise<void> {
     await this.#request({ cmd: 'dispose', case: id })
   }

@@ -289,6 +289,17 @@ def main():
                 reply = dict(timings)
                 if command.get("response"):
                     reply["response"] = base64.b64encode(response).decode()
+            elif kind == "rotate":
+                # Single rotations of the case's first query ciphertext by 1, one timing each.
+                case = cases[command["case"]]
+                ct = seal.Ciphertext()
+                ct.load_bytes(case.context, bytes(decode_query(case.queries[0], case.fingerprint, case.config_id, case.count)[1][0]))
+                times = []
+                for _ in range(int(command["samples"])):
+                    started = now()
+                    case.evaluator.rotate_rows(ct, 1, case.galois_keys)
+                    times.append(now() - started)
+                reply = {"ms": times}
             elif kind == "dispose":
                 cases.pop(command["case"], None)
                 reply = {}
