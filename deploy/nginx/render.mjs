@@ -5,7 +5,11 @@
 //     --node 10.0.0.11:8080 --node 10.0.0.12:8080 \
 //     --max-body 80m --read-timeout 40s \
 //     --server-extra 'ssl_certificate /etc/ssl/sealbox.crt; ssl_certificate_key /etc/ssl/sealbox.key;' \
+//     --hsts --redirect-http 80 \
 //     > /etc/nginx/conf.d/sealbox.conf
+//
+// /metrics answers 404 through this site unless --metrics-allow names who may read it
+// (an address or CIDR, repeatable: --metrics-allow 10.0.0.0/8).
 //
 // Plain JavaScript with no dependencies: runs on any Node, on the proxy host too.
 import { readFileSync } from 'node:fs'
@@ -14,17 +18,31 @@ import { fileURLToPath } from 'node:url'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const USAGE =
-  'usage: render.mjs --listen <addr> --node <host:port> [--node …] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--template <file>]'
+  'usage: render.mjs --listen <addr> --node <host:port> [--node …] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port>] [--metrics-allow <cidr> …] [--template <file>]'
 
 function fail(message) {
   process.stderr.write(`render.mjs: ${message}\n${USAGE}\n`)
   process.exit(2)
 }
 
-const options = { listen: '', nodes: [], maxBody: '80m', readTimeout: '40s', serverExtra: '', template: '' }
+const options = {
+  listen: '',
+  nodes: [],
+  maxBody: '80m',
+  readTimeout: '40s',
+  serverExtra: '',
+  template: '',
+  hsts: false,
+  redirectHttp: '',
+  metricsAllow: [],
+}
 const argv = process.argv.slice(2)
 for (let i = 0; i < argv.length; i++) {
   const flag = argv[i]
+  if (flag === '--hsts') {
+    options.hsts = true
+    continue
+  }
   const value = argv[i + 1]
   if (value === undefined) fail(`${flag} needs a value`)
   i++
@@ -34,6 +52,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (flag === '--read-timeout') options.readTimeout = value
   else if (flag === '--server-extra') options.serverExtra = value
   else if (flag === '--template') options.template = value
+  else if (flag === '--redirect-http') options.redirectHttp = value
+  else if (flag === '--metrics-allow') options.metricsAllow.push(value)
   else fail(`unknown flag ${flag}`)
 }
 if (options.listen === '') fail('--listen is required')
@@ -44,6 +64,24 @@ for (const node of options.nodes) {
 if (!/^\d+[kmg]?$/i.test(options.maxBody)) fail(`--max-body ${options.maxBody}: expected a size like 80m`)
 if (!/^\d+(ms|s|m)?$/.test(options.readTimeout)) fail(`--read-timeout ${options.readTimeout}: expected a time like 40s`)
 if (/[{}]/.test(options.listen + options.serverExtra)) fail('--listen and --server-extra may not contain braces')
+if (options.redirectHttp !== '' && !/^[A-Za-z0-9.[\]:-]*\d{1,5}$/.test(options.redirectHttp)) {
+  fail(`--redirect-http ${options.redirectHttp}: expected a port like 80`)
+}
+for (const source of options.metricsAllow) {
+  if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(source)) fail(`--metrics-allow ${source}: expected an address or CIDR`)
+}
+
+const headers = ['add_header X-Sealbox-Node $upstream_addr always;']
+// HSTS goes with every answer (nginx drops server-level add_header where a location has its own).
+if (options.hsts) headers.push('add_header Strict-Transport-Security "max-age=31536000" always;')
+const metrics =
+  options.metricsAllow.length === 0
+    ? 'return 404;'
+    : [...options.metricsAllow.map((source) => `allow ${source};`), 'deny all;'].join('\n        ')
+const httpRedirect =
+  options.redirectHttp === ''
+    ? ''
+    : `server {\n    listen ${options.redirectHttp};\n    return 301 https://$host$request_uri;\n}\n`
 
 const template = readFileSync(options.template || join(HERE, 'sealbox-site.conf.template'), 'utf8')
 const values = {
@@ -52,6 +90,9 @@ const values = {
   MAX_BODY: options.maxBody,
   READ_TIMEOUT: options.readTimeout,
   SERVER_EXTRA: options.serverExtra,
+  HEADERS: headers.join('\n        '),
+  METRICS: metrics,
+  HTTP_REDIRECT: httpRedirect,
 }
 const rendered = template.replace(/\{\{([A-Z_]+)\}\}/g, (match, name) => {
   if (!(name in values)) fail(`the template has an unknown placeholder ${match}`)

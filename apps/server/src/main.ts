@@ -1,5 +1,6 @@
 import { HeError } from '@sealbox/he-core'
 import { buildServer } from './app/buildServer.ts'
+import { describeKeyStore, inferKeyStore } from './config/keyStoreSetting.ts'
 import { loadConfig, parseFlags, serverHelp } from './config/loadConfig.ts'
 import type { ServerConfig } from './config/ServerConfig.ts'
 
@@ -17,24 +18,31 @@ function fail(message: string): never {
 }
 
 let config: ServerConfig
+const inferred = inferKeyStore(process.env)
 try {
   if (parseFlags(process.argv.slice(2)).help) {
     process.stdout.write(`${serverHelp()}\n`)
     process.exit(0)
   }
-  config = loadConfig({ argv: process.argv.slice(2), env: process.env })
+  config = loadConfig({ argv: process.argv.slice(2), env: inferred.env })
 } catch (error) {
   fail(error instanceof HeError ? error.message : String(error))
 }
 
+const store = describeKeyStore(config.KEY_STORE)
+if (inferred.note) process.stderr.write(`sealbox: ${inferred.note}\n`)
 let app: Awaited<ReturnType<typeof buildServer>>
 try {
   app = await buildServer(config)
 } catch (error) {
-  // A configuration problem found while opening things (a bad TOKENS_FILE): one line, no stack.
-  if (error instanceof HeError && error.code === 'INVALID_INPUT') fail(error.message)
+  // A configuration problem found while opening things (a bad TOKENS_FILE), or a key store
+  // still unreachable after KEY_STORE_CONNECT_TIMEOUT_MS: one line, no stack.
+  if (error instanceof HeError && (error.code === 'INVALID_INPUT' || error.code === 'STORE_UNAVAILABLE')) {
+    fail(error.message)
+  }
   throw error
 }
+if (inferred.note) app.log.warn({ store }, inferred.note)
 let stopping = false
 
 async function shutdown(signal: string): Promise<void> {
@@ -72,11 +80,15 @@ try {
 }
 try {
   // One plain line for people (and scripts) whatever the log level; pino's JSON is for machines.
-  process.stderr.write(`sealbox: listening on ${address} (workers warming up; /readyz says when ready)\n`)
+  process.stderr.write(
+    `sealbox: listening on ${address}, key store ${store} (workers warming up; /readyz says when ready)\n`,
+  )
   await app.sealbox.warmup
-  process.stderr.write(`sealbox: ready — ${address} (docs at ${address}/docs)\n`)
+  process.stderr.write(
+    `sealbox: ready — ${address}, ${config.MODE} mode, key store ${store} (docs at ${address}/docs)\n`,
+  )
   app.log.info(
-    { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE },
+    { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE, store, address },
     'ready: workers warm, database processed',
   )
 } catch (error) {

@@ -2,7 +2,7 @@ import type { ServerConfig } from '../config/ServerConfig.ts'
 import type { ExecutorHub } from '../executor/ExecutorHub.ts'
 import type { ServerTiming } from '../http/ServerTiming.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
-import type { KeyStore } from '../store/KeyStore.ts'
+import type { OutageTolerantKeyStore } from '../store/OutageTolerantKeyStore.ts'
 import type { TokenAuthority } from '../tenancy/TokenAuthority.ts'
 import type { TokensFile } from '../tenancy/TokensFile.ts'
 import type { SearchCatalogPages } from './SearchCatalogPages.ts'
@@ -14,7 +14,8 @@ export interface SealboxServices {
   auth: TokenAuthority
   /** `TOKENS_FILE`, when configured: `reload()` on SIGHUP. */
   tokensFile: TokensFile | undefined
-  store: KeyStore
+  /** The configured store, kept serving recently confirmed key sets through an outage (`health()`). */
+  store: OutageTolerantKeyStore
   metrics: ServerMetrics
   hub: ExecutorHub
   /** Resolves when the executors have warm workers; rejects when they cannot start. */

@@ -16,9 +16,12 @@ import { frameworkError, MAX_PARAM_CHARS } from '../http/frameworkError.ts'
 import { useContractSchemas } from '../http/routeFromContract.ts'
 import { ServerTiming } from '../http/ServerTiming.ts'
 import { sendError } from '../http/sendError.ts'
+import { KeyStoreMetrics } from '../metrics/KeyStoreMetrics.ts'
 import { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { healthRoutes } from '../routes/healthRoutes.ts'
-import { openKeyStore } from '../store/openKeyStore.ts'
+import { OutageTolerantKeyStore } from '../store/OutageTolerantKeyStore.ts'
+import { openKeyStoreAtStart } from '../store/openKeyStore.ts'
+import { RateLimitedStoreLog } from '../store/RateLimitedStoreLog.ts'
 import { anonymousTenantLimits } from '../tenancy/anonymousTenantLimits.ts'
 import { TokenAuthority } from '../tenancy/TokenAuthority.ts'
 import { TokensFile } from '../tenancy/TokensFile.ts'
@@ -90,7 +93,10 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
         })
   await tokensFile?.load()
   tokensFile?.watch()
-  const store = await openKeyStore(config, dataDir, app.log)
+  const store = new OutageTolerantKeyStore(
+    await openKeyStoreAtStart(config, dataDir, app.log, new RateLimitedStoreLog(app.log)),
+    { staleMs: config.KEY_STORE_STALE_MS, observer: new KeyStoreMetrics(metrics.registry), log: app.log },
+  )
   metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
   const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
   let search: SearchSummary | undefined

@@ -12,7 +12,7 @@ const noPressure = { pressureHandler: () => undefined }
  */
 export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
-  const { hub, metrics } = app.sealbox
+  const { hub, metrics, store } = app.sealbox
   app.route({
     ...routeFromContract(healthRoute),
     config: noPressure,
@@ -33,7 +33,13 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const overloaded = app.isUnderPressure()
       const ready = hub.ready() && !overloaded
       if (!ready) reply.status(503).header('retry-after', '1')
-      return { ready, executors, ...(overloaded ? { overloaded } : {}) }
+      // A degraded store leaves the node ready: it still serves what it holds (see OutageTolerantKeyStore).
+      return {
+        ready,
+        executors,
+        ...(overloaded ? { overloaded } : {}),
+        store: { type: store.location.type, ...store.health() },
+      }
     },
   })
 

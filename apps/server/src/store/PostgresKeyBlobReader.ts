@@ -1,5 +1,6 @@
 import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
+import { postgresConnection } from '../config/keyStoreSetting.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import type { KeyBlobReader, KeyBlobRef } from './KeyStore.ts'
 import { postgresError } from './postgresErrors.ts'
@@ -63,7 +64,7 @@ export class PostgresKeyBlobReader implements KeyBlobReader {
   constructor(url: string, options: PostgresReaderOptions = {}) {
     this.#timeouts = { ...POSTGRES_TIMEOUT_DEFAULTS, ...options.timeouts }
     this.#pool = new pg.Pool({
-      connectionString: url,
+      ...postgresConnection(url),
       max: options.maxConnections ?? 1,
       idleTimeoutMillis: 30_000,
       // An idle reader must not keep a worker (or a test) alive.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
+import { postgresConnection } from '../config/keyStoreSetting.ts'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
@@ -96,7 +97,7 @@ export class PostgresKeyStore implements KeyStore {
   ): Promise<PostgresKeyStore> {
     const timeouts = { ...POSTGRES_TIMEOUT_DEFAULTS, ...options.timeouts }
     const pool = new pg.Pool({
-      connectionString: url,
+      ...postgresConnection(url),
       max: options.maxConnections ?? 8,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,

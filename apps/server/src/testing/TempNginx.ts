@@ -15,6 +15,8 @@ export interface TempNginxOptions {
   nodes: readonly string[]
   maxBody?: string
   readTimeout?: string
+  /** More render.mjs flags (`--metrics-allow 127.0.0.1`, `--hsts`). */
+  renderArgs?: readonly string[]
 }
 
 /**
@@ -48,6 +50,7 @@ export class TempNginx {
       const args = ['--listen', `127.0.0.1:${port}`, '--max-body', options.maxBody ?? '80m']
       args.push('--read-timeout', options.readTimeout ?? '40s')
       for (const node of options.nodes) args.push('--node', node)
+      args.push(...(options.renderArgs ?? []))
       const site = await runCommand(process.execPath, [join(DEPLOY_NGINX_DIR, 'render.mjs'), ...args])
       await writeFile(join(dir, 'sealbox-site.conf'), site.stdout)
       await writeFile(join(dir, 'nginx.conf'), mainConfig(dir))

@@ -160,7 +160,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     const { result, health } = await duringAttack(server.url, async () => {
       const flood = Array.from({ length: QUEUE_SIZE + 1 }, () => runMaxCost(flooder))
       await poolState((pool) => pool.running === 1 && pool.queued === QUEUE_SIZE, 'the queue is full')
-      const refused = await errorOf(late.search(side.query(3).bytes))
+      const refused = await errorOf(late.with({ retry: false }).search(side.query(3).bytes))
       return { refused, flood: await Promise.all(flood) }
     })
     expect(result.refused.code).toBe('OVERLOADED')

@@ -30,7 +30,8 @@ async function scrapeServer(server: SealboxClient): Promise<{ loopDelay?: LoopDe
 
 serveChildTask<LoadResult>(async (input) => {
   const job = LoadJobSchema.parse(input)
-  const server = new SealboxClient({ baseUrl: job.baseUrl })
+  // Every 503 is a measured outcome here, not something to hide behind a retry.
+  const server = new SealboxClient({ baseUrl: job.baseUrl, retry: false })
   const client = server.with({ token: job.token })
   const distinct = workloadCallCount(job.calls)
   reportChildReady()

@@ -92,7 +92,8 @@ export async function measureCostFlood(options: {
     },
   })
   try {
-    const anonymous = new SealboxClient({ baseUrl: node.url })
+    // The flood measures what each request meets, 503s included: no retries.
+    const anonymous = new SealboxClient({ baseUrl: node.url, retry: false })
     const flooder = await anonymous.createSession()
     await flooder.client.putKeySet('flood', exportEvaluationKeys(keys))
     const searcher = await anonymous.createSession()

@@ -22,7 +22,9 @@ function serverAnswering(reply: (seen: Seen) => Response): { client: SealboxClie
     seen.push(request)
     return reply(request)
   }
-  return { client: new SealboxClient({ baseUrl: 'http://sealbox.test/', token: 't', fetch: fetchImpl }), seen }
+  // One reply per call: retries have their own tests (retryPolicy.test.ts).
+  const client = new SealboxClient({ baseUrl: 'http://sealbox.test/', token: 't', fetch: fetchImpl, retry: false })
+  return { client, seen }
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>

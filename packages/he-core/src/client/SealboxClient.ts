@@ -48,6 +48,15 @@ import {
 import { createSessionRoute, type ServerSession, ServerSessionSchema } from './contract/sessionContract.ts'
 import { decodeEvaluateReply, type EvaluateReply, encodeEvaluateRequest } from './evaluateRequestBody.ts'
 import { contractError, heErrorOfResponse, jsonOf, parseReply, pathOf } from './readReply.ts'
+import {
+  DEFAULT_RETRY_POLICY,
+  IDEMPOTENT_METHODS,
+  NOT_RETRIED_CODES,
+  RETRIED_STATUSES,
+  type RetryPolicy,
+  retryDelayMs,
+  sleepUnlessAborted,
+} from './retryPolicy.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** Options of a `SealboxClient`. */
@@ -65,6 +74,12 @@ export interface SealboxClientOptions {
    * If-None-Match and not downloaded twice. Shared by the clients `with()` makes.
    */
   catalogCache?: Map<string, { etag: string; page: SearchCatalogPage }>
+  /**
+   * Retries of idempotent calls (reads, key-set PUT and DELETE, search, evaluate) after a
+   * 502, 503 or 504 or a failed connection, honouring Retry-After with jittered backoff
+   * (`DEFAULT_RETRY_POLICY`: 4 tries). `false`: every failure is thrown at once.
+   */
+  retry?: Partial<RetryPolicy> | false
 }
 
 /** Per-call options. */
@@ -78,6 +93,8 @@ interface RouteCall extends CallOptions {
   query?: Record<string, string | number | undefined>
   body?: unknown
   headers?: Record<string, string>
+  /** A POST that may be sent twice (search, evaluate: pure functions of the request). */
+  idempotent?: boolean
 }
 
 interface RawResponse {
@@ -99,6 +116,7 @@ export class SealboxClient {
   readonly executor: ServerExecutorMode | undefined
   readonly #fetch: typeof fetch
   readonly #catalogCache: Map<string, { etag: string; page: SearchCatalogPage }>
+  readonly #retry: RetryPolicy
 
   constructor(options: SealboxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -108,6 +126,8 @@ export class SealboxClient {
     if (typeof fetchImpl !== 'function') throw new HeError('INVALID_INPUT', 'no fetch implementation available')
     this.#fetch = fetchImpl.bind(globalThis)
     this.#catalogCache = options.catalogCache ?? new Map()
+    this.#retry =
+      options.retry === false ? { ...DEFAULT_RETRY_POLICY, attempts: 1 } : { ...DEFAULT_RETRY_POLICY, ...options.retry }
   }
 
   /** The same client with another token (or executor). */
@@ -116,6 +136,7 @@ export class SealboxClient {
       baseUrl: this.baseUrl,
       fetch: this.#fetch,
       catalogCache: this.#catalogCache,
+      retry: this.#retry,
       ...(this.token === undefined ? {} : { token: this.token }),
       ...(this.executor === undefined ? {} : { executor: this.executor }),
       ...options,
@@ -248,6 +269,7 @@ export class SealboxClient {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
     const raw = await this.#route(searchRoute, {
       ...options,
+      idempotent: true,
       query: { keySet: options.keySet },
       body: concatBytes(list),
     })
@@ -268,6 +290,7 @@ export class SealboxClient {
     const { keySet, ...request } = call
     const raw = await this.#route(evaluateRoute, {
       ...options,
+      idempotent: true,
       query: { keySet },
       body: encodeEvaluateRequest(request),
     })
@@ -295,6 +318,39 @@ export class SealboxClient {
   }
 
   async #send(
+    method: string,
+    path: string,
+    body: unknown,
+    options: CallOptions & { headers?: Record<string, string>; accept?: readonly number[]; idempotent?: boolean },
+  ): Promise<RawResponse> {
+    const retries = IDEMPOTENT_METHODS.includes(method) || options.idempotent === true ? this.#retry.attempts - 1 : 0
+    for (let retry = 0; ; retry++) {
+      let failure: HeError
+      try {
+        return await this.#sendOnce(method, path, body, options)
+      } catch (error) {
+        if (!(error instanceof HeError)) throw error
+        failure = error
+      }
+      const status = failure.details?.status
+      const retryable =
+        failure.details?.network === true ||
+        (typeof status === 'number' &&
+          RETRIED_STATUSES.includes(status) &&
+          // A proxy's own 504 page also reads as TIMEOUT: only the server's error body is final.
+          !(failure.details?.hint !== undefined && NOT_RETRIED_CODES.includes(failure.code)))
+      if (!retryable || retry >= retries) throw failure
+      const after = failure.details?.retryAfterSeconds
+      await sleepUnlessAborted(
+        retryDelayMs(this.#retry, retry, typeof after === 'number' ? after : undefined),
+        options.signal,
+      ).catch((error: unknown) => {
+        throw new HeError('CANCELLED', `${method} ${path} was aborted`, { cause: error })
+      })
+    }
+  }
+
+  async #sendOnce(
     method: string,
     path: string,
     body: unknown,

@@ -21,6 +21,12 @@ export type {
 } from './clientTypes.ts'
 // The contract's schemas and the types inferred from them (one zod module per route group).
 export * from './contract/index.ts'
+export {
+  DEFAULT_RETRY_POLICY,
+  RETRIED_STATUSES,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retryPolicy.ts'
 export { type CallOptions, SealboxClient, type SealboxClientOptions } from './SealboxClient.ts'
 export {
   type SearchDatabaseSource,

@@ -35,6 +35,24 @@ export const ServerReadinessSchema = z
         })
         .strict(),
     ),
+    /**
+     * The key store as this node last saw it. `degraded` (unreachable) does not make the
+     * node unready: key sets it confirmed recently are still served, the rest answer 503
+     * STORE_UNAVAILABLE + Retry-After until the store is back.
+     */
+    store: z
+      .object({
+        type: z.enum(['file', 'postgres']),
+        status: z.enum(['ok', 'degraded']),
+        /** When the status last changed. */
+        since: z.string(),
+        /** Why the store is degraded. */
+        reason: z.string().optional(),
+        /** Requests answered from a key-set record confirmed before an outage, since start. */
+        staleServes: z.number().int(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
 export type ServerReadiness = z.infer<typeof ServerReadinessSchema>
