@@ -79,5 +79,5 @@ export {
   syntheticSearchQuery,
 } from './syntheticSearchDatabase.ts'
 export { topKIndices } from './topK.ts'
-export { galoisKeyWordsOf } from './wasm/galoisKeyWords.ts'
+export { galoisKeyWordsOf, type KeyWordsShape } from './wasm/galoisKeyWords.ts'
 export { type GaloisKeyWords, RnsKernel, type RnsKernelShape, rnsKernelApplies } from './wasm/RnsKernel.ts'

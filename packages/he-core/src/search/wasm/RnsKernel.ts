@@ -3,7 +3,10 @@ import { HeError } from '../../errors/HeError.ts'
 import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
 import { galoisPermutation, modInverse, nttTables, shoup } from './rnsTables.ts'
 
-/** What the kernel works on: SEAL's key level (data primes, then the one special prime). */
+/**
+ * What the kernel works on: SEAL's key level (data primes, then the one special prime).
+ * @internal
+ */
 export interface RnsKernelShape {
   polyModulusDegree: number
   /** The primes of the first data level, then the special prime (SEAL's key modulus). */
@@ -17,6 +20,7 @@ export interface RnsKernelShape {
  * A user's Galois keys as the kernel reads them: per element, u32 residues in SEAL's
  * order — decomposition component j < L, then polynomial K < 2, then key-level prime
  * i < L + 1, then coefficient — all in NTT form.
+ * @internal
  */
 export interface GaloisKeyWords {
   readonly elements: ReadonlyMap<number, Uint32Array>
@@ -77,7 +81,10 @@ function kernelModule(): WebAssembly.Module {
   return compiled
 }
 
-/** Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31. */
+/**
+ * Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31.
+ * @internal
+ */
 export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: bigint): boolean {
   const limit = 1n << BigInt(RNS_KERNEL_MAX_BITS)
   return keyPrimes.length >= 2 && plainModulus < limit && keyPrimes.every((p) => p < limit)
@@ -93,7 +100,8 @@ export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: big
  *
  * Memory is one linear heap: `alloc` hands out regions (u32 words) that live as long as
  * the kernel. Ciphertexts are 2 × L residue polynomials (L data primes), SEAL's order.
- * Not re-entrant: one thread, one operation at a time.
+ * Not re-entrant: one thread, one operation at a time. Exported for the benchmark.
+ * @internal
  */
 export class RnsKernel {
   readonly n: number

@@ -3,7 +3,10 @@ import { HeError } from '../../errors/HeError.ts'
 import { sealCall } from '../../errors/toHeError.ts'
 import type { GaloisKeyWords } from './RnsKernel.ts'
 
-/** The parts of a context the key words depend on. */
+/**
+ * The parts of a context the key words depend on.
+ * @internal
+ */
 export interface KeyWordsShape {
   polyModulusDegree: number
   /** SEAL's key modulus: the data primes, then the special prime. */
@@ -31,6 +34,7 @@ const cache = new WeakMap<GaloisKeys, GaloisKeyWords>()
  * a worker converts a user's keys once. The layout is checked field by field and every
  * residue against its prime: keys SEAL would not have written are INVALID_ENVELOPE, and
  * the kernel never runs on them.
+ * @internal
  */
 export function galoisKeyWordsOf(
   shape: KeyWordsShape,
