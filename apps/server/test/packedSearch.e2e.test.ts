@@ -37,7 +37,9 @@ beforeAll(async () => {
       SYNTHETIC_ROWS: String(ROWS),
       SYNTHETIC_DIM: String(DIM),
       SYNTHETIC_SEED: '3',
+      // g = D' = 8: no Galois keys, so each forged query meets nothing but its own checks.
       SEARCH_BABY_STEPS: 'client',
+      SEARCH_BABY_STEP: '8',
     },
   })
   client = new SealboxClient({ baseUrl: node.url, token: TOKEN })

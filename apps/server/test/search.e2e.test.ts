@@ -77,7 +77,8 @@ describe('encrypted search end to end, in all three executor modes', () => {
 
 describe('encrypted search with client-side baby steps (no evaluation keys at all)', () => {
   it('needs no key set and matches the oracle', async () => {
-    const server = await startServer({ SEARCH_BABY_STEPS: 'client', SEARCH_BABY_STEP: undefined })
+    // g = D' = 8 for D = 6: every diagonal from the client's rotations, so no rotation and no key.
+    const server = await startServer({ SEARCH_BABY_STEPS: 'client', SEARCH_BABY_STEP: 8 })
     try {
       const client = await server.tenant()
       using side = await searchSide(client, database)

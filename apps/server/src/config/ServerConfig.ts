@@ -113,8 +113,10 @@ export const ServerConfigSchema = z
       .describe('Search similarity: `cosine` (vectors normalized) or `dot`.'),
     SEARCH_BABY_STEPS: z
       .enum(['client', 'server'])
-      .default('client')
-      .describe('Who computes the baby-step rotations of the query: the client (default) or the server.'),
+      .optional()
+      .describe(
+        'Who computes the baby-step rotations of the query: the client or the server; unset lets he-core choose by end-to-end time over broadband.',
+      ),
     SEARCH_BABY_STEP: int(1, 4096)
       .optional()
       .describe('Baby step g of the search; unset lets he-core choose from its cost model.'),

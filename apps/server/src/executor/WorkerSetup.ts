@@ -24,7 +24,7 @@ export const WorkerSetupSchema = z.object({
     profile: z.string(),
     scheme: z.enum(['bgv', 'bfv']),
     metric: z.enum(['cosine', 'dot']),
-    babySteps: z.enum(['client', 'server']),
+    babySteps: z.enum(['client', 'server']).optional(),
     babyStep: z.number().int().optional(),
   }),
 })
@@ -49,7 +49,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
       profile: config.SEARCH_PROFILE,
       scheme: config.SEARCH_SCHEME,
       metric: config.SEARCH_METRIC,
-      babySteps: config.SEARCH_BABY_STEPS,
+      ...(config.SEARCH_BABY_STEPS === undefined ? {} : { babySteps: config.SEARCH_BABY_STEPS }),
       ...(config.SEARCH_BABY_STEP === undefined ? {} : { babyStep: config.SEARCH_BABY_STEP }),
     },
   }

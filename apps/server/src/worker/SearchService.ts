@@ -103,7 +103,7 @@ export class SearchService {
       params: setup.search.profile,
       scheme: setup.search.scheme,
       metric: setup.search.metric,
-      babySteps: setup.search.babySteps,
+      ...(setup.search.babySteps === undefined ? {} : { babySteps: setup.search.babySteps }),
       ...(setup.search.babyStep === undefined ? {} : { babyStep: setup.search.babyStep }),
       dimension: database.dimension,
       rows: database.rows,

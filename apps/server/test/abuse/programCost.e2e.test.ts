@@ -61,9 +61,9 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
   beforeAll(async () => {
     server = await spawnAbuseServer(
       {
-        // The server's own search settings (client-side baby steps): the searches here upload no keys.
-        SEARCH_BABY_STEPS: undefined,
-        SEARCH_BABY_STEP: undefined,
+        // Client-side baby steps with g = D' = 8: the searches here upload no keys.
+        SEARCH_BABY_STEPS: 'client',
+        SEARCH_BABY_STEP: '8',
         MAX_PROGRAM_COST: String(MAX_PROGRAM_COST),
         TENANT_COST_BUDGET: '5000',
         TENANT_COST_WINDOW_MS: '600000',

@@ -22,7 +22,7 @@ import { encodeSearchQuery } from './searchWire.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 
 const SERVER_SIDE: SearchConfigInput = { rows: 5000, dimension: 10, babySteps: 'server', babyStep: 4 }
-const NO_KEYS: SearchConfigInput = { rows: 5000, dimension: 10, babyStep: 16 }
+const NO_KEYS: SearchConfigInput = { rows: 5000, dimension: 10, babySteps: 'client', babyStep: 16 }
 
 let server: SearchFixture
 let keyless: SearchFixture
@@ -228,7 +228,7 @@ describe('the server half', () => {
     const index = PrivateSearchIndex.process(
       keyless.ctx,
       testDatabase(100, 3),
-      resolveSearchConfig({ rows: 100, dimension: 3 }),
+      resolveSearchConfig({ rows: 100, dimension: 3, babySteps: 'client', babyStep: 4 }),
     )
     index.dispose()
     expect(codeOf(() => index.evaluate(new Uint8Array(10), null)).message).toMatch(/disposed/)

@@ -33,7 +33,7 @@ describe('private search memory', () => {
   })
 
   it('stays flat over repeated queries of the benchmark shape (V=10000, D=16)', async () => {
-    using fixture = await searchFixture({ rows: 10_000, dimension: 16 })
+    using fixture = await searchFixture({ rows: 10_000, dimension: 16, babySteps: 'client', babyStep: 16 })
     const query = fixture.client.encryptQuery(syntheticSearchQuery(16, 3))
     fixture.client.decryptScores(fixture.index.evaluate(query, null).response)
     const report = measureHeap(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { loadSealObject } from '../envelope/loadSealObject.ts'
 import { withScope } from '../scope/SealScope.ts'
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import type { SearchConfigInput } from './SearchConfig.ts'
@@ -89,7 +90,7 @@ async function checkCase(c: Case): Promise<void> {
   withScope((scope) => {
     for (const { envelope } of decoded.blocks) {
       const ciphertext = scope.track(new ctx.seal.Ciphertext())
-      ciphertext.loadFromArray(ctx.context, envelope.payload)
+      loadSealObject(ciphertext, ctx, envelope, { kind: 'ciphertext' })
       expect(ctx.levelOf(ciphertext)).toBe(0)
     }
   })

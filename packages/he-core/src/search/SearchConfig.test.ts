@@ -16,27 +16,52 @@ function failure(input: unknown): HeError {
 }
 
 describe('resolveSearchConfig', () => {
-  it('derives the default config of the issue: n=4096 [27,28,28], t=65537, s=179, g=D with no Galois keys', () => {
+  it('derives the default config by end-to-end time over broadband: one packed query ciphertext, server-side g=8', () => {
     const config = resolveSearchConfig({ rows: 10_000, dimension: 16 })
     expect(config.params.polyModulusDegree).toBe(4096)
     expect(config.params.coeffModulusBits).toEqual([27, 28, 28])
     expect(config.plainModulus).toBe(65537)
     expect(config.scale).toBe(179)
     expect(config.paddedDimension).toBe(16)
-    expect(config.babySteps).toBe('client')
-    expect(config.babyStep).toBe(16)
-    expect(config.giantSteps).toBe(1)
-    expect(config.galoisSteps).toEqual([])
-    expect(config.queryCiphertexts).toBe(16)
+    // 16 client-side ciphertexts would be 450 KB up (≈ 180 ms at 20 Mbit/s): one ciphertext and rotations win.
+    expect(config.babySteps).toBe('server')
+    expect(config.babyStep).toBe(8)
+    expect(config.giantSteps).toBe(2)
+    expect(config.galoisSteps).toEqual([1, 8])
+    expect(config.queryCiphertexts).toBe(1)
+    expect(config.compression).toBe('packed')
+    expect(config.responseCompression).toBe('packed')
+    expect(config.estimate).toMatchObject({ link: { name: 'broadband', upMbps: 20, downMbps: 100, rttMs: 20 } })
+    expect(config.estimate?.queryBytes).toBeLessThan(30_000)
+    const client = resolveSearchConfig({ rows: 10_000, dimension: 16, babySteps: 'client', babyStep: 16 })
+    expect(client.galoisSteps).toEqual([])
+    expect(client.queryCiphertexts).toBe(16)
+    expect(client.estimate?.totalMs).toBeGreaterThan(2 * (config.estimate?.totalMs ?? 0))
     // 2 full blocks of 16 diagonals and a folded last block (1808 rows ≤ n/2) of 8.
     expect(config.blocks.map((b) => [b.firstRow, b.rows, b.folded, b.diagonals])).toEqual([
       [0, 4096, false, 16],
       [4096, 4096, false, 16],
       [8192, 1808, true, 8],
     ])
-    expect(config.operations).toMatchObject({ multiplies: 40, babyRotations: 0, giantRotations: 0 })
+    expect(config.operations).toMatchObject({ multiplies: 40, babyRotations: 7, giantRotations: 2 })
     expect(config.configId).toMatch(/^[0-9a-f]{32}$/)
-    expect(config.responseCompression).toBe('zstd')
+  })
+
+  it('chooses for the declared link: a slower link still sends one ciphertext, and costs more', () => {
+    const broadband = resolveSearchConfig({ rows: 4096, dimension: 128 })
+    const mobile = resolveSearchConfig({ rows: 4096, dimension: 128, link: 'mobile' })
+    expect(mobile.queryCiphertexts).toBe(1)
+    expect(mobile.estimate?.totalMs).toBeGreaterThan(broadband.estimate?.totalMs ?? 0)
+    // A fast, close link (servers talking to servers) makes bytes cheap: SEAL's own words load fastest.
+    const local = resolveSearchConfig({
+      rows: 10_000,
+      dimension: 16,
+      babySteps: 'client',
+      link: { upMbps: 1e6, downMbps: 1e6, rttMs: 0 },
+    })
+    expect(local.compression).toBe('none')
+    expect(local.babyStep).toBe(4)
+    expect(failure({ rows: 10, dimension: 4, link: { upMbps: 0, downMbps: 1, rttMs: 0 } }).code).toBe('INVALID_INPUT')
   })
 
   it('keeps every score inside (−t/2, t/2): (s·R + √D/2)² ≤ (t−1)/2 and s+1 breaks it', () => {
@@ -57,29 +82,29 @@ describe('resolveSearchConfig', () => {
     expect(server.babyStep).toBe(8)
     expect(server.galoisSteps).toEqual([1, 8])
     expect(server.operations).toMatchObject({ babyRotations: 7, giantRotations: 2, queryCiphertexts: 1 })
-    // The client cap bounds the upload: D=64 sends at most 16 ciphertexts and rotates by g on the
-    // server; with rotations in the key-switching kernel, g need not be a power of two (g=11).
-    const wide = resolveSearchConfig({ rows: 10_000, dimension: 64 })
-    expect(wide.babyStep).toBe(11)
-    expect(wide.galoisSteps).toEqual([11])
-    // A kernel rotation costs less than loading two seeded ciphertexts: V=1000 (one folded
-    // block of 32 diagonals) sends 4 and rotates 7 times.
-    const folded = resolveSearchConfig({ rows: 1000, dimension: 64 })
-    expect(folded.babyStep).toBe(4)
-    expect(folded.operations).toMatchObject({ queryCiphertexts: 4, giantRotations: 7, multiplies: 32 })
-    // Loading a seeded ciphertext costs about a fifth of a rotation, so in SEAL g = D' is not always cheapest…
-    const all = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64, scheme: 'bfv' })
-    expect(all.babyStep).toBe(16)
-    expect(all.galoisSteps).toEqual([16])
-    // …but with no rotation at all BGV's sums run in the WebAssembly kernel, and g = D' wins.
-    const dyadic = resolveSearchConfig({ rows: 10_000, dimension: 64, maxQueryCiphertexts: 64 })
-    expect(dyadic.babyStep).toBe(64)
-    expect(dyadic.galoisSteps).toEqual([])
-    // g is chosen on the server total: uncompressed queries load faster (no inflate), so it sends more of them.
-    expect(resolveSearchConfig({ rows: 1000, dimension: 64, compression: 'none' }).babyStep).toBe(8)
-    // Where rotations stay in SEAL (BFV) the model trades them against loads as before.
-    expect(resolveSearchConfig({ rows: 1000, dimension: 64, scheme: 'bfv' }).babyStep).toBe(8)
-    const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babyStep: 64 })
+    // Client-side baby steps over broadband: each ciphertext costs ≈ 11 ms of upload, and a
+    // rotation in the key-switching kernel far less, so few ciphertexts.
+    const wide = resolveSearchConfig({ rows: 10_000, dimension: 64, babySteps: 'client' })
+    expect(wide.babyStep).toBe(2)
+    expect(wide.galoisSteps).toEqual([2])
+    const folded = resolveSearchConfig({ rows: 1000, dimension: 64, babySteps: 'client' })
+    expect(folded.babyStep).toBe(1)
+    expect(folded.operations).toMatchObject({ queryCiphertexts: 1, giantRotations: 31, multiplies: 32 })
+    // Over a free link more ciphertexts pay, and g need not divide D'.
+    const free = { upMbps: 1e6, downMbps: 1e6, rttMs: 0 }
+    const wideFree = resolveSearchConfig({ rows: 10_000, dimension: 64, babySteps: 'client', link: free })
+    expect(wideFree.babyStep).toBe(8)
+    expect(wideFree.galoisSteps).toEqual([8])
+    // Encrypting a query ciphertext costs the client ≈ 1.6 ms, so even over a free link g = D' = 64 does not pay.
+    const dyadic = resolveSearchConfig({
+      rows: 10_000,
+      dimension: 64,
+      maxQueryCiphertexts: 64,
+      babySteps: 'client',
+      link: free,
+    })
+    expect(dyadic.babyStep).toBe(8)
+    const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babySteps: 'client', babyStep: 64 })
     expect(given.galoisSteps).toEqual([])
     expect(given.queryCiphertexts).toBe(64)
   })
@@ -95,7 +120,7 @@ describe('resolveSearchConfig', () => {
   })
 
   it('gives a stable configId that changes with every contract field', () => {
-    const base = { rows: 5000, dimension: 10 }
+    const base = { rows: 5000, dimension: 10, babySteps: 'client' } as const
     const id = resolveSearchConfig(base).configId
     expect(resolveSearchConfig({ ...base }).configId).toBe(id)
     // Server-side details do not change the query/response contract (g pinned: they can change the g the model picks).
@@ -109,7 +134,7 @@ describe('resolveSearchConfig', () => {
       { ...base, metric: 'dot' },
       { ...base, scale: 100 },
       { ...base, babyStep: 4 },
-      { ...base, babySteps: 'server' },
+      { ...base, babySteps: 'server', babyStep: 16 },
       { ...base, scheme: 'bfv' },
       { ...base, params: 'n8192' },
     ]

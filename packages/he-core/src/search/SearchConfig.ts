@@ -5,14 +5,14 @@ import { HeError } from '../errors/HeError.ts'
 import { describeParams } from '../params/describeParams.ts'
 import { ParamsSpec, type ResolvedParams, ResolvedParamsSchema } from '../params/ParamsSpec.ts'
 import { parseParams } from '../params/parseParams.ts'
+import { chooseSearchPlan } from './chooseSearchPlan.ts'
 import {
-  chooseBabyStep,
   countSearchOperations,
-  estimateServerMs,
   galoisStepsFor,
   SEARCH_WIRE_ENCODINGS,
   SearchOperationCountSchema,
 } from './searchCost.ts'
+import { resolveSearchLink, SearchEndToEndEstimateSchema, SearchLinkSchema } from './searchEndToEnd.ts'
 import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
 import {
   isSearchProfileName,
@@ -52,18 +52,28 @@ export const SearchConfigInput = z
     maxNorm: z.number().positive().finite().optional(),
     /** Scale factor s; default the largest that keeps every score inside (−t/2, t/2). */
     scale: z.number().int().positive().optional(),
-    /** `client` (default): the client encrypts the g rotations of q and the server rotates nothing it need not. */
-    babySteps: z.enum(['client', 'server']).default('client'),
-    /** g, the baby step; chosen to minimise the server's estimated time when left out. */
+    /**
+     * Who rotates the query by the baby steps: `client` (it encrypts the g rotations of q:
+     * g ciphertexts up, fewer rotations) or `server` (one ciphertext up, Galois keys for
+     * steps 1 and g). Chosen with g to minimise the end-to-end time over `link` when left out.
+     */
+    babySteps: z.enum(['client', 'server']).optional(),
+    /** g, the baby step; chosen to minimise the estimated end-to-end time over `link` when left out. */
     babyStep: z.number().int().min(1).optional(),
+    /**
+     * The client's link, which the defaults are chosen for: `broadband` (20/100 Mbit/s up/down,
+     * 20 ms round trip; default), `mobile` (5/20 Mbit/s, 60 ms) or `{ upMbps, downMbps, rttMs }`.
+     */
+    link: SearchLinkSchema.default('broadband'),
     /** `client` baby steps: at most this many query ciphertexts (upload bound) when choosing g. */
     maxQueryCiphertexts: z.number().int().min(1).max(4096).default(16),
     /**
-     * How query ciphertexts travel (and responses unless `responseCompression` says otherwise):
+     * How query ciphertexts travel (and responses unless `responseCompression` says otherwise),
+     * chosen for `link` when left out (packed on any link this project measured):
      * `packed` (each residue in ⌈log2 q⌉ bits: 28.2 KB per seeded query ciphertext at n=4096),
      * SEAL's `zstd` (≈ 45% smaller than none) or `none` (SEAL's 64-bit words; fastest to load).
      */
-    compression: z.enum(SEARCH_WIRE_ENCODINGS).default('zstd'),
+    compression: z.enum(SEARCH_WIRE_ENCODINGS).optional(),
     /** How the server writes response ciphertexts (at one prime after the mod switch); default `compression`. */
     responseCompression: z.enum(SEARCH_WIRE_ENCODINGS).optional(),
     /** Server: keep the processed database in NTT form (default; 2.5–7× faster multiplies). */
@@ -107,8 +117,10 @@ export const SearchConfigSchema = z
     queryCiphertexts: z.number().int(),
     blocks: z.array(SearchBlockSchema),
     operations: SearchOperationCountSchema,
-    /** Model estimate of the server total (decode, load, compute, save) on this VM, used to choose g. Measured numbers come from the benchmark. */
+    /** Model estimate of the server total (decode, load, compute, save) on this VM. Measured numbers come from the benchmark. */
     estimatedServerMs: z.number(),
+    /** Model estimate of one query end to end over the config's link (what chose the defaults), with its bytes. */
+    estimate: SearchEndToEndEstimateSchema.optional(),
     /** Compression of the query ciphertexts (the client's choice; the server loads either). */
     compression: z.enum(SEARCH_WIRE_ENCODINGS),
     /** Compression of the response ciphertexts (the server's choice; the client loads either). */
@@ -195,7 +207,6 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       { limit: maxScale },
     )
   }
-  const side = spec.babySteps
   const base = { polyModulusDegree: n, dimension, paddedDimension, rows: spec.rows }
   if (spec.babyStep !== undefined && spec.babyStep > paddedDimension) {
     throw new HeError(
@@ -204,10 +215,24 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       { details: { field: 'babyStep', limit: paddedDimension } },
     )
   }
-  const transfer = { query: spec.compression, response: spec.responseCompression ?? spec.compression }
-  const babyStep =
-    spec.babyStep ??
-    chooseBabyStep(base, scheme, side, facts, spec.nttForm, spec.maxQueryCiphertexts, transfer).babyStep
+  const plan = chooseSearchPlan(
+    base,
+    scheme,
+    facts,
+    {
+      babySteps: spec.babySteps,
+      babyStep: spec.babyStep,
+      queryEncoding: spec.compression,
+      responseEncoding: spec.responseCompression ?? spec.compression,
+      maxQueryCiphertexts: spec.maxQueryCiphertexts,
+      nttForm: spec.nttForm,
+      keySwitching: facts.keySwitching,
+    },
+    resolveSearchLink(spec.link),
+  )
+  const side = plan.babySteps
+  const babyStep = plan.babyStep
+  const transfer = plan.transfer
   const shape: SearchShape = { ...base, babyStep }
   const galoisSteps = galoisStepsFor(shape, side)
   if (galoisSteps.length > 0 && !facts.keySwitching) {
@@ -258,9 +283,10 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
     queryCiphertexts: operations.queryCiphertexts,
     blocks,
     operations,
-    estimatedServerMs: estimateServerMs(operations, facts, scheme, spec.nttForm, transfer),
-    compression: spec.compression,
-    responseCompression: spec.responseCompression ?? spec.compression,
+    estimatedServerMs: plan.estimatedServerMs,
+    estimate: plan.estimate,
+    compression: transfer.query,
+    responseCompression: transfer.response,
     nttForm: spec.nttForm,
   }
 }

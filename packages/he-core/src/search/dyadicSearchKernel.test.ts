@@ -18,11 +18,13 @@ const UNCOMPRESSED_DYADIC = {
 } as const
 
 describe('the dyadic search kernel', () => {
-  it('runs the default config and answers byte for byte what SEAL answers', async () => {
+  it('runs client-side g = D′ and answers byte for byte what SEAL answers', async () => {
     using fixture = await searchFixture({
       params: 'n4096',
       scheme: 'bgv',
       babySteps: 'client',
+      babyStep: 16,
+      compression: 'zstd',
       rows: 10_000,
       dimension: 16,
     })

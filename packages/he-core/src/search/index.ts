@@ -2,6 +2,12 @@
 // decrypted scores; the index (server side) evaluates encrypted dot products over a plaintext
 // database. Specification: SEARCH.md.
 
+export {
+  chooseSearchPlan,
+  type SearchPlan,
+  type SearchPlanCandidate,
+  type SearchPlanConstraints,
+} from './chooseSearchPlan.ts'
 export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,
@@ -62,6 +68,19 @@ export {
   type SearchWireEncoding,
   searchCost,
 } from './searchCost.ts'
+export {
+  ciphertextWireBytes,
+  estimateEndToEnd,
+  estimateSearchWireBytes,
+  resolveSearchLink,
+  SEARCH_LINKS,
+  type SearchEndToEndEstimate,
+  type SearchLinkInput,
+  type SearchLinkName,
+  type SearchLinkRates,
+  type SearchWireEstimate,
+  transferMs,
+} from './searchEndToEnd.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {
   batchingPrime,

@@ -1,6 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import { paramsInputOf } from '../params/ContextCache.ts'
 import { resolveSearchConfig, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import type { SearchLinkInput, SearchLinkRates } from './searchEndToEnd.ts'
 
 /** The input that resolves to `config` again (every choice explicit). */
 export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
@@ -17,7 +18,13 @@ export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
     // A config from an older server has no responseCompression: the query's then.
     responseCompression: config.responseCompression ?? config.compression,
     nttForm: config.nttForm,
+    ...(config.estimate ? { link: linkInputOf(config.estimate.link) } : {}),
   }
+}
+
+function linkInputOf(link: SearchLinkRates): SearchLinkInput {
+  if (link.name === 'broadband' || link.name === 'mobile') return link.name
+  return { upMbps: link.upMbps, downMbps: link.downMbps, rttMs: link.rttMs }
 }
 
 /**
