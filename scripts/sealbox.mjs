@@ -116,28 +116,11 @@ function ensureDependencies(nodeBin, pnpmEntry, env) {
  * Debian packages the tests and benchmarks use, by the file that shows each is
  * installed: `browsers` for the browser tests; `services` for the server's key-store
  * and multi-node tests and the keys benchmark, which start a throwaway PostgreSQL
- * cluster and nginx on loopback.
+ * cluster and nginx on loopback. One table (scripts/debianTools.json), read by
+ * .ci/run and the bench's browser installer too.
  */
-const TEST_PACKAGES = [
-  { why: 'browser tests', bin: '/usr/bin/chromium', pkg: 'chromium', group: 'browsers' },
-  { why: 'browser tests', bin: '/usr/bin/firefox-esr', pkg: 'firefox-esr', group: 'browsers' },
-  { why: 'browser tests', bin: '/usr/bin/WebKitWebDriver', pkg: 'webkit2gtk-driver', group: 'browsers' },
-  { why: 'browser tests', bin: '/usr/bin/xvfb-run', pkg: 'xvfb', group: 'browsers' },
-  { why: 'browser tests', bin: '/usr/bin/xauth', pkg: 'xauth', group: 'browsers' },
-  {
-    why: 'key-store tests, multi-node tests and keys benchmark',
-    bin: '/usr/bin/pg_ctlcluster',
-    pkg: 'postgresql',
-    group: 'services',
-  },
-  { why: 'multi-node tests and keys benchmark', bin: '/usr/sbin/nginx', pkg: 'nginx', group: 'services' },
-  {
-    why: 'the service unit test (systemd-analyze verify)',
-    bin: '/usr/bin/systemd-analyze',
-    pkg: 'systemd',
-    group: 'services',
-  },
-]
+const DEBIAN_TOOLS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'debianTools.json'), 'utf8'))
+const TEST_PACKAGES = DEBIAN_TOOLS.packages
 
 /** Installs the missing Debian packages of `groups`, when we may (root, or sudo without a password). */
 function ensureTestPackages(groups) {
@@ -154,7 +137,9 @@ function ensureTestPackages(groups) {
   }
   log(`installing Debian packages for the ${uses}: ${names.join(' ')}`)
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  const fonts = missing.some(({ group }) => group === 'browsers') ? ['fonts-dejavu-core'] : []
+  const fonts = [...new Set(missing.map(({ group }) => group))].flatMap(
+    (group) => DEBIAN_TOOLS.groupExtras[group] ?? [],
+  )
   const apt = (args) =>
     run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(isRoot ? [] : ['apt-get']), ...args], { env })
   if (apt(['install', '-y', '--no-install-recommends', ...names, ...fonts]) !== 0) {

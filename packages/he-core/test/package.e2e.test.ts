@@ -9,6 +9,7 @@ import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import debianTools from '../../../scripts/debianTools.json' with { type: 'json' }
 import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
 import { readmeExample } from './support/readmeExample.ts'
 
@@ -161,8 +162,8 @@ try {
     })
     const browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
-      // Root in a container has no user namespace sandbox.
-      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+      // The flags every Chromium launch in the repo uses (no sandbox as root: no user namespaces).
+      args: [...debianTools.chromiumFlags, ...(process.getuid?.() === 0 ? debianTools.chromiumRootFlags : [])],
     })
     try {
       const page = await browser.newPage()

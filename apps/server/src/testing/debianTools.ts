@@ -3,12 +3,41 @@ import { existsSync, readdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
+import table from '../../../../scripts/debianTools.json' with { type: 'json' }
 
 /*
- * Helpers for tests that start real Debian services (PostgreSQL, nginx) on loopback.
- * `.ci/run` and `npm test` install the packages; these helpers only find them and
- * say clearly which package is missing.
+ * Helpers for tests that start real Debian services (PostgreSQL, nginx) and browsers
+ * on loopback. `.ci/run` and `npm test` install the packages (from the same table,
+ * scripts/debianTools.json); these helpers only find them and say clearly which
+ * package is missing.
  */
+
+/** A Debian package the tests or benchmarks use, and the file that shows it is installed. */
+export interface DebianPackage {
+  bin: string
+  pkg: string
+  /** `browsers` (browser tests and columns) or `services` (PostgreSQL, nginx). */
+  group: 'browsers' | 'services'
+  why: string
+}
+
+/** Every Debian package the tests and benchmarks use (scripts/debianTools.json). */
+export const DEBIAN_PACKAGES = table.packages as readonly DebianPackage[]
+
+/** The packages of `groups` whose binary is missing, plus what those groups also want installed (fonts). */
+export function missingDebianPackages(groups: ReadonlyArray<DebianPackage['group']>): string[] {
+  const missing = DEBIAN_PACKAGES.filter(({ bin, group }) => groups.includes(group) && !existsSync(bin))
+  if (missing.length === 0) return []
+  const extras = [...new Set(missing.map(({ group }) => group))].flatMap(
+    (group) => (table.groupExtras as Record<string, string[]>)[group] ?? [],
+  )
+  return [...missing.map(({ pkg }) => pkg), ...extras]
+}
+
+/** Flags Debian's Chromium runs headless with: no GPU, no background traffic; as root, no sandbox (no user namespaces). */
+export function chromiumFlags(): string[] {
+  return [...table.chromiumFlags, ...(isRoot() ? table.chromiumRootFlags : [])]
+}
 
 /** The directory of PostgreSQL's server binaries (`initdb`, `pg_ctl`): the newest under /usr/lib/postgresql. */
 export function postgresBinDir(): string {
@@ -99,12 +128,31 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+/** How often `waitFor` asks again: a poll interval, short beside anything a test waits for. */
+const POLL_MS = 20
+
+/**
+ * Waits for an event the caller can only observe by asking (a port that answers, a
+ * queue depth in `/metrics`, a log line): polls `check` every POLL_MS until it returns
+ * true. Errors from `check` mean "not yet" (a connection refused), except an HeError,
+ * which gives up at once (the process being waited for exited). Throws TIMEOUT naming
+ * `what` after `timeoutMs`, a deadline for a failure, never an ordering.
+ */
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs
   for (;;) {
-    if (await check().catch(() => false)) return
+    const ready = await Promise.resolve()
+      .then(check)
+      .catch((error: unknown) => {
+        if (error instanceof HeError) throw error
+        return false
+      })
+    if (ready) return
     if (Date.now() > until) throw new HeError('TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
 }

@@ -1,7 +1,17 @@
 // `@sealbox/server/testing`: real services for tests and benchmarks — a throwaway
-// PostgreSQL cluster, nginx with the deployed site config, and server-node processes.
+// PostgreSQL cluster, nginx with the deployed site config, server-node processes, and
+// the Debian packages and browser flags they rely on.
 
-export { freePort, nginxBinary, postgresBinDir, waitFor } from './debianTools.ts'
-export { ServerNode, type ServerNodeOptions } from './ServerNode.ts'
+export {
+  chromiumFlags,
+  DEBIAN_PACKAGES,
+  type DebianPackage,
+  freePort,
+  missingDebianPackages,
+  nginxBinary,
+  postgresBinDir,
+  waitFor,
+} from './debianTools.ts'
+export { type MainRun, ServerNode, type ServerNodeOptions, serverEnv } from './ServerNode.ts'
 export { DEPLOY_NGINX_DIR, TempNginx, type TempNginxOptions } from './TempNginx.ts'
 export { TempPostgres, type TempPostgresOptions } from './TempPostgres.ts'

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromiumFlags } from '@sealbox/server/testing'
 import { type BrowserContext, chromium } from 'playwright-core'
 
 /** Debian's Chromium, Firefox ESR and WebKitGTK driver (see packages/bench/BROWSERS.md). */
@@ -8,24 +9,13 @@ export const CHROMIUM_PATH = process.env.SEALBOX_CHROMIUM ?? '/usr/bin/chromium'
 export const FIREFOX_PATH = process.env.SEALBOX_FIREFOX ?? '/usr/bin/firefox-esr'
 export const WEBKIT_DRIVER_PATH = process.env.SEALBOX_WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver'
 
-const CHROMIUM_ARGS = [
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // Root in a container has no user namespace sandbox.
-  ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-]
-
 /** A Chromium context over a fresh profile directory (fresh IndexedDB), removed on close. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'sealbox-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: chromiumFlags(),
     viewport: { width: 1360, height: 900 },
     deviceScaleFactor: 1,
     acceptDownloads: true,

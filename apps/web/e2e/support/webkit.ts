@@ -1,22 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { freePort, waitFor } from '@sealbox/server/testing'
 import { Builder, type WebDriver } from 'selenium-webdriver'
 import { WEBKIT_DRIVER_PATH } from './browsers.ts'
-import { freePort } from './freePort.ts'
 
 const MINIBROWSER = process.env.SEALBOX_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
-
-async function waitForDriver(url: string, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${url}/status`)
-      if (response.ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`WebKitWebDriver did not start at ${url}`)
-}
 
 /**
  * WebKitGTK through its WebDriver. The driver has no headless switch, so it runs
@@ -41,7 +28,7 @@ export async function launchWebKit(): Promise<{ driver: WebDriver; close: () => 
     }
   }
   try {
-    await waitForDriver(url, Date.now() + 30_000)
+    await waitFor('WebKitWebDriver to answer', async () => (await fetch(`${url}/status`)).ok, 30_000)
     const driver = await new Builder()
       .usingServer(url)
       .withCapabilities({

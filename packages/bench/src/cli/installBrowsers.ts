@@ -1,24 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { missingDebianPackages } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
-
-/** Debian packages behind each browser column's binaries. */
-const PACKAGES: Record<string, string> = {
-  '/usr/bin/chromium': 'chromium',
-  '/usr/bin/firefox-esr': 'firefox-esr',
-  '/usr/bin/WebKitWebDriver': 'webkit2gtk-driver',
-  '/usr/bin/xvfb-run': 'xvfb',
-  '/usr/bin/xauth': 'xauth',
-}
 
 /**
  * `--install-browsers`: apt-get installs the missing Debian browsers (as root, or
- * through passwordless sudo). Returns the packages it installed.
+ * through passwordless sudo), from the table CI and `npm test` use too
+ * (scripts/debianTools.json). Returns the packages it installed.
  */
 export function installBrowsers(log: (line: string) => void): string[] {
-  const missing = Object.entries(PACKAGES)
-    .filter(([binary]) => !existsSync(binary))
-    .map(([, pkg]) => pkg)
+  const missing = missingDebianPackages(['browsers'])
   if (missing.length === 0) {
     log('all browsers are installed')
     return []
@@ -36,7 +26,7 @@ export function installBrowsers(log: (line: string) => void): string[] {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     }).status
   log(`installing ${missing.join(' ')}`)
-  const install = ['install', '-y', '--no-install-recommends', ...missing, 'fonts-dejavu-core']
+  const install = ['install', '-y', '--no-install-recommends', ...missing]
   if (apt(install) !== 0 && (apt(['update']) !== 0 || apt(install) !== 0)) {
     throw new BenchError('INSTALL_FAILED', `apt-get install ${missing.join(' ')} failed (see the output above)`)
   }

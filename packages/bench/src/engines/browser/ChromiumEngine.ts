@@ -3,23 +3,13 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromiumFlags } from '@sealbox/server/testing'
 import { chromium } from 'playwright-core'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
 import { startInBrowser } from './startInBrowser.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
-
-/** Flags from packages/bench/BROWSERS.md: no sandbox as root, no GPU, no background traffic. */
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 /** The Chromium column: Debian's Chromium, headless, driven by playwright-core. */
 export class ChromiumEngine implements BenchEngine {
@@ -49,7 +39,7 @@ export class ChromiumEngine implements BenchEngine {
       const browser = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: ARGS,
+        args: chromiumFlags(),
       })
       const page = browser.pages()[0] ?? (await browser.newPage())
       page.on('crash', () => onCrash('the page crashed (out of memory?)'))

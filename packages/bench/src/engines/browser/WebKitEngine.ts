@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '@sealbox/server/testing'
 import { Builder, Capabilities } from 'selenium-webdriver'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
@@ -10,19 +10,6 @@ const DRIVER = '/usr/bin/WebKitWebDriver'
 const XVFB_RUN = '/usr/bin/xvfb-run'
 const XAUTH = '/usr/bin/xauth'
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      )
-    })
-  })
-}
 
 async function waitForDriver(port: number, driver: ChildProcess): Promise<void> {
   const deadline = Date.now() + 20_000
