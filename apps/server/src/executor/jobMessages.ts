@@ -50,13 +50,15 @@ export const InspectKeysJobSchema = z.object({
 })
 
 /** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
-export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError', 'slow'] as const
+export const FAULTS = ['crash', 'hang', 'outOfMemory', 'sealError', 'slow', 'hold'] as const
 export type Fault = (typeof FAULTS)[number]
 export const FaultJobSchema = z.object({
   type: z.literal('fault'),
   fault: z.enum(FAULTS),
-  /** How long `slow` keeps the worker busy (default SLOW_FAULT_MS). */
+  /** How long `slow` keeps the worker busy (default SLOW_FAULT_MS); the longest `hold` waits for its gate. */
   ms: z.number().int().min(1).max(120_000).optional(),
+  /** `hold`: the file whose creation releases the job (the server names it, never the client). */
+  gatePath: z.string().min(1).optional(),
 })
 
 export const WorkerJobSchema = z.discriminatedUnion('type', [

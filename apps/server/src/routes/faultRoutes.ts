@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -7,24 +9,48 @@ import { jobResult } from '../http/jobReply.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 
 // Not part of the HTTP contract (test-only, hidden from /docs), but validated the same way.
+const GateName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'a gate is 1–64 of a–z, 0–9 and -')
 const FaultParams = z.object({ fault: z.enum(FAULTS) })
-const FaultQuery = z.object({ ms: z.coerce.number().int().min(1).max(120_000).optional() })
+const FaultQuery = z.object({
+  ms: z.coerce.number().int().min(1).max(120_000).optional(),
+  /** `hold`: the gate that releases the job (`POST /_faults/gates/<gate>` opens it). */
+  gate: GateName.optional(),
+})
+const GateParams = z.object({ gate: GateName })
 
-/** Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run out of memory or throw. */
+/**
+ * Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run
+ * out of memory, throw, stay busy, or hold until a test opens a gate. Gates are files
+ * under DATA_DIR/fault-gates, so a job in a worker thread, a child process or inline
+ * sees its gate open the same way.
+ */
 export async function faultRoutes(app: FastifyInstance): Promise<void> {
-  const { hub } = app.sealbox
+  const { hub, config } = app.sealbox
+  const gates = join(resolve(config.DATA_DIR), 'fault-gates')
+  await mkdir(gates, { recursive: true })
   const schema = { hide: true, params: FaultParams, querystring: FaultQuery }
   app.withTypeProvider<ZodTypeProvider>().post('/_faults/:fault', { schema }, async (request, reply) => {
     const { tenant } = request
     const { fault } = request.params
-    const { ms } = request.query
+    const { ms, gate } = request.query
     const done = await hub.submit(
       tenant.id,
-      { type: 'fault', fault, ...(ms === undefined ? {} : { ms }) },
+      {
+        type: 'fault',
+        fault,
+        ...(ms === undefined ? {} : { ms }),
+        ...(gate === undefined ? {} : { gatePath: join(gates, gate) }),
+      },
       { timeoutMs: requestTimeLeft(request), ...executorOverride(request) },
     )
     reply.header('x-sealbox-executor', done.mode)
     jobResult(request, done, 'faultSurvived')
     return { survived: true }
   })
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post('/_faults/gates/:gate', { schema: { hide: true, params: GateParams } }, async (request) => {
+      await writeFile(join(gates, request.params.gate), '')
+      return { opened: request.params.gate }
+    })
 }

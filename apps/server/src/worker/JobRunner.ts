@@ -122,7 +122,7 @@ export class JobRunner implements JobContext {
       case 'inspectKeys':
         return inspectKeys(this, job, clock)
       case 'fault':
-        return runFault(this, job.fault, job.ms)
+        return runFault(this, job.fault, job.ms, job.gatePath)
       default: {
         const never: never = job
         throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
