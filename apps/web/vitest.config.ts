@@ -8,6 +8,10 @@ import { defineProject } from 'vitest/config'
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
   ssr: { resolve: { conditions: ['@sealbox/source'] } },
+  // Global setup (the served sandbox, a ServerNode) is loaded in vitest's own environment.
+  environments: {
+    __vitest__: { resolve: { conditions: ['@sealbox/source'], externalConditions: ['@sealbox/source'] } },
+  },
   test: {
     name: 'web',
     include: ['e2e/**/*.e2e.test.ts', 'src/**/*.test.ts'],

@@ -1,6 +1,6 @@
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'
+import { holdWorker, type SearchSide, searchSide, startServer, type TestServer, untilQueue } from './harness.ts'
 
 const database = { rows: 300, dim: 6, seed: 7 }
 
@@ -14,7 +14,8 @@ describe('fairness with many concurrent clients', () => {
   let side: SearchSide
   let query: Uint8Array
   beforeAll(async () => {
-    server = await startServer({ WORKERS: 1, QUEUE_SIZE: 200, TENANT_QUEUE_SIZE: 100 })
+    // A generous request timeout: the flood waits behind a held worker for as long as the machine takes to queue it.
+    server = await startServer({ WORKERS: 1, QUEUE_SIZE: 200, TENANT_QUEUE_SIZE: 100, REQUEST_TIMEOUT_MS: 120_000 })
     side = await searchSide(server.client, database)
     query = side.query(1).bytes
   })
@@ -51,13 +52,18 @@ describe('fairness with many concurrent clients', () => {
   it('a tenant flooding the queue delays another tenant’s request by only a few jobs', async () => {
     const flooder = await tenantWithKeys()
     const patient = await tenantWithKeys()
+    // The only worker is held, so the flood and then the patient request queue in that order.
+    const { session } = await server.client.createSession()
+    const held = await holdWorker(server.url, session.token)
     const order: string[] = []
     const flood = Array.from({ length: 40 }, (_, i) =>
       flooder.search(query, { keySet: 'k' }).then(() => order.push(`flood-${i}`)),
     )
-    // The flood is queued first; then one request of another tenant arrives.
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await untilQueue(server.url, (state) => state.queued === 40, 'the 40 flood requests to queue')
     const single = patient.search(query, { keySet: 'k' }).then(() => order.push('patient'))
+    await untilQueue(server.url, (state) => state.queued === 41, 'the patient request to queue')
+    await held.release()
+    expect((await held.done).status).toBe(200)
     await Promise.all([...flood, single])
     const position = order.indexOf('patient')
     expect(position).toBeGreaterThanOrEqual(0)

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { getHeContext, HeError } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
 import {
@@ -14,12 +13,15 @@ import {
 } from '@sealbox/he-core/search'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from '../src/app/buildServer.ts'
-import { CONFIG_KEYS, configFor } from '../src/config/loadConfig.ts'
+import { configFor } from '../src/config/loadConfig.ts'
 import type { ServerConfigInput } from '../src/config/ServerConfig.ts'
+import { waitFor } from '../src/testing/debianTools.ts'
 
 /*
  * Real servers for the end-to-end suites: a real Fastify app on a real port with
- * real worker threads / child processes and real SEAL, at small parameters.
+ * real worker threads / child processes and real SEAL, at small parameters, in the
+ * test's process (`startServer`). A server in its own process, as users run it, is
+ * a `ServerNode` (src/testing).
  */
 
 /** Small defaults: a 300 × 6 database, server-side baby steps with g = 2 (so Galois keys are needed). */
@@ -145,61 +147,68 @@ export async function raw(
   return { status: response.status, headers: response.headers, json }
 }
 
-/** Our environment minus server settings (vitest sets MODE=test, for one). */
-export function inheritedEnv(): Record<string, string | undefined> {
-  const env = { ...process.env }
-  for (const key of CONFIG_KEYS) delete env[key]
-  return env
-}
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
-
-/** The server as users run it: `node src/main.ts` in a child process. */
-export interface SpawnedServer {
-  process: ChildProcess
-  url: string
-  output(): string
-  /** Resolves with the exit code. */
-  exited: Promise<number | null>
-}
-
-export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, ['--conditions=@sealbox/source', MAIN], {
-    env: { ...inheritedEnv(), LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen:\n${output}`)), 60_000)
-    const check = () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1] as string)
-      }
-    }
-    child.stdout?.on('data', check)
-    child.stderr?.on('data', check)
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)))
-  })
-  await new SealboxClient({ baseUrl: url }).waitUntilReady(60_000)
-  return { process: child, url, output: () => output, exited }
-}
-
 /** Ciphertext scores decrypted from search responses, as plain numbers. */
 export function scoresOf(side: SearchSide, responses: readonly Uint8Array[]): Float64Array[] {
   return responses.map((response) => side.search.decryptScores(response).scores)
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
+/** An executor's queue as `/metrics` reports it: jobs waiting for a worker and jobs running. */
+export interface QueueState {
+  queued: number
+  running: number
+}
+
+/** The queue of executor `mode` (`pool`, `inline`, `process`) from the server's `/metrics`. */
+export async function queueState(url: string, mode = 'pool'): Promise<QueueState> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const gauge = (name: string) =>
+    Number(new RegExp(`^${name}\\{executor="${mode}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+  return { queued: gauge('sealbox_queue_depth'), running: gauge('sealbox_jobs_running') }
+}
+
+/** Waits until the queue of `mode` satisfies `ready` (an event we observe, never a sleep). */
+export async function untilQueue(
+  url: string,
+  ready: (state: QueueState) => boolean,
+  what: string,
+  mode = 'pool',
+): Promise<void> {
+  await waitFor(what, async () => ready(await queueState(url, mode)))
+}
+
+/** A job holding a worker until `release()`: a barrier the test controls. */
+export interface HeldWorker {
+  /** The gate's name: creating DATA_DIR/fault-gates/<gate> releases the job too (a server that no longer takes requests). */
+  gate: string
+  /** The held request's answer (200 once released). */
+  done: Promise<Awaited<ReturnType<typeof raw>>>
+  /** Opens the gate: the held job finishes and the worker takes the next job. */
+  release(): Promise<void>
+}
+
+/**
+ * Occupies one worker of `mode` with the `hold` fault (FAULT_INJECTION) and resolves
+ * once the job runs (the queue shows it running), so what the test sends next queues
+ * behind it for as long as the test wants.
+ */
+export async function holdWorker(url: string, token: string, options: { mode?: string } = {}): Promise<HeldWorker> {
+  const mode = options.mode ?? 'pool'
+  const before = await queueState(url, mode)
+  const gate = randomUUID()
+  const done = raw(`${url}/api/v1/_faults/hold?gate=${gate}`, {
+    method: 'POST',
+    token,
+    ...(options.mode ? { headers: { 'x-sealbox-executor': options.mode } } : {}),
+  })
+  await untilQueue(url, (state) => state.running > before.running, `the held job to run on ${mode}`, mode)
+  return {
+    gate,
+    done,
+    async release() {
+      const opened = await raw(`${url}/api/v1/_faults/gates/${gate}`, { method: 'POST', token })
+      if (opened.status !== 200) throw new Error(`could not open gate ${gate}: ${opened.status}`)
+    },
+  }
 }
 
 export { HeError }

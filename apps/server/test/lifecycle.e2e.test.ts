@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, inheritedEnv, raw, searchSide, sleep, spawnServer } from './harness.ts'
+import { waitFor } from '../src/testing/debianTools.ts'
+import { ServerNode } from '../src/testing/ServerNode.ts'
+import { errorOf, holdWorker, searchSide } from './harness.ts'
 
 const database = { rows: 300, dim: 6, seed: 7 }
 const SMALL = {
@@ -27,15 +27,13 @@ describe('the server as users run it (node src/main.ts)', () => {
   })
 
   it('keeps key sets (and anonymous tokens) across a restart', async () => {
-    const env = { ...SMALL, DATA_DIR: dataDir }
-    const first = await spawnServer(env)
+    const first = await ServerNode.start({ name: 'lifecycle', env: SMALL, dataDir })
     const { session, client } = await new SealboxClient({ baseUrl: first.url }).createSession()
     using side = await searchSide(client, database)
     await client.putKeySet('survivor', side.keys as Uint8Array)
-    first.process.kill('SIGTERM')
-    expect(await first.exited).toBe(0)
+    expect(await first.stop()).toBe(0)
 
-    const second = await spawnServer(env)
+    const second = await ServerNode.start({ name: 'lifecycle', env: SMALL, dataDir })
     try {
       const again = new SealboxClient({ baseUrl: second.url, token: session.token })
       expect((await again.listKeySets()).keySets.map((k) => k.id)).toEqual(['survivor'])
@@ -43,30 +41,55 @@ describe('the server as users run it (node src/main.ts)', () => {
       const result = await again.search(q.bytes, { keySet: 'survivor' })
       expect(Array.from(side.search.decryptScores(result.responses).scores)).toEqual(Array.from(q.expected))
     } finally {
-      second.process.kill('SIGTERM')
-      expect(await second.exited).toBe(0)
+      expect(await second.stop()).toBe(0)
     }
   })
 
   it('graceful shutdown: stops accepting, finishes the request in flight, exits 0', async () => {
-    const server = await spawnServer({ ...SMALL, DATA_DIR: dataDir, FAULT_INJECTION: 'true' })
-    const { session } = await new SealboxClient({ baseUrl: server.url }).createSession()
-    const inFlight = raw(`${server.url}/api/v1/_faults/slow`, { method: 'POST', token: session.token })
-    await sleep(400)
-    server.process.kill('SIGTERM')
-    await sleep(100)
-    const late = await errorOf(new SealboxClient({ baseUrl: server.url }).health())
-    expect(['INTERNAL', 'OVERLOADED']).toContain(late.code)
-    const finished = await inFlight
-    expect(finished.status).toBe(200)
-    expect(await server.exited).toBe(0)
-    expect(server.output()).toMatch(/shutting down: finishing in-flight work/)
-    expect(server.output()).toMatch(/"msg":"stopped"/)
+    const server = await ServerNode.start({
+      name: 'lifecycle',
+      env: { ...SMALL, FAULT_INJECTION: 'true', LOG_LEVEL: 'info' },
+      dataDir,
+    })
+    try {
+      const { session } = await new SealboxClient({ baseUrl: server.url }).createSession()
+      // A job held on the worker (a barrier): in flight for as long as this test says.
+      const held = await holdWorker(server.url, session.token)
+      let settled = false
+      void held.done.finally(() => {
+        settled = true
+      })
+      server.signal('SIGTERM')
+      await waitFor('the server to stop accepting requests', async () => {
+        try {
+          await new SealboxClient({ baseUrl: server.url }).health()
+          return false
+        } catch {
+          return true
+        }
+      })
+      const late = await errorOf(new SealboxClient({ baseUrl: server.url }).health())
+      expect(['INTERNAL', 'OVERLOADED']).toContain(late.code)
+      // Still in flight while the server refuses new work; released through its gate file,
+      // since the server no longer takes the request that would open it.
+      expect(settled).toBe(false)
+      await writeFile(join(dataDir, 'fault-gates', held.gate), '')
+      expect((await held.done).status).toBe(200)
+      expect(await server.exited()).toBe(0)
+      expect(server.output()).toMatch(/shutting down: finishing in-flight work/)
+      expect(server.output()).toMatch(/"msg":"stopped"/)
+    } finally {
+      await server.stop()
+    }
   })
 
   it('production mode: configured tokens only, no anonymous sessions', async () => {
     const token = 'acme-7Rq2xV9kLm3pZ8wT4nB6yH1cF5dJ0gS'
-    const server = await spawnServer({ ...SMALL, DATA_DIR: dataDir, MODE: 'production', TOKENS: `acme:${token}` })
+    const server = await ServerNode.start({
+      name: 'lifecycle',
+      env: { ...SMALL, MODE: 'production', TOKENS: `acme:${token}` },
+      dataDir,
+    })
     try {
       const anonymous = await errorOf(new SealboxClient({ baseUrl: server.url }).createSession())
       expect(anonymous.code).toBe('FORBIDDEN')
@@ -74,22 +97,12 @@ describe('the server as users run it (node src/main.ts)', () => {
       expect((await acme.listKeySets()).tenant).toBe('acme')
       expect((await errorOf(acme.with({ token: `${token}x` }).listKeySets())).code).toBe('UNAUTHORIZED')
     } finally {
-      server.process.kill('SIGINT')
-      expect(await server.exited).toBe(0)
+      expect(await server.stop(30_000, 'SIGINT')).toBe(0)
     }
   })
 
   it('a bad setting stops the server with a message that names it', async () => {
-    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
-    const child = spawn(process.execPath, ['--conditions=@sealbox/source', main, '--workers', 'many'], {
-      env: { ...inheritedEnv(), PORT: '99999' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const { code, stderr } = await ServerNode.run(['--workers', 'many'], { PORT: '99999' })
     expect(code).toBe(1)
     expect(stderr).toMatch(/PORT \/ --port/)
     expect(stderr).toMatch(/WORKERS \/ --workers/)

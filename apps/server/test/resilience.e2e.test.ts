@@ -9,7 +9,16 @@ import {
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { scrambleParmsId } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, raw, type SearchSide, searchSide, sleep, startServer, type TestServer } from './harness.ts'
+import {
+  errorOf,
+  holdWorker,
+  raw,
+  type SearchSide,
+  searchSide,
+  startServer,
+  type TestServer,
+  untilQueue,
+} from './harness.ts'
 
 const database = { rows: 300, dim: 6, seed: 7 }
 
@@ -27,23 +36,9 @@ function fault(server: TestServer, token: string, name: string, options: { mode?
   })
 }
 
-/** Polls `/readyz` until the pool's state satisfies `ready` (an event we wait on, not a sleep). */
-async function until(
-  server: TestServer,
-  ready: (pool: { running: number; queued: number }) => boolean,
-  what: string,
-): Promise<void> {
-  const deadline = performance.now() + 60_000
-  while (performance.now() < deadline) {
-    const state = await server.client.readiness()
-    const pool = state.executors.find((e) => e.mode === 'pool')
-    if (pool && ready(pool)) return
-    await sleep(10)
-  }
-  throw new Error(`timed out waiting until ${what}`)
-}
-
-const running = (server: TestServer) => until(server, (pool) => pool.running > 0, 'a job runs')
+/** Waits until the pool's queue (from `/metrics`) satisfies `ready`: an event, not a sleep. */
+const until = (server: TestServer, ready: (pool: { running: number; queued: number }) => boolean, what: string) =>
+  untilQueue(server.url, ready, what)
 
 function replacements(server: TestServer, mode: string, reason: string): Promise<number> {
   return metric(
@@ -51,12 +46,6 @@ function replacements(server: TestServer, mode: string, reason: string): Promise
     new RegExp(`sealbox_worker_replacements_total\\{executor="${mode}",reason="${reason}"\\} (\\d+)`),
   )
 }
-
-/**
- * The slow fault holds the only worker this long: far longer than the few requests a
- * test sends meanwhile take on any machine. Tests wait on queue states, never on it.
- */
-const HOLD_MS = 8000
 
 /**
  * A query that passes every check before SEAL (envelope, checksum, ids, labels, the
@@ -132,8 +121,7 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     const { server, side, client, token } = r
     const other = await server.tenant()
     await other.putKeySet('k', side.keys as Uint8Array)
-    const slow = fault(server, token, 'slow', { ms: HOLD_MS })
-    await running(server)
+    const held = await holdWorker(server.url, token)
     const queued = [1, 2, 3].map((seed) => client.search(side.query(seed).bytes, { keySet: 'k' }))
     await until(server, (pool) => pool.queued === 3, 'three jobs wait')
     // One try: the 503 itself is under test (a retrying client would wait for the queue).
@@ -141,14 +129,14 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     expect(refused.code).toBe('OVERLOADED')
     expect(refused.details?.status).toBe(503)
     expect(refused.details?.retryAfterSeconds).toBeGreaterThanOrEqual(1)
-    expect((await slow).status).toBe(200)
+    await held.release()
+    expect((await held.done).status).toBe(200)
     for (const result of await Promise.all(queued)) expect(result.responses).toHaveLength(1)
   })
 
   it('a client that goes away cancels its queued job before it runs', async () => {
     const { server, side, client, token } = r
-    const slow = fault(server, token, 'slow', { ms: HOLD_MS })
-    await running(server)
+    const held = await holdWorker(server.url, token)
     const abort = new AbortController()
     const cancelled = errorOf(client.search(side.query(12).bytes, { keySet: 'k', signal: abort.signal }))
     await until(server, (pool) => pool.queued === 1, 'the search waits')
@@ -156,7 +144,8 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     expect((await cancelled).code).toBe('CANCELLED')
     // Gone from the queue while the worker is still busy: it will never run.
     await until(server, (pool) => pool.queued === 0 && pool.running === 1, 'the search left the queue')
-    expect((await slow).status).toBe(200)
+    await held.release()
+    expect((await held.done).status).toBe(200)
   })
 
   it('replaces a worker that crashes: its request gets a 5xx, the next ones succeed', async () => {

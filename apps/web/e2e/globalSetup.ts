@@ -1,6 +1,6 @@
+import { ServerNode } from '@sealbox/server/testing'
 import type { TestProject } from 'vitest/node'
-import { buildApp } from './support/buildApp.ts'
-import { startSandboxServer } from './support/startSandboxServer.ts'
+import { buildApp, DIST_DIR } from './support/buildApp.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,10 +9,27 @@ declare module 'vitest' {
   }
 }
 
-/** Builds the sandbox once and serves it with the real server for every e2e file. */
+/**
+ * Builds the sandbox once and serves it with the real server (as `npm start` runs it)
+ * for every e2e file: executor overrides on, so the sandbox can compare pool and
+ * inline; a smaller demo database keeps the warm-up short (the search is the same).
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await buildApp()
-  const server = await startSandboxServer()
+  const server = await ServerNode.start({
+    name: 'web-e2e',
+    webDist: DIST_DIR,
+    env: {
+      MODE: 'local',
+      WORKERS: '1',
+      ALLOW_EXECUTOR_OVERRIDE: 'true',
+      SYNTHETIC_ROWS: '2000',
+      SYNTHETIC_DIM: '16',
+      SYNTHETIC_SEED: '1',
+    },
+  })
   project.provide('sandboxUrl', server.url)
-  return () => server.close()
+  return async () => {
+    await server.stop()
+  }
 }

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createWriteStream, type WriteStream } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HeError } from '@sealbox/he-core'
+import { CONFIG_KEYS } from '../config/loadConfig.ts'
 import { freePort, waitFor } from './debianTools.ts'
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url))
@@ -13,8 +14,17 @@ export const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.met
 
 /** Options of one sealbox node process. */
 export interface ServerNodeOptions {
-  /** Settings as environment variables (`KEY_CACHE_BYTES`, `MODE`, …); PORT, HOST and DATA_DIR are set here. */
-  env?: Record<string, string>
+  /**
+   * Settings as environment variables (`MODE`, `EXECUTOR`, `WORKERS`, …); one given as
+   * `undefined` stays unset, so the server's default applies. PORT and HOST are set here.
+   */
+  env?: Record<string, string | undefined>
+  /** Serve this DATA_DIR and keep it on `stop()` (a restart); by default a fresh one, removed on `stop()`. */
+  dataDir?: string
+  /** Serve the built sandbox from this directory at `/` (WEB_DIST, also settable in `env`); by default none. */
+  webDist?: string
+  /** Command-line flags after `src/main.ts`. */
+  args?: readonly string[]
   /** How long to wait for `/readyz`. */
   readyTimeoutMs?: number
   /** A name for logs and failure messages. */
@@ -27,72 +37,133 @@ export interface ServerNodeOptions {
   waitReady?: boolean
 }
 
+/** What a `node src/main.ts` run that ends by itself printed, and its exit code. */
+export interface MainRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * The environment a server process starts with: ours minus every server setting (so
+ * vitest's own `MODE=test`, say, never reaches it), then `env` (`undefined` unsets).
+ */
+export function serverEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env }
+  for (const key of CONFIG_KEYS) delete out[key]
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete out[key]
+    else out[key] = value
+  }
+  return out
+}
+
+function spawnMain(args: readonly string[], env: NodeJS.ProcessEnv, entry: 'source' | 'built' = 'source'): ChildProcess {
+  const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
+  return spawn(process.execPath, [...main, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
 /**
  * One real sealbox server process (`node --conditions=@sealbox/source src/main.ts`)
  * on a free loopback port, with its own data directory and log file; resolves once
  * `/readyz` says its workers are warm. `stop()` sends SIGTERM (graceful shutdown) and
- * removes the directory.
+ * removes the directory. The only way tests and benchmarks start a server process.
  */
 export class ServerNode {
   readonly name: string
   readonly port: number
+  /** This node's own directory (its log, and DATA_DIR unless one was given). */
   readonly dir: string
+  readonly dataDir: string
+  readonly #exited: Promise<number | null>
   readonly #child: ChildProcess
   readonly #log: WriteStream
-  readonly #exited: Promise<number | null>
+  #output = ''
 
-  private constructor(name: string, port: number, dir: string, child: ChildProcess, log: WriteStream) {
+  private constructor(name: string, port: number, dir: string, dataDir: string, child: ChildProcess, log: WriteStream) {
     this.name = name
     this.port = port
     this.dir = dir
+    this.dataDir = dataDir
     this.#child = child
     this.#log = log
-    this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+    const collect = (chunk: Buffer) => {
+      this.#output += chunk.toString()
+      log.write(chunk)
+    }
+    child.stdout?.on('data', collect)
+    child.stderr?.on('data', collect)
+    // 'close', not 'exit': by then both pipes are drained, so output() holds the last line.
+    this.#exited = new Promise((resolve) => child.once('close', (code) => resolve(code)))
   }
 
   static async start(options: ServerNodeOptions = {}): Promise<ServerNode> {
     const name = options.name ?? 'node'
     const dir = await mkdtemp(join(tmpdir(), `sealbox-${name}-`))
+    const dataDir = options.dataDir ?? join(dir, 'data')
     const port = await freePort()
     const log = createWriteStream(join(dir, 'server.log'))
-    const argv = options.entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
-    const child = spawn(process.execPath, argv, {
-      env: {
-        ...process.env,
+    const child = spawnMain(
+      options.args ?? [],
+      serverEnv({
         LOG_LEVEL: 'warn',
+        WEB_DIST: '',
         ...options.env,
+        ...(options.webDist === undefined ? {} : { WEB_DIST: options.webDist }),
         PORT: String(port),
         ...(options.keepHost && options.env?.HOST ? {} : { HOST: '127.0.0.1' }),
-        DATA_DIR: join(dir, 'data'),
-        WEB_DIST: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    child.stdout?.pipe(log, { end: false })
-    child.stderr?.pipe(log, { end: false })
-    const node = new ServerNode(name, port, dir, child, log)
+        DATA_DIR: dataDir,
+      }),
+      options.entry,
+    )
+    const node = new ServerNode(name, port, dir, dataDir, child, log)
     if (options.waitReady === false) return node
-    const exited = () => child.exitCode !== null || child.signalCode !== null
+    let exitCode: number | null | undefined
+    void node.#exited.then((code) => {
+      exitCode = code
+    })
     try {
       await waitFor(
         `${name} to be ready on port ${port}`,
         async () => {
-          // A process that exited at start ends the wait (waitFor reads a thrown check as "not yet").
-          if (exited()) return true
+          if (exitCode !== undefined) {
+            throw new HeError('INTERNAL', `${name} exited (${exitCode}) at start:\n${node.output().slice(-2000)}`)
+          }
           const response = await fetch(`${node.url}/readyz`, { signal: AbortSignal.timeout(2000) })
           return response.status === 200
         },
         options.readyTimeoutMs ?? 90_000,
       )
-      if (exited()) {
-        const code = await node.#exited
-        throw new HeError('INTERNAL', `${name} exited (${code}) at start:\n${(await node.log()).slice(-2000)}`)
-      }
     } catch (error) {
       await node.stop()
       throw error
     }
     return node
+  }
+
+  /**
+   * Runs `node src/main.ts args` to its end (`--help`, a refused setting): resolves with
+   * its exit code and output. One still running after `timeoutMs` got past its
+   * configuration and is killed (the caller's assertion on the code then fails).
+   */
+  static async run(args: readonly string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000) {
+    const child = spawnMain(args, serverEnv({ PORT: '0', HOST: '127.0.0.1', ...env }))
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    // A timeout, not an ordering: a run that does not end by itself is the failure reported.
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    clearTimeout(timer)
+    return { code, stdout, stderr } satisfies MainRun
   }
 
   get url(): string {
@@ -109,33 +180,37 @@ export class ServerNode {
     return this.#child.pid
   }
 
-  /** What the process printed so far. */
+  /** What the process printed so far (stdout and stderr, interleaved as they came). */
+  output(): string {
+    return this.#output
+  }
+
+  /** What the process printed so far (also in `dir/server.log`). */
   log(): Promise<string> {
-    return readFile(join(this.dir, 'server.log'), 'utf8').catch(() => '')
+    return Promise.resolve(this.#output)
   }
 
-  /** Sends a signal to the process (SIGHUP: reload tokens; SIGKILL: a crash drill). */
+  /** Sends a signal without waiting (SIGTERM: graceful shutdown; SIGHUP: reload tokens; SIGKILL: a crash drill); `exited()` says when it is over. */
   signal(signal: NodeJS.Signals): void {
-    this.#child.kill(signal)
+    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill(signal)
   }
 
-  /** Resolves with the exit code once the process has exited. */
+  /** Resolves with the exit code (null after a signal) once the process has exited and its output is read. */
   exited(): Promise<number | null> {
     return this.#exited
   }
 
-  /** Graceful shutdown (SIGTERM), SIGKILL after `timeoutMs`; removes the directory. */
-  async stop(timeoutMs = 30_000): Promise<number | null> {
-    let code: number | null = null
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      this.#child.kill('SIGTERM')
-      const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs)
-      code = await this.#exited
-      clearTimeout(timer)
-    } else {
-      code = this.#child.exitCode
-    }
-    this.#log.end()
+  /**
+   * Graceful shutdown (`signal`, SIGTERM by default), SIGKILL after `timeoutMs`; resolves
+   * with the exit code and removes the node's directory (a given DATA_DIR is kept).
+   */
+  async stop(timeoutMs = 30_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    this.signal(signal)
+    // A timeout, not an ordering: a process that ignores the signal is killed.
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs)
+    const code = await this.#exited
+    clearTimeout(timer)
+    await new Promise<void>((resolve) => this.#log.end(resolve))
     await rm(this.dir, { recursive: true, force: true })
     return code
   }

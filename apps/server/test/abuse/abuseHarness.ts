@@ -4,11 +4,12 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { expect } from 'vitest'
+import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
 import { raw } from '../harness.ts'
 
 /*
  * The abuse suite's shared tools. Each attack runs against a real server process
- * (`spawnServer` in ../harness.ts) while a prober — in its own worker thread, so the
+ * (a ServerNode, through ./abuseServer.ts) while a prober — in its own worker thread, so the
  * attack's own JavaScript cannot delay it — asks `/healthz` on a fresh connection
  * every few milliseconds, like a kubelet. A test asserts the attack's answer and that
  * the prober's p99 stayed under HEALTHZ_P99_LIMIT_MS, and records both in the report
@@ -36,7 +37,7 @@ export interface HealthProbe {
 const PROBER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const http = require('node:http')
-const { url, intervalMs, timeoutMs } = workerData
+const { url, intervalMs, timeoutMs, maxSamples } = workerData
 const samples = []
 let failures = 0
 let stopped = false
@@ -56,9 +57,11 @@ function once() {
   })
 }
 async function loop() {
-  while (!stopped) {
+  while (!stopped && samples.length < maxSamples) {
     const started = performance.now()
     await once()
+    if (samples.length === 1) parentPort.postMessage({ first: true })
+    // The probe's pace (like a kubelet's period), not an ordering.
     const wait = intervalMs - (performance.now() - started)
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   }
@@ -68,37 +71,46 @@ parentPort.once('message', () => { stopped = true })
 loop()
 `
 
-/** The `q` quantile (0…1) of ascending `sorted` values, nearest rank: the smallest value with at least q of them at or below it. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0
-  const index = Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)
-  return sorted[Math.max(0, index)] as number
-}
-
 function statsOf(samples: number[], failures: number): HealthStats {
   const sorted = [...samples].sort((a, b) => a - b)
   const round = (ms: number) => Math.round(ms * 10) / 10
   return {
     samples: sorted.length,
     failures,
-    p50: round(quantile(sorted, 0.5)),
-    p99: round(quantile(sorted, 0.99)),
+    p50: round(percentile(sorted, 0.5)),
+    p99: round(percentile(sorted, 0.99)),
     max: round(sorted.at(-1) ?? 0),
   }
 }
 
-/** Starts probing `url`/healthz every `intervalMs` on a fresh connection each time. */
-export function probeHealth(url: string, options: { intervalMs?: number; timeoutMs?: number } = {}): HealthProbe {
+/** A prober's thread: resolves `started` after its first sample, `result` when it stops. */
+function startProber(url: string, options: { intervalMs?: number; timeoutMs?: number; maxSamples?: number }) {
   const worker = new Worker(PROBER, {
     eval: true,
-    workerData: { url, intervalMs: options.intervalMs ?? 20, timeoutMs: options.timeoutMs ?? 10_000 },
+    workerData: {
+      url,
+      intervalMs: options.intervalMs ?? 20,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      maxSamples: options.maxSamples ?? Number.POSITIVE_INFINITY,
+    },
+  })
+  let onStarted: () => void = () => {}
+  const started = new Promise<void>((resolve) => {
+    onStarted = resolve
   })
   const result = new Promise<HealthStats>((resolve, reject) => {
-    worker.once('message', (message: { samples: number[]; failures: number }) =>
-      resolve(statsOf(message.samples, message.failures)),
-    )
+    worker.on('message', (message: { first?: true; samples?: number[]; failures?: number }) => {
+      if (message.first) onStarted()
+      else resolve(statsOf(message.samples ?? [], message.failures ?? 0))
+    })
     worker.once('error', reject)
   })
+  return { worker, started: Promise.race([started, result.then(() => undefined)]), result }
+}
+
+/** Starts probing `url`/healthz every `intervalMs` on a fresh connection each time. */
+export function probeHealth(url: string, options: { intervalMs?: number; timeoutMs?: number } = {}): HealthProbe {
+  const { worker, result } = startProber(url, options)
   return {
     async stop() {
       worker.postMessage('stop')
@@ -109,11 +121,15 @@ export function probeHealth(url: string, options: { intervalMs?: number; timeout
   }
 }
 
-/** `/healthz` latencies of an idle server over `durationMs`, for the baseline beside an attack. */
-export async function idleHealth(url: string, durationMs = 1000): Promise<HealthStats> {
-  const probe = probeHealth(url)
-  await new Promise((resolve) => setTimeout(resolve, durationMs))
-  return probe.stop()
+/** How many probes make the idle baseline beside an attack (at the probe's 20 ms pace, about a second). */
+const IDLE_SAMPLES = 50
+
+/** `/healthz` latencies of an idle server over `samples` probes, for the baseline beside an attack. */
+export async function idleHealth(url: string, samples = IDLE_SAMPLES): Promise<HealthStats> {
+  const { worker, result } = startProber(url, { maxSamples: samples })
+  const stats = await result
+  await worker.terminate()
+  return stats
 }
 
 /** Runs `attack` while probing `/healthz`; returns its result and the probe's stats. */
@@ -121,14 +137,20 @@ export async function duringAttack<T>(
   url: string,
   attack: () => Promise<T>,
 ): Promise<{ result: T; health: HealthStats }> {
-  const probe = probeHealth(url)
-  // Let the prober take its first samples before the attack starts.
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  const { worker, started, result: stats } = startProber(url, {})
+  const stop = async () => {
+    worker.postMessage('stop')
+    const health = await stats
+    await worker.terminate()
+    return health
+  }
+  // The attack starts once the prober has its first sample.
+  await started
   try {
     const result = await attack()
-    return { result, health: await probe.stop() }
+    return { result, health: await stop() }
   } catch (error) {
-    await probe.stop()
+    await stop()
     throw error
   }
 }

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core/client'
-import { type SearchSide, type SpawnedServer, searchSide, spawnServer } from '../harness.ts'
+import { ServerNode } from '../../src/testing/ServerNode.ts'
+import { type SearchSide, searchSide } from '../harness.ts'
 
 /*
  * The server every abuse test attacks: `node src/main.ts` in its own process (so an
@@ -29,9 +30,14 @@ export const ABUSE_SERVER_ENV: Readonly<Record<string, string>> = {
   LOG_LEVEL: 'warn',
 }
 
-/** A spawned server that owns its DATA_DIR and the search sides made for it. */
-export interface AbuseServer extends SpawnedServer {
+/** A server process (a ServerNode) that owns its DATA_DIR and the search sides made for it. */
+export interface AbuseServer {
+  url: string
   dataDir: string
+  /** The server's process id. */
+  pid: number
+  /** What the server printed so far. */
+  output(): string
   /** A client with no token. */
   client: SealboxClient
   /** A search client and oracle for ABUSE_DATABASE; disposed by `stop()`. */
@@ -59,20 +65,23 @@ export async function spawnAbuseServer(
 ): Promise<AbuseServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `sealbox-abuse-${options.name ?? 'server'}-`)))
   const sides: SearchSide[] = []
-  let spawned: SpawnedServer
+  let node: ServerNode
   try {
     await options.beforeStart?.(dataDir)
-    const settings = Object.entries({ ...ABUSE_SERVER_ENV, ...env }).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined,
-    )
-    spawned = await spawnServer({ ...Object.fromEntries(settings), DATA_DIR: dataDir })
+    node = await ServerNode.start({
+      name: `abuse-${options.name ?? 'server'}`,
+      env: { ...ABUSE_SERVER_ENV, ...env },
+      dataDir,
+    })
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true })
     throw error
   }
-  const client = new SealboxClient({ baseUrl: spawned.url })
+  const client = new SealboxClient({ baseUrl: node.url })
   return {
-    ...spawned,
+    url: node.url,
+    pid: node.pid as number,
+    output: () => node.output(),
     dataDir,
     client,
     async searchSide(as = client) {
@@ -82,8 +91,7 @@ export async function spawnAbuseServer(
     },
     async stop(stopOptions = {}) {
       for (const side of sides.splice(0)) side[Symbol.dispose]()
-      spawned.process.kill('SIGTERM')
-      await spawned.exited
+      await node.stop()
       if (!stopOptions.keepData) await rm(dataDir, { recursive: true, force: true })
     },
   }

@@ -62,7 +62,7 @@ describe('authentication before the body (2.3)', () => {
   it('refuses waves of 16 parallel unauthenticated 60 MiB PUTs with 401 without buffering them', {
     timeout: 120_000,
   }, async () => {
-    const pid = server.process.pid as number
+    const pid = server.pid
     const body = new Uint8Array(60 * MiB).fill(0x5a)
     const before = rssBytes(pid)
     let peak = before

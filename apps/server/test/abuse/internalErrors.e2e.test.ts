@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { getHeContext, HeError, KeySet } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SearchSide, SpawnedServer } from '../harness.ts'
+import { waitFor } from '../../src/testing/debianTools.ts'
+import type { SearchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, searchRaw } from './abuseHarness.ts'
 import { encryptedInput, SMALL_BFV_PARAMS, transparentProgram } from './abusePrograms.ts'
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
@@ -27,17 +28,14 @@ function logLines(output: string): Array<Record<string, unknown>> {
 /**
  * The log lines `match` picks, once there is at least one: the server writes its log
  * asynchronously, through a pipe, so the line may come a moment after the answer.
+ * After the deadline it returns none, and the caller's assertion says what is missing.
  */
 async function logged(
-  server: SpawnedServer,
+  server: AbuseServer,
   match: (line: Record<string, unknown>) => boolean,
 ): Promise<Array<Record<string, unknown>>> {
-  const deadline = performance.now() + 10_000
-  for (;;) {
-    const lines = logLines(server.output()).filter(match)
-    if (lines.length > 0 || performance.now() > deadline) return lines
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  await waitFor('the log line', () => logLines(server.output()).some(match), 10_000).catch(() => undefined)
+  return logLines(server.output()).filter(match)
 }
 
 describe('internal errors (2.8)', () => {

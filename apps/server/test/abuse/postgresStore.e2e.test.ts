@@ -3,7 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'
 import { TempPostgres } from '../../src/testing/TempPostgres.ts'
-import { raw, type SearchSide, type SpawnedServer } from '../harness.ts'
+import { raw, type SearchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
@@ -57,7 +57,7 @@ function startServer(keyStore: string, name: string, limits: Record<string, numb
 }
 
 /** Calls `path` with `token`, timing the answer. */
-function caller(server: SpawnedServer) {
+function caller(server: AbuseServer) {
   return (token: string, path: string, init: { method?: string; body?: Uint8Array } = {}) =>
     timed(
       raw(`${server.url}${path}`, {

@@ -1,7 +1,7 @@
 import { exportEvaluationKeys, getHeContext, KeySet, type ProgramInput } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { errorOf, type SearchSide, sleep } from '../harness.ts'
+import { errorOf, holdWorker, type SearchSide, untilQueue } from '../harness.ts'
 import { duringAttack, evaluateRaw, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
 import { encryptedInput, multiplyBody, SMALL_BFV_PARAMS as params } from './abusePrograms.ts'
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
@@ -46,18 +46,6 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     return client.evaluate({ params, program: maxCostProgram, inputs: { x: input }, keySet: 'relin' })
   }
 
-  /** Resolves once the pool runs a job and holds `queued` more (an event we wait on, not a sleep). */
-  async function poolState(ready: (pool: { running: number; queued: number }) => boolean, what: string) {
-    const deadline = performance.now() + 60_000
-    while (performance.now() < deadline) {
-      const state = await anonymous.readiness()
-      const pool = state.executors.find((executor) => executor.mode === 'pool')
-      if (pool && ready(pool)) return
-      await sleep(5)
-    }
-    throw new Error(`timed out waiting until ${what}`)
-  }
-
   beforeAll(async () => {
     server = await spawnAbuseServer(
       {
@@ -70,6 +58,8 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
         QUEUE_SIZE: String(QUEUE_SIZE),
         TENANT_QUEUE_SIZE: String(QUEUE_SIZE),
         REQUEST_TIMEOUT_MS: '120000',
+        // The hold fault: a barrier that keeps the worker busy while the queue fills.
+        FAULT_INJECTION: 'true',
       },
       { name: 'cost' },
     )
@@ -100,7 +90,12 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
           return reply
         }),
       )
-      await poolState((pool) => pool.running === 1 && pool.queued === QUEUE_SIZE - 1, 'the flood is queued')
+      // Every program of the flood admitted (queued, running or done) while some still wait.
+      await untilQueue(
+        server.url,
+        (pool) => pool.queued > 0 && pool.queued + pool.running + finished.length === QUEUE_SIZE,
+        'the flood is queued',
+      )
       const search = searcher.search(q.bytes).then((reply) => {
         finished.push('b')
         return reply
@@ -157,10 +152,15 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
   it('answers a full queue 503 with a Retry-After that covers the work ahead', async () => {
     const flooder = await programTenant()
     const { client: late } = await anonymous.createSession()
+    const { session } = await anonymous.createSession()
     const { result, health } = await duringAttack(server.url, async () => {
-      const flood = Array.from({ length: QUEUE_SIZE + 1 }, () => runMaxCost(flooder))
-      await poolState((pool) => pool.running === 1 && pool.queued === QUEUE_SIZE, 'the queue is full')
+      // The worker is held, so the flood fills the queue and stays there until released.
+      const held = await holdWorker(server.url, session.token)
+      const flood = Array.from({ length: QUEUE_SIZE }, () => runMaxCost(flooder))
+      await untilQueue(server.url, (pool) => pool.queued === QUEUE_SIZE, 'the queue is full')
       const refused = await errorOf(late.with({ retry: false }).search(side.query(3).bytes))
+      await held.release()
+      expect((await held.done).status).toBe(200)
       return { refused, flood: await Promise.all(flood) }
     })
     expect(result.refused.code).toBe('OVERLOADED')

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { inheritedEnv } from '../harness.ts'
+import { ServerNode } from '../../src/testing/ServerNode.ts'
 
 /*
  * Issue item 2.10: a configured token that could never authenticate (a space) or could
@@ -10,27 +8,15 @@ import { inheritedEnv } from '../harness.ts'
  * exits non-zero, and says which tenant's entry is wrong and what the rule is.
  */
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const GOOD = '3f9a0c27d4e1b85f6a2c90e7d13b4f58a6c2e0971d3b5f48'
 
-/** Runs the server with `TOKENS` in production mode; resolves with its exit code and stderr. */
+/**
+ * Runs the server with `TOKENS` in production mode; resolves with its exit code and
+ * stderr. A server that got past the configuration would listen until ServerNode.run's
+ * timeout kills it: that is a failure of this test.
+ */
 function startWith(tokens: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=@sealbox/source', MAIN], {
-    env: { ...inheritedEnv(), MODE: 'production', TOKENS: tokens, PORT: '0', HOST: '127.0.0.1', WORKERS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  // A server that got past the configuration would listen: that is a failure of this test.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stderr })
-    }),
-  )
+  return ServerNode.run([], { MODE: 'production', TOKENS: tokens, WORKERS: '1' }, 30_000)
 }
 
 describe('2.10 tokens and tenant names are checked at start-up', () => {
