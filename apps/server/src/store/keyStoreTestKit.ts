@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { HeError } from '@sealbox/he-core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { waitFor } from '../testing/debianTools.ts'
 import type { KeySetFacts, KeyStore, KeyStoreLimits } from './KeyStore.ts'
 
 /*
@@ -87,7 +88,8 @@ export function describeKeyStoreContract(name: string, harness: () => KeyStoreHa
       const store = await open()
       const tenant = freshTenant()
       const { record: first } = await store.put(tenant, 'k', testFacts(), randomBytes(1000))
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      // The replace must carry a later timestamp: wait for the clock to pass the first write's.
+      await waitFor('the clock to pass the first write', () => Date.now() > Date.parse(first.updatedAt))
       const newBytes = randomBytes(3000)
       const { record: second, created } = await store.put(tenant, 'k', testFacts({ galoisElements: [3] }), newBytes)
       expect(created).toBe(false)

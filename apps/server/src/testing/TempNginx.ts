@@ -96,6 +96,7 @@ export class TempNginx {
   async stop(): Promise<void> {
     if (this.#process.exitCode === null && this.#process.signalCode === null) {
       this.#process.kill('SIGQUIT')
+      // A timeout, not an ordering: an nginx that ignores SIGQUIT is killed.
       const timer = setTimeout(() => this.#process.kill('SIGKILL'), 5000)
       await this.#exited
       clearTimeout(timer)

@@ -20,6 +20,7 @@ function benchmark(args: string[], timeoutMs: number): Promise<{ status: number 
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
     })
+    // A timeout, not an ordering: a run that hangs is killed and its assertions fail.
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     child.once('close', (status) => {
       clearTimeout(timer)

@@ -26,6 +26,7 @@ function benchmark(
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
     })
+    // A timeout, not an ordering: a run that hangs is killed and its assertions fail.
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     child.once('close', (status) => {
       clearTimeout(timer)
