@@ -58,7 +58,11 @@ export function serverEnv(env: Record<string, string | undefined> = {}): NodeJS.
   return out
 }
 
-function spawnMain(args: readonly string[], env: NodeJS.ProcessEnv, entry: 'source' | 'built' = 'source'): ChildProcess {
+function spawnMain(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  entry: 'source' | 'built' = 'source',
+): ChildProcess {
   const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
   return spawn(process.execPath, [...main, ...args], {
     env,

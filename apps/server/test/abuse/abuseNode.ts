@@ -1,8 +1,8 @@
 import { SealboxClient } from '@sealbox/he-core/client'
 import { expect } from 'vitest'
+import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
 import { ServerNode } from '../../src/testing/ServerNode.ts'
 import { type SearchSide, searchSide } from '../harness.ts'
-import { quantile } from './abuseHarness.ts'
 import { ABUSE_DATABASE, ABUSE_SERVER_ENV } from './abuseServer.ts'
 
 /*
@@ -32,7 +32,7 @@ export interface AbuseNode {
 
 /** Starts a `ServerNode` with ABUSE_SERVER_ENV, then `env` over it, and warms a victim tenant. */
 export async function startAbuseNode(name: string, env: Record<string, string> = {}): Promise<AbuseNode> {
-  const node = await ServerNode.start({ name: `abuse-${name}`, env: { MODE: 'local', ...ABUSE_SERVER_ENV, ...env } })
+  const node = await ServerNode.start({ name: `abuse-${name}`, env: { ...ABUSE_SERVER_ENV, ...env } })
   let side: SearchSide | undefined
   try {
     const client = new SealboxClient({ baseUrl: node.url })
@@ -81,7 +81,7 @@ export interface VictimStats {
 function victimStatsOf(latencies: number[]): VictimStats {
   const sorted = [...latencies].sort((a, b) => a - b)
   const round = (ms: number) => Math.round(ms * 10) / 10
-  return { searches: sorted.length, p50: round(quantile(sorted, 0.5)), max: round(sorted.at(-1) ?? 0) }
+  return { searches: sorted.length, p50: round(percentile(sorted, 0.5)), max: round(sorted.at(-1) ?? 0) }
 }
 
 /** The victim's latency on an idle server: `count` searches one after another. */
