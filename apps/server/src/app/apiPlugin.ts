@@ -47,6 +47,8 @@ export async function apiPlugin(app: FastifyInstance): Promise<void> {
     const started = performance.now()
     try {
       request.tenant = auth.authenticate(authorizationOf(request.raw.rawHeaders))
+      // Every later line of this request (errors, the request line) names its tenant.
+      request.log = request.log.child({ tenant: request.tenant.id })
     } finally {
       request.timing.add('auth', performance.now() - started)
     }

@@ -12,7 +12,9 @@ import { ExecutorHub } from '../executor/ExecutorHub.ts'
 import { workerSetupFrom } from '../executor/WorkerSetup.ts'
 import { clientErrorResponder } from '../http/clientErrorResponder.ts'
 import { edgeHooks } from '../http/edgeHooks.ts'
+import { forwardedRequestId } from '../http/forwardedRequestId.ts'
 import { frameworkError, MAX_PARAM_CHARS } from '../http/frameworkError.ts'
+import { logRequestLine } from '../http/logRequestLine.ts'
 import { useContractSchemas } from '../http/routeFromContract.ts'
 import { ServerTiming } from '../http/ServerTiming.ts'
 import { sendError } from '../http/sendError.ts'
@@ -54,9 +56,12 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   const app = Fastify({
     logger: options.logger ?? { level: config.LOG_LEVEL },
     bodyLimit: SMALL_BODY_BYTES,
-    // Ours, random: a client cannot choose the id its log lines are filed under.
-    genReqId: () => randomUUID(),
+    // The proxy's X-Request-Id (nginx sets $request_id, replacing any a client sent) when it
+    // is a plain token, so one id follows a request from the proxy's log to ours; else ours.
+    genReqId: (request) => forwardedRequestId(request.headers['x-request-id']) ?? randomUUID(),
     requestIdHeader: false,
+    // One line per request, written when it is answered (requestLine below), not two.
+    disableRequestLogging: true,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // The whole request, body included, must arrive within REQUEST_TIMEOUT_MS (a body dripped
@@ -154,6 +159,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched'
     metrics.request(route, request.method, reply.statusCode, request.timing.phases, request.timing.elapsed())
+    logRequestLine(request, reply)
   })
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error))
 

@@ -99,6 +99,20 @@ export function errorBody(error: HeError): ErrorReply {
 /** 5xx answers that are load, not faults: the client retries, the operator reads /metrics, not the error log. */
 const LOAD_CODES = new Set<HeErrorCode>(['OVERLOADED', 'TIMEOUT'])
 
+/**
+ * Why a database store may be unavailable for a while (`details.reason`): the store logs
+ * these itself, rate-limited, so the request's own line (with its code) is enough — not
+ * an error line with a stack for each of thousands of requests during an outage.
+ */
+const STORE_OUTAGE_REASONS = new Set<unknown>(['unreachable', 'acquire-timeout', 'lock-timeout', 'statement-timeout'])
+
+const answeredCodes = new WeakMap<FastifyRequest, HeErrorCode>()
+
+/** The error code a request was answered with, for its log line (undefined: it succeeded). */
+export function answeredErrorCode(request: FastifyRequest): HeErrorCode | undefined {
+  return answeredCodes.get(request)
+}
+
 /** Codes that always carry Retry-After (1 s unless the error says how long). */
 const RETRYABLE = new Set<HeErrorCode>(['OVERLOADED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'])
 
@@ -132,8 +146,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: 
           { cause: coded.cause, details: { ...coded.details, requestId: request.id } },
         )
       : coded
+  answeredCodes.set(request, coded.code)
   if (internal) request.log.error({ err: thrown }, 'internal error')
-  else if (status >= 500 && !LOAD_CODES.has(coded.code)) request.log.error({ err: coded }, coded.message)
+  else if (
+    status >= 500 &&
+    !LOAD_CODES.has(coded.code) &&
+    !(coded.code === 'STORE_UNAVAILABLE' && STORE_OUTAGE_REASONS.has(coded.details?.reason))
+  )
+    request.log.error({ err: coded }, coded.message)
   else if (coded.cause !== undefined) request.log.info({ err: coded }, `refused: ${coded.code}`)
   const seconds = error.details?.retryAfterSeconds
   if (typeof seconds === 'number' || RETRYABLE.has(error.code)) {

@@ -111,6 +111,12 @@ describe('keyed searches through a key-store outage', () => {
     expect(outageMs).toBeGreaterThanOrEqual(OUTAGE_MS)
     expect(share).toBeLessThan(0.01)
     expect(stale).toBeGreaterThan(0)
+    // The operator's log: store failures a few lines (rate-limited), never a stack per request.
+    for (const node of nodes) {
+      const lines = (await node.log()).split('\n')
+      expect(lines.filter((line) => /^\s+at /.test(line))).toEqual([])
+      expect(lines.filter((line) => line.includes('key store')).length).toBeLessThan(20)
+    }
   })
 
   it('sees a deletion made through one node on the next search of every node once the store is back', async () => {
