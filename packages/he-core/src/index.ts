@@ -38,6 +38,7 @@ export {
   type ContextObjectKind,
   type EnvelopeSource,
   type LoadSealObjectExpect,
+  type LoadSealObjectOptions,
   loadSealObject,
   type SealLoadContext,
   type SealLoadTargets,

@@ -14,6 +14,9 @@ import type { EvaluateJob, JobResult } from '../executor/jobMessages.ts'
 import { acquireKeys } from './acquireKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
+/** Polynomials of a program's ciphertext inputs: fresh encryptions (relinearized results re-sent are too). */
+const INPUT_CIPHERTEXT_SIZE = 2
+
 /**
  * Runs an he-core program: builds (or reuses) the context of the request's
  * parameters, loads the inputs and the tenant's keys, runs every step with
@@ -64,7 +67,14 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
           })
           keySetId ??= envelope.keySetId
           const ciphertext = scope.track(new ctx.seal.Ciphertext())
-          loadSealObject(ciphertext, ctx, envelope, { kind: 'ciphertext' })
+          // Inputs are fresh (2 polynomials): a 16-polynomial one is refused before it is inflated.
+          loadSealObject(
+            ciphertext,
+            ctx,
+            envelope,
+            { kind: 'ciphertext' },
+            { maxCiphertextSize: INPUT_CIPHERTEXT_SIZE },
+          )
           inputs[name] = ciphertext
         }
       })

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { expect } from 'vitest'
 import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
@@ -71,17 +72,21 @@ export async function startAbuseNode(name: string, env: Record<string, string> =
   }
 }
 
-/** Latencies of the victim's searches: the median and the slowest, ms. */
+/** Latencies of the victim's searches (failed ones included): the median and the slowest, ms. */
 export interface VictimStats {
   searches: number
   p50: number
   max: number
+  /** Searches that failed, by error code (`{}` when none did). */
+  failed: Record<string, number>
 }
 
-function victimStatsOf(latencies: number[]): VictimStats {
+function victimStatsOf(latencies: number[], failures: string[] = []): VictimStats {
   const sorted = [...latencies].sort((a, b) => a - b)
   const round = (ms: number) => Math.round(ms * 10) / 10
-  return { searches: sorted.length, p50: round(percentile(sorted, 0.5)), max: round(sorted.at(-1) ?? 0) }
+  const failed: Record<string, number> = {}
+  for (const code of failures) failed[code] = (failed[code] ?? 0) + 1
+  return { searches: sorted.length, p50: round(percentile(sorted, 0.5)), max: round(sorted.at(-1) ?? 0), failed }
 }
 
 /** The victim's latency on an idle server: `count` searches one after another. */
@@ -94,26 +99,95 @@ export async function victimBaseline(victim: Victim, count = 5): Promise<VictimS
 /**
  * Runs `attack` while the victim searches one query after another (at least one search
  * always completes: the first starts with the attack and the loop stops once the attack
- * has settled and the search in flight has answered).
+ * has settled and the search in flight has answered, or after `maxSearches` — for a
+ * victim whose own cost budget is small). A failed search is counted by its code, with
+ * its latency.
  */
 export async function victimDuring<T>(
   victim: Victim,
   attack: () => Promise<T>,
+  options: { maxSearches?: number } = {},
 ): Promise<{ result: T; victim: VictimStats }> {
+  const maxSearches = options.maxSearches ?? Number.POSITIVE_INFINITY
   const latencies: number[] = []
+  const failures: string[] = []
   let done = false
   const searching = (async () => {
-    do latencies.push(await victim.search())
-    while (!done)
+    do {
+      const started = performance.now()
+      try {
+        await victim.search()
+      } catch (error) {
+        // What the victim saw is the finding: recorded, and the test asserts none failed.
+        failures.push((error as { code?: string }).code ?? String(error))
+      }
+      latencies.push(performance.now() - started)
+    } while (!done && latencies.length < maxSearches)
   })()
   try {
     const result = await attack()
     done = true
     await searching
-    return { result, victim: victimStatsOf(latencies) }
+    return { result, victim: victimStatsOf(latencies, failures) }
   } catch (error) {
     done = true
     await searching.catch(() => undefined)
     throw error
   }
+}
+
+/** An answer as data: status, error code, the parsed JSON body (when it is JSON). */
+export interface RawAnswer {
+  status: number
+  code: string | undefined
+  json: Record<string, unknown>
+  headers: Record<string, string | string[] | undefined>
+}
+
+/**
+ * One HTTP request from a chosen loopback address (all of 127/8 reaches a server on
+ * 127.0.0.1), on its own connection: for per-address limits.
+ */
+export function requestFrom(
+  url: string,
+  localAddress: string,
+  options: { method: string; path: string; token?: string; headers?: Record<string, string>; body?: Uint8Array },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...options.headers }
+    if (options.token) headers.authorization = `Bearer ${options.token}`
+    if (options.body) {
+      headers['content-type'] = 'application/octet-stream'
+      headers['content-length'] = options.body.length
+    }
+    const req = httpRequest(
+      new URL(options.path, url),
+      { method: options.method, headers, localAddress, agent: false },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          let json: Record<string, unknown> = {}
+          try {
+            json = JSON.parse(text) as Record<string, unknown>
+          } catch {
+            json = {}
+          }
+          const error = json.error as { code?: string } | undefined
+          resolve({ status: res.statusCode ?? 0, code: error?.code, json, headers: res.headers })
+        })
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+/** A new anonymous session's token, asked for from `localAddress`. */
+export async function sessionFrom(url: string, localAddress: string): Promise<string> {
+  const answer = await requestFrom(url, localAddress, { method: 'POST', path: '/api/v1/session' })
+  if (answer.status !== 201) throw new Error(`no session from ${localAddress}: ${answer.status} ${answer.code}`)
+  return answer.json.token as string
 }

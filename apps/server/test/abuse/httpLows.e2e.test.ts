@@ -30,6 +30,7 @@ describe('HTTP lows: conditional GETs, duplicate credentials, catalog paging', (
 
   async function attack<T>(run: () => Promise<T>) {
     const { result, health } = await duringAttack(server.url, () => victimDuring(server.victim, run))
+    expect(result.victim.failed).toEqual({})
     expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + 1000)
     return { result: result.result, health }
   }

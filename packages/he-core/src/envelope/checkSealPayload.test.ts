@@ -236,6 +236,24 @@ describe('forged payloads are refused before SEAL allocates, and the heap does n
     view.setUint8(5, 2)
     view.setUint32(8, payload.length, true)
     expect(payload.length).toBeLessThan(8192)
+    // Too few bytes to hold even one genuine key list: refused before anything is inflated.
+    const message = refusedBeforeSeal('galoisKeys', envelopeOf('galoisKeys', payload, { elements: [3] }))
+    expect(message).toMatch(
+      /lists 1 Galois elements, and their keys take at least \d+ bytes .* refused before inflating/,
+    )
+  })
+
+  it('a compressed payload big enough for the keys it lists but inflating past their exact size', () => {
+    // 1 MiB of random bytes (incompressible, so the upload is large enough for one key list), then zeros.
+    const inflated = new Uint8Array(16 << 20)
+    for (let i = 0; i < 1 << 20; i += 65536) crypto.getRandomValues(inflated.subarray(i, i + 65536))
+    const body = zstdCompressSync(inflated)
+    const payload = new Uint8Array(16 + body.length)
+    payload.set(bytesOf('galoisKeys').subarray(0, 16))
+    payload.set(body, 16)
+    const view = new DataView(payload.buffer)
+    view.setUint8(5, 2)
+    view.setUint32(8, payload.length, true)
     const message = refusedBeforeSeal('galoisKeys', envelopeOf('galoisKeys', payload, { elements: [3] }))
     expect(message).toMatch(/inflates to more than \d+ bytes/)
   })

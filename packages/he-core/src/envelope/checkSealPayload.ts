@@ -50,10 +50,11 @@ function readCiphertext(
   const ntt = r.u8(`${field} is_ntt_form`)
   if (ntt > 1) throw r.fail(`${field} is_ntt_form is ${ntt}, not 0 or 1`)
   const size = r.u64(`${field} size`)
-  if (size < CIPHERTEXT_SIZE_MIN || size > CIPHERTEXT_SIZE_MAX || (key && size !== 2)) {
+  const maxSize = key ? 2 : (limits.maxCiphertextSize ?? CIPHERTEXT_SIZE_MAX)
+  if (size < CIPHERTEXT_SIZE_MIN || size > maxSize) {
     throw r.fail(
-      `${field} has ${plural(size, 'polynomial')}; ${key ? 'a key has 2' : `SEAL allows ${CIPHERTEXT_SIZE_MIN}…${CIPHERTEXT_SIZE_MAX}`}`,
-      { field: 'size', found: size },
+      `${field} has ${plural(size, 'polynomial')}; ${key ? 'a key has 2' : maxSize < CIPHERTEXT_SIZE_MAX ? `at most ${maxSize} here` : `SEAL allows ${CIPHERTEXT_SIZE_MIN}…${CIPHERTEXT_SIZE_MAX}`}`,
+      { field: 'size', found: size, ...(key ? {} : { max: maxSize }) },
     )
   }
   const n = r.u64(`${field} poly_modulus_degree`)

@@ -48,6 +48,15 @@ export type LoadSealObjectExpect<K extends ContextObjectKind> = Omit<EnvelopeExp
   kind: K
 }
 
+/** How a load narrows the context's limits. */
+export interface LoadSealObjectOptions {
+  /**
+   * Polynomials a ciphertext may have (default SEAL's 16). A program input or a query is
+   * fresh (2): a bigger one is refused before its payload is inflated past that size.
+   */
+  maxCiphertextSize?: number
+}
+
 /**
  * Bytes to decode, or an envelope already decoded (e.g. a bundle item) of any kind:
  * its kind is checked at run time like everything else.
@@ -89,12 +98,13 @@ export function loadSealObject<K extends ContextObjectKind>(
   context: SealLoadContext,
   source: EnvelopeSource,
   expect: LoadSealObjectExpect<K>,
+  options: LoadSealObjectOptions = {},
 ): Envelope<K> {
   checkTarget(target, expect.kind)
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
   const verified = envelope as unknown as Envelope<ContextObjectKind>
   const unpacked = verified.compression === 'packed' ? unpackFor(context, verified) : verified
-  const { payload } = prepareSealPayload(unpacked, payloadLimitsOf(context))
+  const { payload } = prepareSealPayload(unpacked, payloadLimitsOf(context, options))
   loadPayload(envelope.kind, () => target.loadFromArray(context.context, payload))
   return envelope
 }

@@ -22,6 +22,14 @@ export interface SealPayloadLimits {
   exact: boolean
   /** A cap on a compressed payload's inflated size, below the one computed from the shapes. */
   maxInflatedBytes?: number
+  /**
+   * Bits of the smallest prime (from a context): a genuine key's coefficients are uniform
+   * modulo the primes, so each carries at least this many bits less one, however it is
+   * compressed (`minCompressedPayloadBytes`).
+   */
+  minPrimeBits?: number
+  /** Polynomials a ciphertext may have here (SEAL allows up to 16; a fresh one has 2). */
+  maxCiphertextSize?: number
 }
 
 /** The parts of a context the limits come from (an `HeContext` fits). */
@@ -30,9 +38,22 @@ export interface PayloadLimitsSource {
   readonly coeffPrimes: readonly bigint[]
 }
 
-/** Exact limits for payloads under a built context. */
-export function payloadLimitsOf(ctx: PayloadLimitsSource): SealPayloadLimits {
-  return { polyModulusDegrees: [ctx.params.polyModulusDegree], keyPrimeCount: ctx.coeffPrimes.length, exact: true }
+/**
+ * Exact limits for payloads under a built context; `maxCiphertextSize` narrows the
+ * polynomials a ciphertext may have (a program input or a query: 2).
+ */
+export function payloadLimitsOf(
+  ctx: PayloadLimitsSource,
+  options: { maxCiphertextSize?: number } = {},
+): SealPayloadLimits {
+  const bits = ctx.coeffPrimes.map((prime) => prime.toString(2).length)
+  return {
+    polyModulusDegrees: [ctx.params.polyModulusDegree],
+    keyPrimeCount: ctx.coeffPrimes.length,
+    exact: true,
+    ...(bits.length > 0 ? { minPrimeBits: Math.min(...bits) } : {}),
+    ...(options.maxCiphertextSize === undefined ? {} : { maxCiphertextSize: options.maxCiphertextSize }),
+  }
 }
 
 /**
@@ -74,17 +95,23 @@ export function ciphertextBytes(size: number, n: number, k: number, seeded = fal
 
 /**
  * The most bytes an uncompressed payload of `kind` can take under `limits` (the bound
- * a compressed payload is inflated to). `galoisElementCount` is the envelope's claim.
+ * a compressed payload is inflated to). `galoisElementCount` is the envelope's claim
+ * (distinct elements); `seeded` keys hold one polynomial per key instead of two.
  */
-export function maxPayloadBytes(kind: string, limits: SealPayloadLimits, galoisElementCount?: number): number {
+export function maxPayloadBytes(
+  kind: string,
+  limits: SealPayloadLimits,
+  galoisElementCount?: number,
+  seeded = false,
+): number {
   const n = Math.max(...limits.polyModulusDegrees)
   const k = limits.keyPrimeCount
-  const keyList = U64 + dataPrimeCountOf(k) * ciphertextBytes(2, n, k)
+  const keyList = U64 + dataPrimeCountOf(k) * ciphertextBytes(2, n, k, seeded)
   const kswitchHead = SEAL_HEADER_BYTES + 32 + U64
   let bytes: number
   switch (kind) {
     case 'ciphertext':
-      bytes = ciphertextBytes(CIPHERTEXT_SIZE_MAX, n, k)
+      bytes = ciphertextBytes(limits.maxCiphertextSize ?? CIPHERTEXT_SIZE_MAX, n, k)
       break
     case 'publicKey':
       bytes = ciphertextBytes(2, n, k)
@@ -106,4 +133,39 @@ export function maxPayloadBytes(kind: string, limits: SealPayloadLimits, galoisE
       bytes = SEAL_HEADER_BYTES + 1 + 2 * U64 + (COEFF_MODULUS_SIZE_MAX + 1) * (SEAL_HEADER_BYTES + U64)
   }
   return Math.min(bytes, limits.maxInflatedBytes ?? Number.POSITIVE_INFINITY)
+}
+
+/**
+ * Fewest compressed bytes a genuine payload of key `kind` can take under exact `limits`,
+ * or 0 where that is not known. Key coefficients are uniform modulo primes of at least
+ * `minPrimeBits` bits, so no compressor stores one in fewer than `minPrimeBits − 1` bits;
+ * counted for seeded keys (one random polynomial each) and halved again for headroom,
+ * this is far below any genuine upload (≈ 45 % of the full form with zstd) and far above
+ * a forged one whose keys are zero. Checked before inflating anything: an upload too
+ * small to hold the keys its envelope lists is not those keys.
+ */
+export function minCompressedPayloadBytes(
+  kind: string,
+  limits: SealPayloadLimits,
+  galoisElementCount?: number,
+): number {
+  if (!limits.exact || limits.minPrimeBits === undefined) return 0
+  const n = Math.max(...limits.polyModulusDegrees)
+  const k = limits.keyPrimeCount
+  const keysPerList = dataPrimeCountOf(k)
+  let coefficients: number
+  switch (kind) {
+    case 'publicKey':
+      coefficients = n * k
+      break
+    case 'relinKeys':
+      coefficients = keysPerList * n * k
+      break
+    case 'galoisKeys':
+      coefficients = (galoisElementCount ?? 0) * keysPerList * n * k
+      break
+    default:
+      return 0
+  }
+  return Math.floor((coefficients * (limits.minPrimeBits - 1)) / 8 / 2)
 }

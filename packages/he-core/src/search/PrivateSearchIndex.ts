@@ -184,7 +184,7 @@ export class PrivateSearchIndex implements Disposable {
         ? []
         : decoded.items.map((item) => {
             const ciphertext = scope.track(new ctx.seal.Ciphertext())
-            loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' })
+            loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' }, { maxCiphertextSize: 2 })
             return ciphertext
           })
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)

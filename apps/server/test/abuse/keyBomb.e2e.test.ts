@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs'
+import { getHeContext } from '@sealbox/he-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  duringAttack,
+  expectHealthy,
+  type HealthStats,
+  idleHealth,
+  metricSum,
+  metricsText,
+  putKeySetRaw,
+} from './abuseHarness.ts'
+import { type AbuseNode, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
+import { galoisKeyBomb, type KeyBomb } from './keyBomb.ts'
+
+/*
+ * The key bomb: a ~70 KB zstd Galois-key upload under the server's own search parameters
+ * whose meta lists all n Galois elements and whose payload is well formed but all zero,
+ * so it inflates to ~1.6 GB. The inflate bound used to be "elements listed × one key
+ * list" — exactly that — so the worker inflated it all (and SEAL copied it) before the
+ * 400. Now the upload is refused before anything is inflated: genuine key coefficients
+ * are uniform modulo the primes, so no compressor stores a key in fewer bytes than its
+ * entropy, and an upload too small to hold the keys its meta lists is not those keys.
+ */
+
+const FILE = 'keyBomb.e2e.test.ts'
+/** The issue's bounds: refused within 2 s, RSS growth under 600 MiB. */
+const REFUSED_WITHIN_MS = 2000
+const MAX_RSS_GROWTH = 600 * 2 ** 20
+/** Generous: the victim's slowest search while bombs are refused, vs its idle median (plus the refusal bound). */
+const VICTIM_FACTOR = 20
+
+/** Peak and current resident set size of a process, from /proc (Linux). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') }
+}
+
+describe('the Galois key bomb is refused before it is inflated', () => {
+  let server: AbuseNode
+  let bomb: KeyBomb
+  let idle: HealthStats
+  let baseline: VictimStats
+  let attacker: string
+
+  beforeAll(async () => {
+    server = await startAbuseNode('keybomb')
+    const ctx = await getHeContext(server.victim.side.config.params)
+    bomb = await galoisKeyBomb({
+      fingerprint: ctx.fingerprint,
+      keySetId: server.victim.side.search.keySet.id,
+      n: ctx.params.polyModulusDegree,
+      keyPrimes: ctx.coeffPrimes.length,
+    })
+    attacker = (await server.client.createSession()).session.token
+    baseline = await victimBaseline(server.victim)
+    idle = await idleHealth(server.url)
+  }, 120_000)
+
+  afterAll(() => server?.stop())
+
+  it('one bomb: 400 INVALID_ENVELOPE within 2 s, RSS growth under 600 MiB, the victim keeps searching', async () => {
+    expect(bomb.envelope.length).toBeLessThan(200_000)
+    expect(bomb.inflatedBytes).toBeGreaterThan(1.5e9)
+    const pid = server.node.pid as number
+    const before = memoryOf(pid)
+    const { result, health } = await duringAttack(server.url, () =>
+      victimDuring(server.victim, async () => {
+        const started = performance.now()
+        const answer = await putKeySetRaw(server.url, attacker, 'bomb', bomb.envelope)
+        return { answer, ms: performance.now() - started }
+      }),
+    )
+    const after = memoryOf(pid)
+    const growth = Math.max(after.peak, after.rss) - before.rss
+    const { answer, ms } = result.result
+    expect([answer.status, answer.json.error?.code]).toEqual([400, 'INVALID_ENVELOPE'])
+    expect(answer.json.error?.message).toMatch(/lists 4096 Galois elements/)
+    expect(ms).toBeLessThan(REFUSED_WITHIN_MS)
+    expect(growth).toBeLessThan(MAX_RSS_GROWTH)
+    expect(result.victim.failed).toEqual({})
+    expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + REFUSED_WITHIN_MS)
+    expectHealthy({
+      item: 'key bomb',
+      test: `${FILE} › one bomb (${bomb.envelope.length} B → ${bomb.inflatedBytes} B)`,
+      answer: `400 INVALID_ENVELOPE in ${Math.round(ms)} ms, RSS +${Math.round(growth / 2 ** 20)} MiB, victim max ${result.victim.max} ms (idle p50 ${baseline.p50})`,
+      during: health,
+      idle,
+    })
+  })
+
+  it('eight bombs at once: each refused within 2 s, the worker not replaced, the victim keeps searching', async () => {
+    const metricsBefore = await metricsText(server.url)
+    const pid = server.node.pid as number
+    const before = memoryOf(pid)
+    const { result, health } = await duringAttack(server.url, () =>
+      victimDuring(server.victim, () =>
+        Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const started = performance.now()
+            const answer = await putKeySetRaw(server.url, attacker, `bomb-${i}`, bomb.envelope)
+            return { answer: `${answer.status} ${answer.json.error?.code}`, ms: performance.now() - started }
+          }),
+        ),
+      ),
+    )
+    const after = memoryOf(pid)
+    const growth = Math.max(after.peak, after.rss) - before.rss
+    expect(new Set(result.result.map((r) => r.answer))).toEqual(new Set(['400 INVALID_ENVELOPE']))
+    for (const { ms } of result.result) expect(ms).toBeLessThan(REFUSED_WITHIN_MS)
+    expect(growth).toBeLessThan(MAX_RSS_GROWTH)
+    expect(result.victim.failed).toEqual({})
+    expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + REFUSED_WITHIN_MS)
+    const metricsAfter = await metricsText(server.url)
+    expect(metricSum(metricsAfter, 'sealbox_worker_replacements_total')).toBe(
+      metricSum(metricsBefore, 'sealbox_worker_replacements_total'),
+    )
+    const slowest = Math.max(...result.result.map((r) => r.ms))
+    expectHealthy({
+      item: 'key bomb',
+      test: `${FILE} › eight bombs at once`,
+      answer: `8× 400 INVALID_ENVELOPE, slowest ${Math.round(slowest)} ms, RSS +${Math.round(growth / 2 ** 20)} MiB, victim max ${result.victim.max} ms (idle p50 ${baseline.p50})`,
+      during: health,
+      idle,
+    })
+  })
+})
