@@ -226,12 +226,35 @@ export const ServerConfigSchema = z
       .describe(
         'Largest job the `inline` executor takes, in cost units: inline blocks the event loop for the whole job, so it only runs small ones (a default search, a small n=4096 program).',
       ),
+    INLINE_MAX_JOB_MS: int(1, 60_000)
+      .default(500)
+      .describe(
+        'Longest job a request that picks the `inline` executor (x-sealbox-executor) may run, by the measured time of jobs like it (ms): it blocks the event loop for the whole job, so `/healthz` may wait this long (plus a loop turn) while any number of clients use it.',
+      ),
+    INLINE_BUDGET_MS: int(1, 86_400_000)
+      .default(2000)
+      .describe(
+        'Milliseconds of the `inline` executor one client address may use per INLINE_BUDGET_WINDOW_MS; past it: 429.',
+      ),
+    INLINE_BUDGET_WINDOW_MS: int(1000, 86_400_000)
+      .default(10_000)
+      .describe('The window of INLINE_BUDGET_MS, ms (the budget refills evenly over it).'),
     TENANT_COST_BUDGET: z.coerce
       .number()
       .min(1)
       .max(1e12)
       .default(120_000)
-      .describe('Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches and programs); past it: 429.'),
+      .describe(
+        'Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches, programs, key uploads); past it: 429. In local mode the sessions of one client address also share ADDRESS_COST_BUDGET.',
+      ),
+    ADDRESS_COST_BUDGET: z.coerce
+      .number()
+      .min(1)
+      .max(1e12)
+      .optional()
+      .describe(
+        'Local mode: cost units the anonymous sessions of one client address may spend together per TENANT_COST_WINDOW_MS (default TENANT_COST_BUDGET: one address, one budget, however many sessions it opens); past it: 429.',
+      ),
     TENANT_COST_WINDOW_MS: int(1000, 86_400_000)
       .default(60_000)
       .describe('The window of TENANT_COST_BUDGET, ms (the budget refills evenly over it).'),
@@ -288,6 +311,13 @@ export const ServerConfigSchema = z
         code: 'custom',
         path: ['MAX_PROGRAM_COST'],
         message: `above TENANT_COST_BUDGET (${config.TENANT_COST_BUDGET}): a program at the limit could never run`,
+      })
+    }
+    if (config.INLINE_MAX_JOB_MS > config.INLINE_BUDGET_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INLINE_MAX_JOB_MS'],
+        message: `above INLINE_BUDGET_MS (${config.INLINE_BUDGET_MS}): an inline job at the limit could never run`,
       })
     }
     if (config.MODE === 'production' && config.TOKENS.length === 0 && config.TOKENS_FILE === undefined) {

@@ -15,7 +15,8 @@ export interface JobCost {
 type CostLimits = Pick<
   ServerConfig,
   'MAX_PROGRAM_COST' | 'MAX_INLINE_COST' | 'TENANT_COST_BUDGET' | 'TENANT_COST_WINDOW_MS'
->
+> &
+  Partial<Pick<ServerConfig, 'ADDRESS_COST_BUDGET'>>
 
 const units = (value: number) => Math.ceil(value).toLocaleString('en-US')
 
@@ -25,22 +26,32 @@ const units = (value: number) => Math.ceil(value).toLocaleString('en-US')
  * MAX_INLINE_COST on the `inline` executor (LIMIT_EXCEEDED: inline blocks the event
  * loop for the whole job), and a tenant past its TENANT_COST_BUDGET per
  * TENANT_COST_WINDOW_MS (RATE_LIMITED with Retry-After). The budget is a token bucket
- * of cost units per tenant that refills evenly over the window.
+ * of cost units per tenant that refills evenly over the window; in local mode the
+ * anonymous tenants of one client address also share one such bucket
+ * (ADDRESS_COST_BUDGET, by default one tenant's).
  */
 export class CostAdmission {
   readonly #limits: CostLimits
   readonly #budget: TokenBucketLimiter
+  /** Local mode: the anonymous tenants of one client address share one tenant's budget. */
+  readonly #addressBudget: TokenBucketLimiter
 
   constructor(limits: CostLimits, now?: () => number) {
     this.#limits = limits
+    const window = limits.TENANT_COST_WINDOW_MS / 1000
+    const perAddress = this.#addressLimit
     this.#budget = new TokenBucketLimiter(
-      {
-        ratePerSecond: limits.TENANT_COST_BUDGET / (limits.TENANT_COST_WINDOW_MS / 1000),
-        burst: limits.TENANT_COST_BUDGET,
-        what: 'cost units',
-      },
+      { ratePerSecond: limits.TENANT_COST_BUDGET / window, burst: limits.TENANT_COST_BUDGET, what: 'cost units' },
       now,
     )
+    this.#addressBudget = new TokenBucketLimiter(
+      { ratePerSecond: perAddress / window, burst: perAddress, what: 'cost units' },
+      now,
+    )
+  }
+
+  get #addressLimit(): number {
+    return this.#limits.ADDRESS_COST_BUDGET ?? this.#limits.TENANT_COST_BUDGET
   }
 
   /** Checks the per-request limits (no budget spent); throws LIMIT_EXCEEDED naming the cost and the limit. */
@@ -62,24 +73,42 @@ export class CostAdmission {
     }
   }
 
-  /** Spends `cost` from the tenant's budget; throws RATE_LIMITED (429 + Retry-After) when too little is left. */
-  charge(tenant: string, cost: JobCost): void {
-    const { TENANT_COST_BUDGET, TENANT_COST_WINDOW_MS } = this.#limits
+  /**
+   * Spends `cost` from the tenant's budget and, for an anonymous tenant, from its client
+   * address's too — new sessions are cheap, so without it each one would bring a fresh
+   * budget. Throws RATE_LIMITED (429 + Retry-After) when either has too little left;
+   * then neither is spent.
+   */
+  charge(tenant: string, cost: JobCost, anonymousAddress?: string): void {
+    if (anonymousAddress !== undefined && !this.#addressBudget.has(anonymousAddress, cost.units)) {
+      this.#refuse(cost, 'the sessions of this client address have', 'ADDRESS_COST_BUDGET', this.#addressLimit, () =>
+        this.#addressBudget.take(anonymousAddress, cost.units),
+      )
+    }
+    this.#refuse(cost, 'this tenant has', 'TENANT_COST_BUDGET', this.#limits.TENANT_COST_BUDGET, () =>
+      this.#budget.take(tenant, cost.units),
+    )
+    if (anonymousAddress !== undefined) this.#addressBudget.charge(anonymousAddress, cost.units)
+  }
+
+  /** Runs `take`; its RATE_LIMITED becomes one that names the budget and who spent it. */
+  #refuse(cost: JobCost, who: string, setting: string, limit: number, take: () => void): void {
+    const { TENANT_COST_WINDOW_MS } = this.#limits
     try {
-      this.#budget.take(tenant, cost.units)
+      take()
     } catch (error) {
       if (!(error instanceof HeError) || error.code !== 'RATE_LIMITED') throw error
       const retryAfterSeconds = Number(error.details?.retryAfterSeconds ?? 1)
       throw new HeError(
         'RATE_LIMITED',
-        `this ${cost.what} costs about ${units(cost.units)} cost units and this tenant has spent its budget of ${units(TENANT_COST_BUDGET)} per ${TENANT_COST_WINDOW_MS / 1000} s (TENANT_COST_BUDGET per TENANT_COST_WINDOW_MS); enough is back in ${retryAfterSeconds} s`,
+        `this ${cost.what} costs about ${units(cost.units)} cost units and ${who} spent the budget of ${units(limit)} per ${TENANT_COST_WINDOW_MS / 1000} s (${setting} per TENANT_COST_WINDOW_MS); enough is back in ${retryAfterSeconds} s`,
         {
           details: {
             retryAfterSeconds,
             cost: Math.ceil(cost.units),
-            limit: TENANT_COST_BUDGET,
+            limit,
             windowMs: TENANT_COST_WINDOW_MS,
-            setting: 'TENANT_COST_BUDGET',
+            setting,
           },
           cause: error,
         },

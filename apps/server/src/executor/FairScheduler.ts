@@ -32,6 +32,10 @@ export interface SubmitOptions {
   timeoutMs: number
   /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
   cost?: number
+  /** Called just before the job goes to the executor; what it throws refuses the job instead. */
+  beforeRun?: () => void
+  /** Called with the worker's reply before the submission resolves. */
+  afterRun?: (reply: WorkerReply) => void
 }
 
 /** A finished job and how long it waited for a worker. */
@@ -51,6 +55,7 @@ interface Entry {
   bypassed: number
   /** Estimated work in cost units. */
   cost: number
+  hooks: Pick<SubmitOptions, 'beforeRun' | 'afterRun'>
   enqueuedAt: number
   deadlineAt: number
   resolve(value: Scheduled): void
@@ -185,6 +190,7 @@ export class FairScheduler {
         keys: jobKeys?.keys,
         bypassed: 0,
         cost,
+        hooks: { beforeRun: options.beforeRun, afterRun: options.afterRun },
         enqueuedAt: now,
         deadlineAt: now + options.timeoutMs,
         resolve,
@@ -232,6 +238,13 @@ export class FairScheduler {
 
   #start(entry: Entry, worker?: string): void {
     entry.cleanup()
+    try {
+      entry.hooks.beforeRun?.()
+    } catch (error) {
+      entry.reject(error)
+      this.#notifyIdle()
+      return
+    }
     const started = performance.now()
     const queueMs = started - entry.enqueuedAt
     const deadline = new AbortController()
@@ -253,6 +266,7 @@ export class FairScheduler {
             this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
           }
           this.#placement.learn(reply)
+          entry.hooks.afterRun?.(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
           if (reply.cpuMs !== undefined) reply.timings.cpu = reply.cpuMs

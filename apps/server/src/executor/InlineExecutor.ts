@@ -7,8 +7,9 @@ import type { WorkerSetup } from './WorkerSetup.ts'
 /**
  * Runs HE work on the main event loop. Kept only so the cost can be measured: while
  * a job computes, no other request (health checks included) is answered, and a job
- * cannot be stopped at its deadline — so the hub admits only small jobs here
- * (MAX_INLINE_COST). Like a worker, its SEAL instance is replaced when a reply says
+ * cannot be stopped at its deadline — so it runs one job at a time, lets the loop
+ * answer what waits before each, and the hub admits only small jobs here
+ * (MAX_INLINE_COST, and by measured time: `InlineAdmission`). Like a worker, its SEAL instance is replaced when a reply says
  * so after SEAL_ERROR_RECYCLE caught exceptions: the thread cannot be replaced, so
  * the runner, the cached contexts and the node-seal instance are dropped and a fresh
  * WASM instance is made from the same compiled module. Until it
@@ -65,6 +66,9 @@ export class InlineExecutor implements Executor {
     this.#running++
     let reply: WorkerReply | undefined
     try {
+      // The loop is served between two inline jobs: without this the next queued job
+      // starts in the same turn as the last one ended, and 40 of them block it as one.
+      await new Promise((resolve) => setImmediate(resolve))
       reply = await runner.run(job)
       return reply
     } finally {

@@ -41,8 +41,37 @@ export class TokenBucketLimiter {
    * retryAfterSeconds) when fewer are left. A cost budget spends a job's cost units.
    */
   take(key: string, amount = 1): void {
+    const { ratePerSecond, burst, what } = this.#options
+    const bucket = this.#refill(key)
+    if (bucket.tokens < amount) {
+      const retryAfterSeconds = Math.ceil((amount - bucket.tokens) / ratePerSecond)
+      throw new HeError(
+        'RATE_LIMITED',
+        `too many ${what}: at most ${burst} at once and ${formatRate(ratePerSecond)} after that; retry in ${retryAfterSeconds} s`,
+        { details: { retryAfterSeconds, burst, ratePerSecond } },
+      )
+    }
+    bucket.tokens -= amount
+  }
+
+  /**
+   * Spends `amount` tokens of `key`'s bucket even when fewer are left (the bucket goes
+   * into debt, refused until it refills): for work measured after it was done. A
+   * negative amount gives tokens back (up to the burst).
+   */
+  charge(key: string, amount: number): void {
+    const bucket = this.#refill(key)
+    bucket.tokens = Math.min(this.#options.burst, bucket.tokens - amount)
+  }
+
+  /** Whether `key`'s bucket holds at least `amount` tokens now (nothing spent). */
+  has(key: string, amount: number): boolean {
+    return this.#refill(key).tokens >= amount
+  }
+
+  #refill(key: string): Bucket {
     const now = this.#now()
-    const { ratePerSecond, burst, maxKeys, what } = this.#options
+    const { ratePerSecond, burst, maxKeys } = this.#options
     const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now }
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * ratePerSecond)
     bucket.at = now
@@ -53,15 +82,7 @@ export class TokenBucketLimiter {
       const oldest = this.#buckets.keys().next().value
       if (oldest !== undefined) this.#buckets.delete(oldest)
     }
-    if (bucket.tokens < amount) {
-      const retryAfterSeconds = Math.ceil((amount - bucket.tokens) / ratePerSecond)
-      throw new HeError(
-        'RATE_LIMITED',
-        `too many ${what}: at most ${burst} at once and ${formatRate(ratePerSecond)} after that; retry in ${retryAfterSeconds} s`,
-        { details: { retryAfterSeconds, burst, ratePerSecond } },
-      )
-    }
-    bucket.tokens -= amount
+    return bucket
   }
 
   /** Keys tracked now (for tests and metrics). */

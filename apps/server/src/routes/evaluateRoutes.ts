@@ -18,6 +18,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { KeySetNeeds } from '../app/resolveKeySet.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { executorOverride } from '../http/executorOverride.ts'
+import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal, mediaType } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
@@ -81,6 +82,7 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
           cost: analysis.cost.units,
+          client: jobClient(request),
           ...executorOverride(request),
         },
       )

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { FAULTS } from '../executor/jobMessages.ts'
 import { executorOverride } from '../http/executorOverride.ts'
+import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 
@@ -41,7 +42,7 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
         ...(ms === undefined ? {} : { ms }),
         ...(gate === undefined ? {} : { gatePath: join(gates, gate) }),
       },
-      { timeoutMs: requestTimeLeft(request), ...executorOverride(request) },
+      { timeoutMs: requestTimeLeft(request), client: jobClient(request), ...executorOverride(request) },
     )
     reply.header('x-sealbox-executor', done.mode)
     jobResult(request, done, 'faultSurvived')

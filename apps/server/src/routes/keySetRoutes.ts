@@ -8,6 +8,7 @@ import {
 } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
@@ -39,7 +40,7 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
       const done = await hub.submit(
         tenant.id,
         { type: 'inspectKeys', bytes },
-        { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply) },
+        { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), client: jobClient(request) },
       )
       const { facts, sha256 } = jobResult(request, done, 'keysInspected')
       const { record, created } = await request.timing.measure('store', () =>

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { executorOverride } from '../http/executorOverride.ts'
+import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
@@ -67,7 +68,12 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       const done = await hub.submit(
         tenant.id,
         { type: 'search', queries, ...keys },
-        { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), ...executorOverride(request) },
+        {
+          timeoutMs: requestTimeLeft(request),
+          signal: clientGoneSignal(reply),
+          client: jobClient(request),
+          ...executorOverride(request),
+        },
       )
       const result = jobResult(request, done, 'searchResult')
       reply

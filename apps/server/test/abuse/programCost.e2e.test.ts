@@ -55,6 +55,8 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
         MAX_PROGRAM_COST: String(MAX_PROGRAM_COST),
         TENANT_COST_BUDGET: '5000',
         TENANT_COST_WINDOW_MS: '600000',
+        // Every tenant here is a session from one loopback address; what they share is anonymousBudget.e2e's subject.
+        ADDRESS_COST_BUDGET: '1000000',
         QUEUE_SIZE: String(QUEUE_SIZE),
         TENANT_QUEUE_SIZE: String(QUEUE_SIZE),
         REQUEST_TIMEOUT_MS: '120000',
