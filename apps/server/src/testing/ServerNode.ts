@@ -33,6 +33,8 @@ export interface ServerNodeOptions {
   entry?: 'source' | 'built'
   /** Keep HOST as given in `env` instead of 127.0.0.1 (the node is still reached on 127.0.0.1). */
   keepHost?: boolean
+  /** A fixed port (a node restarted where nginx expects it); default: a free one. */
+  port?: number
   /** Wait for `/readyz` (default); false returns once the process is spawned (start-up tests). */
   waitReady?: boolean
 }
@@ -108,7 +110,7 @@ export class ServerNode {
     const name = options.name ?? 'node'
     const dir = await mkdtemp(join(tmpdir(), `sealbox-${name}-`))
     const dataDir = options.dataDir ?? join(dir, 'data')
-    const port = await freePort()
+    const port = options.port ?? (await freePort())
     const log = createWriteStream(join(dir, 'server.log'))
     const child = spawnMain(
       options.args ?? [],

@@ -1,0 +1,126 @@
+import { SealboxClient } from '@sealbox/he-core/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { waitFor } from '../../src/testing/debianTools.ts'
+import { ServerNode } from '../../src/testing/ServerNode.ts'
+import { TempNginx } from '../../src/testing/TempNginx.ts'
+import { TempPostgres } from '../../src/testing/TempPostgres.ts'
+import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
+
+/*
+ * Drills on the nodes of a two-node deployment (PostgreSQL, nginx, keyed searches
+ * through nginx with SealboxClient's retries): a rolling restart, a node killed with
+ * SIGKILL under load, and a node started while its database is down. Each reports its
+ * failure count.
+ */
+
+const ALICE = 'alice-token-0123456789abcdefghijKLMNOPQR'
+
+let postgres: TempPostgres
+let keyStore: string
+let env: Record<string, string>
+let nodes: ServerNode[]
+let nginx: TempNginx
+let keyed: KeyedSearch
+
+/** Restarts node `i` where nginx expects it (same port), after `stop` ended it. */
+async function restart(i: number, stop: (node: ServerNode) => Promise<unknown>): Promise<void> {
+  const node = nodes[i] as ServerNode
+  await stop(node)
+  nodes[i] = await ServerNode.start({ name: node.name, env, port: node.port })
+}
+
+beforeAll(async () => {
+  postgres = await TempPostgres.start()
+  keyStore = await postgres.createDatabase('sealbox')
+  env = drillNodeEnv({ TOKENS: `alice:${ALICE}`, KEY_STORE: keyStore })
+  nodes = await Promise.all([ServerNode.start({ name: 'node-a', env }), ServerNode.start({ name: 'node-b', env })])
+  nginx = await TempNginx.start({ nodes: nodes.map((node) => node.address) })
+  keyed = await keyedSearch(new SealboxClient({ baseUrl: nginx.url, token: ALICE }))
+}, 240_000)
+
+afterAll(async () => {
+  keyed?.search[Symbol.dispose]()
+  await nginx?.stop()
+  await Promise.all((nodes ?? []).map((node) => node.stop()))
+  await postgres?.stop()
+})
+
+describe('node drills', () => {
+  it('rolling restart (SIGTERM, start again, one node at a time): 0 failed searches', async () => {
+    const client = new SealboxClient({ baseUrl: nginx.url, token: ALICE })
+    const loop = new SearchLoop(() => keyed.run(client))
+    await loop.waitForOk(3)
+    for (const i of [0, 1]) {
+      await restart(i, (node) => node.stop())
+      await loop.waitForOk(3)
+    }
+    const counts = await loop.stop()
+    console.info(`rolling restart drill: ${counts.ok + counts.failed} searches, ${counts.failed} failed`)
+    expect(counts.errors).toEqual([])
+  })
+
+  it('kill -9 of the node serving the searches: fewer than 1 % fail, none of them an HTML page', async () => {
+    const seen: string[] = []
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      seen.push((response.headers.get('x-sealbox-node') ?? '').split(',').at(-1)?.trim() ?? '')
+      return response
+    }
+    const client = new SealboxClient({ baseUrl: nginx.url, token: ALICE, fetch: recording })
+    const loop = new SearchLoop(() => keyed.run(client))
+    await loop.waitForOk(3)
+    const home = nodes.findIndex((node) => node.address === seen.at(-1))
+    expect(home).toBeGreaterThanOrEqual(0)
+    await restart(home, async (node) => {
+      node.signal('SIGKILL')
+      await node.exited()
+      // The survivor answers while the killed node is down.
+      await loop.waitForOk(5)
+      await node.stop()
+    })
+    // Enough searches around the kill for the failure share to mean something.
+    await loop.waitForOk(200)
+    const counts = await loop.stop()
+    console.info(`kill -9 drill: ${counts.ok + counts.failed} searches, ${counts.failed} failed`, counts.errors)
+    expect(counts.failed / (counts.ok + counts.failed)).toBeLessThan(0.01)
+    for (const error of counts.errors) expect(error).not.toMatch(/<html/i)
+  })
+
+  it('a node started while PostgreSQL is down retries, one line per attempt, and serves once it is up', async () => {
+    await postgres.stopServer()
+    let late: ServerNode | undefined
+    try {
+      late = await ServerNode.start({ name: 'late', env, waitReady: false })
+      await waitFor('two failed attempts in the log', async () =>
+        /\(attempt 2\)/.test(await (late as ServerNode).log()),
+      )
+    } finally {
+      await postgres.restart()
+    }
+    const node = late as ServerNode
+    await waitFor('the late node to be ready', async () => (await fetch(`${node.url}/readyz`)).status === 200, 90_000)
+    const log = await node.log()
+    expect(log).toMatch(
+      /key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/sealbox not reachable at start \(attempt 1\): .*ECONNREFUSED.*; retrying in 0\.5 s/,
+    )
+    expect(log).not.toContain('/sealbox:') // never the URL with credentials
+    await keyed.run(new SealboxClient({ baseUrl: node.url, token: ALICE }))
+    await node.stop()
+  })
+
+  it('gives up after KEY_STORE_CONNECT_TIMEOUT_MS with one line naming the store and the database’s reason', async () => {
+    const wrong = keyStore.replace(/\/sealbox$/, '/no_such_db')
+    const failure = await ServerNode.start({
+      name: 'wrong-db',
+      env: { ...env, KEY_STORE: wrong, KEY_STORE_CONNECT_TIMEOUT_MS: '1500' },
+    }).then(
+      () => 'started',
+      (error: unknown) => String(error),
+    )
+    expect(failure).toMatch(/exited \(1\) at start/)
+    expect(failure).toMatch(
+      /sealbox: cannot open the key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/no_such_db after \d+ attempts .*database "no_such_db" does not exist/,
+    )
+    expect(failure).not.toMatch(/\n\s+at /)
+  })
+})
