@@ -147,7 +147,7 @@ export class DyadicSearch {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
   return true
@@ -161,7 +161,11 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * zero ciphertext with it into SEAL: undefined if SEAL refuses it or reads it otherwise
  * (a future layout), and then every query goes through SEAL's load.
  */
-function freshCiphertextHeader(ctx: HeContext, plaintextSave: Uint8Array, words: number): Uint8Array | undefined {
+export function freshCiphertextHeader(
+  ctx: HeContext,
+  plaintextSave: Uint8Array,
+  words: number,
+): Uint8Array | undefined {
   const SEAL_HEADER = 16
   const length = SEAL_HEADER + 32 + 1 + 8 * 5 + SEAL_HEADER + 8
   const header = new Uint8Array(length)

@@ -9,6 +9,7 @@ import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import { searchFixture } from './searchTestKit.ts'
+import { decodeSearchQuery, encodeSearchQuery } from './searchWire.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
 import { galoisKeyWordsBytes } from './wasm/galoisKeyWords.ts'
 
@@ -46,6 +47,34 @@ describe('the key-switching search kernel', () => {
       }
     })
   }
+
+  it('reads unseeded uncompressed queries in place and refuses unreduced words before any SEAL call', async () => {
+    using fixture = await searchFixture({ rows: 300, dimension: 16, babySteps: 'server', compression: 'none' })
+    const { ctx, config, database, client, index, keys } = fixture
+    expect(index.kernel).toBe('keySwitch')
+    const vector = syntheticSearchQuery(config.dimension, 6)
+    const query = client.encryptQuery(vector, { seeded: false })
+    const oracle = plaintextSearchScores(config, database, vector)
+    expect(client.decryptScores(index.evaluate(query, keys).response).scores).toEqual(oracle)
+    const decoded = decodeSearchQuery(query, { fingerprint: ctx.fingerprint, configId: config.configId, count: 1 })
+    const identity = { fingerprint: ctx.fingerprint, keySetId: decoded.keySetId, configId: config.configId }
+    for (const forged of [ctx.coeffPrimes[1] as bigint, 1n << 40n]) {
+      const payload = (decoded.items[0] as (typeof decoded.items)[number]).payload.slice()
+      new DataView(payload.buffer).setBigUint64(payload.byteLength - 8, forged, true)
+      const before = sealExceptionCount()
+      let error: unknown
+      try {
+        index.evaluate(encodeSearchQuery(identity, [{ payload, seeded: false, level: ctx.topLevel }]), keys)
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(HeError)
+      expect((error as HeError).code).toBe('INVALID_ENVELOPE')
+      expect((error as HeError).message).toMatch(/query ciphertext 0 has 1 coefficients at or above their prime/)
+      expect(sealExceptionCount()).toBe(before)
+    }
+    expect(client.decryptScores(index.evaluate(query, keys).response).scores).toEqual(oracle)
+  })
 
   it("refuses another user's keys and keys without the steps, with coded errors, and stays usable", async () => {
     using fixture = await searchFixture({ rows: 300, dimension: 16, babySteps: 'server', babyStep: 4 })

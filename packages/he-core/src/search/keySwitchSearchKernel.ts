@@ -5,7 +5,7 @@ import { sealCall } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
-import type { SearchKernelChoice } from './dyadicSearchKernel.ts'
+import { freshCiphertextHeader, type SearchKernelChoice, sameBytes } from './dyadicSearchKernel.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
 import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
@@ -47,6 +47,8 @@ export class KeySwitchSearch {
   readonly #headroom: number
   readonly #out: Uint32Array
   readonly #last: number
+  /** SEAL's save header of a fresh query ciphertext (proven against SEAL at prepare), or undefined. */
+  #freshHeader: Uint8Array | undefined
   #template: Uint8Array | undefined
   /** SEAL's save of a block result at the last level, for the fresh query header it came from. */
   #lastLevel: { from: Uint8Array; template: Uint8Array } | undefined
@@ -100,10 +102,12 @@ export class KeySwitchSearch {
     const none = ctx.seal.ComprModeType.none
     const plainWords = kernel.L * n
     const words = new Uint32Array(plainWords)
+    let plaintextSave: Uint8Array | undefined
     for (const { block, plaintexts } of blocks) {
       const rows = plaintexts.map((row) =>
         row.map((plaintext) => {
           const saved = sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array)
+          plaintextSave ??= saved
           if (!narrow(sealDataWords(saved, plainWords), words)) throw new HeError('INTERNAL', 'a diagonal word ≥ 2^32')
           const at = kernel.alloc(plainWords)
           kernel.words(at, plainWords).set(words)
@@ -112,6 +116,7 @@ export class KeySwitchSearch {
       )
       search.#diagonals.set(block.index, rows)
     }
+    search.#freshHeader = plaintextSave && freshCiphertextHeader(ctx, plaintextSave, 2 * plainWords)
     return search
   }
 
@@ -120,9 +125,46 @@ export class KeySwitchSearch {
     return this.#kernel.heapBytes
   }
 
-  /** Queries always come through SEAL's load here (it checks them); see `loadQuery`. */
-  loadDirect(): boolean {
-    return false
+  /**
+   * Takes the query straight from its envelopes when every item is an unseeded,
+   * uncompressed SEAL save whose header is exactly a fresh query ciphertext's: the words
+   * go into the kernel, each checked below its prime first (what SEAL's load checks, but
+   * without a SEAL exception for a forged one), and SEAL loads nothing. Returns false
+   * (nothing done) otherwise: the caller loads the query through SEAL.
+   */
+  loadDirect(items: readonly Envelope<'ciphertext'>[]): boolean {
+    const header = this.#freshHeader
+    if (!header) return false
+    const bytes = header.byteLength + this.#cipherWords * 8
+    const direct = items.every(
+      (item) =>
+        !item.seeded &&
+        item.compression === 'none' &&
+        item.payload.byteLength === bytes &&
+        sameBytes(item.payload.subarray(0, header.byteLength), header),
+    )
+    if (!direct) return false
+    const { n, L } = this.#kernel
+    const primes = this.#kernel.shape.keyPrimes.map(Number)
+    const words = this.#out.subarray(0, this.#cipherWords)
+    for (const [a, item] of items.entries()) {
+      const pairs = new Uint32Array(item.payload.slice(header.byteLength).buffer)
+      let unreduced = 0
+      for (let w = 0; w < words.length; w++) {
+        const lo = pairs[2 * w] as number
+        if (pairs[2 * w + 1] !== 0 || lo >= (primes[Math.floor(w / n) % L] as number)) unreduced++
+        words[w] = lo
+      }
+      if (unreduced > 0) {
+        throw new HeError(
+          'INVALID_ENVELOPE',
+          `query ciphertext ${a} has ${unreduced} coefficients at or above their prime: it is not valid for these parameters`,
+        )
+      }
+      this.#kernel.words(this.#baby[a] as number, this.#cipherWords).set(words)
+    }
+    this.#template = (items[0] as Envelope<'ciphertext'>).payload.slice()
+    return true
   }
 
   /** Copies the loaded query ciphertexts' residues into the kernel's baby-step slots. */
