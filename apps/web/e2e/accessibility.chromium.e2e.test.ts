@@ -1,30 +1,25 @@
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { PANEL_NAMES } from './support/layout.ts'
-import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 
 /*
  * Accessibility of the sandbox in Chromium, on a workspace with something in every
  * panel: every button has a name of its own, a skip link leads to the open panel, and
- * powers of two read as words.
+ * powers of two read as words. Each test opens its own fresh page and runs alone.
  */
 
-let page: Page
-let close: () => Promise<void>
-let errors: string[] = []
-
-beforeAll(async () => {
-  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl')))
-})
-
-afterAll(async () => {
-  await close?.()
-})
-
-const openPanel = (name: string) => openSandboxPanel(page, name)
+/** CKKS at n = 8192 (its scale reads as a power of two), made into a context. */
+async function ckksParams(page: Page): Promise<void> {
+  await page.getByTestId('scheme-ckks').check({ force: true })
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+}
 
 /** The accessible name of every button Chromium exposes on the page ('' when it has none). */
-async function buttonNames(): Promise<string[]> {
+async function buttonNames(page: Page): Promise<string[]> {
   const tree = await page.locator('body').ariaSnapshot()
   return tree
     .split('\n')
@@ -34,7 +29,7 @@ async function buttonNames(): Promise<string[]> {
 }
 
 describe('sandbox accessibility in Chromium', () => {
-  it('reads powers of two as words ("2 to the power 40"), not "2^40"', async () => {
+  test('reads powers of two as words ("2 to the power 40"), not "2^40"', async ({ sandbox: { page, errors } }) => {
     await page.getByTestId('scheme-ckks').check({ force: true })
     await page.getByTestId('polyModulusDegree-8192').check({ force: true })
     const scale = page.getByTestId('params-facts').getByRole('img', { name: /^2 to the power \d+$/ })
@@ -42,13 +37,15 @@ describe('sandbox accessibility in Chromium', () => {
     await expect(scale.locator('sup').count()).resolves.toBe(1)
     await page.getByRole('button', { name: 'Create context' }).click()
     await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+    expect(errors).toEqual([])
   })
 
-  it('gives every button on every panel a name of its own', async () => {
-    await openPanel('Keys')
+  test('gives every button on every panel a name of its own', async ({ sandbox: { page, errors } }) => {
+    await ckksParams(page)
+    await openPanel(page, 'Keys')
     await page.getByRole('button', { name: 'Generate keys' }).click()
     await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     for (const values of ['1.5, 2', '3, 4']) {
       await page.getByLabel('Values').fill(values)
       await page.getByRole('button', { name: 'Encode and encrypt' }).click()
@@ -61,22 +58,22 @@ describe('sandbox accessibility in Chromium', () => {
         .getByRole('img', { name: /^2 to the power 40$/ })
         .count(),
     ).resolves.toBe(1)
-    await openPanel('Functions')
+    await openPanel(page, 'Functions')
     for (const label of ['Multiply', 'Relinearize']) {
       await page.getByLabel('Operation to add').selectOption({ label })
       await page.getByRole('button', { name: 'Add step' }).click()
     }
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
-    await openPanel('Server')
+    await openPanel(page, 'Server')
     await page.getByRole('button', { name: 'Connect' }).click()
     await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
     await page.getByRole('button', { name: 'Run pipeline on server' }).click()
     await page.getByTestId('remote-run').waitFor({ timeout: 60_000 })
 
     for (const name of PANEL_NAMES) {
-      await openPanel(name)
-      const names = await buttonNames()
+      await openPanel(page, name)
+      const names = await buttonNames(page)
       expect(names.length, `${name}: buttons found`).toBeGreaterThan(3)
       expect(
         names.filter((n) => n === ''),
@@ -88,8 +85,8 @@ describe('sandbox accessibility in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('offers a skip link to the open panel as the first stop of the keyboard', async () => {
-    await openPanel('Variables')
+  test('offers a skip link to the open panel as the first stop of the keyboard', async ({ sandbox: { page } }) => {
+    await openPanel(page, 'Variables')
     // A fresh page: the keyboard starts at the top of the document.
     await page.reload()
     await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })

@@ -3,54 +3,54 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Locator, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect } from 'vitest'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES, saveDebugShot } from './support/layout.ts'
-import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { type SandboxOptions, test as sandboxTest } from './support/sandboxTest.ts'
 
 /*
- * Regression tests for what a new user hit in the sandbox (one browser, one
- * workspace carried from test to test, like a person working through the panels).
+ * Regression tests for what a new user hit in the sandbox. Every test opens a fresh
+ * page (an empty workspace) and builds what its bug needs with the helpers below, so
+ * each runs alone.
  */
 
 const run = promisify(execFile)
 const WIDE = { width: 1400, height: 900 }
 const NARROW = { width: 390, height: 844 }
-let page: Page
-let close: () => Promise<void>
 let tmp: string
-let errors: string[] = []
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
-  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl'), {
+})
+
+afterAll(async () => {
+  if (tmp) await rm(tmp, { recursive: true, force: true })
+})
+
+/** Every test's own fresh page, wide, and failing on any blocking browser dialog. */
+const test = sandboxTest.extend<{ $test: { sandboxOptions: SandboxOptions } }>({
+  sandboxOptions: {
     viewport: WIDE,
     // The sandbox must never fall back to the browser's blocking dialogs.
-    prepare: (target, found) =>
+    prepare: (target: Page, found: string[]) =>
       target.on('dialog', (dialog) => {
         found.push(`window.${dialog.type()}: ${dialog.message()}`)
         void dialog.dismiss()
       }),
-  }))
+  },
 })
-
-afterAll(async () => {
-  await close?.()
-  if (tmp) await rm(tmp, { recursive: true, force: true })
-})
-
-const openPanel = (name: string) => openSandboxPanel(page, name)
 
 /** Clicks a download button and saves the file under the test's temporary folder. */
 async function download(button: Locator): Promise<string> {
-  const [file] = await Promise.all([page.waitForEvent('download'), button.click()])
+  const [file] = await Promise.all([button.page().waitForEvent('download'), button.click()])
   const path = join(tmp, `${Date.now()}-${file.suggestedFilename()}`)
   await file.saveAs(path)
   return path
 }
 
-async function createVariable(name: string, values: string): Promise<void> {
-  await openPanel('Variables')
+async function createVariable(page: Page, name: string, values: string): Promise<void> {
+  await openPanel(page, 'Variables')
   await page.getByLabel('Name', { exact: true }).fill(name)
   await page.getByLabel('Values').fill(values)
   await page.getByRole('button', { name: 'Encode and encrypt' }).click()
@@ -58,7 +58,7 @@ async function createVariable(name: string, values: string): Promise<void> {
 }
 
 /** Connects the Server panel and waits for "Ready" (or fails with the error the page shows). */
-async function connect(button: 'Connect' | 'Reconnect' = 'Connect'): Promise<void> {
+async function connect(page: Page, button: 'Connect' | 'Reconnect' = 'Connect'): Promise<void> {
   const card = page.getByRole('form', { name: 'Server connection' })
   await card.getByRole('button', { name: button, exact: true }).click()
   const ready = card.getByTestId('server-connection').getByText('Ready')
@@ -67,20 +67,20 @@ async function connect(button: 'Connect' | 'Reconnect' = 'Connect'): Promise<voi
   if (await failed.isVisible()) throw new Error(`could not connect: ${await failed.textContent()}`)
 }
 
-async function addStep(label: string): Promise<void> {
+async function addStep(page: Page, label: string): Promise<void> {
   await page.getByLabel('Operation to add').selectOption({ label })
   await page.getByRole('button', { name: 'Add step' }).click()
 }
 
-async function applyParams(): Promise<void> {
+async function applyParams(page: Page): Promise<void> {
   await page.getByRole('button', { name: /Create context|Use these parameters/ }).click()
   const discard = page.getByRole('button', { name: 'Discard and use new parameters' })
   await Promise.race([discard.waitFor(), page.getByTestId('worker-ready').waitFor()])
   if (await discard.isVisible()) await discard.click()
 }
 
-async function generateKeys(): Promise<void> {
-  await openPanel('Keys')
+async function generateKeys(page: Page): Promise<void> {
+  await openPanel(page, 'Keys')
   await page.getByRole('button', { name: 'Generate keys' }).click()
   await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
   await page.getByTestId('worker-ready').waitFor()
@@ -94,14 +94,37 @@ async function rightEdge(locator: Locator): Promise<number> {
 }
 
 /** The message a failed step shows, without the "Stopped here." lead. */
-async function stepError(step: number): Promise<string> {
+async function stepError(page: Page, step: number): Promise<string> {
   const alert = page.getByTestId(`step-${step}`).getByRole('alert')
   await alert.waitFor()
   return ((await alert.textContent()) ?? '').replace(/^Stopped here\.\s*/, '')
 }
 
+/** BFV at n = 4096 with primes of 36, 36 and 37 bits, and its keys. */
+async function paramsAndKeys(page: Page): Promise<void> {
+  await page.getByText('Custom bit sizes').click()
+  await page.getByLabel('Prime bit sizes').fill('36, 36, 37')
+  await applyParams(page)
+  await page.getByTestId('params-in-use').waitFor()
+  await generateKeys(page)
+}
+
+/** x and y of six-digit values (wide previews), multiply → relinearize, run. */
+async function wideValuesPipeline(page: Page): Promise<void> {
+  await paramsAndKeys(page)
+  await createVariable(page, 'x', '123456, 234567, 345678, 456789, 501234')
+  await createVariable(page, 'y', '-234567, 345678, -456789, 123456, 499999')
+  await openPanel(page, 'Functions')
+  await addStep(page, 'Multiply')
+  await addStep(page, 'Relinearize')
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
+}
+
 describe('new-user bugs in Chromium', () => {
-  it('accepts coefficient-modulus bit sizes separated by spaces, like the other list fields (bug 10)', async () => {
+  test('accepts coefficient-modulus bit sizes separated by spaces, like the other list fields (bug 10)', async ({
+    sandbox: { page, errors },
+  }) => {
     await page.getByText('Custom bit sizes').click()
     const bits = page.getByLabel('Prime bit sizes')
     await bits.fill('40 20 40')
@@ -109,14 +132,18 @@ describe('new-user bugs in Chromium', () => {
     await expect(page.getByTestId('params-facts').textContent()).resolves.toMatch(/100/)
     await bits.fill('36 36,  37')
     await expect(page.getByRole('button', { name: 'Create context' }).isEnabled()).resolves.toBe(true)
-    await applyParams()
+    await applyParams(page)
     await page.getByTestId('params-in-use').waitFor()
     await expect(bits.inputValue()).resolves.toBe('36 36,  37')
-    await generateKeys()
+    await generateKeys(page)
+    expect(errors).toEqual([])
   })
 
-  it('asks before an uploaded variable replaces one of the same name, and keeps the Code panel consistent (bug 1)', async () => {
-    await createVariable('z', '7, 8, 9')
+  test('asks before an uploaded variable replaces one of the same name, and keeps the Code panel consistent (bug 1)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await paramsAndKeys(page)
+    await createVariable(page, 'z', '7, 8, 9')
     const file = await download(page.getByTestId('variable-z').getByRole('button', { name: 'Download' }))
     await page.getByTestId('upload-variable').setInputFiles(file)
     const dialog = page.getByRole('alertdialog', { name: 'Replace variable z?' })
@@ -141,7 +168,7 @@ describe('new-user bugs in Chromium', () => {
     await expect.poll(() => page.getByTestId('variable-z').textContent()).toMatch(/uploaded/)
 
     // The program cannot rebuild an uploaded value: it is left out, never listed as an output it cannot define.
-    await openPanel('Code')
+    await openPanel(page, 'Code')
     await expect(page.getByTestId('left-out').textContent()).resolves.toMatch(/Left out: z, z2/)
     const options = page.getByRole('region', { name: 'Program options' })
     await expect(options.getByRole('checkbox', { name: 'z', exact: true }).count()).resolves.toBe(0)
@@ -151,32 +178,39 @@ describe('new-user bugs in Chromium', () => {
       /Choose at least one value to print/,
     )
 
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     await page.getByRole('button', { name: 'Remove z2' }).click()
     await page.getByRole('button', { name: 'Remove z', exact: true }).click()
     await expect.poll(() => page.locator('[data-testid^="variable-z"]').count()).toBe(0)
     expect(errors).toEqual([])
   })
 
-  it('names a failing step once: no doubled "Step 2 (relinearize): step 2 (relinearize):" (bug 4)', async () => {
+  test('names a failing step once: no doubled "Step 2 (relinearize): step 2 (relinearize):" (bug 4)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await paramsAndKeys(page)
     // Six-digit values make wide previews: the remote-run table below must still fit its card.
-    await createVariable('x', '123456, 234567, 345678, 456789, 501234')
-    await createVariable('y', '-234567, 345678, -456789, 123456, 499999')
-    await openPanel('Functions')
-    await addStep('Multiply')
-    await addStep('Relinearize')
+    await createVariable(page, 'x', '123456, 234567, 345678, 456789, 501234')
+    await createVariable(page, 'y', '-234567, 345678, -456789, 123456, 499999')
+    await openPanel(page, 'Functions')
+    await addStep(page, 'Multiply')
+    await addStep(page, 'Relinearize')
     // Step 2 reads r1, which step 1 has not made yet.
     await page.getByRole('button', { name: 'Run step 2' }).click()
-    const message = await stepError(2)
+    const message = await stepError(page, 2)
     expect(message).toMatch(/^Step 2 \(relinearize\): there is no value called 'r1' yet/)
     expect(message).not.toMatch(/step 2 \(relinearize\):.*step 2 \(relinearize\)/i)
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
+    expect(errors).toEqual([])
   })
 
-  it('fits the remote-run and search tables in their cards at 1400 px (bug 5)', async () => {
-    await openPanel('Server')
-    await connect()
+  test('fits the remote-run and search tables in their cards at 1400 px (bug 5)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await wideValuesPipeline(page)
+    await openPanel(page, 'Server')
+    await connect(page)
     const pipeline = page.getByRole('region', { name: 'Run the pipeline on the server' })
     await pipeline.getByRole('button', { name: 'Run pipeline on server' }).click()
     await pipeline.getByTestId('remote-run').first().waitFor({ timeout: 60_000 })
@@ -196,9 +230,14 @@ describe('new-user bugs in Chromium', () => {
     const same = pipeline.getByRole('columnheader', { name: 'Same?' })
     expect(await rightEdge(same), '"Same?" column vs the card').toBeLessThanOrEqual(await rightEdge(pipeline))
     await expectNoHorizontalOverflow(page, 'Server at 1400 px')
+    expect(errors).toEqual([])
   })
 
-  it('says what failed when (re)connecting to a bad or unreachable URL, and drops the old connection (bug 7)', async () => {
+  test('says what failed when (re)connecting to a bad or unreachable URL, and drops the old connection (bug 7)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await openPanel(page, 'Server')
+    await connect(page)
     const card = page.getByRole('form', { name: 'Server connection' })
     const url = card.getByLabel('Server URL')
     await url.fill('not a url')
@@ -218,14 +257,18 @@ describe('new-user bugs in Chromium', () => {
     await expect(card.textContent()).resolves.not.toMatch(/Ready · local mode/)
 
     await url.fill('')
-    await connect()
+    await connect(page)
+    expect(errors).toEqual([])
   })
 
-  it('stops the exported program where the sandbox stops when the noise budget runs out (bug 8)', async () => {
-    await openPanel('Functions')
+  test('stops the exported program where the sandbox stops when the noise budget runs out (bug 8)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await wideValuesPipeline(page)
+    await openPanel(page, 'Functions')
     for (let i = 0; i < 3; i++) {
-      await addStep('Square')
-      await addStep('Relinearize')
+      await addStep(page, 'Square')
+      await addStep(page, 'Relinearize')
     }
     await page.getByRole('button', { name: 'Run all steps' }).click()
     const failed = page.locator('[data-error-code="NOISE_BUDGET_EXHAUSTED"]')
@@ -233,10 +276,10 @@ describe('new-user bugs in Chromium', () => {
     const stoppedAt = Number(
       (await page.locator('.step-card', { has: failed }).getAttribute('data-testid'))?.replace('step-', ''),
     )
-    const message = await stepError(stoppedAt)
+    const message = await stepError(page, stoppedAt)
     expect(message).toMatch(new RegExp(`^Step ${stoppedAt} \\(\\w+\\): 'r${stoppedAt}' has no noise budget left`))
 
-    await openPanel('Code')
+    await openPanel(page, 'Code')
     const program = await download(
       page.getByRole('region', { name: 'Generated program' }).getByRole('button', { name: 'Download' }),
     )
@@ -249,18 +292,22 @@ describe('new-user bugs in Chromium', () => {
     expect(outcome.code).not.toBe(0)
     expect(outcome.stdout).toBe('')
     expect(outcome.stderr).toContain(message)
+    expect(errors).toEqual([])
   })
 
-  it('has no horizontal overflow on any panel at 1400 px and at 390 px, and no overlapping step controls (bug 6)', async () => {
+  test('has no horizontal overflow on any panel at 1400 px and at 390 px, and no overlapping step controls (bug 6)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await wideValuesPipeline(page)
     for (const viewport of [WIDE, NARROW]) {
       await page.setViewportSize(viewport)
       for (const name of PANEL_NAMES) {
-        await openPanel(name)
+        await openPanel(page, name)
         await expectNoHorizontalOverflow(page, `${name} at ${viewport.width} px`)
       }
     }
     // Still 390 px: each step's Run/↑/↓/✕ stay clear of its operation dropdown.
-    await openPanel('Functions')
+    await openPanel(page, 'Functions')
     const step = page.getByTestId('step-1')
     const select = step.getByLabel('Step 1 operation')
     for (const name of ['Run step 1', 'Move step 1 up', 'Move step 1 down', 'Remove step 1']) {
@@ -270,15 +317,18 @@ describe('new-user bugs in Chromium', () => {
     expect(await rightEdge(startOver), '"Start over" vs the header').toBeLessThanOrEqual(
       await rightEdge(page.locator('.app-header')),
     )
-    await page.setViewportSize(WIDE)
+    expect(errors).toEqual([])
   })
 
-  it('marks step results as stale after new parameters, instead of ✓ and an old budget (bug 3)', async () => {
-    await openPanel('Parameters')
+  test('marks step results as stale after new parameters, instead of ✓ and an old budget (bug 3)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await wideValuesPipeline(page)
+    await openPanel(page, 'Parameters')
     await page.getByTestId('polyModulusDegree-8192').check({ force: true })
-    await applyParams()
+    await applyParams(page)
     await page.getByTestId('params-in-use').getByText('n = 8192').waitFor({ timeout: 60_000 })
-    await openPanel('Functions')
+    await openPanel(page, 'Functions')
     const first = page.getByTestId('step-1')
     await expect(first.getByTestId('step-stale').textContent()).resolves.toMatch(/Stale.*'r1' is gone/)
     await expect(first.getByLabel('done').count()).resolves.toBe(0)
@@ -287,25 +337,32 @@ describe('new-user bugs in Chromium', () => {
     // The noise-budget failure was about the old parameters: it is gone too.
     await expect(page.getByText('Stopped here.').count()).resolves.toBe(0)
     await saveDebugShot(page, 'stale-steps')
+    expect(errors).toEqual([])
   })
 
-  it("asks before another key set's secret key removes keys and ciphertexts, and names them (bug 2)", async () => {
-    await generateKeys()
+  test("asks before another key set's secret key removes keys and ciphertexts, and names them (bug 2)", async ({
+    sandbox: { page, errors },
+  }) => {
+    await page.getByText('Custom bit sizes').click()
+    await page.getByLabel('Prime bit sizes').fill('36, 36, 37')
+    await applyParams(page)
+    await page.getByTestId('params-in-use').waitFor()
+    await generateKeys(page)
     const first = await download(page.getByRole('button', { name: 'Download secret key' }))
     // A second key set: a new secret key with its own relinearization and Galois keys.
     await page.getByText('Make a new one').click()
     await page.getByRole('button', { name: 'Generate keys' }).click()
     await page.getByTestId('worker-ready').waitFor()
     await expect.poll(() => page.getByTestId('key-galoisKeys').textContent()).toMatch(/ready/)
-    await createVariable('x', '1, 2, 3')
-    await createVariable('y', '4, 5, 6')
+    await createVariable(page, 'x', '1, 2, 3')
+    await createVariable(page, 'y', '4, 5, 6')
     await page.getByLabel('Values').fill('1')
     await page.getByText('Plaintext', { exact: true }).click()
     await page.getByLabel('Name', { exact: true }).fill('p')
     await page.getByRole('button', { name: 'Encode', exact: true }).click()
     await page.getByTestId('variable-p').waitFor()
 
-    await openPanel('Keys')
+    await openPanel(page, 'Keys')
     await page.getByTestId('upload-secretKey').setInputFiles(first)
     const dialog = page.getByRole('alertdialog', { name: 'Use another secret key?' })
     await expect(page.getByTestId('secret-key-loss').textContent()).resolves.toMatch(
@@ -314,41 +371,40 @@ describe('new-user bugs in Chromium', () => {
     await saveDebugShot(page, 'another-secret-key')
     await dialog.getByRole('button', { name: 'Keep the current key' }).click()
     await expect(page.getByTestId('key-relinKeys').textContent()).resolves.toMatch(/ready/)
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     await expect(page.locator('[data-testid^="variable-"]').count()).resolves.toBe(3)
 
-    await openPanel('Keys')
+    await openPanel(page, 'Keys')
     await page.getByTestId('upload-secretKey').setInputFiles(first)
     await page
       .getByRole('alertdialog', { name: 'Use another secret key?' })
       .getByRole('button', { name: 'Use it and remove them' })
       .click()
     await expect.poll(() => page.getByTestId('key-relinKeys').textContent()).toMatch(/none/)
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     await expect.poll(() => page.locator('[data-testid^="variable-"]').count()).toBe(1)
     await page.getByTestId('variable-p').waitFor()
     expect(errors).toEqual([])
   })
 
-  it('gives possible advice when a CKKS product does not fit level 0 (bug 9)', async () => {
-    await page.getByRole('button', { name: 'Start over' }).click()
-    await page.getByRole('button', { name: 'Remove everything' }).click()
-    await page.getByTestId('worker-ready').waitFor()
-    await openPanel('Parameters')
+  test('gives possible advice when a CKKS product does not fit level 0 (bug 9)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await openPanel(page, 'Parameters')
     await page.getByTestId('scheme-ckks').check({ force: true })
     await page.getByText('Custom bit sizes').click()
     // One data prime of 40 bits (level 0 only) and a scale of 2^25: a product needs 50 bits.
     await page.getByLabel('Prime bit sizes').fill('40, 40')
     await page.getByLabel('Scale (bits)').fill('25')
-    await applyParams()
+    await applyParams(page)
     await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-    await generateKeys()
-    await createVariable('x', '1.5, 2')
-    await createVariable('y', '3, 4')
-    await openPanel('Functions')
-    await addStep('Multiply')
+    await generateKeys(page)
+    await createVariable(page, 'x', '1.5, 2')
+    await createVariable(page, 'y', '3, 4')
+    await openPanel(page, 'Functions')
+    await addStep(page, 'Multiply')
     await page.getByRole('button', { name: 'Run all steps' }).click()
-    const message = await stepError(1)
+    const message = await stepError(page, 1)
     expect(message).toMatch(/^Step 1 \(multiply\): the product would have scale 2\^50, but level 0/)
     expect(message).not.toMatch(/rescaleToNext the operands first/)
     expect(message).toMatch(/longer modulus chain .* or fewer multiplications/)

@@ -3,9 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { WorkspaceInput } from '@sealbox/he-core'
-import { expect, inject, it } from 'vitest'
+import { expect, inject } from 'vitest'
 import { WEB_ROOT } from './support/buildApp.ts'
-import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { venvPython } from './support/venvPython.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
@@ -47,8 +48,9 @@ async function exitOf(command: string, args: string[], cwd: string): Promise<Exi
   )
 }
 
-it('says before download that an exhausted pipeline stops at step 5, and every export does exactly that', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'))
+test('says before download that an exhausted pipeline stops at step 5, and every export does exactly that', async ({
+  sandbox: { page, errors },
+}) => {
   const tmp = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
   try {
     await openWorkspaceLink(page, workspaceLink(inject('sandboxUrl'), EXHAUSTED), 5)
@@ -96,7 +98,6 @@ it('says before download that an exhausted pipeline stops at step 5, and every e
     }
     expect(errors).toEqual([])
   } finally {
-    await close()
     await rm(tmp, { recursive: true, force: true })
   }
 })

@@ -1,33 +1,28 @@
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { expectNoHorizontalOverflow } from './support/layout.ts'
-import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { type SandboxOptions, test as sandboxTest } from './support/sandboxTest.ts'
 
 /*
- * The sandbox's learner features (issue 13, part A), in one Chromium workspace carried
- * from test to test: the noise chart with its prediction, "decrypt anyway" on an
- * exhausted budget, the inspector of keys and values, and the CKKS error chart.
+ * The sandbox's learner features, part A, in Chromium: the noise chart with its
+ * prediction, "decrypt anyway" on an exhausted budget, the inspector of keys and values,
+ * and the CKKS error chart. Each test opens its own fresh page and builds what it needs.
  */
 
 const WIDE = { width: 1400, height: 900 }
 const NARROW = { width: 390, height: 844 }
-let page: Page
-let close: () => Promise<void>
-let errors: string[] = []
+/** Every test's own fresh page, wide. */
+const test = sandboxTest.extend<{ $test: { sandboxOptions: SandboxOptions } }>({ sandboxOptions: { viewport: WIDE } })
 
-beforeAll(async () => {
-  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE }))
-})
-
-afterAll(async () => {
-  await close?.()
-})
-
-const openPanel = (name: string) => openSandboxPanel(page, name)
-
-async function createVariable(name: string, values: string, kind: 'ciphertext' | 'plaintext' = 'ciphertext') {
-  await openPanel('Variables')
+async function createVariable(
+  page: Page,
+  name: string,
+  values: string,
+  kind: 'ciphertext' | 'plaintext' = 'ciphertext',
+) {
+  await openPanel(page, 'Variables')
   await page.getByLabel('Name', { exact: true }).fill(name)
   await page.getByTestId(`kind-${kind}`).check({ force: true })
   await page.getByLabel('Values').fill(values)
@@ -35,33 +30,49 @@ async function createVariable(name: string, values: string, kind: 'ciphertext' |
   await page.getByTestId(`variable-${name}`).waitFor()
 }
 
-async function addStep(label: string): Promise<void> {
+async function addStep(page: Page, label: string): Promise<void> {
   await page.getByLabel('Operation to add').selectOption({ label })
   await page.getByRole('button', { name: 'Add step' }).click()
 }
 
+/** The default parameters, keys, and x = [1, 2, 3, 4], y = [5, 6, 7, 8] encrypted. */
+async function defaultWorkspace(page: Page): Promise<void> {
+  await openPanel(page, 'Parameters')
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await createVariable(page, 'x', '1, 2, 3, 4')
+  await createVariable(page, 'y', '5, 6, 7, 8')
+}
+
+/** multiply → relinearize, run. */
+async function multiplyRelinearize(page: Page): Promise<void> {
+  await openPanel(page, 'Functions')
+  await addStep(page, 'Multiply')
+  await addStep(page, 'Relinearize')
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await page.getByTestId('step-2').getByTestId('step-result').getByText('✓').waitFor({ timeout: 60_000 })
+}
+
 /** The numbers in a cell ("−31" reads as -31). */
-async function cellNumber(row: string, cell: string): Promise<number> {
+async function cellNumber(page: Page, row: string, cell: string): Promise<number> {
   const text = (await page.getByTestId(`noise-row-${row}`).getByTestId(cell).textContent()) ?? ''
   return Number(text.replace('−', '-').replace('+', ''))
 }
 
 describe('learner features in Chromium', () => {
-  it('noise you can see: predicted before running, measured with per-step deltas after', async () => {
-    await openPanel('Parameters')
-    await page.getByRole('button', { name: 'Create context' }).click()
-    await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-    await openPanel('Keys')
-    await page.getByRole('button', { name: 'Generate keys' }).click()
-    await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
-    await createVariable('x', '1, 2, 3, 4')
-    await createVariable('y', '5, 6, 7, 8')
+  test('noise you can see: predicted before running, measured with per-step deltas after', async ({
+    sandbox: { page, errors },
+  }) => {
+    await defaultWorkspace(page)
     const xBudget = Number(/(\d+) bits budget/.exec((await page.getByTestId('variable-x').textContent()) ?? '')?.[1])
     expect(xBudget).toBeGreaterThan(30)
 
-    await openPanel('Functions')
-    await addStep('Multiply')
-    await addStep('Relinearize')
+    await openPanel(page, 'Functions')
+    await addStep(page, 'Multiply')
+    await addStep(page, 'Relinearize')
     const chart = page.getByTestId('noise-chart')
     await chart.waitFor()
     // Before anything runs: the inputs' measured budgets and he-core's prediction.
@@ -70,9 +81,9 @@ describe('learner features in Chromium', () => {
       /^Predicted: the pipeline spends about \d+ bits of noise budget and ends with \d+ bits left\.$/,
     )
     await chart.getByText('Chart data').click()
-    expect(await cellNumber('x', 'noise-measured')).toBe(xBudget)
+    expect(await cellNumber(page, 'x', 'noise-measured')).toBe(xBudget)
     await expect(page.getByTestId('noise-row-r1').getByTestId('noise-measured').textContent()).resolves.toBe('—')
-    const predicted = await cellNumber('r1', 'noise-predicted')
+    const predicted = await cellNumber(page, 'r1', 'noise-predicted')
     expect(predicted).toBeGreaterThan(0)
     expect(predicted).toBeLessThan(xBudget)
     const image = chart.getByRole('img')
@@ -80,18 +91,22 @@ describe('learner features in Chromium', () => {
 
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-2').getByTestId('step-result').getByText('✓').waitFor({ timeout: 60_000 })
-    const measured = await cellNumber('r1', 'noise-measured')
+    const measured = await cellNumber(page, 'r1', 'noise-measured')
     // The prediction is a model: within a few bits of what SEAL measured.
     expect(Math.abs(measured - predicted)).toBeLessThanOrEqual(6)
-    const yBudget = await cellNumber('y', 'noise-measured')
-    expect(await cellNumber('r1', 'noise-delta')).toBe(measured - Math.min(xBudget, yBudget))
-    expect(await cellNumber('r1', 'noise-delta')).toBeLessThan(-20)
+    const yBudget = await cellNumber(page, 'y', 'noise-measured')
+    expect(await cellNumber(page, 'r1', 'noise-delta')).toBe(measured - Math.min(xBudget, yBudget))
+    expect(await cellNumber(page, 'r1', 'noise-delta')).toBeLessThan(-20)
     await expect(image.getAttribute('aria-label')).resolves.toContain(`1 multiply ${measured} measured`)
     expect(errors).toEqual([])
   })
 
-  it('look at the garbage: the refusal is predicted, and "decrypt anyway" shows the wrong values, marked', async () => {
-    await addStep('Square')
+  test('look at the garbage: the refusal is predicted, and "decrypt anyway" shows the wrong values, marked', async ({
+    sandbox: { page, errors },
+  }) => {
+    await defaultWorkspace(page)
+    await multiplyRelinearize(page)
+    await addStep(page, 'Square')
     await expect(page.getByTestId('noise-prediction').textContent()).resolves.toBe(
       'Predicted: step 3 (square) uses up the noise budget; its result would decrypt to garbage.',
     )
@@ -113,12 +128,13 @@ describe('learner features in Chromium', () => {
     expect(wrong).toBeGreaterThan(1000)
     await expect(garbage.locator('tr.garbage-wrong').count()).resolves.toBeGreaterThan(0)
     // The chart marks the exhausted result.
-    expect(await cellNumber('r3', 'noise-measured').catch(() => Number.NaN)).toBe(0)
+    expect(await cellNumber(page, 'r3', 'noise-measured').catch(() => Number.NaN)).toBe(0)
     expect(errors).toEqual([])
   })
 
-  it('an inspector for ciphertexts, plaintexts and keys', async () => {
-    await createVariable('p', '7, 8, 9', 'plaintext')
+  test('an inspector for ciphertexts, plaintexts and keys', async ({ sandbox: { page, errors } }) => {
+    await defaultWorkspace(page)
+    await createVariable(page, 'p', '7, 8, 9', 'plaintext')
     const row = page.getByTestId('variable-x')
     await row.getByRole('button', { name: 'Inspect x' }).click()
     const inspector = row.getByTestId('inspector')
@@ -154,7 +170,7 @@ describe('learner features in Chromium', () => {
     // Batching spreads 7, 8, 9 over every coefficient: not a polynomial with 7, 8, 9 as coefficients.
     await expect(plainInspector.getByTestId('inspector-coefficients').textContent()).resolves.not.toMatch(/^7, 8, 9, 0/)
 
-    await openPanel('Keys')
+    await openPanel(page, 'Keys')
     const relin = page.getByTestId('key-relinKeys')
     await relin.getByRole('button', { name: 'Inspect relinearization keys' }).click()
     const keyInspector = relin.getByTestId('inspector')
@@ -168,21 +184,37 @@ describe('learner features in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('no panel with the chart, the garbage or an inspector scrolls sideways at 1400 px or 390 px', async () => {
+  test('no panel with the chart, the garbage or an inspector scrolls sideways at 1400 px or 390 px', async ({
+    sandbox: { page, errors },
+  }) => {
+    // The widest content: a chart with an exhausted step decrypted anyway, and open inspectors.
+    await defaultWorkspace(page)
+    await multiplyRelinearize(page)
+    await addStep(page, 'Square')
+    await page.getByRole('button', { name: 'Run all steps' }).click()
+    await page.getByTestId('step-3').getByRole('alert').waitFor({ timeout: 60_000 })
+    await page.getByRole('button', { name: 'Decrypt step 3 anyway' }).click()
+    await page.getByTestId('step-3').getByTestId('garbage').waitFor()
+    await createVariable(page, 'p', '7, 8, 9', 'plaintext')
+    await page.getByTestId('variable-x').getByRole('button', { name: 'Inspect x' }).click()
+    await page.getByTestId('variable-x').getByTestId('inspector-parms-id').waitFor()
+    await openPanel(page, 'Keys')
+    await page.getByTestId('key-relinKeys').getByRole('button', { name: 'Inspect relinearization keys' }).click()
+    await page.getByTestId('key-relinKeys').getByTestId('inspector-key-switching-keys').waitFor()
     for (const size of [WIDE, NARROW]) {
       await page.setViewportSize(size)
       for (const panel of ['Keys', 'Variables', 'Functions']) {
-        await openPanel(panel)
+        await openPanel(page, panel)
         await expectNoHorizontalOverflow(page, `${panel} (learner features) at ${size.width} px`)
       }
     }
-    await page.setViewportSize(WIDE)
+    expect(errors).toEqual([])
   })
 
-  it('CKKS: each step’s error against the exact cleartext result', async () => {
+  test('CKKS: each step’s error against the exact cleartext result', async ({ sandbox: { page, errors } }) => {
     await page.getByRole('button', { name: 'Examples' }).click()
     await page.getByRole('button', { name: 'Load the CKKS, n = 8192 example' }).click()
-    await openPanel('Functions')
+    await openPanel(page, 'Functions')
     const steps = EXAMPLE_WORKSPACES.ckks.steps.length
     await page.getByTestId(`step-${steps}`).getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
     const chart = page.getByTestId('noise-chart')
@@ -205,7 +237,6 @@ describe('learner features in Chromium', () => {
       await page.setViewportSize(size)
       await expectNoHorizontalOverflow(page, `Functions (CKKS error chart) at ${size.width} px`)
     }
-    await page.setViewportSize(WIDE)
     expect(errors).toEqual([])
   })
 })

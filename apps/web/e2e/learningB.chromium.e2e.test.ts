@@ -5,10 +5,10 @@ import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
+import { describe, expect, inject } from 'vitest'
 import { PANEL_NAMES } from './support/layout.ts'
-import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { venvPython } from './support/venvPython.ts'
 
 /*
@@ -16,25 +16,12 @@ import { venvPython } from './support/venvPython.ts'
  * server: the parameter assistant and the limits shown while a field is invalid, the
  * Python export run with the bench's seal-python wheel, permalinks opened in a fresh
  * browser, the Server panel kept across reloads (process executor, one run counter,
- * the cosine note), and axe-core on every panel.
+ * the cosine note), and axe-core on every panel. Each test opens its own fresh page and
+ * builds what it needs.
  */
 
 const run = promisify(execFile)
 const require = createRequire(import.meta.url)
-
-let page: Page
-let close: () => Promise<void>
-let errors: string[] = []
-
-beforeAll(async () => {
-  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl')))
-})
-
-afterAll(async () => {
-  await close?.()
-})
-
-const openPanel = (name: string) => openSandboxPanel(page, name)
 
 async function loadBfvExample(target: Page): Promise<void> {
   await target.getByRole('button', { name: 'Examples' }).click()
@@ -45,7 +32,9 @@ async function loadBfvExample(target: Page): Promise<void> {
 }
 
 describe('learner features B in Chromium', () => {
-  it('suggests parameters with reasons, lists every broken need at once, and fills the form', async () => {
+  test('suggests parameters with reasons, lists every broken need at once, and fills the form', async ({
+    sandbox: { page, errors },
+  }) => {
     const assistant = page.getByTestId('params-assistant')
     const suggestion = assistant.getByTestId('assistant-suggestion')
     // Defaults: whole numbers, 2 multiplications, 8 values, 20 bits, 128-bit security.
@@ -63,9 +52,13 @@ describe('learner features B in Chromium', () => {
     await assistant.getByRole('button', { name: 'Fill the form with this suggestion' }).click()
     await expect(page.locator('#coeffBits').inputValue()).resolves.toBe('45, 45, 45, 45')
     await expect(page.getByTestId('params-facts').textContent()).resolves.toMatch(/180 bits of 218 allowed/)
+    expect(errors).toEqual([])
   })
 
-  it('keeps "What you get" while a field is invalid, showing the limit being fought, plain words first', async () => {
+  test('keeps "What you get" while a field is invalid, showing the limit being fought, plain words first', async ({
+    sandbox: { page, errors },
+  }) => {
+    await page.getByText('Custom bit sizes').click()
     await page.getByTestId('polyModulusDegree-4096').check({ force: true })
     await page.locator('#coeffBits').fill('60, 60, 60')
     const limits = page.getByTestId('params-limits')
@@ -89,11 +82,14 @@ describe('learner features B in Chromium', () => {
     await expect(page.getByRole('alert').count()).resolves.toBe(2)
     await page.getByLabel('Plain modulus bits').fill('20')
     await expect.poll(() => reasons.count()).toBe(1)
+    expect(errors).toEqual([])
   })
 
-  it('exports the BFV example to Python; the seal-python wheel prints what the sandbox computed', async () => {
+  test('exports the BFV example to Python; the seal-python wheel prints what the sandbox computed', async ({
+    sandbox: { page },
+  }) => {
     await loadBfvExample(page)
-    await openPanel('Code')
+    await openPanel(page, 'Code')
     await page.getByTestId('language-python').check({ force: true })
     await expect(page.getByTestId('python-help').textContent()).resolves.toMatch(/seal-python==4\.1\.2\.1/)
     const code = (await page.getByTestId('generated-code').textContent()) ?? ''
@@ -115,7 +111,12 @@ describe('learner features B in Chromium', () => {
     expect(stdout.trimEnd().split('\n')).toEqual(expected)
   })
 
-  it('copies a permalink without keys; a fresh browser opens it, makes keys and runs to the same values', async () => {
+  test('copies a permalink without keys; a fresh browser opens it, makes keys and runs to the same values', async ({
+    sandbox: { page, errors },
+    newPage,
+  }) => {
+    await loadBfvExample(page)
+    await openPanel(page, 'Code')
     const expected = (await page.getByTestId('expected-output').textContent()) ?? ''
     await page.getByRole('button', { name: 'Copy link' }).click()
     const link = await page.getByLabel('Workspace link').inputValue()
@@ -132,41 +133,36 @@ describe('learner features B in Chromium', () => {
     expect(json).not.toMatch(/secretKey|envelope|\$bytes/)
     expect(spec.steps).toHaveLength(EXAMPLE_WORKSPACES.bfv.steps.length)
 
-    const fresh = await launchChromium()
-    try {
-      const other = await fresh.context.newPage()
-      const otherErrors: string[] = []
-      other.on('pageerror', (error) => otherErrors.push(String(error)))
-      await other.goto(link)
-      await other.getByText(/Opened a shared workspace/).waitFor({ timeout: 120_000 })
-      // The link's `w=` leaves the address bar: a reload keeps the saved workspace.
-      expect(new URL(other.url()).hash).toBe('#code')
-      await other.getByTestId('expected-output').waitFor()
-      await expect(other.getByTestId('expected-output').textContent()).resolves.toBe(expected)
-      await other.getByRole('tab', { name: /Keys/ }).click()
-      await other.getByTestId('key-relinKeys').getByText('ready').waitFor()
-      expect(otherErrors).toEqual([])
-    } finally {
-      await fresh.close()
-    }
+    // Another person: a fresh browser context, with nothing saved.
+    const other = await newPage()
+    const otherErrors: string[] = []
+    other.on('pageerror', (error) => otherErrors.push(String(error)))
+    await other.goto(link)
+    await other.getByText(/Opened a shared workspace/).waitFor({ timeout: 120_000 })
+    // The link's `w=` leaves the address bar: a reload keeps the saved workspace.
+    expect(new URL(other.url()).hash).toBe('#code')
+    await other.getByTestId('expected-output').waitFor()
+    await expect(other.getByTestId('expected-output').textContent()).resolves.toBe(expected)
+    await other.getByRole('tab', { name: /Keys/ }).click()
+    await other.getByTestId('key-relinKeys').getByText('ready').waitFor()
+    expect(otherErrors).toEqual([])
+    expect(errors).toEqual([])
   })
 
-  it('refuses a damaged permalink in plain words', async () => {
-    const fresh = await launchChromium()
-    try {
-      const other = await fresh.context.newPage()
-      await other.goto(`${inject('sandboxUrl')}/#functions&w=bm90LWEtd29ya3NwYWNl`)
-      await other.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-      await expect(other.getByRole('alert').first().textContent()).resolves.toMatch(
-        /This link does not hold a sealbox workspace/,
-      )
-    } finally {
-      await fresh.close()
-    }
+  test('refuses a damaged permalink in plain words', async ({ newPage }) => {
+    const other = await newPage()
+    await other.goto(`${inject('sandboxUrl')}/#functions&w=bm90LWEtd29ya3NwYWNl`)
+    await other.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+    await expect(other.getByRole('alert').first().textContent()).resolves.toMatch(
+      /This link does not hold a sealbox workspace/,
+    )
   })
 
-  it('runs on the process executor, counts pipeline and search runs together, explains 0.995, and keeps it all across a reload', async () => {
-    await openPanel('Server')
+  test('runs on the process executor, counts pipeline and search runs together, explains 0.995, and keeps it all across a reload', async ({
+    sandbox: { page, errors },
+  }) => {
+    await loadBfvExample(page)
+    await openPanel(page, 'Server')
     await page.getByRole('button', { name: 'Connect' }).click()
     await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
     const pipeline = page.getByRole('region', { name: 'Run the pipeline on the server' })
@@ -208,14 +204,20 @@ describe('learner features B in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('remote-run').first().textContent(), { timeout: 120_000 })
       .toMatch(/^Run 3/)
+    expect(errors).toEqual([])
   })
 
-  it('has no serious or critical axe-core violations on any panel', async () => {
+  test('has no serious or critical axe-core violations on any panel', async ({ sandbox: { page, errors } }) => {
+    // Every panel with content: the BFV example run, and a server connection.
+    await loadBfvExample(page)
+    await openPanel(page, 'Server')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
     // The page's CSP forbids inline scripts (addScriptTag): evaluate the source over the DevTools protocol instead.
     const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
     const found: string[] = []
     for (const name of PANEL_NAMES) {
-      await openPanel(name)
+      await openPanel(page, name)
       if ((await page.evaluate(() => 'axe' in window)) === false) await page.evaluate(axe)
       const violations = await page.evaluate(async () => {
         const result = await (

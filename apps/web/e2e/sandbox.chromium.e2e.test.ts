@@ -4,30 +4,80 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { ckksExampleLines, numbersOf } from './support/exampleOracle.ts'
-import { openSandbox, openPanel as openSandboxPanel } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { saveElementScreenshot, saveScreenshot } from './support/screenshots.ts'
 
+/*
+ * The sandbox as a person uses it, in Chromium. Every test opens a fresh page (an empty
+ * workspace) and builds the state it needs with the helpers below, so each runs alone.
+ */
+
 const run = promisify(execFile)
-let page: Page
-let close: () => Promise<void>
-let errors: string[] = []
 
-beforeAll(async () => {
-  ;({ page, errors, close } = await openSandbox(inject('sandboxUrl')))
-})
+/** BFV at n = 4096 with primes of 36, 36 and 37 bits. */
+async function chooseParams(page: Page): Promise<void> {
+  await openPanel(page, 'Parameters')
+  await page.getByText('Custom bit sizes').click()
+  await page.getByLabel('Prime bit sizes').fill('36, 36, 37')
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('params-in-use').waitFor()
+}
 
-afterAll(async () => {
-  await close?.()
-})
+/** Secret, public, relinearization and Galois keys (steps -1, 1). */
+async function generateKeys(page: Page): Promise<void> {
+  await openPanel(page, 'Keys')
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-galoisKeys').getByText('ready').waitFor({ timeout: 60_000 })
+}
 
-const openPanel = (name: string) => openSandboxPanel(page, name)
+/** x = [1, 2, 3, 4] and y = [5, 6, 7, 8], encrypted. */
+async function encryptXY(page: Page): Promise<void> {
+  await openPanel(page, 'Variables')
+  await page.getByLabel('Values').fill('1, 2, 3, 4')
+  await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+  await page.getByTestId('variable-x').waitFor()
+  await page.getByLabel('Values').fill('5, 6, 7, 8')
+  await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+  await page.getByTestId('variable-y').waitFor()
+}
+
+async function addStep(page: Page, label: string): Promise<void> {
+  await page.getByLabel('Operation to add').selectOption({ label })
+  await page.getByRole('button', { name: 'Add step' }).click()
+}
+
+/** multiply → relinearize → rotate rows, run: r3 = [12, 21, 32, 0, …]. */
+async function runPipeline(page: Page): Promise<void> {
+  await openPanel(page, 'Functions')
+  await addStep(page, 'Multiply')
+  await addStep(page, 'Relinearize')
+  await addStep(page, 'Rotate rows')
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await page.getByTestId('step-3').getByTestId('step-result').getByText('✓').waitFor({ timeout: 60_000 })
+}
+
+/** The whole BFV workspace the later tests start from: parameters, keys, x and y, the pipeline run. */
+async function bfvWorkspace(page: Page): Promise<void> {
+  await chooseParams(page)
+  await generateKeys(page)
+  await encryptXY(page)
+  await runPipeline(page)
+}
+
+/** Connects the Server panel to the serving server and waits for "Ready". */
+async function connect(page: Page): Promise<void> {
+  await openPanel(page, 'Server')
+  await page.getByRole('button', { name: 'Connect' }).click()
+  await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+}
 
 describe('sandbox in Chromium', () => {
-  it('validates parameters live and builds a context', async () => {
-    await openPanel('Parameters')
+  test('validates parameters live and builds a context', async ({ sandbox: { page, errors } }) => {
+    await openPanel(page, 'Parameters')
     await page.getByText('Custom bit sizes').click()
     const bits = page.getByLabel('Prime bit sizes')
     await bits.fill('60, 60, 60')
@@ -43,8 +93,9 @@ describe('sandbox in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('generates keys with relinearization and chosen rotation steps', async () => {
-    await openPanel('Keys')
+  test('generates keys with relinearization and chosen rotation steps', async ({ sandbox: { page, errors } }) => {
+    await chooseParams(page)
+    await openPanel(page, 'Keys')
     await page.getByRole('button', { name: 'Generate keys' }).click()
     await page.getByTestId('key-galoisKeys').getByText('ready').waitFor({ timeout: 60_000 })
     for (const kind of ['secretKey', 'publicKey', 'relinKeys']) {
@@ -52,9 +103,12 @@ describe('sandbox in Chromium', () => {
     }
     await expect(page.getByTestId('key-galoisKeys').textContent()).resolves.toMatch(/steps -1, 1/)
     await saveScreenshot(page, 'keys')
+    expect(errors).toEqual([])
   })
 
-  it('refuses a key file of the wrong kind with a plain-language error', async () => {
+  test('refuses a key file of the wrong kind with a plain-language error', async ({ sandbox: { page } }) => {
+    await chooseParams(page)
+    await generateKeys(page)
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download galois keys' }).click(),
@@ -68,8 +122,10 @@ describe('sandbox in Chromium', () => {
     await saveScreenshot(page, 'keys-wrong-file')
   })
 
-  it('encrypts two vectors into ciphertexts', async () => {
-    await openPanel('Variables')
+  test('encrypts two vectors into ciphertexts', async ({ sandbox: { page, errors } }) => {
+    await chooseParams(page)
+    await generateKeys(page)
+    await openPanel(page, 'Variables')
     await page.getByLabel('Values').fill('1, 2, 3, 4')
     await page.getByRole('button', { name: 'Encode and encrypt' }).click()
     await page.getByTestId('variable-x').waitFor()
@@ -86,17 +142,19 @@ describe('sandbox in Chromium', () => {
     await x.getByTestId('inspector-parms-id').waitFor()
     await saveElementScreenshot(x, 'inspector')
     await x.getByRole('button', { name: 'Inspect x' }).click()
+    expect(errors).toEqual([])
   })
 
-  it('runs multiply → relinearize → rotate and shows the right decrypted values', async () => {
-    await openPanel('Functions')
-    const addStep = async (label: string) => {
-      await page.getByLabel('Operation to add').selectOption({ label })
-      await page.getByRole('button', { name: 'Add step' }).click()
-    }
-    await addStep('Multiply')
-    await addStep('Relinearize')
-    await addStep('Rotate rows')
+  test('runs multiply → relinearize → rotate and shows the right decrypted values', async ({
+    sandbox: { page, errors },
+  }) => {
+    await chooseParams(page)
+    await generateKeys(page)
+    await encryptXY(page)
+    await openPanel(page, 'Functions')
+    await addStep(page, 'Multiply')
+    await addStep(page, 'Relinearize')
+    await addStep(page, 'Rotate rows')
     const step1 = page.getByTestId('step-1')
     await expect(step1.getByLabel('Step 1 operand a').inputValue()).resolves.toBe('x')
     await expect(step1.getByLabel('Step 1 operand b').inputValue()).resolves.toBe('y')
@@ -121,9 +179,11 @@ describe('sandbox in Chromium', () => {
     )
     await saveElementScreenshot(chart, 'noise-chart')
     await chart.getByText('Chart data').click()
+    expect(errors).toEqual([])
   })
 
-  it('stops at the first failing step and says why', async () => {
+  test('stops at the first failing step and says why', async ({ sandbox: { page } }) => {
+    await bfvWorkspace(page)
     await page.getByLabel('Operation to add').selectOption({ label: 'Rotate rows' })
     await page.getByRole('button', { name: 'Add step' }).click()
     await page.getByLabel('Step 4 rotation steps').fill('2')
@@ -135,8 +195,9 @@ describe('sandbox in Chromium', () => {
     await page.getByRole('button', { name: 'Remove step 4' }).click()
   })
 
-  it('exports a TypeScript program that prints exactly what the sandbox computed', async () => {
-    await openPanel('Code')
+  test('exports a TypeScript program that prints exactly what the sandbox computed', async ({ sandbox: { page } }) => {
+    await bfvWorkspace(page)
+    await openPanel(page, 'Code')
     const expected = await page.getByTestId('expected-output').textContent()
     expect(expected).toBe('r3 = [12, 21, 32, 0, 0, 0, 0, 0, ...]')
     const [download] = await Promise.all([
@@ -157,12 +218,13 @@ describe('sandbox in Chromium', () => {
     await saveScreenshot(page, 'code')
   })
 
-  it('keeps the workspace across a reload, restored into a fresh worker', async () => {
+  test('keeps the workspace across a reload, restored into a fresh worker', async ({ sandbox: { page } }) => {
+    await bfvWorkspace(page)
     // Reloading is safe once the status bar says the workspace is saved.
     await page.getByText('Saved in this browser').waitFor()
     await page.reload()
     await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     const r3 = page.getByTestId('variable-r3')
     await expect(r3.getByTestId('preview').textContent()).resolves.toBe('[12, 21, 32, 0, 0, 0, 0, 0, …]')
     // Decrypting again proves the secret key and the ciphertext were loaded back into SEAL.
@@ -170,10 +232,11 @@ describe('sandbox in Chromium', () => {
     await expect.poll(() => r3.locator('.decoded-all').textContent()).toMatch(/^12, 21, 32, 0, 0/)
   })
 
-  it('runs the pipeline on the real server in pool and inline mode with the same results', async () => {
-    await openPanel('Server')
-    await page.getByRole('button', { name: 'Connect' }).click()
-    await page.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+  test('runs the pipeline on the real server in pool and inline mode with the same results', async ({
+    sandbox: { page },
+  }) => {
+    await bfvWorkspace(page)
+    await connect(page)
     const card = page.getByRole('region', { name: 'Run the pipeline on the server' })
     await card.getByRole('button', { name: 'Upload evaluation keys' }).click()
     await expect.poll(() => card.getByTestId('server-keys').textContent()).toMatch(/^sandbox-[0-9a-f]{12}: .*KiB/)
@@ -194,7 +257,9 @@ describe('sandbox in Chromium', () => {
     }
   })
 
-  it('runs a private search against the server and decrypts the top-k', async () => {
+  test('runs a private search against the server and decrypts the top-k', async ({ sandbox: { page, errors } }) => {
+    await bfvWorkspace(page)
+    await connect(page)
     const card = page.getByRole('region', { name: 'Private search' })
     await card.getByLabel('Database row').fill('42')
     await card.getByRole('button', { name: 'Use database row' }).click()
@@ -209,9 +274,11 @@ describe('sandbox in Chromium', () => {
     await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/Same ranking/)
     await expect(result.textContent()).resolves.toMatch(/bits of noise budget left/)
     await saveScreenshot(page, 'server')
+    expect(errors).toEqual([])
   })
 
-  it('exports the workspace to one file and imports it back', async () => {
+  test('exports the workspace to one file and imports it back', async ({ sandbox: { page, errors } }) => {
+    await bfvWorkspace(page)
     await page.getByRole('button', { name: 'Export workspace' }).click()
     await page.getByLabel('Include the secret key').check()
     const [download] = await Promise.all([
@@ -223,7 +290,7 @@ describe('sandbox in Chromium', () => {
     await page.getByRole('button', { name: 'Start over' }).click()
     await page.getByRole('button', { name: 'Remove everything' }).click()
     await page.getByTestId('worker-ready').waitFor()
-    await openPanel('Variables')
+    await openPanel(page, 'Variables')
     await page.getByText('need encryption parameters first').waitFor()
     await page.getByTestId('import-workspace').setInputFiles(file)
     await page.getByTestId('variable-r3').waitFor()
@@ -232,17 +299,20 @@ describe('sandbox in Chromium', () => {
     await expect(page.getByTestId('variable-r3_dec').getByTestId('preview').textContent()).resolves.toBe(
       '[12, 21, 32, 0, 0, 0, 0, 0, …]',
     )
+    expect(errors).toEqual([])
   })
 
-  it('loads the CKKS example, runs it, and matches he-core in Node within CKKS precision', async () => {
+  test('loads the CKKS example, runs it, and matches he-core in Node within CKKS precision', async ({
+    sandbox: { page, errors },
+  }) => {
     const expected = await ckksExampleLines()
     await page.getByRole('button', { name: 'Examples' }).click()
     await page.getByRole('button', { name: 'Load the CKKS, n = 8192 example' }).click()
-    await openPanel('Functions')
+    await openPanel(page, 'Functions')
     const last = page.getByTestId(`step-${EXAMPLE_WORKSPACES.ckks.steps.length}`)
     await last.getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
     await saveScreenshot(page, 'functions-ckks')
-    await openPanel('Code')
+    await openPanel(page, 'Code')
     const printed = (await page.getByTestId('expected-output').textContent()) ?? ''
     const got = numbersOf(printed)
     const want = numbersOf(expected)
@@ -254,18 +324,20 @@ describe('sandbox in Chromium', () => {
         expect(Math.abs(value - (reference[j] ?? Number.NaN))).toBeLessThan(1e-2)
       })
     }
+    expect(errors).toEqual([])
   })
 
-  it('keeps the page responsive during n = 16384 key generation and cancels it', async () => {
-    await openPanel('Parameters')
+  test('keeps the page responsive during n = 16384 key generation and cancels it', async ({
+    sandbox: { page, errors },
+  }) => {
+    await openPanel(page, 'Parameters')
     await page.getByTestId('scheme-bfv').check({ force: true })
     await page.getByTestId('polyModulusDegree-16384').check({ force: true })
     await page.getByText('SEAL default').click()
-    await page.getByRole('button', { name: 'Use these parameters' }).click()
-    const discard = page.getByRole('button', { name: 'Discard and use new parameters' })
-    if (await discard.isVisible()) await discard.click()
+    // An empty workspace: the first context, so nothing to discard.
+    await page.getByRole('button', { name: 'Create context' }).click()
     await page.getByTestId('params-in-use').getByText('n = 16384').waitFor({ timeout: 90_000 })
-    await openPanel('Keys')
+    await openPanel(page, 'Keys')
     await page.getByText(/Power-of-two set/).click()
     await page.getByRole('button', { name: 'Generate keys' }).click()
     await page.getByRole('button', { name: 'Generate anyway' }).click()

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium } from './support/browsers.ts'
+import { describe, expect, inject } from 'vitest'
+import { test } from './support/sandboxTest.ts'
 
 /*
  * The built sandbox under the server's security headers (issue 2.11): its strict CSP
@@ -9,21 +9,21 @@ import { launchChromium } from './support/browsers.ts'
  * must render under its own CSP. Chromium's own "Refused to…" lines do not reach
  * Playwright's console events, so every `securitypolicyviolation` event (page from the
  * start, SEAL worker from when Playwright sees it) is logged by a listener we add.
- * Whatever the worker needs and is refused shows up as a failed step as well.
+ * Whatever the worker needs and is refused shows up as a failed step as well. Each test
+ * opens its own fresh page.
  */
 
-let page: Page
-let close: () => Promise<void>
-const violations: string[] = []
-const errors: string[] = []
-
-function watch(target: Page): void {
-  target.on('console', (message) => {
+/** A fresh page whose CSP violations and page errors are collected from the start. */
+async function watchedPage(newPage: () => Promise<Page>) {
+  const page = await newPage()
+  const violations: string[] = []
+  const errors: string[] = []
+  page.on('console', (message) => {
     const text = message.text()
     if (/Content Security Policy|Refused to/i.test(text)) violations.push(text)
   })
-  target.on('pageerror', (error) => errors.push(String(error)))
-  target.on('worker', (worker) => {
+  page.on('pageerror', (error) => errors.push(String(error)))
+  page.on('worker', (worker) => {
     worker.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`worker: ${message.text()}`)
     })
@@ -35,26 +35,25 @@ function watch(target: Page): void {
       })
       .catch(() => undefined)
   })
-}
-
-beforeAll(async () => {
-  const browser = await launchChromium()
-  close = browser.close
-  page = await browser.context.newPage()
-  watch(page)
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
       console.error(`Refused to load ${event.blockedURI} (Content Security Policy ${event.violatedDirective})`)
     })
   })
-})
+  return { page, violations, errors }
+}
 
-afterAll(async () => {
-  await close?.()
-})
+/** The served sandbox in a watched page, its SEAL worker ready. */
+async function openSandboxWatched(newPage: () => Promise<Page>) {
+  const watched = await watchedPage(newPage)
+  await watched.page.goto(`${inject('sandboxUrl')}/#parameters`)
+  await watched.page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  return watched
+}
 
 describe('the served sandbox under its security headers (Chromium)', () => {
-  it('is cross-origin isolated and served with the CSP', async () => {
+  test('is cross-origin isolated and served with the CSP', async ({ newPage }) => {
+    const { page, violations, errors } = await watchedPage(newPage)
     const response = await page.goto(`${inject('sandboxUrl')}/#parameters`)
     const headers = response?.headers() ?? {}
     expect(headers['content-security-policy']).toContain("script-src 'self' 'wasm-unsafe-eval'")
@@ -63,9 +62,12 @@ describe('the served sandbox under its security headers (Chromium)', () => {
     expect(headers['cache-control']).toBe('no-cache')
     await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
     await expect(page.evaluate(() => globalThis.crossOriginIsolated)).resolves.toBe(true)
+    expect(violations).toEqual([])
+    expect(errors).toEqual([])
   })
 
-  it('makes keys and runs a pipeline in its worker with no CSP violation', async () => {
+  test('makes keys and runs a pipeline in its worker with no CSP violation', async ({ newPage }) => {
+    const { page, violations, errors } = await openSandboxWatched(newPage)
     await page.getByRole('button', { name: 'Examples' }).click()
     await page.getByRole('button', { name: 'Load the BFV, n = 4096 example' }).click()
     await page.getByRole('tab', { name: /Functions/ }).click()
@@ -76,7 +78,8 @@ describe('the served sandbox under its security headers (Chromium)', () => {
     expect(errors).toEqual([])
   })
 
-  it('connects to the server from its worker with no CSP violation', async () => {
+  test('connects to the server from its worker with no CSP violation', async ({ newPage }) => {
+    const { page, violations, errors } = await openSandboxWatched(newPage)
     await page.getByRole('tab', { name: /Server/ }).click()
     await page.locator('[data-panel="server"]').waitFor()
     await page.getByRole('button', { name: 'Connect' }).click()
@@ -85,7 +88,8 @@ describe('the served sandbox under its security headers (Chromium)', () => {
     expect(errors).toEqual([])
   })
 
-  it('renders the API docs under their own CSP', async () => {
+  test('renders the API docs under their own CSP', async ({ newPage }) => {
+    const { page, violations, errors } = await watchedPage(newPage)
     const response = await page.goto(`${inject('sandboxUrl')}/docs`)
     expect(response?.headers()['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'")
     await page.locator('.swagger-ui .info .title').getByText('sealbox server').waitFor({ timeout: 30_000 })

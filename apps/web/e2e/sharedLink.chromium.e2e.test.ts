@@ -1,7 +1,8 @@
 import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { expect, inject, it } from 'vitest'
-import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { expect, inject } from 'vitest'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 /*
@@ -39,103 +40,94 @@ async function variableNames(page: Page): Promise<string[]> {
   )
 }
 
-it('opens a pasted link at once when the workspace holds no keys or results', async () => {
+test('opens a pasted link at once when the workspace holds no keys or results', async ({
+  sandbox: { page, errors },
+}) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url)
-  try {
-    await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
-    await page.getByText(/^Opened a shared workspace/).waitFor()
-    expect(new URL(page.url()).hash).toBe('#functions')
-    await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
+  await page.getByText(/^Opened a shared workspace/).waitFor()
+  expect(new URL(page.url()).hash).toBe('#functions')
+  await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
+  expect(errors).toEqual([])
 })
 
-it('asks before a pasted link replaces keys; offers the secret key first; Cancel (and a reload) keep everything', async () => {
+test('asks before a pasted link replaces keys; offers the secret key first; Cancel (and a reload) keep everything', async ({
+  sandbox: { page, errors },
+}) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url)
-  try {
-    await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
-    const before = await keySet(page)
+  await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
+  const before = await keySet(page)
 
-    // Pasting another link into the address bar is a hashchange: it is noticed at once.
-    await page.goto(workspaceLink(url, SECOND))
-    const prompt = page.getByRole('alertdialog', { name: 'Open the shared workspace?' })
-    await prompt.waitFor()
-    expect(new URL(page.url()).hash).toBe('#functions')
-    await expect(prompt.getByTestId('shared-link-loss').textContent()).resolves.toMatch(
-      new RegExp(
-        `replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\), a pipeline of 1 step`,
-      ),
-    )
-    // The secret key can leave first, as a key file.
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      prompt.getByRole('button', { name: 'Download the secret key first' }).click(),
-    ])
-    expect(download.suggestedFilename()).toBe('secretKey.bfv-4096.sbx')
-    await prompt.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
-    // The destructive choice names the key it drops.
-    await prompt
-      .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
-      .waitFor()
-    await prompt.getByRole('button', { name: 'Cancel' }).click()
-    await expect(prompt.count()).resolves.toBe(0)
-    await expect(keySet(page)).resolves.toBe(before)
-    await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
+  // Pasting another link into the address bar is a hashchange: it is noticed at once.
+  await page.goto(workspaceLink(url, SECOND))
+  const prompt = page.getByRole('alertdialog', { name: 'Open the shared workspace?' })
+  await prompt.waitFor()
+  expect(new URL(page.url()).hash).toBe('#functions')
+  await expect(prompt.getByTestId('shared-link-loss').textContent()).resolves.toMatch(
+    new RegExp(
+      `replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\), a pipeline of 1 step`,
+    ),
+  )
+  // The secret key can leave first, as a key file.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    prompt.getByRole('button', { name: 'Download the secret key first' }).click(),
+  ])
+  expect(download.suggestedFilename()).toBe('secretKey.bfv-4096.sbx')
+  await prompt.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
+  // The destructive choice names the key it drops.
+  await prompt
+    .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
+    .waitFor()
+  await prompt.getByRole('button', { name: 'Cancel' }).click()
+  await expect(prompt.count()).resolves.toBe(0)
+  await expect(keySet(page)).resolves.toBe(before)
+  await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
 
-    // The link left the address bar: a reload neither asks nor replaces anything.
-    await page.reload()
-    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-    await expect(keySet(page)).resolves.toBe(before)
-    await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
-    await expect(page.getByRole('alertdialog').count()).resolves.toBe(0)
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  // The link left the address bar: a reload neither asks nor replaces anything.
+  await page.reload()
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  await expect(keySet(page)).resolves.toBe(before)
+  await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
+  await expect(page.getByRole('alertdialog').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
 })
 
-it('opens the link in a new workspace (its own tab and storage) or, when confirmed, here', async () => {
+test('opens the link in a new workspace (its own tab and storage) or, when confirmed, here', async ({
+  sandbox: { page, errors },
+}) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url)
-  try {
-    await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
-    const before = await keySet(page)
-    const prompt = page.getByRole('alertdialog', { name: 'Open the shared workspace?' })
+  await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
+  const before = await keySet(page)
+  const prompt = page.getByRole('alertdialog', { name: 'Open the shared workspace?' })
 
-    await page.goto(workspaceLink(url, SECOND))
-    const [other] = await Promise.all([
-      page.context().waitForEvent('page'),
-      prompt.getByRole('button', { name: 'Open in a new workspace' }).click(),
-    ])
-    await other.getByText(/^Opened a shared workspace/).waitFor({ timeout: 120_000 })
-    expect(new URL(other.url()).searchParams.get('workspace')).toMatch(/^[\w-]+$/)
-    await expect(variableNames(other)).resolves.toEqual(['beta', 'beta2'])
-    // This tab and its storage are untouched, across a reload too.
-    await expect(keySet(page)).resolves.toBe(before)
-    await page.reload()
-    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-    await expect(keySet(page)).resolves.toBe(before)
-    await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
-    // And the new workspace keeps its own across a reload.
-    await other.reload()
-    await other.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-    await expect(variableNames(other)).resolves.toEqual(['beta', 'beta2'])
-    await other.close()
+  await page.goto(workspaceLink(url, SECOND))
+  const [other] = await Promise.all([
+    page.context().waitForEvent('page'),
+    prompt.getByRole('button', { name: 'Open in a new workspace' }).click(),
+  ])
+  await other.getByText(/^Opened a shared workspace/).waitFor({ timeout: 120_000 })
+  expect(new URL(other.url()).searchParams.get('workspace')).toMatch(/^[\w-]+$/)
+  await expect(variableNames(other)).resolves.toEqual(['beta', 'beta2'])
+  // This tab and its storage are untouched, across a reload too.
+  await expect(keySet(page)).resolves.toBe(before)
+  await page.reload()
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  await expect(keySet(page)).resolves.toBe(before)
+  await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
+  // And the new workspace keeps its own across a reload.
+  await other.reload()
+  await other.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  await expect(variableNames(other)).resolves.toEqual(['beta', 'beta2'])
+  await other.close()
 
-    // Confirmed, the link replaces this workspace: new keys, its variables.
-    await page.goto(workspaceLink(url, SECOND))
-    await prompt
-      .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
-      .click()
-    await page.getByText(/^Opened a shared workspace/).waitFor({ timeout: 120_000 })
-    await expect(variableNames(page)).resolves.toEqual(['beta', 'beta2'])
-    await expect(keySet(page)).resolves.not.toBe(before)
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  // Confirmed, the link replaces this workspace: new keys, its variables.
+  await page.goto(workspaceLink(url, SECOND))
+  await prompt
+    .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
+    .click()
+  await page.getByText(/^Opened a shared workspace/).waitFor({ timeout: 120_000 })
+  await expect(variableNames(page)).resolves.toEqual(['beta', 'beta2'])
+  await expect(keySet(page)).resolves.not.toBe(before)
+  expect(errors).toEqual([])
 })
