@@ -21,6 +21,9 @@ export default defineProject({
     globalSetup: ['e2e/globalSetup.ts'],
     // Browsers and SEAL key generation: generous per-test limits, files one at a time (2 cores).
     testTimeout: 120_000,
+    // expect.poll waits for what the page shows next (an upload finished, a run listed);
+    // vitest's 1 s default is a machine-speed bet, so the deadline is generous here.
+    expect: { poll: { timeout: 30_000 } },
     hookTimeout: 120_000,
     fileParallelism: false,
   },

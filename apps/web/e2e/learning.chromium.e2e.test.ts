@@ -194,7 +194,7 @@ describe('learner features in Chromium', () => {
     await page.getByText('Predicted: step 3 (square) uses up the noise budget').waitFor()
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-3').locator('[data-error-code="NOISE_BUDGET_EXHAUSTED"]').waitFor({ timeout: 60_000 })
-    await page.getByRole('button', { name: 'Decrypt step 3 anyway' }).click()
+    await page.getByRole('button', { name: 'Decrypt anyway (step 3)' }).click()
     await page.getByTestId('step-3').getByTestId('garbage').waitFor()
     await createVariable(page, 'p', '7, 8, 9', 'plaintext')
     await page.getByTestId('variable-x').getByRole('button', { name: 'Inspect x' }).click()
