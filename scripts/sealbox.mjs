@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point behind `npm start`, `npm test` and `npm run benchmark*`.
+// The one entry point behind `npm start`, `npm test`, `npm run benchmark*` and `npm run flake-hunt`.
 //
 // It must run on the system Node 20 of a fresh Debian machine, so it is plain
 // JavaScript with no dependencies. It bootstraps what the project needs, then
@@ -32,6 +32,7 @@ const COMMANDS = {
   'benchmark:server': { script: 'sealbox:benchmark:server', packages: [] },
   'benchmark:keys': { script: 'sealbox:benchmark:keys', packages: ['services'] },
   'benchmark:search': { script: 'sealbox:benchmark:search', packages: [], native: true },
+  'flake-hunt': { script: 'sealbox:flake-hunt', packages: ['browsers', 'services'], native: true },
   setup: { script: null, packages: [] },
 }
 
