@@ -5,11 +5,14 @@
  * Three steps: plan the configs (planSearchBench), measure them (measureSearchBench), write
  * the report (writeSearchReport).
  */
+import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../BenchError.ts'
+import { endToEndCases } from './endToEndCases.ts'
+import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
@@ -34,6 +37,27 @@ async function main(argv: string[]): Promise<void> {
   )
   const measureThroughput = () =>
     measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: cpus().length, log })
+  const measureE2e = async () => {
+    const report = await measureEndToEnd({
+      cases: endToEndCases(values.quick === true),
+      links: ['broadband', 'mobile'],
+      samples: values.quick ? 5 : 15,
+      cacheDir: join(here, '..', '..', '.cache'),
+      command,
+      log,
+    })
+    const paths = endToEndPaths(outDir)
+    const markdown = renderEndToEnd(report)
+    await mkdir(outDir, { recursive: true })
+    await writeFile(paths.md, markdown)
+    await writeFile(paths.json, `${JSON.stringify(report, null, 2)}\n`)
+    log(`wrote ${paths.md} and .json`)
+    return markdown
+  }
+  if (values['end-to-end-only']) {
+    process.stdout.write(`\n${await measureE2e()}`)
+    return
+  }
   if (values['throughput-only']) {
     const section = await writeThroughputOnly(outDir, await measureThroughput())
     process.stdout.write(`\n${section}`)
@@ -69,6 +93,7 @@ async function main(argv: string[]): Promise<void> {
   })
   process.stdout.write(`\n${markdown}`)
   log(`wrote ${join(outDir, 'search-benchmark.md')} and .json`)
+  if (!headlineOnly && values['no-end-to-end'] !== true) process.stdout.write(`\n${await measureE2e()}`)
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

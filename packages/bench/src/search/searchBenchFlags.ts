@@ -26,6 +26,13 @@ export const SearchBenchFlagsSchema = z
       .describe(
         'only the throughput rows through real servers (and their direct figure): replaces that section of the report in --out, the rest stays',
       ),
+    'no-end-to-end': z.boolean().optional().describe('skip the end-to-end rows over shaped links'),
+    'end-to-end-only': z
+      .boolean()
+      .optional()
+      .describe(
+        'only the end-to-end rows: a real server behind a Toxiproxy-shaped link (broadband, mobile), written to search-end-to-end.md and .json',
+      ),
     quick: z.boolean().optional().describe('fewer samples, no large run, shorter throughput rows'),
     headline: z
       .boolean()

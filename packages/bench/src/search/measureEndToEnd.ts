@@ -1,0 +1,277 @@
+import { join } from 'node:path'
+import { getHeContext } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
+import {
+  PrivateSearchClient,
+  plaintextSearchScores,
+  resolveSearchLink,
+  type SearchConfig,
+  type SearchLinkName,
+  type SearchLinkRates,
+  syntheticSearchDatabase,
+  syntheticSearchQuery,
+  topKIndices,
+  transferMs,
+} from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/server/testing'
+import { median } from '../harness/stats.ts'
+import { loadAverage } from '../report/machineInfo.ts'
+import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
+
+/** One config the end-to-end section measures: a database shape and the server's search settings. */
+export interface EndToEndCase {
+  title: string
+  rows: number
+  dimension: number
+  /** Server settings (`SEARCH_*`); none means the server's default, chosen by he-core. */
+  env: Record<string, string>
+  /** The client's query encoding, when not the config's. */
+  queryEncoding?: 'zstd' | 'none' | 'packed'
+}
+
+/** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
+export interface EndToEndRow {
+  title: string
+  link: SearchLinkRates
+  /** `toxiproxy`: measured through a shaped link; `model`: loopback plus bytes ÷ rate and one round trip. */
+  shapedBy: 'toxiproxy' | 'model'
+  config: { babySteps: string; babyStep: number; queryCiphertexts: number; galoisSteps: number[]; wire: string }
+  samples: number
+  encryptMs: number
+  /** Bytes ÷ the link's rate (what the shaper enforces). */
+  uploadMs: number
+  serverMs: number
+  downloadMs: number
+  /** The whole request as the client saw it, minus the server's total: upload, download and the round trip, measured. */
+  networkMs: number
+  decryptRankMs: number
+  /** encrypt + the request + decrypt and rank: the headline. */
+  endToEndMs: number
+  endToEndMinMs: number
+  /** The server process's CPU (all threads) per query, from its /metrics. */
+  serverCpuMs: number | null
+  queryBytes: number
+  responseBytes: number
+  keyBytes: number
+  topHitFound: boolean
+  /** The cost model's end-to-end estimate for this config and link. */
+  modelMs: number | undefined
+}
+
+export interface EndToEndReport {
+  command: string
+  date: string
+  shaper: string
+  loadAverageBefore: [number, number, number]
+  loadAverageAfter: [number, number, number]
+  rows: EndToEndRow[]
+}
+
+async function processCpuSeconds(url: string): Promise<number | null> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const match = /^sealbox_process_cpu_seconds_total (\S+)/m.exec(text)
+  return match ? Number(match[1]) : null
+}
+
+/**
+ * The server's own time on the request: its wall-clock phases, from decoding the body to
+ * encoding the answer. Not Server-Timing's `total`, which starts with the first byte and so
+ * holds the upload over a slow link.
+ */
+const SERVER_PHASES = [
+  'auth',
+  'decode',
+  'queue',
+  'keyload',
+  'keydeserialize',
+  'deserialize',
+  'compute',
+  'serialize',
+  'transfer',
+  'encode',
+] as const
+
+function serverTotal(timing: Partial<Record<string, number>>): number {
+  return SERVER_PHASES.reduce((sum, phase) => sum + (timing[phase] ?? 0), 0)
+}
+
+async function measureOverLink(
+  node: ServerNode,
+  baseUrl: string,
+  link: SearchLinkRates,
+  shapedBy: EndToEndRow['shapedBy'],
+  c: EndToEndCase,
+  samples: number,
+): Promise<EndToEndRow> {
+  const anonymous = new SealboxClient({ baseUrl })
+  const { client } = await anonymous.createSession()
+  const { database: _facts, fingerprint: _fingerprint, ...served } = await client.searchConfig()
+  const config: SearchConfig = c.queryEncoding ? { ...served, compression: c.queryEncoding } : served
+  const ctx = await getHeContext(config.params)
+  using search = PrivateSearchClient.create(ctx, config)
+  const keys = search.evaluationKeys()
+  if (keys) await client.putKeySet('e2e', keys)
+  const options = keys ? { keySet: 'e2e' } : {}
+  const database = syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 1 })
+  const rows: { encrypt: number; request: number; server: number; decrypt: number; up: number; down: number }[] = []
+  let topHitFound = true
+  // One untimed query warms the server's key cache and the connection.
+  await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
+  const cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  for (let i = 0; i < samples; i++) {
+    const vector = syntheticSearchQuery(c.dimension, i + 1)
+    const t0 = performance.now()
+    const query = search.encryptQuery(vector)
+    const t1 = performance.now()
+    const result = await client.search(query, options)
+    const t2 = performance.now()
+    const { hits } = search.rank(result.responses, 10)
+    const t3 = performance.now()
+    const oracle = topKIndices(plaintextSearchScores(config, database, vector), 1)
+    if (hits[0]?.row !== oracle[0]) topHitFound = false
+    const responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
+    rows.push({
+      encrypt: t1 - t0,
+      request: t2 - t1,
+      server: serverTotal(result.timing),
+      decrypt: t3 - t2,
+      up: query.byteLength,
+      down: responseBytes,
+    })
+  }
+  const cpuAfter = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  const model = shapedBy === 'model' ? link : undefined
+  const e2e = rows.map(
+    (r) =>
+      r.encrypt +
+      r.request +
+      r.decrypt +
+      (model ? transferMs(r.up, model.upMbps) + transferMs(r.down, model.downMbps) + model.rttMs : 0),
+  )
+  const queryBytes = rows[0]?.up ?? 0
+  const responseBytes = rows[0]?.down ?? 0
+  const estimate = config.estimate
+  return {
+    title: c.title,
+    link,
+    shapedBy,
+    config: {
+      babySteps: config.babySteps,
+      babyStep: config.babyStep,
+      queryCiphertexts: config.queryCiphertexts,
+      galoisSteps: config.galoisSteps,
+      wire: `${config.compression} / ${config.responseCompression}`,
+    },
+    samples,
+    encryptMs: median(rows.map((r) => r.encrypt)),
+    uploadMs: transferMs(queryBytes, link.upMbps),
+    serverMs: median(rows.map((r) => r.server)),
+    downloadMs: transferMs(responseBytes, link.downMbps),
+    networkMs: median(rows.map((r) => r.request - r.server)),
+    decryptRankMs: median(rows.map((r) => r.decrypt)),
+    endToEndMs: median(e2e),
+    endToEndMinMs: Math.min(...e2e),
+    serverCpuMs: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / samples : null,
+    queryBytes,
+    responseBytes,
+    keyBytes: keys?.byteLength ?? 0,
+    topHitFound,
+    modelMs: estimate && estimate.link.name === link.name && !c.queryEncoding ? estimate.totalMs : undefined,
+  }
+}
+
+/**
+ * The end-to-end section: for each case a real server process (pool executor), and for
+ * each link a Toxiproxy proxy in front of it shaped to that link; a Node client encrypts,
+ * sends, waits, decrypts and ranks, as a user would. Without Toxiproxy (no Go), the same
+ * client runs over loopback and the link is added by the model, and the rows say so.
+ */
+export async function measureEndToEnd(options: {
+  cases: readonly EndToEndCase[]
+  links: readonly SearchLinkName[]
+  samples: number
+  cacheDir: string
+  command: string
+  log: (line: string) => void
+}): Promise<EndToEndReport> {
+  const { log } = options
+  const loadAverageBefore = loadAverage()
+  let links: ToxiproxyLinks | undefined
+  let shaper = 'model: loopback + bytes ÷ rate + one round trip (Toxiproxy could not be built or started)'
+  try {
+    links = await ToxiproxyLinks.start(await ensureToxiproxy(options.cacheDir, log))
+    shaper = 'Toxiproxy 2.12.0 (latency toxic: half the round trip each way; bandwidth toxic per direction)'
+  } catch (error) {
+    log(`Toxiproxy unavailable (${error instanceof Error ? error.message : String(error)}): modelled rows`)
+  }
+  const rows: EndToEndRow[] = []
+  try {
+    for (const [i, c] of options.cases.entries()) {
+      log(`end to end: ${c.title}`)
+      const node = await ServerNode.start({
+        name: `e2e-${i}`,
+        env: {
+          ...BENCH_SERVER_ENV,
+          EXECUTOR: 'pool',
+          WORKERS: '1',
+          SYNTHETIC_ROWS: String(c.rows),
+          SYNTHETIC_DIM: String(c.dimension),
+          SYNTHETIC_SEED: '1',
+          ...c.env,
+        },
+        readyTimeoutMs: 300_000,
+      })
+      try {
+        for (const name of options.links) {
+          const link = resolveSearchLink(name)
+          const url = links ? await links.shape(`e2e-${i}-${name}`, node.port, link) : node.url
+          rows.push(await measureOverLink(node, url, link, links ? 'toxiproxy' : 'model', c, options.samples))
+        }
+      } finally {
+        await node.stop()
+      }
+    }
+  } finally {
+    await links?.[Symbol.asyncDispose]()
+  }
+  return {
+    command: options.command,
+    date: new Date().toISOString(),
+    shaper,
+    loadAverageBefore,
+    loadAverageAfter: loadAverage(),
+    rows,
+  }
+}
+
+/** The Markdown of the section. */
+export function renderEndToEnd(report: EndToEndReport): string {
+  const kb = (bytes: number) => (bytes / 1000).toFixed(1)
+  const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : value.toFixed(1))
+  const lines = [
+    '## End to end over a shaped link',
+    '',
+    `\`${report.command}\` — ${report.date}. Link shaped by ${report.shaper}. A real server process`,
+    '(`EXECUTOR=pool`, one worker) per config; a Node client (node-seal, one thread) encrypts, sends the',
+    'query through the link, waits, decrypts and ranks the top 10, as a user would. Medians over the',
+    `samples; upload and download are bytes ÷ rate (what the shaper enforces), "network" is the measured`,
+    'request time minus the server total (both transfers and the round trip). KB = 1000 bytes. Load',
+    `average ${report.loadAverageBefore.join(' / ')} before, ${report.loadAverageAfter.join(' / ')} after.`,
+    '',
+    '| config | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ]
+  for (const r of report.rows) {
+    const link = `${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms${r.shapedBy === 'model' ? ' (modelled)' : ''}`
+    lines.push(
+      `| ${r.title} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} |`,
+    )
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** Where the section is written. */
+export function endToEndPaths(outDir: string): { md: string; json: string } {
+  return { md: join(outDir, 'search-end-to-end.md'), json: join(outDir, 'search-end-to-end.json') }
+}
