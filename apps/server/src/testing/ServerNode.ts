@@ -73,8 +73,8 @@ function spawnMain(
 }
 
 /**
- * One real sealbox server process (`node --conditions=@sealbox/source src/main.ts`)
- * on a free loopback port, with its own data directory and log file; resolves once
+ * One real sealbox server process (`node --conditions=@sealbox/source src/main.ts`, or
+ * the built `node dist/main.js`) on a free (or given) loopback port, with its own data directory and log file; resolves once
  * `/readyz` says its workers are warm. `stop()` sends SIGTERM (graceful shutdown) and
  * removes the directory. The only way tests and benchmarks start a server process.
  */

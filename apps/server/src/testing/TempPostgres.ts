@@ -12,7 +12,8 @@ export interface TempPostgresOptions {
   settings?: Record<string, string | number>
 }
 
-const SUPERUSER = 'sealbox'
+// Named like Debian's: the deploy doc's role and database may be called sealbox.
+const SUPERUSER = 'postgres'
 
 /**
  * A throwaway PostgreSQL cluster from Debian's packages for tests and benchmarks:

@@ -101,7 +101,7 @@ describe('node drills', () => {
     await waitFor('the late node to be ready', async () => (await fetch(`${node.url}/readyz`)).status === 200, 90_000)
     const log = await node.log()
     expect(log).toMatch(
-      /key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/sealbox not reachable at start \(attempt 1\): .*ECONNREFUSED.*; retrying in 0\.5 s/,
+      /key store PostgreSQL postgres@127\.0\.0\.1:\d+\/sealbox not reachable at start \(attempt 1\): .*ECONNREFUSED.*; retrying in 0\.5 s/,
     )
     expect(log).not.toContain('/sealbox:') // never the URL with credentials
     await keyed.run(new SealboxClient({ baseUrl: node.url, token: ALICE }))
@@ -119,7 +119,7 @@ describe('node drills', () => {
     )
     expect(failure).toMatch(/exited \(1\) at start/)
     expect(failure).toMatch(
-      /sealbox: cannot open the key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/no_such_db after \d+ attempts .*database "no_such_db" does not exist/,
+      /sealbox: cannot open the key store PostgreSQL postgres@127\.0\.0\.1:\d+\/no_such_db after \d+ attempts .*database "no_such_db" does not exist/,
     )
     expect(failure).not.toMatch(/\n\s+at /)
   })
