@@ -51,3 +51,25 @@ describe('CostAdmission', () => {
     admission.charge('a', { units: 1000, what: 'program' })
   })
 })
+
+describe('CostAdmission per client address (local mode)', () => {
+  it('the anonymous sessions of one address share one budget; another address and configured tenants keep their own', () => {
+    let now = 0
+    const admission = new CostAdmission({ ...limits, ADDRESS_COST_BUDGET: 1000 }, () => now)
+    const job = { units: 400, what: 'program' as const }
+    admission.charge('anon-a', job, '127.0.0.1')
+    admission.charge('anon-b', job, '127.0.0.1')
+    // A third session of the same address: its own budget is full, the address's is not.
+    const shared = refusal(() => admission.charge('anon-c', job, '127.0.0.1'))
+    expect(shared.code).toBe('RATE_LIMITED')
+    expect(shared.message).toContain('the sessions of this client address have spent the budget of 1,000')
+    expect(shared.details).toMatchObject({ setting: 'ADDRESS_COST_BUDGET', limit: 1000 })
+    // Refused by the address: the session's own budget was not spent.
+    admission.charge('anon-c', job, '127.0.0.2')
+    admission.charge('anon-c', { units: 2600, what: 'program' })
+    admission.charge('acme', { units: 3000, what: 'program' })
+    // The address's budget refills like a tenant's.
+    now = 60_000
+    admission.charge('anon-d', job, '127.0.0.1')
+  })
+})

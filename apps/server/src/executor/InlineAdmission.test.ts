@@ -1,0 +1,90 @@
+import { HeError } from '@sealbox/he-core'
+import { describe, expect, it } from 'vitest'
+import { InlineAdmission } from './InlineAdmission.ts'
+import type { WorkerJob, WorkerReply } from './jobMessages.ts'
+
+const limits = { INLINE_MAX_JOB_MS: 500, INLINE_BUDGET_MS: 2000, INLINE_BUDGET_WINDOW_MS: 10_000 }
+
+function program(label: string): WorkerJob {
+  return {
+    type: 'evaluate',
+    params: { scheme: 'bgv', polyModulusDegree: 8192, plainModulus: { batchingBits: 20 } },
+    program: {
+      version: 1,
+      inputs: [{ name: 'x', kind: 'ciphertext' }],
+      steps: [{ op: 'multiply', a: 'x', b: 'x', out: label }],
+      outputs: [label],
+    },
+    inputs: {},
+  } as unknown as WorkerJob
+}
+
+function reply(runMs: number, failed = false): WorkerReply {
+  return {
+    result: failed ? { type: 'failed', error: { code: 'SEAL_ERROR', message: 'x' } } : { type: 'faultSurvived' },
+    runMs,
+  } as unknown as WorkerReply
+}
+
+function refusal(fn: () => void): HeError {
+  try {
+    fn()
+  } catch (error) {
+    expect(error).toBeInstanceOf(HeError)
+    return error as HeError
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('InlineAdmission', () => {
+  it('predicts an unmeasured program at 10 ms per unit, then at what jobs like it took on any executor', () => {
+    const admission = new InlineAdmission(limits, () => 0)
+    const job = program('r')
+    // 60 units × 10 ms: refused before it ever runs inline.
+    const unseen = refusal(() => admission.admit('127.0.0.1', job, 60))
+    expect(unseen.code).toBe('LIMIT_EXCEEDED')
+    expect(unseen.message).toContain('about 600 ms')
+    expect(unseen.details).toMatchObject({ setting: 'INLINE_MAX_JOB_MS', limit: 500 })
+    // Measured on the pool at 3 ms per unit: 180 ms, admitted.
+    admission.observe(job, 60, reply(180))
+    expect(admission.predictMs(60, 'unknown shape')).toBe(600)
+    admission.admit('127.0.0.1', job, 60)
+    // A failed run says nothing of the speed.
+    admission.observe(job, 60, reply(5000, true))
+    admission.admit('127.0.0.1', job, 60)
+  })
+
+  it('refuses a queued job at its start once a job like it was measured too slow', () => {
+    const admission = new InlineAdmission(limits, () => 0)
+    const job = program('q')
+    admission.observe(job, 20, reply(100))
+    const first = admission.admit('127.0.0.1', job, 20)
+    const second = admission.admit('127.0.0.1', job, 20)
+    first.beforeRun()
+    // The first really took 800 ms (40 ms per unit): the second, still queued, is now refused.
+    first.afterRun(reply(800))
+    expect(refusal(() => second.beforeRun()).code).toBe('LIMIT_EXCEEDED')
+  })
+
+  it('keeps a budget of inline milliseconds per address, charged what the jobs really took', () => {
+    let now = 0
+    const admission = new InlineAdmission(limits, () => now)
+    const job = program('b')
+    admission.observe(job, 10, reply(40))
+    // 4 ms per unit: each job predicted 40 ms but takes 400 (its shape was measured on an idle pool).
+    for (let i = 0; i < 5; i++) {
+      const ticket = admission.admit('127.0.0.1', job, 10)
+      ticket.beforeRun()
+      ticket.afterRun(reply(400))
+      admission.observe(job, 10, reply(40))
+    }
+    const limited = refusal(() => admission.admit('127.0.0.1', program('other'), 1))
+    expect(limited.code).toBe('RATE_LIMITED')
+    expect(limited.message).toContain('2,000 ms of the inline executor per 10 s (INLINE_BUDGET_MS')
+    expect(Number(limited.details?.retryAfterSeconds)).toBeGreaterThanOrEqual(1)
+    // Another address has its own; this one's comes back over the window.
+    admission.admit('127.0.0.2', job, 10)
+    now = 10_000
+    admission.admit('127.0.0.1', job, 10)
+  })
+})
