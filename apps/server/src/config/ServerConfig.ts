@@ -218,6 +218,21 @@ export const ServerConfigSchema = z
       .describe(
         "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 422 LIMIT_EXCEEDED.",
       ),
+    MAX_JOB_HEAP_BYTES: int(16 * MiB, 4096 * MiB)
+      .default(1024 * MiB)
+      .describe(
+        "Largest WASM heap one evaluate job may need at once, estimated before it is admitted (he-core's `programCost` peak: context, keys, inputs, live values, SEAL's scratch); above it: 422 LIMIT_EXCEEDED.",
+      ),
+    WORKER_HEAP_RECYCLE_BYTES: int(64 * MiB, 4096 * MiB)
+      .default(1024 * MiB)
+      .describe(
+        'A worker whose WASM heap is above this after a job is replaced right after its reply (a WASM heap never shrinks), so the next job never inherits a grown heap.',
+      ),
+    WORKER_HEAP_BYTES: int(256 * MiB, 4096 * MiB)
+      .default(3584 * MiB)
+      .describe(
+        "Per-worker WASM heap cap (pool and inline executors), enforced by the engine: each worker's node-seal memory may grow to this many bytes and no further, so an allocation past it is a std::bad_alloc answered 507 OUT_OF_MEMORY at once (the worker is replaced) instead of a heap near the 4 GiB cap. A worker starts a job under WORKER_HEAP_RECYCLE_BYTES and an admitted job needs at most MAX_JOB_HEAP_BYTES (estimated): keep their sum below this.",
+      ),
     MAX_INLINE_COST: z.coerce
       .number()
       .positive()

@@ -2,7 +2,7 @@ import type { ExecutorMode } from '../config/ServerConfig.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 
 /** Why a worker was replaced (a metrics label). */
-export type ReplacementReason = 'sealExceptions' | 'outOfMemory' | 'fault' | 'crashed' | 'timeout'
+export type ReplacementReason = 'sealExceptions' | 'outOfMemory' | 'heapGrown' | 'fault' | 'crashed' | 'timeout'
 
 /** What an executor tells the server as it runs. */
 export interface ExecutorEvents {

@@ -1,4 +1,5 @@
 import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
+import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
@@ -20,6 +21,9 @@ import type { WorkerSetup } from './WorkerSetup.ts'
  * the upload claims beyond what its bytes can hold is refused before it is inflated.
  */
 const KEY_UPLOAD_UNITS_PER_MIB = 50
+
+/** 32-bit WebAssembly's own heap limit. */
+const WASM_HEAP_LIMIT = 4096 * 1024 * 1024
 
 /** Options of one submission through the hub. */
 export interface HubSubmitOptions {
@@ -80,9 +84,13 @@ export class ExecutorHub {
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
       ? [this.defaultMode, ...(['pool', 'inline', 'process'] as const).filter((m) => m !== this.defaultMode)]
       : [this.defaultMode]
-    // Compile node-seal once here and hand the compiled module to every worker thread.
+    // Compile node-seal once here and hand the compiled module to every worker thread,
+    // its heap capped at WORKER_HEAP_BYTES (below 32-bit WebAssembly's own 4 GiB).
     await loadSeal()
-    const wasmModule = sealWasmModule()
+    const wasmModule =
+      this.#config.WORKER_HEAP_BYTES < WASM_HEAP_LIMIT
+        ? await compileSealModule({ maxHeapBytes: this.#config.WORKER_HEAP_BYTES })
+        : sealWasmModule()
     const warmed = await Promise.all(
       modes.map((mode) => {
         let scheduler: FairScheduler | undefined

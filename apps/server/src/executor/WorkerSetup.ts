@@ -15,6 +15,8 @@ export const WorkerSetupSchema = z.object({
   store: KeyStoreLocationSchema,
   keyCacheBytes: z.number().int().nonnegative(),
   sealErrorRecycle: z.number().int().positive(),
+  /** Replace the worker after a job that leaves its WASM heap above this many bytes. */
+  heapRecycleBytes: z.number().int().positive(),
   maxPolyDegree: z.number().int(),
   maxProgramSteps: z.number().int(),
   maxQueriesPerSearch: z.number().int(),
@@ -37,6 +39,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
     store,
     keyCacheBytes: config.KEY_CACHE_BYTES,
     sealErrorRecycle: config.SEAL_ERROR_RECYCLE,
+    heapRecycleBytes: config.WORKER_HEAP_RECYCLE_BYTES,
     maxPolyDegree: config.MAX_POLY_DEGREE,
     maxProgramSteps: config.MAX_PROGRAM_STEPS,
     maxQueriesPerSearch: config.MAX_QUERIES_PER_SEARCH,

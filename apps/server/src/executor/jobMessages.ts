@@ -151,7 +151,7 @@ export const WorkerReplySchema = z.object({
   cpuMs: z.number().nonnegative().optional(),
   worker: WorkerStatsSchema,
   /** Set when this worker must be replaced after this job (and why). */
-  recycle: z.enum(['sealExceptions', 'outOfMemory', 'fault']).optional(),
+  recycle: z.enum(['sealExceptions', 'outOfMemory', 'heapGrown', 'fault']).optional(),
 })
 export type WorkerReply = z.infer<typeof WorkerReplySchema>
 

@@ -15,6 +15,7 @@ import {
 } from '@sealbox/he-core/client'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { admitProgram } from '../app/programAdmission.ts'
 import type { KeySetNeeds } from '../app/resolveKeySet.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { executorOverride } from '../http/executorOverride.ts'
@@ -69,19 +70,24 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
         Object.values(body.inputs).flatMap((bytes) => peekEnvelope(bytes).keySetId ?? []),
       )
       request.timing.add('decode', performance.now() - decodeStarted)
+      let record: KeySetRecord | undefined
       const keys = await resolveKeySet(
         store,
         tenant.id,
         body.keySet ?? query.keySet,
-        programKeyNeeds(analysis, envelopeKeySetIds),
+        programKeyNeeds(analysis, envelopeKeySetIds, (found) => {
+          record = found
+        }),
       )
+      // Priced with the keys it will run with and refused above the per-job heap bound, before it queues.
+      const cost = admitProgram(analysis, params, record, config)
       const done = await hub.submit(
         tenant.id,
         { type: 'evaluate', params: body.params, program: body.program, inputs: body.inputs, ...keys },
         {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
-          cost: analysis.cost.units,
+          cost: cost.units,
           client: jobClient(request),
           ...executorOverride(request),
         },
@@ -97,12 +103,17 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
 }
 
 /** What a program needs of a key set: the relinearization and Galois keys its analysis lists. */
-function programKeyNeeds(analysis: ProgramAnalysis, envelopeKeySetIds: Iterable<string>): KeySetNeeds {
+function programKeyNeeds(
+  analysis: ProgramAnalysis,
+  envelopeKeySetIds: Iterable<string>,
+  onRecord: (record: KeySetRecord) => void,
+): KeySetNeeds {
   const keyGenSteps = () => [...analysis.keyGenSteps].sort((a, b) => a - b)
   return {
     envelopeKeySetIds,
     envelopes: 'the inputs',
     missingFrom(record: KeySetRecord) {
+      onRecord(record)
       const elements = new Set(record.galoisElements)
       const missing = missingProgramKeys(analysis, {
         relinKeys: record.kinds.includes('relinKeys') ? { hasKey: (power) => power === 2 } : undefined,

@@ -135,6 +135,9 @@ export class JobRunner implements JobContext {
     if (failure?.code === 'OUT_OF_MEMORY') return { recycle: 'outOfMemory' }
     // Each caught C++ exception leaks 16 bytes of a 64 KiB stack; ~4,000 break the instance.
     if (this.#sealExceptions() >= this.setup.sealErrorRecycle) return { recycle: 'sealExceptions' }
+    // A WASM heap never shrinks: a worker a big job grew is replaced off the critical
+    // path (after this reply), so the next tenant does not start near the 4 GiB cap.
+    if ((wasmHeapBytes() ?? 0) > this.setup.heapRecycleBytes) return { recycle: 'heapGrown' }
     return {}
   }
 

@@ -1,3 +1,4 @@
+import { markSealOutOfMemory } from '../seal/sealOutOfMemory.ts'
 import { HeError } from './HeError.ts'
 import type { HeErrorCode } from './heErrorCodes.ts'
 import { SealException } from './SealException.ts'
@@ -107,6 +108,7 @@ export function toHeError(error: unknown, context?: string, fallback: HeErrorCod
     sealExceptions++
     const info = readSealError(error)
     const refusal = SEAL_REFUSALS.find(([pattern]) => pattern.test(info.message))
+    if (refusal?.[1] === 'OUT_OF_MEMORY') markSealOutOfMemory()
     return new HeError(refusal?.[1] ?? 'SEAL_ERROR', `${prefix}${refusal?.[2] ?? 'SEAL refused the operation'}`, {
       cause: new SealException(info.kind, info.message, { cause: error }),
     })
@@ -115,6 +117,7 @@ export function toHeError(error: unknown, context?: string, fallback: HeErrorCod
     return new HeError('SEAL_ERROR', `${prefix}${error.message}`, { cause: error })
   }
   if (error instanceof RangeError && /memory/i.test(error.message)) {
+    markSealOutOfMemory()
     return new HeError('OUT_OF_MEMORY', `${prefix}${error.message}`, { cause: error })
   }
   const info = readSealError(error)

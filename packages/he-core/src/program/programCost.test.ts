@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { galoisElementOf } from '../keys/galoisElements.ts'
 import { parseParams } from '../params/parseParams.ts'
 import { analyzeProgram } from './analyzeProgram.ts'
+import { MULTIPLY_UNITS } from './ops/multiply.ts'
 import { parseProgram } from './parseProgram.ts'
-import { costScale, programCost } from './programCost.ts'
+import { costScale, LOAD_UNITS_PER_OBJECT, programCost, SAVE_UNITS_PER_OBJECT, valueHeapBytes } from './programCost.ts'
+import { nafTerms } from './rotationKeys.ts'
 
 function program(steps: unknown[], outputs = ['r']) {
   return parseProgram({
@@ -23,7 +26,7 @@ describe('program cost', () => {
   it('is one unit for a BGV multiply at n=4096 with two data primes, and scales with n·log n·primes', () => {
     const multiply = program([{ op: 'multiply', a: 'x', b: 'y', out: 'r' }])
     const small = programCost(multiply, { scheme: 'bgv', polyModulusDegree: 4096, dataPrimes: 2 })
-    expect(stepUnits(small, 0)).toBeCloseTo(0.9, 5)
+    expect(stepUnits(small, 0)).toBeCloseTo(MULTIPLY_UNITS.bgv ?? Number.NaN, 5)
     const big = programCost(multiply, { scheme: 'bgv', polyModulusDegree: 16384, dataPrimes: 8 })
     expect(stepUnits(big, 0) / stepUnits(small, 0)).toBeCloseTo(4 * (14 / 12) * 4, 5)
     expect(costScale(4096, 2)).toBe(1)
@@ -103,5 +106,75 @@ describe('program cost', () => {
     ])
     expect(analysis.cost.units).toBeGreaterThan(10)
     expect(analysis.cost.units).toBeLessThan(40)
+  })
+
+  it('prices a rotation at the NAF terms SEAL composes it from, unless the key set holds its own key', () => {
+    const target = { scheme: 'bfv', polyModulusDegree: 8192 } as const
+    const rotate = (steps: number) => program([{ op: 'rotateRows', a: 'x', steps, out: 'r' }])
+    // 1365 = 0b10101010101: six NAF terms.
+    expect(nafTerms(1365)).toHaveLength(6)
+    const one = stepUnits(programCost(rotate(1), target), 0)
+    expect(stepUnits(programCost(rotate(1365), target), 0)).toBeCloseTo(6 * one, 5)
+    const own = programCost(rotate(1365), { ...target, galoisElements: [galoisElementOf(8192, 1365)] })
+    expect(stepUnits(own, 0)).toBeCloseTo(one, 5)
+    // With only power-of-two keys SEAL still composes it.
+    const powers = programCost(rotate(1365), {
+      ...target,
+      galoisElements: [1, 4, 16, 64, 256, 1024].map((s) => galoisElementOf(8192, s)),
+    })
+    expect(stepUnits(powers, 0)).toBeCloseTo(6 * one, 5)
+  })
+
+  it('estimates the peak heap from the values alive at once, their sizes and levels, and SEAL scratch', () => {
+    const target = { scheme: 'bfv', polyModulusDegree: 8192, dataPrimes: 4 } as const
+    const fresh = valueHeapBytes('bfv', 8192, { primes: 4, size: 2 })
+    expect(fresh).toBe(2 * 4 * 8192 * 8)
+    const base = programCost(program([{ op: 'add', a: 'x', b: 'y', out: 'r' }]), target)
+    // Growing products without relinearizing: sizes 3, 5, 9, and each is read twice.
+    const grown = programCost(
+      program([
+        { op: 'square', a: 'x', out: 's3' },
+        { op: 'square', a: 's3', out: 's5' },
+        { op: 'square', a: 's5', out: 's9' },
+        { op: 'multiply', a: 's9', b: 's5', out: 'r' },
+      ]),
+      target,
+    )
+    expect(grown.peakHeapBytes - base.peakHeapBytes).toBeGreaterThan(
+      valueHeapBytes('bfv', 8192, { primes: 4, size: 13 }) * 3,
+    )
+    // Freed at last use: a long chain of fresh-size steps needs no more than a short one.
+    const chain = (length: number) =>
+      programCost(
+        program(
+          Array.from({ length }, (_, i) => ({
+            op: 'add',
+            a: i === 0 ? 'x' : `v${i - 1}`,
+            b: 'y',
+            out: i === length - 1 ? 'r' : `v${i}`,
+          })),
+        ),
+        target,
+      ).peakHeapBytes
+    expect(chain(40)).toBe(chain(3))
+    // Keys count too.
+    const withKeys = programCost(program([{ op: 'add', a: 'x', b: 'y', out: 'r' }]), { ...target, keyHeapBytes: 1e8 })
+    expect(withKeys.peakHeapBytes - base.peakHeapBytes).toBe(1e8)
+  })
+
+  it('charges loading the inputs and saving the outputs by their bytes', () => {
+    const small = programCost(program([{ op: 'add', a: 'x', b: 'y', out: 'r' }]), {
+      scheme: 'bfv',
+      polyModulusDegree: 4096,
+    })
+    const big = programCost(program([{ op: 'add', a: 'x', b: 'y', out: 'r' }]), {
+      scheme: 'bfv',
+      polyModulusDegree: 16384,
+    })
+    // A part per object (three inputs, one output), and per byte: ciphertexts have 4× the
+    // coefficients and 4× the primes, 16× the bytes (the BFV plaintext input only 4×).
+    const objects = 3 * LOAD_UNITS_PER_OBJECT + SAVE_UNITS_PER_OBJECT
+    expect((big.ioUnits - objects) / (small.ioUnits - objects)).toBeGreaterThan(15)
+    expect((big.ioUnits - objects) / (small.ioUnits - objects)).toBeLessThan(16)
   })
 })

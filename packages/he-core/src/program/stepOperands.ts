@@ -5,6 +5,7 @@ import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { type ChainLevel, chainLevelOf } from '../params/levelTable.ts'
 import type { SealScope } from '../scope/SealScope.ts'
+import { deleteSealObject } from '../seal/sealOutOfMemory.ts'
 import type { ProgramOp } from './ProgramSpec.ts'
 import { stepLabel } from './stepLabel.ts'
 
@@ -116,7 +117,7 @@ function switchedCopy(frame: StepFrame, operand: NamedCiphertext, target: Cipher
   try {
     sealCall(stepLabel(frame.index, frame.op), () => ctx.evaluator.cipherModSwitchTo(operand.value, parmsId, copy))
   } finally {
-    parmsId.delete()
+    deleteSealObject(parmsId)
   }
   return copy
 }
@@ -207,7 +208,7 @@ export function alignPlaintext(
       try {
         sealCall(stepLabel(frame.index, frame.op), () => frame.ctx.evaluator.plainModSwitchTo(b.value, parmsId, copy))
       } finally {
-        parmsId.delete()
+        deleteSealObject(parmsId)
       }
       p = copy
     }

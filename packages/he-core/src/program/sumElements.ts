@@ -1,6 +1,7 @@
 import type { Ciphertext, GaloisKeys } from 'node-seal/throws'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
+import { deleteSealObject } from '../seal/sealOutOfMemory.ts'
 import { sumElementsSteps } from './rotationKeys.ts'
 
 /**
@@ -33,6 +34,6 @@ export function sumElementsInto(
       }
     })
   } finally {
-    rotated.delete()
+    deleteSealObject(rotated)
   }
 }

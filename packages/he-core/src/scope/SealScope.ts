@@ -1,3 +1,5 @@
+import { sealOutOfMemory } from '../seal/sealOutOfMemory.ts'
+
 /** Anything node-seal hands out: an embind handle that must be deleted exactly once. */
 export interface SealHandle {
   delete(): void
@@ -15,6 +17,8 @@ export function liveSealHandles(): number {
 }
 
 function deleteHandle(handle: SealHandle): void {
+  // After an out-of-memory any call into node-seal deadlocks; the instance is being replaced.
+  if (sealOutOfMemory()) return
   if (!handle.isDeleted()) {
     handle.delete()
     live--

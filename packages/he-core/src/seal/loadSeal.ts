@@ -1,4 +1,5 @@
 import SEAL, { type MainModule } from 'node-seal/throws'
+import { resetSealOutOfMemory } from './sealOutOfMemory.ts'
 
 /** The node-seal module type (the `throws` build: transparent results throw). */
 export type Seal = MainModule
@@ -134,6 +135,7 @@ export function wasmHeapBytes(): number | undefined {
  * when nothing references it any more.
  */
 export function retireSeal(): void {
+  resetSealOutOfMemory()
   loading = undefined
   loaded = undefined
 }

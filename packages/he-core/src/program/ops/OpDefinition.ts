@@ -61,6 +61,11 @@ export interface CostEnv {
   b?: ValueShape | undefined
   /** Data primes the step works at (aligned operands meet at the lower level). */
   primes: number
+  /**
+   * Key switches SEAL performs to rotate by `step`: 1 when the key set holds that
+   * rotation's own key, else one per term of its non-adjacent form (SEAL composes it).
+   */
+  rotationSwitches(step: number): number
 }
 
 /** A step's work at n = 4096 with two data primes (the caller scales it), and the shape of its result. */
@@ -68,6 +73,12 @@ export interface StepWork {
   work: number
   /** The result's shape; absent: the operands' level and the larger size. */
   out?: ValueShape | undefined
+  /**
+   * Polynomials at the step's level that SEAL allocates while the step runs, beyond
+   * the result (base extensions, key-switching decompositions, rotation buffers); for
+   * the peak heap. Absent: none.
+   */
+  scratch?: number | undefined
 }
 
 /** Noise facts of one value, as measured (inputs) or predicted (step results). */

@@ -1,16 +1,28 @@
 import { requireSize2 } from '../stepOperands.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue } from './opEvaluate.ts'
-import { CIPHER_A, CKKS_SCHEME, opFacts, type SchemeUnits, samePlain, weightedCost } from './opKit.ts'
+import {
+  CIPHER_A,
+  CKKS_SCHEME,
+  KEY_SWITCH_SCRATCH,
+  keySwitchScale,
+  opFacts,
+  type SchemeUnits,
+  samePlain,
+  unitsOf,
+} from './opKit.ts'
 
 /** Cost units of a CKKS conjugation (one key switch). */
-export const CONJUGATE_UNITS: SchemeUnits = { ckks: 2.2 }
+export const CONJUGATE_UNITS: SchemeUnits = { ckks: 3 }
 
 /** CKKS: every slot complex-conjugated (Galois element 2n − 1); real slots are unchanged. */
 export const complexConjugate: OpDefinition<'complexConjugate'> = {
   ...opFacts([CIPHER_A], CKKS_SCHEME, 'a with every slot complex-conjugated'),
   analyze: () => ({ galoisSteps: [], column: true, relin: false, keySwitches: 1 }),
-  cost: weightedCost(CONJUGATE_UNITS),
+  cost: (_step, e) => ({
+    work: unitsOf(CONJUGATE_UNITS, e.scheme) * keySwitchScale(e.primes),
+    scratch: KEY_SWITCH_SCRATCH,
+  }),
   noise: () => ({}),
   plain: samePlain,
   execute(step, e) {

@@ -1,14 +1,16 @@
 import { requireProductScale, requireRelinPowers } from '../stepOperands.ts'
 import { sumElementsInto } from '../sumElements.ts'
-import { MULTIPLY_UNITS } from './multiply.ts'
+import { MULTIPLY_UNITS, productScratch } from './multiply.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherPair, cipherValue } from './opEvaluate.ts'
 import {
   ALL_SCHEMES,
   CIPHER_A,
   CIPHER_B,
+  keySwitchScale,
   opFacts,
   productBudget,
+  SUM_SCRATCH,
   scaleOf,
   sizeFactor,
   sumKeys,
@@ -29,8 +31,12 @@ export const innerProduct: OpDefinition<'innerProduct'> = {
   analyze: (_step, e) => sumKeys(e, true),
   cost: (_step, e) => ({
     work:
-      unitsOf(MULTIPLY_UNITS, e.scheme) * sizeFactor(e) + unitsOf(RELINEARIZE_UNITS, e.scheme) + sumWork(e, SUM_UNITS),
+      unitsOf(MULTIPLY_UNITS, e.scheme) * sizeFactor(e) +
+      unitsOf(RELINEARIZE_UNITS, e.scheme) * keySwitchScale(e.primes) +
+      sumWork(e, SUM_UNITS),
     out: { primes: e.primes, size: 2 },
+    // The size-3 product lives while it is relinearized and summed.
+    scratch: 3 + Math.max(productScratch(e.scheme, Math.max(2, e.a.size), Math.max(2, e.b?.size ?? 2)), SUM_SCRATCH),
   }),
   noise: (_step, e) =>
     e.ckks ? { scaleBits: scaleOf(e.a) + scaleOf(e.b) } : { budget: productBudget(e, 1) - sumSpend(e) },

@@ -2,7 +2,18 @@ import { sumElementsInto } from '../sumElements.ts'
 import { MULTIPLY_PLAIN_UNITS } from './multiplyPlain.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue, productWithPlain } from './opEvaluate.ts'
-import { ALL_SCHEMES, CIPHER_A, opFacts, PLAIN_B, scaleOf, sumKeys, sumSpend, sumWork, unitsOf } from './opKit.ts'
+import {
+  ALL_SCHEMES,
+  CIPHER_A,
+  opFacts,
+  PLAIN_B,
+  SUM_SCRATCH,
+  scaleOf,
+  sumKeys,
+  sumSpend,
+  sumWork,
+  unitsOf,
+} from './opKit.ts'
 import { SUM_UNITS } from './sumUnits.ts'
 
 /** Every slot becomes Σ aᵢpᵢ for a plaintext p: multiplyPlain, sum the slots. */
@@ -12,7 +23,10 @@ export const innerProductPlain: OpDefinition<'innerProductPlain'> = {
     sumsSlots: true,
   }),
   analyze: (_step, e) => sumKeys(e, false),
-  cost: (_step, e) => ({ work: unitsOf(MULTIPLY_PLAIN_UNITS, e.scheme) + sumWork(e, SUM_UNITS) }),
+  cost: (_step, e) => ({
+    work: unitsOf(MULTIPLY_PLAIN_UNITS, e.scheme) + sumWork(e, SUM_UNITS),
+    scratch: 2 + SUM_SCRATCH,
+  }),
   noise: (_step, e) =>
     e.ckks ? { scaleBits: scaleOf(e.a) + scaleOf(e.b) } : { budget: e.budget - e.plainSpend - sumSpend(e) },
   plain: (step, e) => e.sum(e.mul(e.get(step.a), e.get(step.b))),

@@ -1,3 +1,4 @@
+import { deleteSealObject } from '../../seal/sealOutOfMemory.ts'
 import { levelOf } from '../stepOperands.ts'
 import { MOD_SWITCH_UNITS } from './modSwitchToNext.ts'
 import type { OpDefinition } from './OpDefinition.ts'
@@ -31,7 +32,7 @@ export const modSwitchToLast: OpDefinition<'modSwitchToLast'> = {
       e.call(() => ev.cipherModSwitchTo(source.value, last, d))
       return cipherValue(d)
     } finally {
-      last.delete()
+      deleteSealObject(last)
     }
   },
   emitTs(step, e) {

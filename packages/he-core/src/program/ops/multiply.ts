@@ -1,3 +1,4 @@
+import type { SchemeName } from '../../params/ParamsSpec.ts'
 import { requireProductScale } from '../stepOperands.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherPair, cipherValue } from './opEvaluate.ts'
@@ -15,7 +16,15 @@ import {
 } from './opKit.ts'
 
 /** Cost units of ct × ct; BFV multiplies need a base extension (20–26 ms, 24× BGV's). */
-export const MULTIPLY_UNITS: SchemeUnits = { bfv: 23, bgv: 0.9, ckks: 0.5 }
+export const MULTIPLY_UNITS: SchemeUnits = { bfv: 23, bgv: 1.2, ckks: 0.6 }
+
+/**
+ * Scratch of a ciphertext product: BFV extends both operands to a base about twice as
+ * wide (BEHZ) and forms the tensor there; BGV and CKKS multiply in place.
+ */
+export function productScratch(scheme: SchemeName, a: number, b: number): number {
+  return scheme === 'bfv' ? 2 * (a + b) + 2 * (a + b - 1) : a + b
+}
 
 /** ct × ct; the size grows to a.size + b.size − 1 (3 for fresh operands). */
 export const multiply: OpDefinition<'multiply'> = {
@@ -24,6 +33,7 @@ export const multiply: OpDefinition<'multiply'> = {
   cost: (_step, e) => ({
     work: unitsOf(MULTIPLY_UNITS, e.scheme) * sizeFactor(e),
     out: { primes: e.primes, size: Math.max(2, e.a.size) + Math.max(2, e.b?.size ?? 2) - 1 },
+    scratch: productScratch(e.scheme, Math.max(2, e.a.size), Math.max(2, e.b?.size ?? 2)),
   }),
   noise: (_step, e) =>
     e.ckks

@@ -88,19 +88,61 @@ export function sizeFactor(env: CostEnv): number {
   return env.b && env.b.size > 0 ? (a * Math.max(2, env.b.size)) / 4 : a / 2
 }
 
-/** The cost of an op that touches each polynomial once: binary ops once, unary ops per pair of polynomials. */
-export function weightedCost(units: SchemeUnits): (step: unknown, env: CostEnv) => StepWork {
-  return (_step, env) => ({ work: unitsOf(units, env.scheme) * (env.b ? 1 : Math.max(2, env.a.size) / 2) })
+/**
+ * Units of a rotation made of `switches` key switches. The calibration grid measured
+ * a rotation SEAL composes from six NAF terms at 6–10× one with its own key (CPU time,
+ * n = 4096), so each term is priced as a whole rotation.
+ */
+export function rotationUnits(units: number, switches: number): number {
+  return units * switches
 }
 
+/**
+ * How much dearer a key switch is at `primes` data primes than the linear scale says
+ * (relative to two): it decomposes into one product per prime, each over all primes, so
+ * it grows faster than linearly; the calibration grid measured 1.2–1.4× at four primes.
+ */
+export function keySwitchScale(primes: number): number {
+  return Math.sqrt((primes + 1) / 3)
+}
+
+/** Polynomials of the larger ciphertext operand, in pairs (1 for fresh ciphertexts). */
+export function polyPairs(env: CostEnv): number {
+  return Math.max(2, env.a.size, env.b?.size ?? 0) / 2
+}
+
+/** The cost of an op that touches each polynomial of its operands once. */
+export function weightedCost(units: SchemeUnits): (step: unknown, env: CostEnv) => StepWork {
+  return (_step, env) => ({ work: unitsOf(units, env.scheme) * polyPairs(env) })
+}
+
+/**
+ * Scratch polynomials of one key switch: SEAL decomposes the switched polynomial
+ * into one copy per data prime, each extended by the special prime, and accumulates
+ * two polynomials at the extended level (about 2 · (primes + 1) + 2 polynomials at
+ * one level's worth of primes, counted here as 4 at the step's level).
+ */
+export const KEY_SWITCH_SCRATCH = 4
+
 /** Units of summing all slots: log2(n/2) − 1 rotations and additions, plus the column rotation in BFV/BGV. */
-export function sumWork(env: Pick<CostEnv, 'scheme' | 'polyModulusDegree'>, units: SumUnits): number {
-  const rotations = sumElementsSteps(env.polyModulusDegree).length
+export function sumWork(
+  env: Pick<CostEnv, 'scheme' | 'polyModulusDegree' | 'primes' | 'rotationSwitches'>,
+  units: SumUnits,
+): number {
   const add = unitsOf(units.add, env.scheme)
   const rotate = unitsOf(env.scheme === 'ckks' ? units.rotateVector : units.rotateRows, env.scheme)
-  const column = env.scheme === 'ckks' ? 0 : unitsOf(units.rotateColumns, env.scheme) + add
-  return rotations * (rotate + add) + column
+  const switching = keySwitchScale(env.primes)
+  const column =
+    env.scheme === 'ckks' ? 0 : rotationUnits(unitsOf(units.rotateColumns, env.scheme), 1) * switching + add
+  let work = column
+  for (const step of sumElementsSteps(env.polyModulusDegree)) {
+    work += rotationUnits(rotate, env.rotationSwitches(step)) * switching + add
+  }
+  return work
 }
+
+/** Scratch of summing slots: the rotated copy and one key switch. */
+export const SUM_SCRATCH = 2 + KEY_SWITCH_SCRATCH
 
 /** The units summing slots is made of. */
 export interface SumUnits {

@@ -1,18 +1,27 @@
 import { requireRelinPowers } from '../stepOperands.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue } from './opEvaluate.ts'
-import { ALL_SCHEMES, CIPHER_A, opFacts, type SchemeUnits, unitsOf } from './opKit.ts'
+import {
+  ALL_SCHEMES,
+  CIPHER_A,
+  KEY_SWITCH_SCRATCH,
+  keySwitchScale,
+  opFacts,
+  type SchemeUnits,
+  unitsOf,
+} from './opKit.ts'
 
 /** Cost units of relinearizing a size-3 ciphertext (one key switch). */
-export const RELINEARIZE_UNITS: SchemeUnits = { bfv: 6.3, bgv: 8, ckks: 2 }
+export const RELINEARIZE_UNITS: SchemeUnits = { bfv: 6.3, bgv: 6, ckks: 3.2 }
 
 /** Back to size 2 with the relinearization keys: one key switch per polynomial above 2. */
 export const relinearize: OpDefinition<'relinearize'> = {
   ...opFacts([CIPHER_A], ALL_SCHEMES, 'a back to size 2 (relinearization keys)', { relin: true }),
   analyze: () => ({ galoisSteps: [], column: false, relin: true, keySwitches: 1 }),
   cost: (_step, e) => ({
-    work: unitsOf(RELINEARIZE_UNITS, e.scheme) * Math.max(1, e.a.size - 2),
+    work: unitsOf(RELINEARIZE_UNITS, e.scheme) * Math.max(1, e.a.size - 2) * keySwitchScale(e.primes),
     out: { primes: e.primes, size: 2 },
+    scratch: KEY_SWITCH_SCRATCH,
   }),
   noise: () => ({}),
   plain: (step, e) => [...e.get(step.a)],

@@ -1,16 +1,31 @@
 import { requireSize2 } from '../stepOperands.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue } from './opEvaluate.ts'
-import { CIPHER_A, CKKS_SCHEME, opFacts, rotationKeys, type SchemeUnits, weightedCost } from './opKit.ts'
+import {
+  CIPHER_A,
+  CKKS_SCHEME,
+  KEY_SWITCH_SCRATCH,
+  keySwitchScale,
+  opFacts,
+  rotationKeys,
+  rotationUnits,
+  type SchemeUnits,
+  unitsOf,
+} from './opKit.ts'
 
 /** Cost units of one CKKS vector rotation (one key switch). */
-export const ROTATE_VECTOR_UNITS: SchemeUnits = { ckks: 1.8 }
+export const ROTATE_VECTOR_UNITS: SchemeUnits = { ckks: 4 }
 
 /** CKKS: the slot vector rotated left by `steps` (negative: right). */
 export const rotateVector: OpDefinition<'rotateVector'> = {
   ...opFacts([CIPHER_A], CKKS_SCHEME, 'a with its slots rotated left by steps (negative: right)'),
   analyze: rotationKeys,
-  cost: weightedCost(ROTATE_VECTOR_UNITS),
+  // A rotation without its own key is one key switch per NAF term (SEAL composes it).
+  cost: (step, e) => ({
+    work:
+      rotationUnits(unitsOf(ROTATE_VECTOR_UNITS, e.scheme), e.rotationSwitches(step.steps)) * keySwitchScale(e.primes),
+    scratch: KEY_SWITCH_SCRATCH,
+  }),
   noise: () => ({}),
   plain: (step, e) => e.rotate(e.get(step.a), step.steps),
   execute(step, e) {

@@ -1,4 +1,5 @@
 import { levelOf, requireProductScale } from '../stepOperands.ts'
+import { productScratch } from './multiply.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue } from './opEvaluate.ts'
 import {
@@ -14,7 +15,7 @@ import {
 } from './opKit.ts'
 
 /** Cost units of ct². */
-export const SQUARE_UNITS: SchemeUnits = { bfv: 10.5, bgv: 0.7, ckks: 0.3 }
+export const SQUARE_UNITS: SchemeUnits = { bfv: 10.5, bgv: 0.9, ckks: 0.4 }
 
 /** ct²; the size grows to 2 · a.size − 1. */
 export const square: OpDefinition<'square'> = {
@@ -23,6 +24,7 @@ export const square: OpDefinition<'square'> = {
   cost: (_step, e) => ({
     work: unitsOf(SQUARE_UNITS, e.scheme) * sizeFactor(e),
     out: { primes: e.primes, size: 2 * Math.max(2, e.a.size) - 1 },
+    scratch: productScratch(e.scheme, Math.max(2, e.a.size), Math.max(2, e.a.size)),
   }),
   noise: (_step, e) => (e.ckks ? { scaleBits: 2 * scaleOf(e.a) } : { budget: productBudget(e, 1) }),
   plain: (step, e) => e.mul(e.get(step.a), e.get(step.a)),

@@ -2,14 +2,14 @@ import { requireSize2 } from '../stepOperands.ts'
 import { sumElementsInto } from '../sumElements.ts'
 import type { OpDefinition } from './OpDefinition.ts'
 import { cipherValue } from './opEvaluate.ts'
-import { ALL_SCHEMES, CIPHER_A, opFacts, sumKeys, sumSpend, sumWork } from './opKit.ts'
+import { ALL_SCHEMES, CIPHER_A, opFacts, SUM_SCRATCH, sumKeys, sumSpend, sumWork } from './opKit.ts'
 import { SUM_UNITS } from './sumUnits.ts'
 
 /** Every slot becomes the sum of all slots (rotations and additions; node-seal 7 dropped SEAL's helper). */
 export const sumElements: OpDefinition<'sumElements'> = {
   ...opFacts([CIPHER_A], ALL_SCHEMES, 'every slot becomes the sum of all slots of a', { sumsSlots: true }),
   analyze: (_step, e) => sumKeys(e, false),
-  cost: (_step, e) => ({ work: sumWork(e, SUM_UNITS) }),
+  cost: (_step, e) => ({ work: sumWork(e, SUM_UNITS), scratch: SUM_SCRATCH }),
   noise: (_step, e) => (e.ckks ? {} : { budget: e.budget - sumSpend(e) }),
   plain: (step, e) => e.sum(e.get(step.a)),
   execute(step, e) {

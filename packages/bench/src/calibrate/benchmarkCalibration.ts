@@ -1,0 +1,47 @@
+/**
+ * `pnpm --filter @sealbox/bench benchmark:calibrate`: he-core's cost model against the
+ * clock. Each cell of a grid (scheme × n × program kind) runs on a real server's one pool
+ * worker; the report gives the worker's milliseconds per cost unit per cell and the
+ * spread across the grid. `--help` lists the flags.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import process from 'node:process'
+import { fileURLToPath } from 'node:url'
+import { loadAverage, machineInfo } from '../report/machineInfo.ts'
+import { CALIBRATION_CLI, type CalibrationSettings } from './calibrationFlags.ts'
+import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
+import { renderCalibrationMarkdown } from './renderCalibrationReport.ts'
+
+const OUT = fileURLToPath(new URL('../../results/calibration/', import.meta.url))
+
+let settings: CalibrationSettings
+try {
+  const parsed = CALIBRATION_CLI.parse(process.argv.slice(2))
+  if (parsed === 'help') {
+    process.stdout.write(`${CALIBRATION_CLI.help()}\n`)
+    process.exit(0)
+  }
+  settings = parsed
+} catch (error) {
+  process.stderr.write(`benchmark:calibrate: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(2)
+}
+
+const plan = settings.quick ? { ...settings, degrees: [4096], requests: 3, warmup: 1 } : settings
+const loadBefore = loadAverage()
+const cells = await measureCalibration({ ...plan, log: (line) => process.stderr.write(`${line}\n`) })
+const report = {
+  date: new Date().toISOString(),
+  loadAverage: { before: loadBefore, after: loadAverage() },
+  machine: machineInfo(),
+  settings: plan,
+  spread: calibrationSpread(cells),
+  cells,
+}
+const markdown = renderCalibrationMarkdown(report)
+await mkdir(OUT, { recursive: true })
+const name = settings.quick ? 'calibration-quick' : 'calibration'
+await writeFile(join(OUT, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`)
+await writeFile(join(OUT, `${name}.md`), markdown)
+process.stdout.write(markdown)

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
+
+// A small version of the calibration grid on a real server and worker: the cost model
+// must keep pricing grown ciphertexts, NAF rotations and input/output bytes in line with
+// the worker's CPU time. Ratios within one run only; the benchmark's bound is 2×, this
+// one is generous for a loaded machine.
+describe('cost model calibration (small grid)', () => {
+  it('prices every cell within a few × of every other, by worker CPU time per cost unit', {
+    timeout: 600_000,
+  }, async () => {
+    const cells = await measureCalibration({
+      schemes: ['bfv', 'ckks'],
+      degrees: [4096],
+      kinds: ['multiply', 'grown', 'rotateOwnKey', 'rotateNaf', 'sumElements', 'manyInputs'],
+      repeat: 4,
+      requests: 3,
+      warmup: 1,
+    })
+    expect(cells).toHaveLength(12)
+    for (const cell of cells) {
+      expect(cell.units, cell.name).toBeGreaterThan(0)
+      expect(Number.isFinite(cell.msPerUnit), cell.name).toBe(true)
+    }
+    // A NAF rotation is priced at its six terms: the grid's rates only agree if SEAL really does six switches.
+    const rate = (name: string) => cells.find((cell) => cell.name === name)?.msPerUnit ?? Number.NaN
+    expect(rate('bfv n=4096 rotateNaf') / rate('bfv n=4096 rotateOwnKey')).toBeLessThan(2.5)
+    expect(rate('bfv n=4096 rotateNaf') / rate('bfv n=4096 rotateOwnKey')).toBeGreaterThan(0.4)
+    expect(calibrationSpread(cells)).toBeLessThan(3)
+  })
+})

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { defineCli } from '../cli/defineCli.ts'
+import { listFlagOf, numberFlag } from '../cli/flagSchemas.ts'
+import { CALIBRATION_KINDS } from './calibrationGrid.ts'
+
+/** The flags of `pnpm --filter @sealbox/bench benchmark:calibrate`. */
+export const CalibrationFlagsSchema = z
+  .object({
+    schemes: listFlagOf('scheme', z.enum(['bfv', 'bgv', 'ckks']))
+      .default(['bfv', 'bgv', 'ckks'])
+      .meta({ value: 'list', description: 'schemes of the grid' }),
+    degrees: listFlagOf('degree', z.coerce.number().pipe(z.union([z.literal(4096), z.literal(8192), z.literal(16384)])))
+      .default([4096, 8192])
+      .meta({ value: 'list', description: 'polynomial modulus degrees n of the grid (4096, 8192, 16384)' }),
+    kinds: listFlagOf('kind', z.enum(CALIBRATION_KINDS))
+      .default([...CALIBRATION_KINDS])
+      .meta({ value: 'list', description: `programs of the grid (${CALIBRATION_KINDS.join(', ')})` }),
+    repeat: numberFlag('repeat', 1, 200)
+      .default(8)
+      .meta({ value: 'N', description: 'times each program repeats its op (longer jobs time better)' }),
+    requests: numberFlag('requests', 1, 10_000)
+      .default(7)
+      .meta({ value: 'N', description: 'measured requests per cell (the median is reported)' }),
+    warmup: numberFlag('warmup', 0, 1000).default(2).meta({ value: 'N', description: 'unrecorded requests per cell' }),
+    quick: z.boolean().default(false).meta({ description: 'a small grid (n=4096, 3 requests) to check the set-up' }),
+  })
+  .strict()
+
+export type CalibrationSettings = z.output<typeof CalibrationFlagsSchema>
+
+export const CALIBRATION_CLI = defineCli({
+  command: 'pnpm --filter @sealbox/bench benchmark:calibrate --',
+  summary:
+    "Checks he-core's cost model against the clock: runs a grid of programs (schemes, n, grown ciphertexts, NAF rotations, sums, plaintext ops, many inputs) on a real server's one pool worker and reports the worker's milliseconds per cost unit for each, and their spread (largest ÷ smallest). Writes packages/bench/results/calibration/calibration.{md,json}.",
+  flags: CalibrationFlagsSchema,
+})
