@@ -62,7 +62,11 @@ export function ActivityBar() {
       </div>
       <div className="activity-side">
         {activity.heapBytes !== undefined ? (
-          <span title="WebAssembly heap of the SEAL worker (it only grows; cancel or reload to reset it)">
+          <span
+            className="activity-heap"
+            data-testid="heap-size"
+            title="WebAssembly heap of the SEAL worker (it only grows; cancel or reload to reset it)"
+          >
             WASM heap <span className="mono">{formatBytes(activity.heapBytes)}</span>
           </span>
         ) : null}
