@@ -95,7 +95,9 @@ export const ServerConfigSchema = z
       .string()
       .min(1)
       .default('synthetic')
-      .describe('`synthetic` (seeded demo set) or a JSONL / CSV / .npy file of vectors.'),
+      .describe(
+        '`synthetic` (seeded random unit vectors, for benchmarks), `demo` (the 118 chemical elements with names, embedded with he-core’s public embedText: what the sandbox’s search is for) or a JSONL / CSV / .npy file of vectors.',
+      ),
     SYNTHETIC_ROWS: int(1, 1_000_000).default(10_000).describe('Rows of the synthetic demo database.'),
     SYNTHETIC_DIM: int(1, 4096).default(16).describe('Vector dimension of the synthetic demo database.'),
     SYNTHETIC_SEED: int(0, 2 ** 31 - 1)

@@ -6,6 +6,7 @@ import { type KeyStoreLocation, KeyStoreLocationSchema } from '../store/KeyStore
 /** The database a worker processes at warm-up. */
 export const DatabaseSourceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('synthetic'), rows: z.number().int(), dim: z.number().int(), seed: z.number().int() }),
+  z.object({ type: z.literal('demo') }),
   z.object({ type: z.literal('file'), path: z.string() }),
 ])
 export type DatabaseSource = z.infer<typeof DatabaseSourceSchema>
@@ -47,7 +48,9 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
     database:
       config.DATABASE === 'synthetic'
         ? { type: 'synthetic', rows: config.SYNTHETIC_ROWS, dim: config.SYNTHETIC_DIM, seed: config.SYNTHETIC_SEED }
-        : { type: 'file', path: resolve(config.DATABASE) },
+        : config.DATABASE === 'demo'
+          ? { type: 'demo' }
+          : { type: 'file', path: resolve(config.DATABASE) },
     search: {
       profile: config.SEARCH_PROFILE,
       scheme: config.SEARCH_SCHEME,

@@ -3,6 +3,8 @@ import { basename } from 'node:path'
 import { galoisElementOf, getHeContext, type HeContext, HeError } from '@sealbox/he-core'
 import type { SearchDatabaseSource } from '@sealbox/he-core/client'
 import {
+  DEMO_DATABASE_NAME,
+  demoSearchDatabase,
   PrivateSearchIndex,
   parseSearchDatabase,
   resolveSearchConfig,
@@ -20,9 +22,13 @@ async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
   if (source.type === 'synthetic') {
     return syntheticSearchDatabase({ rows: source.rows, dimension: source.dim, seed: source.seed })
   }
+  if (source.type === 'demo') return demoSearchDatabase()
   const format = searchDatabaseFormatOf(source.path)
   if (!format) {
-    throw new HeError('INVALID_INPUT', `DATABASE ${source.path}: use a .jsonl, .csv or .npy file (or "synthetic")`)
+    throw new HeError(
+      'INVALID_INPUT',
+      `DATABASE ${source.path}: use a .jsonl, .csv or .npy file (or "demo" or "synthetic")`,
+    )
   }
   let bytes: Buffer
   try {
@@ -39,6 +45,11 @@ async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
 function servedSourceOf(source: DatabaseSource): SearchDatabaseSource {
   if (source.type === 'synthetic') {
     return { type: 'synthetic', seed: source.seed, rows: source.rows, dimension: source.dim }
+  }
+  if (source.type === 'demo') {
+    // Cheap (118 rows of 64 numbers): one definition of the demo's shape.
+    const { rows, dimension } = demoSearchDatabase()
+    return { type: 'demo', name: DEMO_DATABASE_NAME, rows, dimension }
   }
   const format = searchDatabaseFormatOf(source.path)
   // loadDatabase refused a file without a known format before the service was built.

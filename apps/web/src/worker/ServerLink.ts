@@ -1,6 +1,7 @@
 import { decodeEnvelope, encodeBundle, getHeContext, HeError } from '@sealbox/he-core'
 import { SealboxClient, type SearchDatabaseSource, type ServerWork } from '@sealbox/he-core/client'
 import {
+  demoSearchDatabase,
   PrivateSearchClient,
   plaintextSearchScores,
   type SearchConfig,
@@ -229,12 +230,14 @@ export class ServerLink {
     const catalog = await this.#client?.searchCatalog().catch(() => undefined)
     const started = performance.now()
     const client = PrivateSearchClient.create(ctx, config, catalog ? { catalog } : {})
-    // A synthetic database is public (seeded): rebuild it to show the plaintext ranking next to the result.
+    // A synthetic or demo database is public: rebuild it to show the plaintext ranking next to the result.
     const source = this.#source
     const oracle =
       source?.type === 'synthetic'
         ? syntheticSearchDatabase({ rows: source.rows, dimension: source.dimension, seed: source.seed })
-        : undefined
+        : source?.type === 'demo'
+          ? demoSearchDatabase()
+          : undefined
     this.#search = {
       config,
       oracle,

@@ -3,13 +3,21 @@ import { SEARCH_DATABASE_FORMATS } from '../search/parseSearchDatabase.ts'
 
 /**
  * Where the served database's rows come from. A synthetic database is public (a client
- * can rebuild it from its seed); a file is named by its base name only, never its path
- * on the server.
+ * can rebuild it from its seed), and so is the demo (the chemical elements, embedded
+ * with he-core's public `embedText`); a file is named by its base name only, never its
+ * path on the server.
  */
 export const SearchDatabaseSourceSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('synthetic'),
     seed: z.number().int(),
+    rows: z.number().int().min(1),
+    dimension: z.number().int().min(1),
+  }),
+  /** sealbox's named demo rows (he-core's `demoSearchDatabase`): query them with `embedText`. */
+  z.object({
+    type: z.literal('demo'),
+    name: z.string().min(1),
     rows: z.number().int().min(1),
     dimension: z.number().int().min(1),
   }),
@@ -38,11 +46,13 @@ export const ServedSearchDatabaseSchema = z.object({
 })
 export type ServedSearchDatabase = z.infer<typeof ServedSearchDatabaseSchema>
 
-/** A person's label for a database source: `synthetic (seed 7)`, or the file's name. */
+/** A person's label for a database source: `synthetic (seed 7)`, `chemical elements (demo)`, or the file's name. */
 export function searchDatabaseSourceLabel(source: SearchDatabaseSource): string {
   switch (source.type) {
     case 'synthetic':
       return `synthetic (seed ${source.seed})`
+    case 'demo':
+      return `${source.name} (demo)`
     case 'file':
       return source.name
     default: {

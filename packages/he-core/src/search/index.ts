@@ -8,6 +8,14 @@ export {
   type SearchPlanCandidate,
   type SearchPlanConstraints,
 } from './chooseSearchPlan.ts'
+export {
+  DEMO_DATABASE_NAME,
+  demoSearchDatabase,
+  type ElementMetadata,
+  elementText,
+} from './demo/demoSearchDatabase.ts'
+export type { ElementCategory, ElementPhase } from './demo/elements.ts'
+export { DEMO_EMBEDDING_DIMENSION, embeddingWords, embedText } from './demo/embedText.ts'
 export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,

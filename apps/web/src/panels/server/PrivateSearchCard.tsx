@@ -1,4 +1,5 @@
 import { type HeError, searchDatabaseSourceLabel } from '@sealbox/he-core/client'
+import { embedText } from '@sealbox/he-core/search'
 import { useState } from 'react'
 import { useActivity, useSandbox, useServerView } from '../../app/SandboxContext.tsx'
 import { runSearch } from '../../sandbox/actions/serverActions.ts'
@@ -8,8 +9,16 @@ import { FieldError } from '../../ui/FieldError.tsx'
 import { formatBytes, formatInteger, formatMs } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
 import type { ExecutorChoice, SearchFacts } from '../../worker/serverProtocol.ts'
+import { MetadataCells, metadataColumns } from './MetadataCells.tsx'
 import { EXECUTOR_OPTIONS } from './RemotePipelineCard.tsx'
 import { TimingBreakdown } from './TimingBreakdown.tsx'
+
+/** A query typed as words, turned into a vector with the demo's public embedding. */
+function parseWords(text: string, dimension: number): { ok: true; vector: number[] } | { ok: false; message: string } {
+  const vector = embedText(text, dimension)
+  if (vector.every((v) => v === 0)) return { ok: false, message: 'Type a word: letters or digits.' }
+  return { ok: true, vector }
+}
 
 function randomUnitVector(dimension: number): number[] {
   const values = Array.from({ length: dimension }, () => Math.random() * 2 - 1)
@@ -22,12 +31,13 @@ function parseVector(text: string, dimension: number): { ok: true; vector: numbe
     .split(/[\s,;]+/)
     .map((p) => p.trim())
     .filter(Boolean)
-  if (parts.length !== dimension) {
-    return { ok: false, message: `The database vectors have ${dimension} components; you typed ${parts.length}.` }
-  }
+  // A word where a number belongs is the first thing to say, whatever the count.
   const vector = parts.map(Number)
   const bad = vector.findIndex((v) => !Number.isFinite(v))
   if (bad >= 0) return { ok: false, message: `Component ${bad + 1} ("${parts[bad]}") is not a number.` }
+  if (parts.length !== dimension) {
+    return { ok: false, message: `The database vectors have ${dimension} components; you typed ${parts.length}.` }
+  }
   if (vector.every((v) => v === 0)) return { ok: false, message: 'A zero vector has no direction to compare.' }
   return { ok: true, vector }
 }
@@ -41,6 +51,7 @@ export function PrivateSearchCard() {
   const { connection, searches } = useServerView()
   const { job } = useActivity()
   const [text, setText] = useState('')
+  const [words, setWords] = useState('')
   const [row, setRow] = useState('42')
   const [k, setK] = useState(5)
   const [executor, setExecutor] = useState<ExecutorChoice>('default')
@@ -63,7 +74,14 @@ export function PrivateSearchCard() {
       </section>
     )
   }
-  const parsed = text.trim() === '' ? undefined : parseVector(text, facts.dimension)
+  const demo = facts.source?.type === 'demo'
+  const parsed = demo
+    ? words.trim() === ''
+      ? undefined
+      : parseWords(words, facts.dimension)
+    : text.trim() === ''
+      ? undefined
+      : parseVector(text, facts.dimension)
   const synthetic = facts.source?.type === 'synthetic'
 
   const fillFromRow = async () => {
@@ -90,50 +108,82 @@ export function PrivateSearchCard() {
       </p>
       <SearchFactsLine facts={facts} />
 
-      <div className="field">
-        <label className="field-label" htmlFor="search-query">
-          Query vector ({facts.dimension} numbers)
-        </label>
-        <textarea
-          id="search-query"
-          rows={2}
-          value={text}
-          spellCheck={false}
-          aria-invalid={parsed !== undefined && !parsed.ok}
-          placeholder={`e.g. ${randomUnitVector(Math.min(facts.dimension, 4)).join(', ')}, …`}
-          onChange={(event) => setText(event.target.value)}
-        />
-        <FieldError message={parsed && !parsed.ok ? parsed.message : undefined} />
-        <div className="actions">
-          <button
-            type="button"
-            className="button-small"
-            onClick={() => setText(randomUnitVector(facts.dimension).join(', '))}
-          >
-            Random vector
-          </button>
-          {synthetic ? (
-            <>
-              <span className="muted">or row</span>
-              <input
-                className="mono input-tiny"
-                aria-label="Database row"
-                inputMode="numeric"
-                value={row}
-                onChange={(event) => setRow(event.target.value)}
-              />
-              <button
-                type="button"
-                className="button-small"
-                disabled={job !== undefined}
-                onClick={() => void fillFromRow()}
-              >
-                Use database row
-              </button>
-            </>
+      {demo ? (
+        <div className="field">
+          <label className="field-label" htmlFor="search-words">
+            Search the elements for
+          </label>
+          <input
+            id="search-words"
+            type="search"
+            value={words}
+            spellCheck={false}
+            aria-invalid={parsed !== undefined && !parsed.ok}
+            aria-describedby="search-words-help"
+            placeholder="e.g. noble gas, liquid, iron"
+            onChange={(event) => setWords(event.target.value)}
+          />
+          <FieldError message={parsed && !parsed.ok ? parsed.message : undefined} />
+          <p className="field-help" id="search-words-help">
+            Your words become a vector of {facts.dimension} numbers here, with he-core's public embedText — the same
+            function each element's name, symbol, category and phase went through to make the server's rows. It matches
+            words and their spelling, not meaning. Only the encrypted vector leaves this page.
+          </p>
+          {parsed?.ok ? (
+            <details className="search-vector">
+              <summary>The query vector</summary>
+              <p className="mono" data-testid="search-vector">
+                {parsed.vector.map((v) => v.toFixed(3)).join(', ')}
+              </p>
+            </details>
           ) : null}
         </div>
-      </div>
+      ) : (
+        <div className="field">
+          <label className="field-label" htmlFor="search-query">
+            Query vector ({facts.dimension} numbers)
+          </label>
+          <textarea
+            id="search-query"
+            rows={2}
+            value={text}
+            spellCheck={false}
+            aria-invalid={parsed !== undefined && !parsed.ok}
+            placeholder={`e.g. ${randomUnitVector(Math.min(facts.dimension, 4)).join(', ')}, …`}
+            onChange={(event) => setText(event.target.value)}
+          />
+          <FieldError message={parsed && !parsed.ok ? parsed.message : undefined} />
+          <div className="actions">
+            <button
+              type="button"
+              className="button-small"
+              onClick={() => setText(randomUnitVector(facts.dimension).join(', '))}
+            >
+              Random vector
+            </button>
+            {synthetic ? (
+              <>
+                <span className="muted">or row</span>
+                <input
+                  className="mono input-tiny"
+                  aria-label="Database row"
+                  inputMode="numeric"
+                  value={row}
+                  onChange={(event) => setRow(event.target.value)}
+                />
+                <button
+                  type="button"
+                  className="button-small"
+                  disabled={job !== undefined}
+                  onClick={() => void fillFromRow()}
+                >
+                  Use database row
+                </button>
+              </>
+            ) : null}
+          </div>
+        </div>
+      )}
       <div className="field-row">
         <div className="field">
           <label className="field-label" htmlFor="search-k">
@@ -199,7 +249,7 @@ function SearchFactsLine({ facts }: { facts: SearchFacts }) {
 function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
   const oracle = run.oracleRows
   const agrees = oracle ? run.hits.every((hit, i) => oracle[i] === hit.row) : undefined
-  const withMetadata = run.hits.some((hit) => hit.metadata !== undefined)
+  const columns = metadataColumns(run.hits.map((hit) => hit.metadata))
   return (
     <div className="remote-run" data-testid="search-result">
       <div className="remote-run-head">
@@ -229,34 +279,35 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
           {formatMs(run.client.decryptMs)}; {run.minNoiseBudget} bits of noise budget left (exact scores).
         </li>
       </ol>
-      <table className="data-table" data-testid="search-hits">
-        <thead>
-          <tr>
-            <th>Rank</th>
-            <th>Id</th>
-            {withMetadata ? <th>Metadata</th> : null}
-            <th className="num">Score</th>
-            <th className="num">{facts.metric === 'cosine' ? 'Cosine' : 'Dot product'}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.hits.map((hit) => (
-            <tr key={hit.rank}>
-              <td>{hit.rank}</td>
-              <td className="mono" title={`row ${hit.row}`}>
-                {String(hit.id)}
-              </td>
-              {withMetadata ? (
-                <td className="search-metadata" data-testid="search-hit-metadata">
-                  {hit.metadata === undefined ? '–' : JSON.stringify(hit.metadata)}
-                </td>
-              ) : null}
-              <td className="num">{formatInteger(hit.score)}</td>
-              <td className="num">{hit.similarity.toFixed(4)}</td>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
+      <div className="search-hits-scroll" tabIndex={0} role="region" aria-label={`Hits of run ${run.id}`}>
+        <table className="data-table" data-testid="search-hits">
+          <thead>
+            <tr>
+              <th>Rank</th>
+              <th>Id</th>
+              {columns.map((column) => (
+                <th key={column}>{column}</th>
+              ))}
+              <th className="num">Score</th>
+              <th className="num">{facts.metric === 'cosine' ? 'Cosine' : 'Dot product'}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {run.hits.map((hit) => (
+              <tr key={hit.rank}>
+                <td>{hit.rank}</td>
+                <td className="mono" title={`row ${hit.row}`}>
+                  {String(hit.id)}
+                </td>
+                <MetadataCells metadata={hit.metadata} columns={columns} />
+                <td className="num">{formatInteger(hit.score)}</td>
+                <td className="num">{hit.similarity.toFixed(4)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {facts.metric === 'cosine' ? (
         <p className="field-help" data-testid="cosine-note">
           Why a row searched for itself scores about 0.995, not 1: the server computes on integers, so every vector is
@@ -267,7 +318,7 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
       {agrees !== undefined ? (
         <p className={agrees ? 'search-check ok' : 'search-check bad'} data-testid="search-oracle">
           {agrees
-            ? '✓ Same ranking as the plaintext computation over the same (public, synthetic) database.'
+            ? '✓ Same ranking as the plaintext computation over the same (public) database.'
             : `✗ The plaintext ranking differs: ${oracle?.join(', ')}`}
         </p>
       ) : null}

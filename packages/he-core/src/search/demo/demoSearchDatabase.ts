@@ -1,0 +1,49 @@
+import { type SearchDatabase, validateSearchDatabase } from '../SearchDatabase.ts'
+import { ELEMENTS, type ElementCategory, type ElementPhase } from './elements.ts'
+import { DEMO_EMBEDDING_DIMENSION, embedText } from './embedText.ts'
+
+/** What a demo row's metadata says about its element (shown as fields, not JSON). */
+export interface ElementMetadata {
+  name: string
+  symbol: string
+  number: number
+  category: ElementCategory
+  phase: ElementPhase
+  period: number
+}
+
+/** The text a demo row's vector embeds: the words a person would search the element by. */
+export function elementText(element: ElementMetadata): string {
+  return `${element.name} ${element.symbol} ${element.category} ${element.phase}`
+}
+
+/** The demo database's name (the served source's label). */
+export const DEMO_DATABASE_NAME = 'chemical elements'
+
+/**
+ * The private search demo database: the 118 chemical elements, each row the
+ * `embedText` of its name, symbol, category and phase, with the element as metadata and
+ * its symbol as id. Built the same way wherever it is built (the server at start-up, a
+ * test, a client checking results), so queries embedded with `embedText` mean words.
+ */
+export function demoSearchDatabase(dimension = DEMO_EMBEDDING_DIMENSION): SearchDatabase {
+  const metadata: ElementMetadata[] = ELEMENTS.map(([number, symbol, name, category, phase, period]) => ({
+    name,
+    symbol,
+    number,
+    category,
+    phase,
+    period,
+  }))
+  const vectors = new Float64Array(metadata.length * dimension)
+  for (const [row, element] of metadata.entries()) {
+    vectors.set(embedText(elementText(element), dimension), row * dimension)
+  }
+  return validateSearchDatabase({
+    dimension,
+    rows: metadata.length,
+    vectors,
+    ids: metadata.map((element) => element.symbol),
+    metadata,
+  })
+}
