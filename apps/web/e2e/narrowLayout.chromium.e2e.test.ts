@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core'
 import { expect, inject, it } from 'vitest'
 import { saveDebugShot } from './support/layout.ts'
-import { saveScreenshot } from './support/screenshots.ts'
 import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { saveScreenshot } from './support/screenshots.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 /*

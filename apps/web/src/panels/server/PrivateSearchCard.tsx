@@ -280,7 +280,7 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
         </li>
       </ol>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
-      <div className="search-hits-scroll" tabIndex={0} role="region" aria-label={`Hits of run ${run.id}`}>
+      <section className="search-hits-scroll" tabIndex={0} aria-label={`Hits of run ${run.id}`}>
         <table className="data-table" data-testid="search-hits">
           <thead>
             <tr>
@@ -307,7 +307,7 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {facts.metric === 'cosine' ? (
         <p className="field-help" data-testid="cosine-note">
           Why a row searched for itself scores about 0.995, not 1: the server computes on integers, so every vector is
