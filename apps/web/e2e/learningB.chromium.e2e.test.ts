@@ -70,14 +70,16 @@ describe('learner features B in Chromium', () => {
     const reason = (await page.getByRole('alert').first().textContent()) ?? ''
     expect(reason).toMatch(/allows at most 109/)
     // The reason in words first, the field's name last.
-    expect(reason).toMatch(/^[A-Z0-9].*\(coeffModulus\)$/)
+    expect(reason).toMatch(/^[A-Z0-9].*\(Coefficient modulus\)$/)
     // A second broken rule is listed too, under its own field and beside the limit.
     await page.getByLabel('Plain modulus bits').fill('abc')
     const reasons = limits.getByTestId('params-limit-reasons').locator('li')
     await expect.poll(() => reasons.count()).toBe(2)
     await expect(reasons.allTextContents()).resolves.toEqual([
-      '"abc" is not a whole number (plainModulus.batchingBits)',
-      expect.stringMatching(/^Coeff modulus totals 180 bits; n=4096 at tc128 allows at most 109 \(coeffModulus\)$/),
+      '"abc" is not a whole number (Plain modulus bits)',
+      expect.stringMatching(
+        /^Coeff modulus totals 180 bits; n=4096 at tc128 allows at most 109 \(Coefficient modulus\)$/,
+      ),
     ])
     await expect(page.getByRole('alert').count()).resolves.toBe(2)
     await page.getByLabel('Plain modulus bits').fill('20')

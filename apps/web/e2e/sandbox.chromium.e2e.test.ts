@@ -191,7 +191,7 @@ describe('sandbox in Chromium', () => {
     await page.getByRole('button', { name: 'Run step 4' }).click()
     const error = page.getByTestId('step-4').getByRole('alert')
     await error.waitFor()
-    await expect(error.textContent()).resolves.toMatch(/Step 4 \(rotateRows\)/)
+    await expect(error.textContent()).resolves.toMatch(/Step 4 \(Rotate rows\)/)
     await page.getByRole('button', { name: 'Remove step 4' }).click()
   })
 

@@ -1,4 +1,5 @@
 import { HE_ERROR_HINTS, type HeError } from '@sealbox/he-core'
+import { formWords } from './formWords.ts'
 
 /**
  * A coded error in plain words: what happened (the message) and what to do (the
@@ -19,7 +20,7 @@ export function ErrorNotice({
     <div className="notice notice-error" role="alert" data-error-code={error.code}>
       <div className="notice-body">
         <strong>{title ?? 'That did not work'}</strong>
-        <p className="notice-message">{error.message}</p>
+        <p className="notice-message">{formWords(error.message)}</p>
         <p className="notice-hint">{hint ?? HE_ERROR_HINTS[error.code]}</p>
       </div>
       {onDismiss ? (

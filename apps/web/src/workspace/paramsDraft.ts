@@ -1,6 +1,7 @@
 import {
   describeParams,
   HeError,
+  MAX_COEFF_BITS,
   type ParamsFacts,
   type ParamsInput,
   parseParams,
@@ -85,6 +86,11 @@ export function draftToInput(draft: ParamsDraft): ParamsInput | { field: string;
         return { field: 'scaleBits', message: `scaleBits: "${draft.scaleBits}" is not a positive number` }
       }
       input.scaleBits = scale
+    } else if (Array.isArray(input.coeffModulus) && input.coeffModulus.length >= 3) {
+      // No scale typed, own primes: the scale follows the primes it is rescaled by (the
+      // middle ones), as SEAL's examples pick it — not a preset's scale for other primes.
+      const middle = input.coeffModulus.slice(1, -1)
+      input.scaleBits = Math.min(...middle)
     }
   } else if (draft.plainMode === 'value') {
     const value = parseInteger(draft.plainValue, 'plainModulus.value')
@@ -99,6 +105,20 @@ export function draftToInput(draft: ParamsDraft): ParamsInput | { field: string;
 }
 
 /**
+ * CKKS: a scale above the primes it is rescaled by (the middle primes) grows with every
+ * multiply-and-rescale until it no longer fits — SEAL accepts the parameters and a later
+ * step fails. Said before anything is made, in words.
+ */
+function ckksScaleProblem(params: ResolvedParams): string | undefined {
+  const scale = params.scaleBits
+  const bits = params.coeffModulusBits
+  if (params.scheme !== 'ckks' || scale === undefined || bits.length < 3) return undefined
+  const middle = Math.min(...bits.slice(1, -1))
+  if (scale <= middle) return undefined
+  return `scaleBits: the scale 2^${scale} is larger than the ${middle}-bit primes a rescale divides by, so it grows with every multiplication until it overflows; use a scale of at most ${middle} bits, or primes of at least ${scale} bits between the first and the last`
+}
+
+/**
  * Validates a draft with he-core's own rules (pure, no SEAL): safe on every keystroke.
  * The message names the field and the limit, as `parseParams` words it.
  */
@@ -107,6 +127,8 @@ export function checkDraft(draft: ParamsDraft): DraftCheck {
   if ('message' in input) return { ok: false, ...input }
   try {
     const resolved = parseParams(input)
+    const scaleProblem = ckksScaleProblem(resolved)
+    if (scaleProblem) return { ok: false, field: 'scaleBits', message: scaleProblem }
     return { ok: true, input, resolved, facts: describeParams(resolved) }
   } catch (error) {
     if (error instanceof HeError) {
@@ -156,9 +178,28 @@ export function draftProblems(draft: ParamsDraft): DraftProblem[] {
     if (seen.has(control)) break
     seen.add(control)
     problems.push({ field: check.field, message: check.message })
+    if (/^coeffModulus\[\d+\]$/.test(check.field)) problems.push(...totalBitsProblem(current))
     current = setAside(current, control)
   }
   return problems
+}
+
+/**
+ * A prime out of range stops he-core before it adds the primes up: say the total too
+ * when it is over the secure budget ("61 61": each prime too big, and 122 > 109 bits).
+ */
+function totalBitsProblem(draft: ParamsDraft): DraftProblem[] {
+  const input = draftToInput(draft)
+  if ('message' in input || !Array.isArray(input.coeffModulus) || input.security === 'none') return []
+  const total = input.coeffModulus.reduce((sum, bits) => sum + bits, 0)
+  const max = MAX_COEFF_BITS[input.security ?? 'tc128']?.[input.polyModulusDegree]
+  if (max === undefined || total <= max) return []
+  return [
+    {
+      field: 'coeffModulus',
+      message: `coeffModulus: coeff modulus totals ${total} bits; n=${input.polyModulusDegree} at ${input.security ?? 'tc128'} allows at most ${max}`,
+    },
+  ]
 }
 
 /** The field a validation message is about, mapped to the form control that should show it. */

@@ -105,6 +105,14 @@ describe('suggestParams', () => {
     )
   })
 
+  it('too many slots does not hide a depth no ring can hold: both are listed', () => {
+    const result = suggestParams({ depth: 30, slots: 100_000, plainBits: 20, security: 'tc128' })
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.problems.map((p) => p.field)).toEqual(['slots', 'depth'])
+    expect(result.problems[1]?.message).toMatch(/^No n up to 32768 is large enough at tc128/)
+  })
+
   it('asks for exactly one of plaintext bits and precision bits', () => {
     const both = suggestParams({ depth: 1, slots: 8, plainBits: 20, precisionBits: 20, security: 'tc128' })
     expect(both).toMatchObject({ ok: false, problems: [{ field: 'plainBits' }] })

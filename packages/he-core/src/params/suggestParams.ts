@@ -105,7 +105,15 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
  */
 export function suggestParams(needs: ParamsNeeds): ParamsSuggestion {
   const problems = checkNeeds(needs)
-  if (problems.length > 0) return { ok: false, problems }
+  if (problems.length > 0) {
+    // Too many slots hides whether the depth fits at all: ask again with one slot, and
+    // list both (every unmet need at once).
+    if (problems.every((problem) => problem.field === 'slots')) {
+      const rest = suggestParams({ ...needs, slots: 1 })
+      if (!rest.ok) problems.push(...rest.problems)
+    }
+    return { ok: false, problems }
+  }
   const table = MAX_COEFF_BITS[needs.security]
   const ckks = needs.precisionBits !== undefined
   const { depth, slots } = needs

@@ -1,6 +1,7 @@
 import { MAX_COEFF_BITS } from '@sealbox/he-core'
 import { formatBytes, formatInteger } from '../../ui/format.ts'
 import { PowerOfTwo } from '../../ui/PowerOfTwo.tsx'
+import { multiplicationsInARow } from '../../workspace/multiplicationsInARow.ts'
 import { type DraftCheck, type DraftProblem, draftToInput, type ParamsDraft } from '../../workspace/paramsDraft.ts'
 import { plainWordsFirst } from './plainWordsFirst.ts'
 
@@ -37,8 +38,15 @@ export function ParamsFactsView({
           </dd>
         </div>
         <div>
-          <dt>Multiplicative levels</dt>
-          <dd className="mono">{facts.levels}</dd>
+          <dt>Multiplications in a row</dt>
+          <dd className="mono" data-testid="fact-multiplications">
+            {multiplicationsInARow(check.resolved, facts.plainModulusBits)}
+            <span className="fact-note">
+              {check.resolved.scheme === 'ckks'
+                ? ' (one data prime each)'
+                : ` (noise budget; ${facts.levels} mod-switch level${facts.levels === 1 ? '' : 's'})`}
+            </span>
+          </dd>
         </div>
         <div>
           <dt>Coefficient modulus</dt>
