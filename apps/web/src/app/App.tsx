@@ -12,6 +12,7 @@ import { PanelNav } from './PanelNav.tsx'
 import { PANELS, type PanelId } from './panels.ts'
 import { useWorkspace } from './SandboxContext.tsx'
 import { SharedLinkOpener } from './SharedLinkOpener.tsx'
+import { useFocusAfterJob } from './useFocusAfterJob.ts'
 import { useHashPanel } from './useHashPanel.ts'
 import { usePanelBadges } from './usePanelBadges.ts'
 import { WorkspaceMenu } from './WorkspaceMenu.tsx'
@@ -41,6 +42,7 @@ function panelBody(panel: PanelId): ReactNode {
 export function App() {
   const [panel, open] = useHashPanel()
   useServerHistory()
+  useFocusAfterJob()
   const workspace = useWorkspace()
   const badges = usePanelBadges(workspace)
   const meta = PANELS.find((p) => p.id === panel)
@@ -73,16 +75,19 @@ export function App() {
       <SharedLinkOpener />
       <div className="app-body">
         <PanelNav current={panel} onOpen={open} badges={badges} />
-        <main
-          className="panel"
-          id={`panel-${panel}`}
-          role="tabpanel"
-          aria-labelledby={`tab-${panel}`}
-          data-panel={panel}
-          tabIndex={-1}
-        >
-          <h1 className="panel-title">{meta?.title}</h1>
-          {panelBody(panel)}
+        {/* The page's one main landmark; the open tab's panel is inside it (a tabpanel role on <main> hid the landmark). */}
+        <main className="panel-main">
+          <div
+            className="panel"
+            id={`panel-${panel}`}
+            role="tabpanel"
+            aria-labelledby={`tab-${panel}`}
+            data-panel={panel}
+            tabIndex={-1}
+          >
+            <h1 className="panel-title">{meta?.title}</h1>
+            {panelBody(panel)}
+          </div>
         </main>
       </div>
     </div>

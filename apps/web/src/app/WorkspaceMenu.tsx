@@ -17,6 +17,7 @@ export function WorkspaceMenu() {
   const examplesDialog = useRef<HTMLDialogElement>(null)
   const [includeSecret, setIncludeSecret] = useState(false)
   const [error, setError] = useState<HeError>()
+  const [importFailed, setImportFailed] = useState(false)
   const busy = job !== undefined
 
   return (
@@ -42,6 +43,7 @@ export function WorkspaceMenu() {
         onFile={async (file) => {
           setError(undefined)
           const outcome = await importWorkspace(sandbox, file)
+          setImportFailed(!outcome.ok)
           if (!outcome.ok) setError(outcome.error)
         }}
       />
@@ -125,6 +127,7 @@ export function WorkspaceMenu() {
                   examplesDialog.current?.close()
                   setError(undefined)
                   const outcome = await loadExample(sandbox, name)
+                  setImportFailed(false)
                   if (!outcome.ok) setError(outcome.error)
                 }}
                 aria-label={`Load the ${EXAMPLE_BLURBS[name].title} example`}
@@ -142,7 +145,16 @@ export function WorkspaceMenu() {
       </dialog>
       {error ? (
         <div className="header-error">
-          <ErrorNotice error={error} title="That did not work" onDismiss={() => setError(undefined)} />
+          {importFailed ? (
+            <ErrorNotice
+              error={error}
+              title="Could not import the workspace"
+              hint="Choose a .json file made by Export workspace in this sandbox. Nothing was changed."
+              onDismiss={() => setError(undefined)}
+            />
+          ) : (
+            <ErrorNotice error={error} title="That did not work" onDismiss={() => setError(undefined)} />
+          )}
         </div>
       ) : null}
     </div>

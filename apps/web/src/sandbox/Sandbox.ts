@@ -29,6 +29,8 @@ export class Sandbox {
   /** The Server panel's connection and runs; a restarted worker has no connection. */
   readonly server = new ExternalStore<ServerView>(EMPTY_SERVER_VIEW)
   readonly worker: SealWorkerClient
+  /** What had focus when the current (or last) job started: `useFocusAfterJob` gives it back. */
+  focusBeforeJob: Element | null = null
   #nextJob = 1
   #saveTimer: ReturnType<typeof setTimeout> | undefined
   #dirty = false
@@ -75,6 +77,9 @@ export class Sandbox {
     options: { cancellable?: boolean } = {},
   ): Promise<Outcome<T>> {
     const id = this.#nextJob++
+    // A job started by another job's end (focus already on <body>) keeps the first one's control.
+    const active = document.activeElement
+    if (active && active !== document.body) this.focusBeforeJob = active
     this.activity.update((a) => ({
       ...a,
       job: { id, label, startedAt: performance.now(), cancellable: options.cancellable ?? false },

@@ -48,6 +48,22 @@ export function unrebuildable(state: WorkspaceState): Set<string> {
   )
 }
 
+/**
+ * Why a program cannot rebuild a left-out variable: `upload` (its numbers came in a
+ * file), or `result` (decrypted or encrypted from a pipeline result, which the program
+ * computes but never turns into a second variable).
+ */
+export function leftOutReason(state: WorkspaceState, name: string): 'upload' | 'result' {
+  const byName = new Map(state.variables.map((v) => [v.name, v]))
+  const seen = new Set<string>()
+  let current = byName.get(name)
+  while (current && current.origin === 'convert' && current.source && !seen.has(current.name)) {
+    seen.add(current.name)
+    current = byName.get(current.source)
+  }
+  return current?.origin === 'pipeline' ? 'result' : 'upload'
+}
+
 /** Names the pipeline produces that no later step reads: what a program would print by default. */
 export function defaultPrint(state: WorkspaceState): string[] {
   const read = new Set(state.pipeline.flatMap((entry) => [entry.a, entry.b]))

@@ -12,7 +12,7 @@ import { useWorkspace } from '../../app/SandboxContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { downloadFile } from '../../ui/files.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
-import { defaultPrint, unrebuildable, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
+import { defaultPrint, leftOutReason, unrebuildable, workspaceSpecOf } from '../../workspace/workspaceSpecOf.ts'
 import { NeedsContext } from '../NeedsContext.tsx'
 import { programPromise } from './programPromise.ts'
 
@@ -52,6 +52,8 @@ function CodeView() {
   const [chosen, setChosen] = useState<string[]>()
   const [copied, setCopied] = useState(false)
   const lost = useMemo(() => [...unrebuildable(state)], [state])
+  const uploads = lost.filter((name) => leftOutReason(state, name) === 'upload')
+  const fromResults = lost.filter((name) => leftOutReason(state, name) === 'result')
   const candidates = useMemo(() => {
     // Only what the program can define: an uploaded value's numbers are not known here.
     return [
@@ -138,11 +140,21 @@ function CodeView() {
           )}
         </fieldset>
         {lost.length > 0 ? (
-          <p className="field-error" data-testid="left-out">
-            Left out: {lost.join(', ')} — uploaded, so the numbers {lost.length === 1 ? 'it holds' : 'they hold'} are
-            not known here: a program cannot rebuild or print {lost.length === 1 ? 'it' : 'them'}, nor run steps that
-            read {lost.length === 1 ? 'it' : 'them'}.
-          </p>
+          <div className="field-error" data-testid="left-out">
+            {uploads.length > 0 ? (
+              <p>
+                Left out: {uploads.join(', ')} — uploaded, so the numbers{' '}
+                {uploads.length === 1 ? 'it holds' : 'they hold'} are not known here: a program cannot rebuild or print{' '}
+                {uploads.length === 1 ? 'it' : 'them'}, nor run steps that read {uploads.length === 1 ? 'it' : 'them'}.
+              </p>
+            ) : null}
+            {fromResults.length > 0 ? (
+              <p>
+                Left out: {fromResults.join(', ')} — made on the Variables panel from a pipeline result; the program
+                prints the result itself (choose it under Print).
+              </p>
+            ) : null}
+          </div>
         ) : null}
         {promise.kind === 'stops' ? (
           <div className="field" data-testid="program-stops">

@@ -109,6 +109,8 @@ function Pipeline() {
             if (op === '') return
             addStep(sandbox, op)
             setOp('')
+            // The button disables itself (nothing chosen): keep the keyboard where the next step is chosen.
+            document.getElementById('add-step-op')?.focus()
           }}
         >
           <label className="field-label" htmlFor="add-step-op">

@@ -4,6 +4,7 @@ import { useSandbox } from '../../app/SandboxContext.tsx'
 import { decryptAnyway } from '../../sandbox/actions/learningActions.ts'
 import { changeStep, moveStep, removeStep, runOneStep } from '../../sandbox/actions/pipelineActions.ts'
 import { formatMs } from '../../ui/format.ts'
+import { formWords } from '../../ui/formWords.ts'
 import { hasOperandB, hasRotationSteps, isProgramOp } from '../../workspace/pipeline.ts'
 import type { PipelineEntry, VariableEntry } from '../../workspace/workspaceState.ts'
 import { Preview, ValueFacts } from '../variables/ValueFacts.tsx'
@@ -31,7 +32,7 @@ function OperandSelect({
       {!known ? <option value={value}>{value === '' ? 'choose…' : `${value} (missing)`}</option> : null}
       {options.map((o) => (
         <option key={o.name} value={o.name}>
-          {o.name} ({o.kind === 'ciphertext' ? 'ct' : 'pt'})
+          {o.name} ({o.kind})
         </option>
       ))}
     </select>
@@ -202,7 +203,7 @@ export function StepCard({
         {last?.status === 'failed' ? (
           <>
             <p className="step-error" role="alert" data-error-code={last.code}>
-              <strong>Stopped here.</strong> {last.message}
+              <strong>Stopped here.</strong> {formWords(last.message)}
             </p>
             {last.code === 'NOISE_BUDGET_EXHAUSTED' ? (
               result ? (

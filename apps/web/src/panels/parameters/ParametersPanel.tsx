@@ -36,7 +36,7 @@ const SECURITY_LABELS: Record<(typeof SANDBOX_SECURITY_LEVELS)[number], string> 
  */
 export function ParametersPanel() {
   const sandbox = useSandbox()
-  const { draft, applied } = useWorkspace()
+  const { draft, applied, keys } = useWorkspace()
   const check = useMemo(() => checkDraft(draft), [draft])
   const [error, setError] = useState<HeError>()
   const [confirming, setConfirming] = useState(false)
@@ -86,6 +86,21 @@ export function ParametersPanel() {
           onApply()
         }}
       >
+        <p className="assistant-pointer">
+          Not sure what to pick?{' '}
+          <button
+            type="button"
+            className="button-small"
+            onClick={() => {
+              const assistant = document.querySelector<HTMLElement>('[data-testid="params-assistant"]')
+              assistant?.scrollIntoView({ block: 'start' })
+              assistant?.querySelector<HTMLElement>('input, select')?.focus({ preventScroll: true })
+            }}
+          >
+            Suggest parameters
+          </button>{' '}
+          from what you need to compute.
+        </p>
         <fieldset className="field">
           <legend className="field-label">Scheme</legend>
           <Segmented
@@ -244,6 +259,14 @@ export function ParametersPanel() {
             <span className="muted">Nothing is generated until you create the context.</span>
           )}
         </div>
+        {isApplied && !keys.secretKey ? (
+          <p className="next-step" data-testid="next-step">
+            The context is ready. Next, make the keys that encrypt, decrypt and compute:{' '}
+            <a href="#keys" className="button button-primary" data-focus-after-job>
+              Go to Keys →
+            </a>
+          </p>
+        ) : null}
         {confirming ? (
           <div className="notice notice-warning" role="alertdialog" aria-label="Discard keys and variables?">
             <div className="notice-body">

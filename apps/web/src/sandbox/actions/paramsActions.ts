@@ -20,6 +20,10 @@ export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise
     async () => {
       const ready = await sandbox.worker.request({ type: 'setParams', params: spec })
       sandbox.noteHeap(ready.heapBytes)
+      // New parameters: a banner about the old keys and values (lost across a restart…) is stale.
+      if (sandbox.workspace.state.applied?.fingerprint !== ready.fingerprint) {
+        sandbox.activity.update((activity) => ({ ...activity, notice: undefined }))
+      }
       sandbox.workspace.update((state) => {
         const same = state.applied?.fingerprint === ready.fingerprint
         return {

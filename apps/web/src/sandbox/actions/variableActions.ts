@@ -62,6 +62,17 @@ export async function convertVariable(
   name: string,
   to: VariableEntry['kind'],
 ): Promise<Outcome<void>> {
+  const from = sandbox.workspace.state.variables.find((v) => v.name === source)
+  if (to === 'plaintext' && from?.kind === 'ciphertext' && from.noiseBudget === 0) {
+    // Decrypting it "works" and yields garbage: refuse, like the pipeline, instead of a silent wrong value.
+    return {
+      ok: false,
+      error: new HeError(
+        'NOISE_BUDGET_EXHAUSTED',
+        `'${source}' has no noise budget left, so it would decrypt to garbage. Its wrong values are on the Functions panel ("Decrypt anyway"); use larger parameters or fewer multiplications for a result you can decrypt.`,
+      ),
+    }
+  }
   return sandbox.run(`${to === 'ciphertext' ? 'Encrypting' : 'Decrypting'} ${source}`, async () => {
     const reply = await sandbox.worker.request({ type: 'convertVariable', source, name, to })
     sandbox.noteHeap(reply.heapBytes)

@@ -18,6 +18,8 @@ export function exportWorkspace(sandbox: Sandbox, options: { includeSecretKey: b
  * of the old workspace stays in WASM memory).
  */
 export async function replaceWorkspace(sandbox: Sandbox, state: WorkspaceState): Promise<void> {
+  // A banner about the old workspace ("Opened a shared workspace…") says nothing about the new one.
+  sandbox.activity.update((activity) => ({ ...activity, notice: undefined }))
   sandbox.workspace.update(() => state)
   sandbox.server.update((view) => ({ ...view, runs: [], searches: [] }))
   await sandbox.restart()
