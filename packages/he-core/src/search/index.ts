@@ -15,7 +15,7 @@ export {
   elementText,
 } from './demo/demoSearchDatabase.ts'
 export type { ElementCategory, ElementPhase } from './demo/elements.ts'
-export { DEMO_EMBEDDING_DIMENSION, embeddingWords, embedText } from './demo/embedText.ts'
+export { DEMO_EMBEDDING_DIMENSION, embedText } from './demo/embedText.ts'
 export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,

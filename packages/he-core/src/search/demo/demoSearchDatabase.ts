@@ -4,11 +4,17 @@ import { DEMO_EMBEDDING_DIMENSION, embedText } from './embedText.ts'
 
 /** What a demo row's metadata says about its element (shown as fields, not JSON). */
 export interface ElementMetadata {
+  /** IUPAC name ("Aluminium", "Caesium"). */
   name: string
+  /** Chemical symbol; also the row's id. */
   symbol: string
+  /** Atomic number. */
   number: number
+  /** Category, as periodic tables colour it. */
   category: ElementCategory
+  /** State at 20 °C and 1 atm. */
   phase: ElementPhase
+  /** Row of the periodic table. */
   period: number
 }
 
@@ -25,6 +31,7 @@ export const DEMO_DATABASE_NAME = 'chemical elements'
  * `embedText` of its name, symbol, category and phase, with the element as metadata and
  * its symbol as id. Built the same way wherever it is built (the server at start-up, a
  * test, a client checking results), so queries embedded with `embedText` mean words.
+ * `dimension` is the embedding's (default 64); queries must use the same.
  */
 export function demoSearchDatabase(dimension = DEMO_EMBEDDING_DIMENSION): SearchDatabase {
   const metadata: ElementMetadata[] = ELEMENTS.map(([number, symbol, name, category, phase, period]) => ({

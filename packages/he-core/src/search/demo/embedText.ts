@@ -12,7 +12,7 @@ function fnv1a(text: string): number {
 }
 
 /** Lower-case words of letters and digits (accents folded: "Ångström" → "angstrom"). */
-export function embeddingWords(text: string): string[] {
+function embeddingWords(text: string): string[] {
   return (
     text
       .normalize('NFKD')
