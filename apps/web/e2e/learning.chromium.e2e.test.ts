@@ -224,9 +224,11 @@ describe('learner features in Chromium', () => {
       /^Predicted: the pipeline ends at level \d/,
     )
     await chart.getByText('Chart data').click()
+    // Every step, and every ciphertext input (its encoding error against the numbers typed).
+    const inputs = EXAMPLE_WORKSPACES.ckks.variables.filter((v) => v.kind === 'ciphertext').length
     await expect
       .poll(async () => (await chart.getByTestId('noise-error').allTextContents()).filter((t) => t !== '—').length)
-      .toBe(steps)
+      .toBe(steps + inputs)
     for (const text of await chart.getByTestId('noise-error').allTextContents()) {
       if (text === '—') continue
       const error = Number(text)

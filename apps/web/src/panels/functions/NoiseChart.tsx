@@ -174,6 +174,14 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
   )
 }
 
+/** Characters of a label that fit one bar's slot without running into the next one's. */
+const LABEL_CHARS = 6
+
+/** A name cut to its slot ("xyRescaled" → "xyRes…"), so neighbouring labels never overlap. */
+function fitLabel(name: string): string {
+  return name.length <= LABEL_CHARS ? name : `${name.slice(0, LABEL_CHARS - 1)}…`
+}
+
 function Bar({
   row,
   x,
@@ -215,11 +223,13 @@ function Bar({
         </text>
       ) : null}
       <text className="noise-label" x={x + BAR} y={base + 14} textAnchor="middle">
-        {row.stepIndex === undefined ? row.name : row.stepIndex + 1}
+        {row.stepIndex === undefined ? fitLabel(row.name) : row.stepIndex + 1}
       </text>
       <text className="noise-label noise-label-op" x={x + BAR} y={base + 27} textAnchor="middle">
-        {row.stepIndex === undefined ? 'input' : row.name}
+        {row.stepIndex === undefined ? 'input' : fitLabel(row.name)}
       </text>
+      {/* The whole name on hover; the table below has it too. */}
+      <title>{row.stepIndex === undefined ? `${row.name} (input)` : `${row.stepIndex + 1} ${row.name}`}</title>
     </g>
   )
 }

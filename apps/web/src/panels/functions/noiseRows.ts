@@ -22,6 +22,22 @@ export interface NoiseRow {
   predictedExhausted: boolean
 }
 
+/**
+ * CKKS: a fresh input's error is its encoding and encryption error — the decrypted slots
+ * shown (the preview) against the numbers typed (slots past them are 0). Undefined when
+ * either is missing (an uploaded input has no typed numbers).
+ */
+function inputError(typed: string | undefined, preview: ReadonlyArray<unknown> | undefined): number | undefined {
+  if (typed === undefined || !preview || preview.length === 0) return undefined
+  const values = typed
+    .split(/[\s,;]+/)
+    .filter((part) => part !== '')
+    .map(Number)
+  let max = 0
+  for (const [i, shown] of preview.entries()) max = Math.max(max, Math.abs(Number(shown) - (values[i] ?? 0)))
+  return Number.isFinite(max) ? max : undefined
+}
+
 /** The chart's rows: the pipeline's ciphertext inputs, then every step, predicted and measured. */
 export function noiseRows(
   state: WorkspaceState,
@@ -68,6 +84,7 @@ export function noiseRows(
     rows.push({
       label: input.name,
       name: input.name,
+      maxError: ckks ? inputError(v?.values, v?.preview) : undefined,
       measured: v?.noiseBudget,
       predicted: p?.budget,
       level: v?.level,
