@@ -1,8 +1,9 @@
 import { ServerNode } from '@sealbox/server/testing'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { DIST_DIR } from './support/buildApp.ts'
 import { expectNoHorizontalOverflow } from './support/layout.ts'
-import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { saveElementScreenshot } from './support/screenshots.ts'
 
 /*
@@ -24,61 +25,65 @@ afterAll(async () => {
   await server?.stop()
 })
 
-it('searching privately for "noble gas" returns the noble gases by name, ranked like the plaintext computation', async () => {
-  const { page, errors, close } = await openSandbox(server.url, { viewport: { width: 1400, height: 900 } })
-  try {
-    await openPanel(page, 'Server')
-    const connection = page.getByRole('form', { name: 'Server connection' })
-    await connection.getByRole('button', { name: 'Connect', exact: true }).click()
-    await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+test('searching privately for "noble gas" returns the noble gases by name, ranked like the plaintext computation', async ({
+  newPage,
+}) => {
+  // This file's own server (DATABASE=demo), not the suite's: a page of the file's Chromium opened on it.
+  const page = await newPage()
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(String(error)))
+  await page.setViewportSize({ width: 1400, height: 900 })
+  await page.goto(`${server.url}/#parameters`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Server')
+  const connection = page.getByRole('form', { name: 'Server connection' })
+  await connection.getByRole('button', { name: 'Connect', exact: true }).click()
+  await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
 
-    const search = page.getByRole('region', { name: 'Private search' })
-    await expect(search.textContent()).resolves.toMatch(/chemical elements \(demo\)/)
-    const words = search.getByLabel('Search the elements for')
-    await words.fill(',;')
-    await expect(search.getByRole('alert').textContent()).resolves.toBe('Type a word: letters or digits.')
-    await words.fill('noble gas')
-    await search.getByRole('button', { name: 'Search privately' }).click()
-    const result = search.getByTestId('search-result').first()
-    await result.waitFor({ timeout: 120_000 })
+  const search = page.getByRole('region', { name: 'Private search' })
+  await expect(search.textContent()).resolves.toMatch(/chemical elements \(demo\)/)
+  const words = search.getByLabel('Search the elements for')
+  await words.fill(',;')
+  await expect(search.getByRole('alert').textContent()).resolves.toBe('Type a word: letters or digits.')
+  await words.fill('noble gas')
+  await search.getByRole('button', { name: 'Search privately' }).click()
+  const result = search.getByTestId('search-result').first()
+  await result.waitFor({ timeout: 120_000 })
 
-    const hits = result.getByTestId('search-hits')
-    // Metadata as fields, one column each, never raw JSON.
-    await expect(hits.locator('thead th').allTextContents()).resolves.toEqual([
-      'Rank',
-      'Id',
-      'name',
-      'symbol',
-      'number',
-      'category',
-      'phase',
-      'period',
-      'Score',
-      'Cosine',
-    ])
-    await expect(hits.textContent()).resolves.not.toMatch(/[{}"]/)
-    const categories = await hits.getByTestId('search-hit-category').allTextContents()
-    expect(categories).toHaveLength(5)
-    expect(new Set(categories)).toEqual(new Set(['noble gas']))
-    const names = await hits.getByTestId('search-hit-name').allTextContents()
-    for (const name of names)
-      expect(['Helium', 'Neon', 'Argon', 'Krypton', 'Xenon', 'Radon', 'Oganesson']).toContain(name)
-    // The database is public: the sandbox ranks it in plaintext too, and the encrypted ranking is the same.
-    await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/^✓ Same ranking/)
-    if (process.env.UPDATE_SCREENSHOTS === '1') await saveElementScreenshot(search, 'search-demo')
+  const hits = result.getByTestId('search-hits')
+  // Metadata as fields, one column each, never raw JSON.
+  await expect(hits.locator('thead th').allTextContents()).resolves.toEqual([
+    'Rank',
+    'Id',
+    'name',
+    'symbol',
+    'number',
+    'category',
+    'phase',
+    'period',
+    'Score',
+    'Cosine',
+  ])
+  await expect(hits.textContent()).resolves.not.toMatch(/[{}"]/)
+  const categories = await hits.getByTestId('search-hit-category').allTextContents()
+  expect(categories).toHaveLength(5)
+  expect(new Set(categories)).toEqual(new Set(['noble gas']))
+  const names = await hits.getByTestId('search-hit-name').allTextContents()
+  for (const name of names)
+    expect(['Helium', 'Neon', 'Argon', 'Krypton', 'Xenon', 'Radon', 'Oganesson']).toContain(name)
+  // The database is public: the sandbox ranks it in plaintext too, and the encrypted ranking is the same.
+  await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/^✓ Same ranking/)
+  if (process.env.UPDATE_SCREENSHOTS === '1') await saveElementScreenshot(search, 'search-demo')
 
-    await words.fill('iron')
-    await search.getByRole('button', { name: 'Search privately' }).click()
-    await expect.poll(() => search.getByTestId('search-result').count(), { timeout: 120_000 }).toBe(2)
-    await expect(
-      search.getByTestId('search-result').first().getByTestId('search-hit-name').first().textContent(),
-    ).resolves.toBe('Iron')
+  await words.fill('iron')
+  await search.getByRole('button', { name: 'Search privately' }).click()
+  await expect.poll(() => search.getByTestId('search-result').count(), { timeout: 120_000 }).toBe(2)
+  await expect(
+    search.getByTestId('search-result').first().getByTestId('search-hit-name').first().textContent(),
+  ).resolves.toBe('Iron')
 
-    await expectNoHorizontalOverflow(page, 'demo search at 1400')
-    await page.setViewportSize({ width: 390, height: 844 })
-    await expectNoHorizontalOverflow(page, 'demo search at 390')
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await expectNoHorizontalOverflow(page, 'demo search at 1400')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await expectNoHorizontalOverflow(page, 'demo search at 390')
+  expect(errors).toEqual([])
 })

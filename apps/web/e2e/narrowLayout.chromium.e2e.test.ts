@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core'
-import { expect, inject, it } from 'vitest'
+import { expect, inject } from 'vitest'
 import { saveDebugShot } from './support/layout.ts'
-import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { saveScreenshot } from './support/screenshots.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
@@ -69,94 +70,90 @@ async function measureBusyBar(page: Page): Promise<Measured[]> {
   return (await handle.jsonValue()) as Measured[]
 }
 
-it('at 390 px the busy status bar shows the operation, clock, heap and Cancel apart and readable (n = 32768)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: NARROW })
-  try {
-    await page.getByTestId('polyModulusDegree-32768').check({ force: true })
-    await page.getByRole('button', { name: /Create context|Use these parameters/ }).click()
-    const parts = await measureBusyBar(page)
-    await saveDebugShot(page, 'busy bar at 390')
-    await page.getByRole('button', { name: 'Cancel', exact: true }).click()
-    const shown = parts.filter((part) => part.name !== 'saved' || part.width > 0)
-    for (const part of shown) {
-      expect({ name: part.name, visible: part.width > 0 && part.height > 0 }).toEqual({
-        name: part.name,
-        visible: true,
-      })
-      expect({ name: part.name, cut: part.cut }).toEqual({ name: part.name, cut: false })
-      // Inside the screen.
-      expect(part.x >= 0 && part.x + part.width <= NARROW.width + 0.5, part.name).toBe(true)
-    }
-    expect(overlaps(shown)).toEqual([])
-    expect(errors).toEqual([])
-  } finally {
-    await close()
+test('at 390 px the busy status bar shows the operation, clock, heap and Cancel apart and readable (n = 32768)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(NARROW)
+  await page.getByTestId('polyModulusDegree-32768').check({ force: true })
+  await page.getByRole('button', { name: /Create context|Use these parameters/ }).click()
+  const parts = await measureBusyBar(page)
+  await saveDebugShot(page, 'busy bar at 390')
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+  const shown = parts.filter((part) => part.name !== 'saved' || part.width > 0)
+  for (const part of shown) {
+    expect({ name: part.name, visible: part.width > 0 && part.height > 0 }).toEqual({
+      name: part.name,
+      visible: true,
+    })
+    expect({ name: part.name, cut: part.cut }).toEqual({ name: part.name, cut: false })
+    // Inside the screen.
+    expect(part.x >= 0 && part.x + part.width <= NARROW.width + 0.5, part.name).toBe(true)
   }
+  expect(overlaps(shown)).toEqual([])
+  expect(errors).toEqual([])
 })
 
 for (const viewport of [NARROW, WIDE]) {
-  it(`at ${viewport.width} px every key card shows its whole title, its badges and its size apart from the buttons`, async () => {
+  test(`at ${viewport.width} px every key card shows its whole title, its badges and its size apart from the buttons`, async ({
+    sandbox: { page, errors },
+  }) => {
     const url = inject('sandboxUrl')
-    const { page, errors, close } = await openSandbox(url, { viewport })
-    try {
-      await openWorkspaceLink(
-        page,
-        workspaceLink(url, {
-          version: 1,
-          params: { scheme: 'bfv', polyModulusDegree: 4096 },
-          keys: { galois: 'powerOfTwo' },
-          variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
-          steps: [
-            { op: 'square', a: 'x', out: 'sq' },
-            { op: 'relinearize', a: 'sq', out: 'r' },
-            { op: 'rotateRows', a: 'r', steps: 1, out: 'rot' },
-          ],
-          print: ['rot'],
-        }),
-        3,
-      )
-      await openPanel(page, 'Keys')
-      await saveDebugShot(page, `keys at ${viewport.width}`)
-      // The README's picture of the Keys panel on a phone.
-      if (viewport === NARROW && process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, 'keys-mobile')
-      for (const kind of ['secretKey', 'publicKey', 'relinKeys', 'galoisKeys']) {
-        const row = page.getByTestId(`key-${kind}`)
-        const boxes = await row.evaluate((element) => {
-          const measure = (name: string, target: Element | null) => {
-            const box = target?.getBoundingClientRect()
-            return {
-              name,
-              x: box?.x ?? -1,
-              y: box?.y ?? -1,
-              width: box?.width ?? 0,
-              height: box?.height ?? 0,
-              cut: target ? target.scrollWidth > target.clientWidth + 1 : true,
-            }
+    await page.setViewportSize(viewport)
+    await openWorkspaceLink(
+      page,
+      workspaceLink(url, {
+        version: 1,
+        params: { scheme: 'bfv', polyModulusDegree: 4096 },
+        keys: { galois: 'powerOfTwo' },
+        variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
+        steps: [
+          { op: 'square', a: 'x', out: 'sq' },
+          { op: 'relinearize', a: 'sq', out: 'r' },
+          { op: 'rotateRows', a: 'r', steps: 1, out: 'rot' },
+        ],
+        print: ['rot'],
+      }),
+      3,
+    )
+    await openPanel(page, 'Keys')
+    await saveDebugShot(page, `keys at ${viewport.width}`)
+    // The README's picture of the Keys panel on a phone.
+    if (viewport === NARROW && process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, 'keys-mobile')
+    for (const kind of ['secretKey', 'publicKey', 'relinKeys', 'galoisKeys']) {
+      const row = page.getByTestId(`key-${kind}`)
+      const boxes = await row.evaluate((element) => {
+        const measure = (name: string, target: Element | null) => {
+          const box = target?.getBoundingClientRect()
+          return {
+            name,
+            x: box?.x ?? -1,
+            y: box?.y ?? -1,
+            width: box?.width ?? 0,
+            height: box?.height ?? 0,
+            cut: target ? target.scrollWidth > target.clientWidth + 1 : true,
           }
-          return [
-            measure('title', element.querySelector('.key-name')),
-            measure('row', element),
-            ...[...element.querySelectorAll('.variable-head .badge')].map((badge, i) => measure(`badge ${i}`, badge)),
-            measure('size', element.querySelector('.key-main .field-help')),
-            ...[...element.querySelectorAll('.key-actions button, .key-actions label')].map((button) =>
-              measure(button.textContent ?? 'button', button),
-            ),
-          ]
-        })
-        const [title, card, ...parts] = boxes
-        const size = parts.find((box) => box.name === 'size')
-        expect({ kind, cut: title?.cut, width: (title?.width ?? 0) > 0 }).toEqual({ kind, cut: false, width: true })
-        expect({ kind, overlaps: overlaps([title, ...parts].filter((box) => box !== undefined)) }).toEqual({
-          kind,
-          overlaps: [],
-        })
-        // The size line has the card's width to itself, rather than one word per line beside the buttons.
-        const wide = (size?.width ?? 0) >= 0.75 * (card?.width ?? Number.POSITIVE_INFINITY)
-        expect({ kind, sizeLineWide: wide }).toEqual({ kind, sizeLineWide: true })
-      }
-      expect(errors).toEqual([])
-    } finally {
-      await close()
+        }
+        return [
+          measure('title', element.querySelector('.key-name')),
+          measure('row', element),
+          ...[...element.querySelectorAll('.variable-head .badge')].map((badge, i) => measure(`badge ${i}`, badge)),
+          measure('size', element.querySelector('.key-main .field-help')),
+          ...[...element.querySelectorAll('.key-actions button, .key-actions label')].map((button) =>
+            measure(button.textContent ?? 'button', button),
+          ),
+        ]
+      })
+      const [title, card, ...parts] = boxes
+      const size = parts.find((box) => box.name === 'size')
+      expect({ kind, cut: title?.cut, width: (title?.width ?? 0) > 0 }).toEqual({ kind, cut: false, width: true })
+      expect({ kind, overlaps: overlaps([title, ...parts].filter((box) => box !== undefined)) }).toEqual({
+        kind,
+        overlaps: [],
+      })
+      // The size line has the card's width to itself, rather than one word per line beside the buttons.
+      const wide = (size?.width ?? 0) >= 0.75 * (card?.width ?? Number.POSITIVE_INFINITY)
+      expect({ kind, sizeLineWide: wide }).toEqual({ kind, sizeLineWide: true })
     }
+    expect(errors).toEqual([])
   })
 }

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { expect, inject, it } from 'vitest'
-import { openPanel, openSandbox } from './support/sandboxPage.ts'
+import { expect, inject } from 'vitest'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 /*
@@ -50,291 +51,271 @@ async function expectFocusKept(page: Page, what: string): Promise<void> {
   await expect.poll(() => focused(page), { message: what }).not.toBe('body')
 }
 
-it('CKKS: a scale above the primes is refused in words; own primes get a scale that fits them (item 4)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    await page.getByTestId('scheme-ckks').check({ force: true })
-    await page.getByTestId('polyModulusDegree-8192').check({ force: true })
-    await page.getByTestId('coeffMode-custom').check({ force: true })
-    await page.locator('#coeffBits').fill('30 30 30')
-    await page.locator('#scaleBits').fill('40')
-    await expect
-      .poll(() => alerts(page))
-      .toContainEqual(
-        expect.stringMatching(/^The scale 2\^40 is larger than the 30-bit primes a rescale divides by.*\(Scale\)$/),
-      )
-    await expect(page.getByRole('button', { name: 'Create context' }).isDisabled()).resolves.toBe(true)
-    await page.locator('#coeffBits').fill('60 40 40 60')
-    await page.locator('#scaleBits').fill('')
-    await expect.poll(() => page.locator('#scaleBits').getAttribute('placeholder')).toBe('40')
-    await expect(alerts(page)).resolves.toEqual([])
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
-})
-
-it('"What you get" counts multiplications like the assistant: 2 for BFV [51, 51, 51] (item 6)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    await expect(page.getByTestId('assistant-suggestion').textContent()).resolves.toMatch(
-      /n = 8192, coefficient modulus \[51, 51, 51\].*each of the 2 multiplications/,
+test('CKKS: a scale above the primes is refused in words; own primes get a scale that fits them (item 4)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await page.getByTestId('scheme-ckks').check({ force: true })
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByTestId('coeffMode-custom').check({ force: true })
+  await page.locator('#coeffBits').fill('30 30 30')
+  await page.locator('#scaleBits').fill('40')
+  await expect
+    .poll(() => alerts(page))
+    .toContainEqual(
+      expect.stringMatching(/^The scale 2\^40 is larger than the 30-bit primes a rescale divides by.*\(Scale\)$/),
     )
-    await page.getByTestId('polyModulusDegree-8192').check({ force: true })
-    await page.getByTestId('coeffMode-custom').check({ force: true })
-    await page.locator('#coeffBits').fill('51 51 51')
-    await expect.poll(() => page.getByTestId('fact-multiplications').textContent()).toMatch(/^2 \(noise budget/)
-    await expect(page.getByTestId('params-facts').textContent()).resolves.not.toMatch(/Multiplicative levels/)
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await expect(page.getByRole('button', { name: 'Create context' }).isDisabled()).resolves.toBe(true)
+  await page.locator('#coeffBits').fill('60 40 40 60')
+  await page.locator('#scaleBits').fill('')
+  await expect.poll(() => page.locator('#scaleBits').getAttribute('placeholder')).toBe('40')
+  await expect(alerts(page)).resolves.toEqual([])
+  expect(errors).toEqual([])
 })
 
-it('names fields and ops as the form does, and lists every broken rule at once (items 7, 11)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    await page.getByTestId('polyModulusDegree-4096').check({ force: true })
-    await page.getByTestId('coeffMode-custom').check({ force: true })
-    await page.locator('#coeffBits').fill('61 61')
-    const reasons = page.getByTestId('params-limit-reasons').locator('li')
-    await expect
-      .poll(() => reasons.allTextContents())
-      .toEqual([
-        expect.stringMatching(/^61-bit prime is out of range.*\(Coefficient modulus, prime 1\)$/),
-        'Coeff modulus totals 122 bits; n=4096 at tc128 allows at most 109 (Coefficient modulus)',
-      ])
-    await page.getByTestId('scheme-ckks').check({ force: true })
-    await page.locator('#coeffBits').fill('60 40 60')
-    await page.locator('#scaleBits').fill('61')
-    await expect.poll(() => alerts(page)).toContainEqual(expect.stringMatching(/The scale is at most 2\^60 \(Scale\)$/))
-    const text = (await page.locator('body').textContent()) ?? ''
-    expect(text).not.toMatch(/\((coeffModulus|plainModulus|scaleBits)[\w.[\]]*\)/)
-
-    // The assistant: too many values does not hide a depth no ring can hold.
-    const assistant = page.getByTestId('params-assistant')
-    await assistant.getByLabel('Multiplications in a row').fill('30')
-    await assistant.getByLabel('Values per ciphertext').fill('100000')
-    await expect
-      .poll(() => assistant.getByTestId('assistant-problems').locator('li').allTextContents())
-      .toEqual([
-        expect.stringMatching(/at most 32768 values per ciphertext/),
-        expect.stringMatching(/^No n up to 32768 is large enough/),
-      ])
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+test('"What you get" counts multiplications like the assistant: 2 for BFV [51, 51, 51] (item 6)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await expect(page.getByTestId('assistant-suggestion').textContent()).resolves.toMatch(
+    /n = 8192, coefficient modulus \[51, 51, 51\].*each of the 2 multiplications/,
+  )
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByTestId('coeffMode-custom').check({ force: true })
+  await page.locator('#coeffBits').fill('51 51 51')
+  await expect.poll(() => page.getByTestId('fact-multiplications').textContent()).toMatch(/^2 \(noise budget/)
+  await expect(page.getByTestId('params-facts').textContent()).resolves.not.toMatch(/Multiplicative levels/)
+  expect(errors).toEqual([])
 })
 
-it('refuses to decrypt an exhausted ciphertext on Variables; Code never calls a result "uploaded" (item 8)', async () => {
+test('names fields and ops as the form does, and lists every broken rule at once (items 7, 11)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByTestId('coeffMode-custom').check({ force: true })
+  await page.locator('#coeffBits').fill('61 61')
+  const reasons = page.getByTestId('params-limit-reasons').locator('li')
+  await expect
+    .poll(() => reasons.allTextContents())
+    .toEqual([
+      expect.stringMatching(/^61-bit prime is out of range.*\(Coefficient modulus, prime 1\)$/),
+      'Coeff modulus totals 122 bits; n=4096 at tc128 allows at most 109 (Coefficient modulus)',
+    ])
+  await page.getByTestId('scheme-ckks').check({ force: true })
+  await page.locator('#coeffBits').fill('60 40 60')
+  await page.locator('#scaleBits').fill('61')
+  await expect.poll(() => alerts(page)).toContainEqual(expect.stringMatching(/The scale is at most 2\^60 \(Scale\)$/))
+  const text = (await page.locator('body').textContent()) ?? ''
+  expect(text).not.toMatch(/\((coeffModulus|plainModulus|scaleBits)[\w.[\]]*\)/)
+
+  // The assistant: too many values does not hide a depth no ring can hold.
+  const assistant = page.getByTestId('params-assistant')
+  await assistant.getByLabel('Multiplications in a row').fill('30')
+  await assistant.getByLabel('Values per ciphertext').fill('100000')
+  await expect
+    .poll(() => assistant.getByTestId('assistant-problems').locator('li').allTextContents())
+    .toEqual([
+      expect.stringMatching(/at most 32768 values per ciphertext/),
+      expect.stringMatching(/^No n up to 32768 is large enough/),
+    ])
+  expect(errors).toEqual([])
+})
+
+test('refuses to decrypt an exhausted ciphertext on Variables; Code never calls a result "uploaded" (item 8)', async ({
+  sandbox: { page, errors },
+}) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url, { viewport: WIDE })
-  try {
-    await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
-    await page.getByRole('button', { name: 'Decrypt anyway (step 5)' }).click()
-    await page.getByTestId('step-5').getByTestId('garbage').waitFor({ timeout: 60_000 })
-    await openPanel(page, 'Variables')
-    await page.getByRole('button', { name: 'Decrypt r5', exact: true }).click()
-    await expect
-      .poll(() => page.getByTestId('variable-r5').getByRole('alert').textContent())
-      .toMatch(/'r5' has no noise budget left, so it would decrypt to garbage/)
-    await expect(page.getByTestId('variable-r5_dec').count()).resolves.toBe(0)
+  await page.setViewportSize(WIDE)
+  await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
+  await page.getByRole('button', { name: 'Decrypt anyway (step 5)' }).click()
+  await page.getByTestId('step-5').getByTestId('garbage').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Variables')
+  await page.getByRole('button', { name: 'Decrypt r5', exact: true }).click()
+  await expect
+    .poll(() => page.getByTestId('variable-r5').getByRole('alert').textContent())
+    .toMatch(/'r5' has no noise budget left, so it would decrypt to garbage/)
+  await expect(page.getByTestId('variable-r5_dec').count()).resolves.toBe(0)
 
-    await page.getByRole('button', { name: 'Decrypt r2', exact: true }).click()
-    await page.getByTestId('variable-r2_dec').waitFor()
-    await openPanel(page, 'Code')
-    const leftOut = (await page.getByTestId('left-out').textContent()) ?? ''
-    expect(leftOut).toMatch(/Left out: r2_dec — made on the Variables panel from a pipeline result/)
-    expect(leftOut).not.toMatch(/uploaded/)
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await page.getByRole('button', { name: 'Decrypt r2', exact: true }).click()
+  await page.getByTestId('variable-r2_dec').waitFor()
+  await openPanel(page, 'Code')
+  const leftOut = (await page.getByTestId('left-out').textContent()) ?? ''
+  expect(leftOut).toMatch(/Left out: r2_dec — made on the Variables panel from a pipeline result/)
+  expect(leftOut).not.toMatch(/uploaded/)
+  expect(errors).toEqual([])
 })
 
-it('drops the "Opened a shared workspace" banner on Start over (item 9)', async () => {
+test('drops the "Opened a shared workspace" banner on Start over (item 9)', async ({ sandbox: { page, errors } }) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url, { viewport: WIDE })
-  try {
-    await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
-    const banner = page.getByText(/^Opened a shared workspace/)
-    await banner.waitFor()
-    await page.getByRole('button', { name: 'Start over' }).click()
-    await page.getByRole('dialog').getByRole('button', { name: 'Remove everything' }).click()
-    await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
-    await expect(banner.count()).resolves.toBe(0)
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await page.setViewportSize(WIDE)
+  await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
+  const banner = page.getByText(/^Opened a shared workspace/)
+  await banner.waitFor()
+  await page.getByRole('button', { name: 'Start over' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Remove everything' }).click()
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  await expect(banner.count()).resolves.toBe(0)
+  expect(errors).toEqual([])
 })
 
-it('one main landmark, and focus kept after Create context, Generate keys, Encode and encrypt, Add step, Run all (item 10)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    await expect(page.locator('main').count()).resolves.toBe(1)
-    await expect(page.locator('main[role]').count()).resolves.toBe(0)
-    await expect(page.locator('main [role="tabpanel"]').count()).resolves.toBe(1)
+test('one main landmark, and focus kept after Create context, Generate keys, Encode and encrypt, Add step, Run all (item 10)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await expect(page.locator('main').count()).resolves.toBe(1)
+  await expect(page.locator('main[role]').count()).resolves.toBe(0)
+  await expect(page.locator('main [role="tabpanel"]').count()).resolves.toBe(1)
 
-    await page.getByTestId('polyModulusDegree-4096').check({ force: true })
-    await page.getByRole('button', { name: 'Create context' }).focus()
-    await page.keyboard.press('Enter')
-    await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
-    await expectFocusKept(page, 'after Create context')
-    await expect(focused(page)).resolves.toBe('a: Go to Keys →')
-    await page.keyboard.press('Enter')
-    await page.locator('[data-panel="keys"]').waitFor()
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
+  await expectFocusKept(page, 'after Create context')
+  await expect(focused(page)).resolves.toBe('a: Go to Keys →')
+  await page.keyboard.press('Enter')
+  await page.locator('[data-panel="keys"]').waitFor()
 
-    await page.getByRole('button', { name: 'Generate keys' }).focus()
-    await page.keyboard.press('Enter')
-    await page.getByTestId('key-secretKey').getByText('ready').waitFor({ timeout: 60_000 })
-    await expectFocusKept(page, 'after Generate keys')
+  await page.getByRole('button', { name: 'Generate keys' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('key-secretKey').getByText('ready').waitFor({ timeout: 60_000 })
+  await expectFocusKept(page, 'after Generate keys')
 
-    await openPanel(page, 'Variables')
-    await page.getByLabel('Name', { exact: true }).fill('x')
-    await page.getByLabel('Values').fill('1, 2, 3')
-    await page.getByRole('button', { name: 'Encode and encrypt' }).focus()
-    await page.keyboard.press('Enter')
-    await page.getByTestId('variable-x').waitFor()
-    await expectFocusKept(page, 'after Encode and encrypt')
+  await openPanel(page, 'Variables')
+  await page.getByLabel('Name', { exact: true }).fill('x')
+  await page.getByLabel('Values').fill('1, 2, 3')
+  await page.getByRole('button', { name: 'Encode and encrypt' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('variable-x').waitFor()
+  await expectFocusKept(page, 'after Encode and encrypt')
 
-    await openPanel(page, 'Functions')
-    await page.getByLabel('Operation to add').selectOption({ label: 'Square' })
-    await page.getByRole('button', { name: 'Add step' }).focus()
-    await page.keyboard.press('Enter')
-    await page.getByTestId('step-1').waitFor()
-    await expect(focused(page)).resolves.toMatch(/^select: Operation to add/)
-    // The operand menu says what "ciphertext" is, rather than "(ct)".
-    await expect(page.getByLabel('Step 1 operand a').locator('option').allTextContents()).resolves.toContain(
-      'x (ciphertext)',
-    )
+  await openPanel(page, 'Functions')
+  await page.getByLabel('Operation to add').selectOption({ label: 'Square' })
+  await page.getByRole('button', { name: 'Add step' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('step-1').waitFor()
+  await expect(focused(page)).resolves.toMatch(/^select: Operation to add/)
+  // The operand menu says what "ciphertext" is, rather than "(ct)".
+  await expect(page.getByLabel('Step 1 operand a').locator('option').allTextContents()).resolves.toContain(
+    'x (ciphertext)',
+  )
 
-    await page.getByRole('button', { name: 'Run all steps' }).focus()
-    await page.keyboard.press('Enter')
-    await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 60_000 })
-    await expectFocusKept(page, 'after Run all steps')
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await page.getByRole('button', { name: 'Run all steps' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 60_000 })
+  await expectFocusKept(page, 'after Run all steps')
+  expect(errors).toEqual([])
 })
 
-it('says "not a number" for words in a query vector, and what to choose for a file that is not a workspace (item 12)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    const file = join(tmpdir(), `not-a-workspace-${process.pid}.json`)
-    await writeFile(file, 'hello, this is not JSON')
-    await page.getByTestId('import-workspace').setInputFiles(file)
-    const notice = page.getByRole('alert').filter({ hasText: 'Could not import the workspace' })
-    await notice.waitFor()
-    await expect(notice.textContent()).resolves.toMatch(/Choose a \.json file made by Export workspace/)
-    await expect(notice.textContent()).resolves.not.toMatch(/fix the named field/)
+test('says "not a number" for words in a query vector, and what to choose for a file that is not a workspace (item 12)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const file = join(tmpdir(), `not-a-workspace-${process.pid}.json`)
+  await writeFile(file, 'hello, this is not JSON')
+  await page.getByTestId('import-workspace').setInputFiles(file)
+  const notice = page.getByRole('alert').filter({ hasText: 'Could not import the workspace' })
+  await notice.waitFor()
+  await expect(notice.textContent()).resolves.toMatch(/Choose a \.json file made by Export workspace/)
+  await expect(notice.textContent()).resolves.not.toMatch(/fix the named field/)
 
-    await openPanel(page, 'Server')
-    const connection = page.getByRole('form', { name: 'Server connection' })
-    await connection.getByRole('button', { name: 'Connect', exact: true }).click()
-    await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
-    const search = page.getByRole('region', { name: 'Private search' })
-    await search.getByLabel(/Query vector/).fill('a, b')
-    await expect(search.getByRole('alert').textContent()).resolves.toBe('Component 1 ("a") is not a number.')
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await openPanel(page, 'Server')
+  const connection = page.getByRole('form', { name: 'Server connection' })
+  await connection.getByRole('button', { name: 'Connect', exact: true }).click()
+  await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+  const search = page.getByRole('region', { name: 'Private search' })
+  await search.getByLabel(/Query vector/).fill('a, b')
+  await expect(search.getByRole('alert').textContent()).resolves.toBe('Component 1 ("a") is not a number.')
+  expect(errors).toEqual([])
 })
 
-it('nothing cut or broken: chips, sidebar subtitles, hex bytes, and every panel tab in view at 390 px (item 13)', async () => {
+test('nothing cut or broken: chips, sidebar subtitles, hex bytes, and every panel tab in view at 390 px (item 13)', async ({
+  sandbox: { page, errors },
+}) => {
   const url = inject('sandboxUrl')
-  const { page, errors, close } = await openSandbox(url, { viewport: WIDE })
-  try {
-    await openWorkspaceLink(
-      page,
-      workspaceLink(url, { ...EXHAUSTED, steps: EXHAUSTED.steps.slice(0, 2), print: ['r2'] }),
-      2,
-    )
-    // Sidebar subtitles read whole at 1400 px.
-    const cut = await page
-      .locator('.panel-tab-blurb')
-      .evaluateAll((blurbs) => blurbs.filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent))
-    expect(cut).toEqual([])
+  await page.setViewportSize(WIDE)
+  await openWorkspaceLink(
+    page,
+    workspaceLink(url, { ...EXHAUSTED, steps: EXHAUSTED.steps.slice(0, 2), print: ['r2'] }),
+    2,
+  )
+  // Sidebar subtitles read whole at 1400 px.
+  const cut = await page
+    .locator('.panel-tab-blurb')
+    .evaluateAll((blurbs) => blurbs.filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent))
+  expect(cut).toEqual([])
 
-    // Hex dump: a line break never falls inside a byte.
-    await openPanel(page, 'Variables')
-    await page.getByRole('button', { name: 'Inspect x' }).click()
-    const split = await page.getByTestId('inspector-dump').evaluate((dump) => {
-      const text = dump.firstChild
-      if (!text || text.nodeType !== Node.TEXT_NODE) return ['no text']
-      const bad: string[] = []
-      const content = text.textContent ?? ''
-      for (const match of content.matchAll(/[0-9a-f]{2}/g)) {
-        const range = document.createRange()
-        range.setStart(text, match.index)
-        range.setEnd(text, match.index + 2)
-        const rects = [...range.getClientRects()].filter((r) => r.width > 0)
-        if (rects.length > 1) bad.push(`${match[0]} at ${match.index}`)
-      }
-      return bad
-    })
-    expect(split).toEqual([])
-
-    await page.setViewportSize(NARROW)
-    // Every tab in view (no hidden sideways strip).
-    const tabs = await page
-      .getByRole('tab')
-      .evaluateAll((all) => all.map((tab) => ({ name: tab.textContent, right: tab.getBoundingClientRect().right })))
-    expect(tabs).toHaveLength(6)
-    for (const tab of tabs) expect(tab.right, tab.name ?? '').toBeLessThanOrEqual(390)
-
-    // Wrapped choice rows keep a whole border around each choice (n = 32768, Galois keys).
-    for (const panel of ['Parameters', 'Keys']) {
-      await openPanel(page, panel)
-      const chips = await page.locator('.segmented-item label').evaluateAll((labels) =>
-        labels
-          .filter((label) => label.getBoundingClientRect().width > 0)
-          .map((label) => {
-            const style = getComputedStyle(label)
-            return {
-              text: label.textContent,
-              border: [style.borderTopWidth, style.borderRightWidth, style.borderBottomWidth, style.borderLeftWidth],
-              right: label.getBoundingClientRect().right,
-            }
-          }),
-      )
-      expect(chips.length).toBeGreaterThan(3)
-      for (const chip of chips) {
-        expect({ text: chip.text, border: chip.border }).toEqual({
-          text: chip.text,
-          border: ['1px', '1px', '1px', '1px'],
-        })
-        expect(chip.right, chip.text ?? '').toBeLessThanOrEqual(390)
-      }
+  // Hex dump: a line break never falls inside a byte.
+  await openPanel(page, 'Variables')
+  await page.getByRole('button', { name: 'Inspect x' }).click()
+  const split = await page.getByTestId('inspector-dump').evaluate((dump) => {
+    const text = dump.firstChild
+    if (!text || text.nodeType !== Node.TEXT_NODE) return ['no text']
+    const bad: string[] = []
+    const content = text.textContent ?? ''
+    for (const match of content.matchAll(/[0-9a-f]{2}/g)) {
+      const range = document.createRange()
+      range.setStart(text, match.index)
+      range.setEnd(text, match.index + 2)
+      const rects = [...range.getClientRects()].filter((r) => r.width > 0)
+      if (rects.length > 1) bad.push(`${match[0]} at ${match.index}`)
     }
-    expect(errors).toEqual([])
-  } finally {
-    await close()
+    return bad
+  })
+  expect(split).toEqual([])
+
+  await page.setViewportSize(NARROW)
+  // Every tab in view (no hidden sideways strip).
+  const tabs = await page
+    .getByRole('tab')
+    .evaluateAll((all) => all.map((tab) => ({ name: tab.textContent, right: tab.getBoundingClientRect().right })))
+  expect(tabs).toHaveLength(6)
+  for (const tab of tabs) expect(tab.right, tab.name ?? '').toBeLessThanOrEqual(390)
+
+  // Wrapped choice rows keep a whole border around each choice (n = 32768, Galois keys).
+  for (const panel of ['Parameters', 'Keys']) {
+    await openPanel(page, panel)
+    const chips = await page.locator('.segmented-item label').evaluateAll((labels) =>
+      labels
+        .filter((label) => label.getBoundingClientRect().width > 0)
+        .map((label) => {
+          const style = getComputedStyle(label)
+          return {
+            text: label.textContent,
+            border: [style.borderTopWidth, style.borderRightWidth, style.borderBottomWidth, style.borderLeftWidth],
+            right: label.getBoundingClientRect().right,
+          }
+        }),
+    )
+    expect(chips.length).toBeGreaterThan(3)
+    for (const chip of chips) {
+      expect({ text: chip.text, border: chip.border }).toEqual({
+        text: chip.text,
+        border: ['1px', '1px', '1px', '1px'],
+      })
+      expect(chip.right, chip.text ?? '').toBeLessThanOrEqual(390)
+    }
   }
+  expect(errors).toEqual([])
 })
 
-it('first five minutes: "Suggest parameters" above the fold, and after Create context a way on to Keys (item 14)', async () => {
-  const { page, errors, close } = await openSandbox(inject('sandboxUrl'), { viewport: WIDE })
-  try {
-    const suggest = page.getByRole('button', { name: 'Suggest parameters' })
-    const box = await suggest.boundingBox()
-    expect(box && box.y + box.height <= WIDE.height).toBe(true)
-    await suggest.click()
-    await expect(focused(page)).resolves.not.toBe('body')
-    await expect(
-      page.evaluate(() => document.querySelector('[data-testid="params-assistant"]')?.contains(document.activeElement)),
-    ).resolves.toBe(true)
+test('first five minutes: "Suggest parameters" above the fold, and after Create context a way on to Keys (item 14)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const suggest = page.getByRole('button', { name: 'Suggest parameters' })
+  const box = await suggest.boundingBox()
+  expect(box && box.y + box.height <= WIDE.height).toBe(true)
+  await suggest.click()
+  await expect(focused(page)).resolves.not.toBe('body')
+  await expect(
+    page.evaluate(() => document.querySelector('[data-testid="params-assistant"]')?.contains(document.activeElement)),
+  ).resolves.toBe(true)
 
-    await page.getByRole('button', { name: 'Create context' }).click()
-    const next = page.getByTestId('next-step')
-    await next.waitFor({ timeout: 60_000 })
-    await next.getByRole('link', { name: 'Go to Keys →' }).click()
-    await page.locator('[data-panel="keys"]').waitFor()
-    expect(errors).toEqual([])
-  } finally {
-    await close()
-  }
+  await page.getByRole('button', { name: 'Create context' }).click()
+  const next = page.getByTestId('next-step')
+  await next.waitFor({ timeout: 60_000 })
+  await next.getByRole('link', { name: 'Go to Keys →' }).click()
+  await page.locator('[data-panel="keys"]').waitFor()
+  expect(errors).toEqual([])
 })
