@@ -8,9 +8,10 @@ import {
 } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { binaryBody } from '../http/binaryBody.ts'
+import { clientGoneSignal } from '../http/clientGoneSignal.ts'
 import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
-import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
 

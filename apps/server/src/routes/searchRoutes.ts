@@ -3,10 +3,11 @@ import { API_PREFIX, searchConfigRoute, searchRoute } from '@sealbox/he-core/cli
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
+import { binaryBody } from '../http/binaryBody.ts'
+import { clientGoneSignal } from '../http/clientGoneSignal.ts'
 import { executorOverride } from '../http/executorOverride.ts'
 import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
-import { binaryBody, clientGoneSignal } from '../http/parseInput.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
 

@@ -1,8 +1,8 @@
 import { HeError } from '@sealbox/he-core'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 
 // JSON params, query strings and bodies are validated by the routes' contract schemas
-// (routeFromContract); what is left here is the binary body and the request's plumbing.
+// (routeFromContract); an envelope body is binary, so it is checked here.
 
 /** The media type of a request without parameters, lower case ('' when absent). */
 export function mediaType(request: FastifyRequest): string {
@@ -25,13 +25,4 @@ export function binaryBody(request: FastifyRequest): Uint8Array {
     throw new HeError('INVALID_INPUT', 'empty body: expected sealbox envelope bytes')
   }
   return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
-}
-
-/** Aborts when the client disconnects before the response is sent (cancels waiting work). */
-export function clientGoneSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController()
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort()
-  })
-  return controller.signal
 }
