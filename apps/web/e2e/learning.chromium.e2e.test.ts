@@ -6,7 +6,7 @@ import { openPanel } from './support/openPanel.ts'
 import { type SandboxOptions, test as sandboxTest } from './support/sandboxTest.ts'
 
 /*
- * The sandbox's learner features, part A, in Chromium: the noise chart with its
+ * The sandbox's learner features in Chromium: the noise chart with its
  * prediction, "decrypt anyway" on an exhausted budget, the inspector of keys and values,
  * and the CKKS error chart. Each test opens its own fresh page and builds what it needs.
  */

@@ -3,7 +3,7 @@ import { describe, expect, inject } from 'vitest'
 import { test } from './support/sandboxTest.ts'
 
 /*
- * The built sandbox under the server's security headers (issue 2.11): its strict CSP
+ * The built sandbox under the server's security headers: its strict CSP
  * must still let the page start its module worker, compile SEAL's WebAssembly and call
  * the server, COOP/COEP must make it cross-origin isolated, and the Swagger UI at /docs
  * must render under its own CSP. Chromium's own "Refused to…" lines do not reach

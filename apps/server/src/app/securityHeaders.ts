@@ -49,7 +49,7 @@ export const DOCS_CSP_DIRECTIVES: Record<string, string[]> = {
 export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-sealbox-executor', 'if-none-match']
 
 /**
- * Security headers, caching defaults and CORS for every response (issue 2.11):
+ * Security headers, caching defaults and CORS for every response:
  *
  * - `@fastify/helmet`: the CSP above, `X-Content-Type-Options: nosniff`,
  *   `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`, and COOP `same-origin` +

@@ -25,7 +25,7 @@ declare module 'fastify' {
 const KEY_SET_ROUTE = '/api/v1/keysets/:id'
 
 /**
- * Local mode's limits on anonymous tenants (issue 2.9): session creation is rate-limited
+ * Local mode's limits on anonymous tenants: session creation is rate-limited
  * per client address (a token bucket), the number of anonymous tenants is capped, and
  * so are their stored bytes together — checked on every key-set upload of an anonymous
  * tenant before a worker sees it. Production mode issues no anonymous tenants, so it

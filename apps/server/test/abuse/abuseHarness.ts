@@ -186,9 +186,9 @@ export function rawRequest(
 
 const REPORT = join(dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.abuse-report.jsonl')
 
-/** One row of the abuse report: the issue item, the test, the answer seen, /healthz during vs idle. */
+/** One row of the abuse report: the attack (a short name), the test, the answer seen, /healthz during vs idle. */
 export interface AbuseRecord {
-  item: string
+  attack: string
   test: string
   answer: string
   during: HealthStats

@@ -6,7 +6,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue item 2.9: local mode handed out unlimited tenants (300 sessions in 4.6 s, each
+ * Anonymous tenants: local mode handed out unlimited tenants (300 sessions in 4.6 s, each
  * with its own quota and its own fair-queue slot). Now session creation is a token
  * bucket per client address (SESSION_BURST, SESSION_RATE), anonymous tenants are capped
  * (MAX_ANONYMOUS_TENANTS) and so are their stored bytes together
@@ -94,7 +94,7 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1)
     }
     expectHealthy({
-      item: '2.9',
+      attack: 'anonymous tenants',
       test: `${FILE} › 300 session requests from one address`,
       answer: `${created.length}×201, ${limited.length}×429 RATE_LIMITED + Retry-After ${limited[0]?.retryAfter} s`,
       during: health,
@@ -160,7 +160,7 @@ describe('2.9 anonymous tenants are rate-limited and capped', () => {
     const message = await raw(`${url}/api/v1/session`, { method: 'POST' })
     expect(message.json.error?.message).toMatch(/MAX_ANONYMOUS_TENANTS = 3/)
     expectHealthy({
-      item: '2.9',
+      attack: 'anonymous tenants',
       test: `${FILE} › caps anonymous tenants’ stored bytes and their number`,
       answer: `storage: 413 QUOTA_EXCEEDED past ${storageBytes} B; tenants: 1×201 then ${full.length}×503 OVERLOADED + Retry-After ${full[0]?.retryAfter} s`,
       during: health,

@@ -4,7 +4,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth, rawRequest, 
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.3: authentication runs in an onRequest hook, before the body is read. Before
+ * Auth before body: authentication runs in an onRequest hook, before the body is read. Before
  * the fix, sixteen unauthenticated 60 MiB PUTs were buffered whole and only then
  * refused (RSS 288 MB → 1,058 MB), and a 31 MB unauthenticated evaluate body blocked the
  * loop while it was parsed.
@@ -96,7 +96,7 @@ describe('authentication before the body (2.3)', () => {
     // Sixteen bodies buffered would be 960 MiB; refused before reading, the server barely moves.
     expect(peak - before).toBeLessThan(50 * 1000 * 1000)
     expectHealthy({
-      item: '2.3',
+      attack: 'auth before body',
       test: `${FILE} › 4 waves of 16 × 60 MiB unauthenticated PUT (RSS +${((peak - before) / MiB).toFixed(1)} MiB)`,
       answer: '401',
       during: health,
@@ -133,7 +133,7 @@ describe('authentication before the body (2.3)', () => {
     )
     expect(result.map((answer) => answer.status)).toEqual(Array(8).fill(401))
     expectHealthy({
-      item: '2.3',
+      attack: 'auth before body',
       test: `${FILE} › 8 × 31 MB unauthenticated evaluate`,
       answer: '401',
       during: health,

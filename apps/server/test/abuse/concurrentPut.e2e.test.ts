@@ -5,7 +5,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw
 import { ABUSE_DATABASE, type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.12: eight concurrent PUTs of a new key-set id were all answered 201 Created
+ * Concurrent PUTs: eight concurrent PUTs of a new key-set id were all answered 201 Created
  * (the route decided new vs replaced with a `get` before the write). The store now
  * decides it under the same lock as the write: exactly one 201, the others 200.
  * Against both stores, each behind a real server process.
@@ -53,7 +53,7 @@ describe.each(STORES)('eight concurrent PUTs of a new key-set id, %s store (2.12
     const searched = await client.search(query.bytes, { keySet: 'raced' })
     expect(Array.from(side.search.decryptScores(searched.responses).scores)).toEqual(Array.from(query.expected))
     expectHealthy({
-      item: '2.12',
+      attack: 'concurrent PUTs',
       test: `${FILE} › eight concurrent PUTs of a new key-set id, ${store} store › answers exactly one 201, the others 200, and stores one key set`,
       answer: statuses.join(' '),
       during: health,

@@ -6,7 +6,7 @@ import { identityProgram } from './abusePrograms.ts'
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue item 2.5: parameter checks that cost seconds and memory. A plain modulus
+ * Expensive parameters: parameter checks that cost seconds and memory. A plain modulus
  * near 2^53 was primality-tested by trial division on the event loop (~1 s each);
  * fractional CKKS scales each built a new context in the worker's never-evicted
  * cache (17 → 312 MB after five). Now Miller–Rabin answers in microseconds, zod
@@ -121,7 +121,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     // Refused on the loop before any job: the worker's heap did not move.
     expect(await workerHeap(server.url)).toBe(heapBefore)
     expectHealthy({
-      item: '2.5',
+      attack: 'expensive parameters',
       test: `${FILE} › 8 × t≈2^53 prime, 8 × t≈2^53 composite, 10 × scaleBits 40.00x at n=16384`,
       answer: '400 INVALID_PARAMS',
       during: health,
@@ -156,7 +156,7 @@ describe('2.5 expensive parameters (a real server process)', () => {
     const growth = (await workerHeap(server.url)) - heapBefore
     expect(growth).toBeLessThan(170 * MiB)
     expectHealthy({
-      item: '2.5',
+      attack: 'expensive parameters',
       test: `${FILE} › 5 distinct whole scaleBits at CKKS n=16384 (worker heap +${Math.round(growth / MiB)} MiB after the first)`,
       answer: `${result[0]} (missing input, after the context; contexts evicted past the byte budget)`,
       during: health,

@@ -24,7 +24,7 @@ import {
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue item 2.4: forged key payloads. SEAL 4.1 reserves memory for the key count a
+ * Forged key payloads: forged key payloads. SEAL 4.1 reserves memory for the key count a
  * Galois-key payload claims before checking it, so 136 bytes asked for 4 GiB and
  * killed the worker. Now he-core pre-parses every count against the bytes and the
  * parameters before SEAL sees the payload: 400 INVALID_ENVELOPE, no worker
@@ -117,7 +117,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
     expect(metricSum(after, 'sealbox_worker_wasm_heap_bytes')).toBe(metricSum(before, 'sealbox_worker_wasm_heap_bytes'))
     expect((await attacker.listKeySets()).keySets).toEqual([])
     expectHealthy({
-      item: '2.4',
+      attack: 'forged key payloads',
       test: `${FILE} › forged 136-byte Galois envelope (357,913,900 / 3e8 / 2^64−1 keys) ×45`,
       answer: '400 INVALID_ENVELOPE',
       during: health,
@@ -166,7 +166,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
     expect(result[1]?.slice(0, 2)).toEqual([400, 'INVALID_ENVELOPE'])
     expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
     recordAbuse({
-      item: '2.4',
+      attack: 'forged key payloads',
       test: `${FILE} › Galois keys labelled relinKeys (and the reverse)`,
       answer: '400 INVALID_ENVELOPE',
       during: health,
@@ -224,7 +224,7 @@ describe('2.4 forged key payloads (a real server process)', () => {
     expect((await tenant.listKeySets()).keySets.map((k) => k.id)).toEqual(['other-params'])
     expect(health.p99).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
     recordAbuse({
-      item: '2.4',
+      attack: 'forged key payloads',
       test: `${FILE} › keys for other parameters: forged count / elements / 136-byte envelope`,
       answer: '400 INVALID_ENVELOPE',
       during: health,

@@ -8,7 +8,7 @@ import { duringAttack, expectHealthy, idleHealth, rawRequest } from './abuseHarn
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue item 2.11: the sandbox and its assets had no CSP, nosniff, frame-ancestors or
+ * Security headers: the sandbox and its assets had no CSP, nosniff, frame-ancestors or
  * Referrer-Policy and no COOP/COEP, and hashed assets were served max-age=0. Now every
  * answer carries the security headers, the sandbox's hashed files are immutable, its
  * index revalidates, the API is no-store, /docs has its own CSP, and CORS is off unless
@@ -165,7 +165,7 @@ describe('2.11 security headers, caching and CORS', () => {
       for (const header of ['authorization', 'content-type', 'x-sealbox-executor']) expect(allowed).toContain(header)
     }
     expectHealthy({
-      item: '2.11',
+      attack: 'security headers',
       test: `${FILE} › CORS_ORIGINS preflights`,
       answer: `${result.length}×204 with Access-Control-Allow-Origin ${ALLOWED}`,
       during: health,

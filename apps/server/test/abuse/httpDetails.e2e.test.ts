@@ -4,7 +4,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth, rawRequest }
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.12 (HTTP details): a wrong method on a known path is 405 with Allow, a very
+ * HTTP details: a wrong method on a known path is 405 with Allow, a very
  * long URL is 414 in our error shape without the URL echoed, and a body dripped a few
  * bytes a second is cut at the request deadline (REQUEST_TIMEOUT_MS), not 40–50 s later.
  */
@@ -120,7 +120,7 @@ describe('HTTP details (2.12)', () => {
     }
     const slowest = Math.max(...result.map((dripped) => dripped.elapsedMs))
     expectHealthy({
-      item: '2.12',
+      attack: 'HTTP details',
       test: `${FILE} › dripped body cut at the deadline (REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}, slowest cut ${Math.round(slowest)} ms)`,
       answer: '408 REQUEST_TIMEOUT',
       during: health,

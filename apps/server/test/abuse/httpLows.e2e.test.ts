@@ -59,7 +59,7 @@ describe('HTTP lows: conditional GETs, duplicate credentials, catalog paging', (
     })
     expect(result).toEqual({ star: 304, strong: 304, weak: 304, list: 304, other: 200, 'weak-other': 200 })
     expectHealthy({
-      item: 'lows',
+      attack: 'HTTP lows',
       test: `${FILE} › If-None-Match *, weak and listed tags`,
       answer: '304 for *, W/"tag" and a list with it; 200 otherwise',
       during: health,
@@ -93,7 +93,7 @@ describe('HTTP lows: conditional GETs, duplicate credentials, catalog paging', (
     })
     expect(result).toEqual(['400 INVALID_INPUT', '400 INVALID_INPUT', '400 INVALID_INPUT', '200'])
     expectHealthy({
-      item: 'lows',
+      attack: 'HTTP lows',
       test: `${FILE} › two Authorization headers`,
       answer: '400 INVALID_INPUT (one header: 200)',
       during: health,
@@ -138,7 +138,7 @@ describe('HTTP lows: conditional GETs, duplicate credentials, catalog paging', (
       '': '200 0+300',
     })
     expectHealthy({
-      item: 'lows',
+      attack: 'HTTP lows',
       test: `${FILE} › catalog offset/limit`,
       answer: "400 INVALID_INPUT for 0x10, ' 5 ', empty, 1e1, -0, 5.0",
       during: health,

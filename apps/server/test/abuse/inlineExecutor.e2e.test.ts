@@ -15,7 +15,7 @@ import { encryptedInput, multiplyBody, SMALL_BFV_PARAMS, transparentProgram } fr
 import { ABUSE_DATABASE, type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue item 2.1: `npm start` lets any client pick the comparison-only `inline`
+ * Executor override: `npm start` lets any client pick the comparison-only `inline`
  * executor, which runs HE on the event loop. It must not wear out (its SEAL instance
  * is replaced like a worker's), never make the server unready, take only small jobs,
  * and be rate-limited per client address.
@@ -111,7 +111,7 @@ describe('the inline executor cannot stall, starve or wedge the server (2.1)', (
     expect(warmUps.length).toBeGreaterThanOrEqual(3)
     expectHealthy(
       {
-        item: '2.1',
+        attack: 'executor override',
         test: `${FILE} › replaces its SEAL instance after SEAL_ERROR_RECYCLE caught exceptions and stays ready`,
         answer: `${total}× 422 SEAL_ERROR (transparent result), then /readyz 200 and a correct inline search`,
         during: health,
@@ -135,7 +135,7 @@ describe('the inline executor cannot stall, starve or wedge the server (2.1)', (
       expect(json.error?.message).toMatch(/at most 100 \(MAX_INLINE_COST\)/)
     }
     expectHealthy({
-      item: '2.1',
+      attack: 'executor override',
       test: `${FILE} › refuses an expensive program up front, naming its cost and MAX_INLINE_COST`,
       answer: '422 LIMIT_EXCEEDED',
       during: health,
@@ -177,7 +177,7 @@ describe('executor override rate limit (2.1)', () => {
     expect(result.plain.executor).toBe('pool')
     expect(Array.from(side.search.decryptScores(result.plain.responses).scores)).toEqual(Array.from(q.expected))
     expectHealthy({
-      item: '2.1',
+      attack: 'executor override',
       test: `${FILE} › answers 429 RATE_LIMITED with Retry-After past the burst, and still serves requests without the override`,
       answer: '429 RATE_LIMITED (Retry-After), 200 without the override',
       during: health,

@@ -10,7 +10,7 @@ import { encryptedInput, SMALL_BFV_PARAMS, transparentProgram } from './abusePro
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.8: internal errors reach the log, not the client. Before the fix a broken
+ * Internal errors: internal errors reach the log, not the client. Before the fix a broken
  * key blob answered 500 with the blob's absolute path, SEAL's C++ text reached clients,
  * and neither was logged at error level.
  */
@@ -88,7 +88,7 @@ describe('internal errors (2.8)', () => {
     expect(JSON.stringify(lines)).toContain('ELOOP')
     expect(JSON.stringify(lines)).toContain(blob)
     expectHealthy({
-      item: '2.8',
+      attack: 'internal errors',
       test: `${FILE} › broken key blob (symlink loop)`,
       answer: `${answer.status} ${error.code} + requestId, no path`,
       during: health,
@@ -121,7 +121,7 @@ describe('internal errors (2.8)', () => {
     expect(lines.length).toBeGreaterThan(0)
     expect(JSON.stringify(lines)).toContain('stored key set \\"damaged\\"')
     expectHealthy({
-      item: '2.8',
+      attack: 'internal errors',
       test: `${FILE} › stored key set damaged on disk (bit rot)`,
       answer: `${answer.status} ${error.code} + requestId; details in the error log`,
       during: health,

@@ -8,7 +8,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abu
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.6: the PostgreSQL store had no statement or lock timeout. With one row held
+ * Store timeouts: the PostgreSQL store had no statement or lock timeout. With one row held
  * locked by another connection, writes waited on it with their pool connections, and
  * another tenant's list got 500 INTERNAL after pg-pool's 10 s acquire timeout. Now
  * every connection has `lock_timeout` and `statement_timeout`, the pool an acquire
@@ -149,7 +149,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
     for (const answer of result.bob)
       expect(answer.ms).toBeLessThan(ACQUIRE_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + SLACK_MS)
     expectHealthy({
-      item: '2.6',
+      attack: 'store timeouts',
       test: `${FILE} › a row held locked for one tenant: its writes answer 503 after the lock timeout, the other tenant's calls succeed`,
       answer: `locked tenant's PUTs: 503 STORE_UNAVAILABLE + Retry-After ×${result.alice.length}; other tenant: ${result.bob.map((a) => a.status).join(' ')}`,
       during: health,
@@ -187,7 +187,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
       expect(answer.ms).toBeLessThan(LOCK_TIMEOUT_MS + SLACK_MS)
     }
     expectHealthy({
-      item: '2.6',
+      attack: 'store timeouts',
       test: `${FILE} › the key-set table held locked: list and put answer 503 + Retry-After within the lock timeout, get and search of a confirmed key set 200`,
       answer: `503 STORE_UNAVAILABLE, Retry-After: 2 ×3, 200 from memory ×2 (slowest ${Math.round(Math.max(...result.map((a) => a.ms)))} ms)`,
       during: health,
@@ -282,7 +282,7 @@ describe("a pool taken by one tenant's stuck writes: the other tenant's calls ge
     const bob = new SealboxClient({ baseUrl: server.url, token: BOB.token })
     expect((await bob.listKeySets()).keySets.map((k) => k.id)).toEqual(['main'])
     expectHealthy({
-      item: '2.6',
+      attack: 'store timeouts',
       test: `${FILE} › a pool taken by one tenant's stuck writes › answers the other tenant's list 503 STORE_UNAVAILABLE within the acquire timeout (its confirmed key set 200); all recover after`,
       answer: `other tenant: ${result.map((a) => `${a.status} ${a.json.error?.code} in ${Math.round(a.ms)} ms`).join(', ')}`,
       during: health,

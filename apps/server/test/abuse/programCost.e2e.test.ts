@@ -7,7 +7,7 @@ import { encryptedInput, multiplyBody, SMALL_BFV_PARAMS as params } from './abus
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue items 2.2 and 2.12: a program's cost is bounded and scheduled. One tenant
+ * Program cost: a program's cost is bounded and scheduled. One tenant
  * flooding the only worker with the most expensive programs the server allows delays
  * another tenant's search by about one such program; programs above MAX_PROGRAM_COST
  * and tenants past their budget are refused before any worker time; a full queue's
@@ -115,7 +115,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     expect(searchWait).toBeLessThanOrEqual(1.25 * longest)
     expect(Array.from(side.search.decryptScores(result.search.responses).scores)).toEqual(Array.from(q.expected))
     expectHealthy({
-      item: '2.2',
+      attack: 'program cost',
       test: `${FILE} › another tenant’s search waits about one program while a tenant floods maximum-cost programs`,
       answer: `200; search queue ${searchWait.toFixed(0)} ms vs a program's ${longest.toFixed(0)} ms`,
       during: health,
@@ -143,7 +143,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     expect(limited?.json.error?.message).toMatch(/budget of 5,800 per 600 s \(TENANT_COST_BUDGET/)
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
     expectHealthy({
-      item: '2.2',
+      attack: 'program cost',
       test: `${FILE} › refuses a program above MAX_PROGRAM_COST and a tenant past its budget up front`,
       answer: `422 LIMIT_EXCEEDED; 429 RATE_LIMITED (Retry-After ${limited?.headers.get('retry-after')} s) after ${statuses.length - 1} programs`,
       during: health,
@@ -175,7 +175,7 @@ describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () 
     // Six queued programs were ahead of the refused request (plus the running one).
     expect(retryAfter * 1000).toBeGreaterThanOrEqual(QUEUE_SIZE * shortest)
     expectHealthy({
-      item: '2.12',
+      attack: 'program cost',
       test: `${FILE} › answers a full queue 503 with a Retry-After that covers the work ahead`,
       answer: `503 OVERLOADED, Retry-After ${retryAfter} s for ${QUEUE_SIZE} queued programs of ≥ ${shortest.toFixed(0)} ms`,
       during: health,

@@ -7,7 +7,7 @@ import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
 /*
- * Issue 2.7: one tenant's corrupt `index.json` stopped the whole server at start. Now
+ * Corrupt tenant index: one tenant's corrupt `index.json` stopped the whole server at start. Now
  * that tenant is quarantined — its calls answer 503 TENANT_UNAVAILABLE, its files are
  * kept byte for byte for the operator, the log says which file once — and every other
  * tenant is served.
@@ -77,7 +77,7 @@ describe('a tenant with a damaged key index is quarantined, not the server (2.7)
       Array.from(query.expected),
     )
     expectHealthy({
-      item: '2.7',
+      attack: 'corrupt tenant index',
       test: `${FILE} › answers the quarantined tenant TENANT_UNAVAILABLE and serves everyone else fully`,
       answer: `alice: ${[...new Set(Object.values(result.alice).map((a) => `${a.status} ${a.json.error?.code}`))].join(', ')}; bob: 201, 200, search ok`,
       during: health,

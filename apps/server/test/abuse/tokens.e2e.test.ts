@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ServerNode } from '../../src/testing/ServerNode.ts'
 
 /*
- * Issue item 2.10: a configured token that could never authenticate (a space) or could
+ * Unusable tokens: a configured token that could never authenticate (a space) or could
  * be guessed (short, one repeated character), and tenant names that differ only by case,
  * used to be accepted at start-up. Now `node src/main.ts` refuses them before it listens,
  * exits non-zero, and says which tenant's entry is wrong and what the rule is.
