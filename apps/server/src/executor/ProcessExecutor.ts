@@ -38,7 +38,7 @@ interface Child {
 
 /**
  * Runs HE work in child processes: the isolation the Swift study used (a separate
- * process per HE worker). Messages go over Node's IPC channel with `serialization:
+ * process per HE worker; the server README's "Why isolation matters" says which study). Messages go over Node's IPC channel with `serialization:
  * 'advanced'` (structured clone: Uint8Arrays stay Uint8Arrays) and are zod-validated on
  * arrival. Measured against the hand-framed Unix socket it replaced, a 571 KB query and
  * its 105 KB reply made the round trip in 0.60× the time (0.53 vs 0.88 ms;
