@@ -80,6 +80,33 @@ describe('DyadicAccumulator', () => {
     expect(() => accumulator.sum([1])).toThrow(/no plaintext 1/)
   })
 
+  it('verify: counts the residues at or above their prime in the kernel (countUnreduced) and refuses the query', () => {
+    const primes = [268369921n, 134176769n]
+    const n = 8
+    const accumulator = new DyadicAccumulator({ polyModulusDegree: n, primes, polys: 2 }, [words(16, primes, n, 1)], 1)
+    const valid = words(32, primes, n, 2)
+    accumulator.loadQuery([valid], { verify: true })
+    // Three residues out of range, at the edges a word can take: the prime itself, prime + 1, 2^64 − 1.
+    const forged = new BigUint64Array(valid.slice().buffer)
+    forged[0] = primes[0] as bigint
+    forged[n + 3] = (primes[1] as bigint) + 1n
+    forged[3 * n - 1] = (1n << 64n) - 1n
+    const error = (() => {
+      try {
+        accumulator.loadQuery([new Uint8Array(forged.buffer)], { verify: true })
+      } catch (caught) {
+        return caught
+      }
+      return undefined
+    })()
+    expect(HeError.is(error, 'INVALID_ENVELOPE')).toBe(true)
+    expect((error as HeError).message).toContain('3 coefficients at or above their prime')
+    // Nothing of the refused query stays loaded; without verify the same words are taken as they are.
+    expect(() => accumulator.sum([0])).toThrow(/0 query ciphertexts loaded/)
+    accumulator.loadQuery([new Uint8Array(forged.buffer)])
+    expect(() => accumulator.sum([0])).not.toThrow()
+  })
+
   it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-core build:wasm)', async () => {
     const wat = fileURLToPath(new URL('./mulAccumulate.wat', import.meta.url))
     const bytes = await compileWat(readFileSync(wat, 'utf8'), 'mulAccumulate.wat')

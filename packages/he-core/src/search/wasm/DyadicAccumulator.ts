@@ -23,7 +23,8 @@ const U64_MAX = (1n << 64n) - 1n
 let compiled: WebAssembly.Module | undefined
 
 function kernelModule(): WebAssembly.Module {
-  // 292 bytes: small enough to compile synchronously on any thread.
+  // A few hundred bytes (mulAccumulateWasm.ts records the size): small enough to compile
+  // synchronously on any thread.
   compiled ??= new WebAssembly.Module(base64ToBytes(MUL_ACCUMULATE_WASM) as Uint8Array<ArrayBuffer>)
   return compiled
 }

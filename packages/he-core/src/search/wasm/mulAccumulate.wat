@@ -4,6 +4,17 @@
 ;; WebAssembly); for primes below 2^32 a product fits in 64 bits exactly, so the caller
 ;; adds up to `headroom` products before one reduction (see DyadicAccumulator.ts).
 ;; Build: `pnpm --filter @sealbox/he-core build:wasm` (writes mulAccumulateWasm.ts).
+;;
+;; Memory: one linear memory, grown by the host to fit, holding only little-endian u64
+;; words; the module keeps no state of its own, every address is a parameter. The host
+;; (DyadicAccumulator.ts) lays it out once per database, each region 16-byte aligned for
+;; v128 loads:
+;;   0             primes[count]                         the level's primes, one word each
+;;   accAt         acc[polys][count][n]                  the running sum of one result ciphertext
+;;   queryAt       query[maxQuery][polys][count][n]      one query's ciphertexts, as loaded
+;;   plainAt       plain[plaintexts][count][n]           the database's plaintexts, copied once
+;; A polynomial of residues is SEAL's own layout: prime by prime, n coefficients each
+;; (NTT form), so SEAL's bytes are copied in and out unchanged.
 (module
   (memory (export "memory") 1)
 
