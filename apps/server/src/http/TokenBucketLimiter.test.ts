@@ -28,4 +28,13 @@ describe('TokenBucketLimiter', () => {
     for (let i = 0; i < 1000; i++) limiter.take(`client-${i}`)
     expect(limiter.size).toBe(100)
   })
+
+  it('counts a refused take as a use: the key seen least recently is the one forgotten', () => {
+    const limiter = new TokenBucketLimiter({ ratePerSecond: 1, burst: 1, maxKeys: 3, what: 'requests' }, () => 0)
+    for (const key of ['a', 'b', 'c']) limiter.take(key)
+    expect(() => limiter.take('a')).toThrow(/too many requests/)
+    limiter.take('d') // evicts b, not a
+    expect(() => limiter.take('a')).toThrow(/too many requests/)
+    expect(() => limiter.take('b')).not.toThrow() // forgotten: a full bucket again
+  })
 })

@@ -1,4 +1,5 @@
 import { HeError } from '@sealbox/he-core'
+import { LRUCache } from 'lru-cache'
 
 /** Options of a per-key token bucket. */
 export interface TokenBucketOptions {
@@ -20,12 +21,12 @@ interface Bucket {
 /**
  * A token bucket per key (a client address, a tenant): `take(key)` spends one token
  * or throws `RATE_LIMITED` with the seconds until one is back. Memory is bounded by
- * `maxKeys` (a Map kept in recency order); a forgotten key starts with a full bucket,
- * which is no worse than a client with a fresh address.
+ * `maxKeys` (an LRU cache); a forgotten key starts with a full bucket, which is no worse
+ * than a client with a fresh address.
  */
 export class TokenBucketLimiter {
   readonly #options: Required<TokenBucketOptions>
-  readonly #buckets = new Map<string, Bucket>()
+  readonly #buckets: LRUCache<string, Bucket>
   readonly #now: () => number
 
   constructor(options: TokenBucketOptions, now: () => number = () => performance.now()) {
@@ -33,6 +34,7 @@ export class TokenBucketLimiter {
       throw new HeError('INVALID_INPUT', `${options.what}: rate must be > 0 and burst ≥ 1`)
     }
     this.#options = { maxKeys: 10_000, ...options }
+    this.#buckets = new LRUCache({ max: this.#options.maxKeys })
     this.#now = now
   }
 
@@ -71,17 +73,12 @@ export class TokenBucketLimiter {
 
   #refill(key: string): Bucket {
     const now = this.#now()
-    const { ratePerSecond, burst, maxKeys } = this.#options
+    const { ratePerSecond, burst } = this.#options
     const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now }
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * ratePerSecond)
     bucket.at = now
-    // Re-insert: Map order is recency order, so the oldest key is first.
-    this.#buckets.delete(key)
+    // Every look counts as a use, refused takes too: the least recently seen key goes first.
     this.#buckets.set(key, bucket)
-    if (this.#buckets.size > maxKeys) {
-      const oldest = this.#buckets.keys().next().value
-      if (oldest !== undefined) this.#buckets.delete(oldest)
-    }
     return bucket
   }
 
