@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const USAGE =
@@ -25,36 +26,49 @@ function fail(message) {
   process.exit(2)
 }
 
-const options = {
-  listen: '',
-  nodes: [],
-  maxBody: '80m',
-  readTimeout: '40s',
-  serverExtra: '',
-  template: '',
-  hsts: false,
-  redirectHttp: '',
-  metricsAllow: [],
+const FLAGS = {
+  listen: { type: 'string', default: '' },
+  node: { type: 'string', multiple: true, default: [] },
+  'max-body': { type: 'string', default: '80m' },
+  'read-timeout': { type: 'string', default: '40s' },
+  'server-extra': { type: 'string', default: '' },
+  template: { type: 'string', default: '' },
+  hsts: { type: 'boolean', default: false },
+  'redirect-http': { type: 'string', default: '' },
+  'metrics-allow': { type: 'string', multiple: true, default: [] },
 }
-const argv = process.argv.slice(2)
-for (let i = 0; i < argv.length; i++) {
-  const flag = argv[i]
-  if (flag === '--hsts') {
-    options.hsts = true
-    continue
-  }
-  const value = argv[i + 1]
-  if (value === undefined) fail(`${flag} needs a value`)
-  i++
-  if (flag === '--listen') options.listen = value
-  else if (flag === '--node') options.nodes.push(value)
-  else if (flag === '--max-body') options.maxBody = value
-  else if (flag === '--read-timeout') options.readTimeout = value
-  else if (flag === '--server-extra') options.serverExtra = value
-  else if (flag === '--template') options.template = value
-  else if (flag === '--redirect-http') options.redirectHttp = value
-  else if (flag === '--metrics-allow') options.metricsAllow.push(value)
-  else fail(`unknown flag ${flag}`)
+let flags
+try {
+  ;({ values: flags } = parseArgs({
+    args: process.argv.slice(2),
+    options: FLAGS,
+    strict: true,
+    allowPositionals: false,
+  }))
+} catch (error) {
+  // parseArgs quotes what it refused; its codes say which mistake it was.
+  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? ''
+  const flag = /--[^\s,]+/.exec(quoted)?.[0] ?? quoted
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(`unknown flag ${flag}`)
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    fail(
+      FLAGS[flag.slice(2)]?.type === 'boolean'
+        ? `${flag} takes no value`
+        : `${flag} needs a value (--flag=value for one starting with -)`,
+    )
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') fail(`unexpected argument "${quoted}"`)
+  fail(error.message)
+}
+const options = {
+  listen: flags.listen,
+  nodes: flags.node,
+  maxBody: flags['max-body'],
+  readTimeout: flags['read-timeout'],
+  serverExtra: flags['server-extra'],
+  template: flags.template,
+  hsts: flags.hsts,
+  redirectHttp: flags['redirect-http'],
+  metricsAllow: flags['metrics-allow'],
 }
 if (options.listen === '') fail('--listen is required')
 if (options.nodes.length === 0) fail('at least one --node is required')
