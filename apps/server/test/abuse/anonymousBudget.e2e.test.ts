@@ -127,7 +127,7 @@ describe('anonymous tenants of one address share one cost budget', () => {
     const other = await spend('127.0.0.22', await sessionFrom(server.url, '127.0.0.22'))
     expect(other.ran).toBe(Math.floor(BUDGET / units))
     expectHealthy({
-      item: 'anonymous budget',
+      attack: 'anonymous budget',
       test: `${FILE} › ${SESSIONS} sessions from one address`,
       answer: `${ran} programs (${Math.round(spentUnits)} units of a ${BUDGET}-unit budget) across ${SESSIONS} sessions, then 429; another address ran ${other.ran}`,
       during: health,

@@ -144,7 +144,7 @@ describe('the inline flood cannot stall the event loop', () => {
     expect(run.victim.failed).toEqual({})
     expect(run.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + HEALTHZ_MAX_MS)
     recordAbuse({
-      item: 'inline flood',
+      attack: 'inline flood',
       test: `${FILE} › ${name}`,
       answer: `${JSON.stringify(counted)}; /healthz max ${run.health.max} ms; victim max ${run.victim.max} ms (idle p50 ${baseline.p50})`,
       during: run.health,

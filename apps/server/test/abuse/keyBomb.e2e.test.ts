@@ -82,7 +82,7 @@ describe('the Galois key bomb is refused before it is inflated', () => {
     expect(result.victim.failed).toEqual({})
     expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + REFUSED_WITHIN_MS)
     expectHealthy({
-      item: 'key bomb',
+      attack: 'key bomb',
       test: `${FILE} › one bomb (${bomb.envelope.length} B → ${bomb.inflatedBytes} B)`,
       answer: `400 INVALID_ENVELOPE in ${Math.round(ms)} ms, RSS +${Math.round(growth / 2 ** 20)} MiB, victim max ${result.victim.max} ms (idle p50 ${baseline.p50})`,
       during: health,
@@ -118,7 +118,7 @@ describe('the Galois key bomb is refused before it is inflated', () => {
     )
     const slowest = Math.max(...result.result.map((r) => r.ms))
     expectHealthy({
-      item: 'key bomb',
+      attack: 'key bomb',
       test: `${FILE} › eight bombs at once`,
       answer: `8× 400 INVALID_ENVELOPE, slowest ${Math.round(slowest)} ms, RSS +${Math.round(growth / 2 ** 20)} MiB, victim max ${result.victim.max} ms (idle p50 ${baseline.p50})`,
       during: health,
