@@ -110,7 +110,7 @@ describe('a program input of more than 2 polynomials is refused while it is infl
     expect(result.victim.failed).toEqual({})
     expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + 1000)
     expectHealthy({
-      item: 'grown input',
+      attack: 'grown input',
       test: `${FILE} › 16-polynomial input ×10`,
       answer: `10× 400 INVALID_ENVELOPE (${x.length} B envelope), heap flat, victim max ${result.victim.max} ms (idle p50 ${baseline.p50})`,
       during: health,
