@@ -73,7 +73,7 @@ describe('memory is priced: peak heap bounded per job, grown workers replaced', 
     expect((error.details?.timing as Record<string, number> | undefined)?.compute).toBeUndefined()
     expect(metricSum(await metricsText(abuse.url), 'sealbox_worker_replacements_total')).toBe(replacedBefore)
     expectHealthy({
-      item: 'memory',
+      attack: 'memory',
       test: `${FILE} › refuses a program above MAX_JOB_HEAP_BYTES`,
       answer: `422 LIMIT_EXCEEDED (MAX_JOB_HEAP_BYTES)`,
       during: health,
@@ -120,7 +120,7 @@ describe('memory is priced: peak heap bounded per job, grown workers replaced', 
     const attackerMs = (result.first.timing.total ?? 0) + (result.second.timing.total ?? 0)
     expect(victim.max).toBeLessThan(2 * attackerMs + 10 * baseline.max)
     expectHealthy({
-      item: 'memory',
+      attack: 'memory',
       test: `${FILE} › a memory program then a slow-load program`,
       answer: `200, 200; victim p50 ${baseline.p50} → ${victim.p50} ms (attacker's jobs ${attackerMs.toFixed(0)} ms)`,
       during: health,

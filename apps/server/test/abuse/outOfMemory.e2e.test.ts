@@ -86,7 +86,7 @@ describe('a real WASM out-of-memory answers 507 at once; nobody else gets 504', 
     await abuse.victim.search()
     expect(metricSum(await metricsText(abuse.url), 'sealbox_worker_wasm_heap_bytes')).toBeLessThan(WORKER_HEAP)
     expectHealthy({
-      item: 'memory',
+      attack: 'memory',
       test: `${FILE} › answers 507 OUT_OF_MEMORY long before the deadline`,
       answer: `507 OUT_OF_MEMORY in ${elapsedMs.toFixed(0)} ms`,
       during: health,
