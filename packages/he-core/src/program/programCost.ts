@@ -46,8 +46,8 @@ export const COST_UNIT_MS = 1
  * CPU time): a request whose work was mostly its outputs' bytes ran 10–40× its price
  * before they were counted.
  */
-export const LOAD_UNITS_PER_OBJECT = 1
-export const LOAD_UNITS_PER_MIB = 13
+export const LOAD_UNITS_PER_OBJECT = 0.5
+export const LOAD_UNITS_PER_MIB = 14
 export const SAVE_UNITS_PER_OBJECT = 5
 export const SAVE_UNITS_PER_MIB = 11
 

@@ -15,7 +15,7 @@ import {
 } from './opKit.ts'
 
 /** Cost units of ct². */
-export const SQUARE_UNITS: SchemeUnits = { bfv: 10.5, bgv: 0.9, ckks: 0.4 }
+export const SQUARE_UNITS: SchemeUnits = { bfv: 10.5, bgv: 0.9, ckks: 0.8 }
 
 /** ct²; the size grows to 2 · a.size − 1. */
 export const square: OpDefinition<'square'> = {
