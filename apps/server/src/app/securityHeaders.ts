@@ -1,5 +1,6 @@
 import fastifyCors from '@fastify/cors'
 import fastifyHelmet from '@fastify/helmet'
+import { SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ServerConfig } from '../config/ServerConfig.ts'
 
@@ -46,7 +47,7 @@ export const DOCS_CSP_DIRECTIVES: Record<string, string[]> = {
 }
 
 /** Headers a cross-origin page may send (the preflight allows them). */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-sealbox-executor', 'if-none-match']
+export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', SEALBOX_HEADERS.executor, 'if-none-match']
 
 /**
  * Security headers, caching defaults and CORS for every response:
@@ -88,8 +89,8 @@ export async function securityHeaders(app: FastifyInstance, config: ServerConfig
         'www-authenticate',
         'x-request-id',
         'etag',
-        'x-sealbox-executor',
-        'x-sealbox-query-ms',
+        SEALBOX_HEADERS.executor,
+        SEALBOX_HEADERS.queryMs,
       ],
       maxAge: 600,
     })

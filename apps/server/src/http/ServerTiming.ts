@@ -1,28 +1,7 @@
-/** The phases a request can report in its `Server-Timing` header. */
-/**
- * `keyload`: key bytes fetched from the durable store; `keydeserialize`: keys loaded into
- * SEAL (absent when the worker already held them); `deserialize`: the request's own
- * ciphertexts; `transfer`: moving the job and its reply between the event loop and the worker;
- * `cpu`: the worker thread's CPU time on the job (not a wall-clock phase: unaffected by other
- * processes competing for the cores); `decode` / `encode`: the route's own work on the event loop
- * turning the request body into a job and the job's result into the response body (parsing,
- * validation, envelope framing) — time no other request can use.
- */
-export const TIMING_PHASES = [
-  'auth',
-  'decode',
-  'queue',
-  'keyload',
-  'keydeserialize',
-  'deserialize',
-  'compute',
-  'serialize',
-  'transfer',
-  'encode',
-  'store',
-  'cpu',
-] as const
-export type TimingPhase = (typeof TIMING_PHASES)[number]
+import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
+
+// The phase names are the contract's (TIMING_PHASES), so the client and the bench type them too.
+export { TIMING_PHASES, type TimingPhase }
 
 /** Phase durations in milliseconds, as measured wherever the work ran. */
 export type PhaseTimings = Partial<Record<TimingPhase, number>>

@@ -1,5 +1,5 @@
 import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
-import { API_PREFIX, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
+import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
@@ -80,7 +80,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       reply
         .type('application/octet-stream')
         .header('x-sealbox-executor', done.mode)
-        .header('x-sealbox-query-ms', result.queryMs.map((ms) => ms.toFixed(2)).join(','))
+        .header(SEALBOX_HEADERS.queryMs, result.queryMs.map((ms) => ms.toFixed(2)).join(','))
       return Buffer.concat(result.responses)
     },
   })

@@ -1,3 +1,4 @@
+import type { TimingPhase } from '@sealbox/he-core/client'
 import { percentile } from '../harness/stats.ts'
 import type { LoadResult, LoadSample } from './loadJob.ts'
 
@@ -13,7 +14,7 @@ export const KEY_PHASES = [
   'compute',
   'serialize',
   'transfer',
-] as const
+] as const satisfies readonly TimingPhase[]
 export type KeyPhase = (typeof KEY_PHASES)[number]
 
 /** Where a request's evaluation keys came from. */

@@ -28,6 +28,7 @@ import {
   type ServerReadiness,
   ServerReadinessSchema,
 } from './contract/healthContract.ts'
+import { SEALBOX_HEADERS } from './contract/httpContract.ts'
 import {
   deleteKeySetRoute,
   getKeySetRoute,
@@ -274,7 +275,7 @@ export class SealboxClient {
       body: concatBytes(list),
     })
     const body = new Uint8Array(await raw.response.arrayBuffer())
-    const queryMs = (raw.response.headers.get('x-sealbox-query-ms') ?? '')
+    const queryMs = (raw.response.headers.get(SEALBOX_HEADERS.queryMs) ?? '')
       .split(',')
       .filter((part) => part !== '')
       .map(Number)

@@ -44,6 +44,7 @@ export {
   type ServerReadiness,
   ServerReadinessSchema,
 } from './healthContract.ts'
+export { SEALBOX_HEADERS, TIMING_PHASES, type TimingPhase } from './httpContract.ts'
 export {
   deleteKeySetRoute,
   getKeySetRoute,
