@@ -1,5 +1,5 @@
 import { ParamsSpec, ProgramSpec } from '@sealbox/he-core'
-import { SearchDatabaseSourceSchema } from '@sealbox/he-core/client'
+import { SERVER_EXECUTOR_MODES, SearchDatabaseSourceSchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 
 /*
@@ -12,7 +12,7 @@ const id = z.number().int().nonnegative()
 const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (Uint8Array)')
 const numbers = z.union([z.array(z.bigint()), z.array(z.number())])
 /** Which executor to ask for; `default` sends no override. */
-export const executorChoice = z.enum(['default', 'pool', 'inline', 'process'])
+export const executorChoice = z.enum(['default', ...SERVER_EXECUTOR_MODES])
 export type ExecutorChoice = z.infer<typeof executorChoice>
 /** Server-Timing phases in ms. */
 const phases = z.record(z.string(), z.number())
