@@ -46,13 +46,16 @@ describe('event-loop isolation: pool vs inline', () => {
       try {
         const { client } = await new SealboxClient({ baseUrl: server.url }).createSession()
         using side = await searchSide(client, database)
+        // The served search may need Galois keys: upload them whenever the config has any.
+        const keys = side.keys ? { keySet: 'k' } : {}
+        if (side.keys) await client.putKeySet('k', side.keys)
         const queries = [1, 2, 3, 4].map((seed) => side.query(seed).bytes)
-        await client.search(queries[0] as Uint8Array)
+        await client.search(queries[0] as Uint8Array, keys)
         const idle = await probe(server.url, () => true, 30)
         const compute: number[] = []
         let loading = true
         const load = queries.map(async (query) => {
-          while (loading) compute.push((await client.search(query)).timing.compute ?? 0)
+          while (loading) compute.push((await client.search(query, keys)).timing.compute ?? 0)
         })
         // The load is on once the first of its searches has come back (the others wait behind it).
         await waitFor('the first search under load', () => compute.length > 0)
