@@ -1,6 +1,9 @@
 import { z } from 'zod'
-import { type ProgramOp, ValueKind, ValueName } from './ProgramSpec.ts'
-import { PROGRAM_OP_NAMES } from './programOps.ts'
+import { type ProgramOp, ProgramStep, ValueKind, ValueName } from './ProgramSpec.ts'
+
+// The op names come from the program schema itself, not from the op table: the client
+// entry carries step reports, and the op table reaches SEAL-executing code.
+const STEP_OPS = ProgramStep.options.map((step) => step.shape.op.value) as [ProgramOp, ...ProgramOp[]]
 
 /**
  * What one step of `runProgram` did — as it returns it, and as the server's evaluate
@@ -11,7 +14,7 @@ export const StepReportSchema = z
   .object({
     /** 0-based (messages say "step index+1"). */
     index: z.number().int().nonnegative(),
-    op: z.enum(PROGRAM_OP_NAMES as [ProgramOp, ...ProgramOp[]]),
+    op: z.enum(STEP_OPS),
     out: ValueName,
     kind: ValueKind,
     /** Wall time of the step (performance.now), including its precondition checks. */

@@ -35,8 +35,7 @@ import { nafTerms } from './rotationKeys.ts'
  * level, the step's result and SEAL's scratch, the keys and the outputs being saved.
  */
 
-/** Milliseconds of one cost unit on this project's VM (a model, for estimates only). */
-export const COST_UNIT_MS = 1
+export { COST_UNIT_MS } from './costUnit.ts'
 
 /*
  * Loading an input (inflate, checks, deserialization) and saving an output

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { COST_UNIT_MS } from '../program/programCost.ts'
+import { COST_UNIT_MS } from '../program/costUnit.ts'
 import { searchCost } from './searchCost.ts'
 
 describe('searchCost', () => {

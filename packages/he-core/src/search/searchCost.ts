@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { ParamsFacts } from '../params/describeParams.ts'
-import { COST_UNIT_MS } from '../program/programCost.ts'
+import { COST_UNIT_MS } from '../program/costUnit.ts'
 import { planBlocks, type SearchShape } from './searchLayout.ts'
 import type { SearchScheme } from './searchParams.ts'
 
