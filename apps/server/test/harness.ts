@@ -80,7 +80,11 @@ export interface SearchSide extends Disposable {
   search: PrivateSearchClient
   /** The Galois keys envelope to upload (null when the config needs none). */
   keys: Uint8Array | null
-  query(seed: number): { vector: Float64Array; bytes: Uint8Array; expected: Float64Array }
+  /** An encrypted query (in the served wire encoding unless `options` says otherwise) and its expected scores. */
+  query(
+    seed: number,
+    options?: Parameters<PrivateSearchClient['encryptQuery']>[1],
+  ): { vector: Float64Array; bytes: Uint8Array; expected: Float64Array }
 }
 
 export async function searchSide(client: SealboxClient, database: { rows: number; dim: number; seed: number }) {
@@ -94,11 +98,11 @@ export async function searchSide(client: SealboxClient, database: { rows: number
     config: searchConfig,
     search,
     keys: search.evaluationKeys(),
-    query(seed) {
+    query(seed, options) {
       const vector = syntheticSearchQuery(database.dim, seed)
       return {
         vector,
-        bytes: search.encryptQuery(vector),
+        bytes: search.encryptQuery(vector, options),
         expected: plaintextSearchScores(searchConfig, plain, vector),
       }
     },

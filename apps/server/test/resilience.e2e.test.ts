@@ -167,7 +167,9 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
     timeout: 900_000,
   }, async () => {
     const { server, side, token } = r
-    const forged = forgedQuery(side.query(9).bytes, side.search.ctx)
+    // SEAL's own (uncompressed) serialization, so the forgery reaches SEAL's loader: a packed
+    // query is rebuilt by he-core and never gets a foreign parms_id that far.
+    const forged = forgedQuery(side.query(9, { compression: 'none' }).bytes, side.search.ctx)
     const first = await raw(`${server.url}/api/v1/search?keySet=k`, {
       method: 'POST',
       token,

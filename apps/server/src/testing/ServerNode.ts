@@ -117,6 +117,10 @@ export class ServerNode {
       serverEnv({
         LOG_LEVEL: 'warn',
         WEB_DIST: '',
+        // The event-loop guard sheds load by wall-clock delay, which a busy test machine
+        // trips on its own (a descheduled process sees seconds of "delay"): off unless a
+        // test sets it. Queue-depth and cost admission, which the tests do check, stay on.
+        MAX_EVENT_LOOP_DELAY_MS: '0',
         ...options.env,
         ...(options.webDist === undefined ? {} : { WEB_DIST: options.webDist }),
         PORT: String(port),

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { parseServerTiming } from '@sealbox/he-core/client'
 import { expect } from 'vitest'
 import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
 import { raw } from '../harness.ts'
@@ -212,6 +213,26 @@ export function expectHealthy(record: AbuseRecord, options: { loopBlockedMs?: nu
   expect(record.during.failures).toBe(0)
   expect(record.during.p99).toBeLessThan(Math.max(HEALTHZ_P99_LIMIT_MS, 2 * (options.loopBlockedMs ?? 0)))
   recordAbuse(record)
+}
+
+/** The `Server-Timing` phases during which an inline job holds the event loop. */
+const LOOP_HELD_PHASES = ['keydeserialize', 'deserialize', 'compute', 'serialize'] as const
+
+/**
+ * The longest time one answered job held its thread, from the `Server-Timing` headers
+ * of `answers` (0 when none was answered). For `inline` answers that thread is the event
+ * loop: the measured, same-run unit against which a probe's worst delay is judged.
+ */
+export function longestJobMs(headers: readonly (string | null | undefined)[]): number {
+  let longest = 0
+  for (const header of headers) {
+    const phases = parseServerTiming(header)
+    longest = Math.max(
+      longest,
+      LOOP_HELD_PHASES.reduce((sum, phase) => sum + (phases[phase] ?? 0), 0),
+    )
+  }
+  return longest
 }
 
 /** A server's Prometheus text (`GET /metrics`). */
