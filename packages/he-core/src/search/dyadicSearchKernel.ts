@@ -85,16 +85,7 @@ export class DyadicSearch {
    */
   loadDirect(items: readonly Envelope<'ciphertext'>[]): boolean {
     const header = this.#freshHeader
-    if (!header) return false
-    const bytes = header.byteLength + this.#cipherWords * 8
-    const direct = items.every(
-      (item) =>
-        !item.seeded &&
-        item.compression === 'none' &&
-        item.payload.byteLength === bytes &&
-        sameBytes(item.payload.subarray(0, header.byteLength), header),
-    )
-    if (!direct) return false
+    if (!header || !areFreshQuerySaves(items, header, this.#cipherWords)) return false
     this.#accumulator.loadQuery(
       items.map((item) => item.payload.subarray(header.byteLength)),
       { verify: true },
@@ -147,10 +138,29 @@ export class DyadicSearch {
   }
 }
 
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
   return true
+}
+
+/**
+ * True when every item is an unseeded, uncompressed SEAL save of `words` residues behind
+ * exactly `header` (`freshCiphertextHeader`): words a kernel may read in place.
+ */
+export function areFreshQuerySaves(
+  items: readonly Envelope<'ciphertext'>[],
+  header: Uint8Array,
+  words: number,
+): boolean {
+  const bytes = header.byteLength + words * 8
+  return items.every(
+    (item) =>
+      !item.seeded &&
+      item.compression === 'none' &&
+      item.payload.byteLength === bytes &&
+      sameBytes(item.payload.subarray(0, header.byteLength), header),
+  )
 }
 
 /**

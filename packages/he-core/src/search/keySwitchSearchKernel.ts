@@ -5,7 +5,7 @@ import { sealCall } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
-import { freshCiphertextHeader, type SearchKernelChoice, sameBytes } from './dyadicSearchKernel.ts'
+import { areFreshQuerySaves, freshCiphertextHeader, type SearchKernelChoice } from './dyadicSearchKernel.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
 import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
@@ -134,16 +134,7 @@ export class KeySwitchSearch {
    */
   loadDirect(items: readonly Envelope<'ciphertext'>[]): boolean {
     const header = this.#freshHeader
-    if (!header) return false
-    const bytes = header.byteLength + this.#cipherWords * 8
-    const direct = items.every(
-      (item) =>
-        !item.seeded &&
-        item.compression === 'none' &&
-        item.payload.byteLength === bytes &&
-        sameBytes(item.payload.subarray(0, header.byteLength), header),
-    )
-    if (!direct) return false
+    if (!header || !areFreshQuerySaves(items, header, this.#cipherWords)) return false
     const { n, L } = this.#kernel
     const primes = this.#kernel.shape.keyPrimes.map(Number)
     const words = this.#out.subarray(0, this.#cipherWords)
