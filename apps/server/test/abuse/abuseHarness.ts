@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { parseServerTiming } from '@sealbox/he-core/client'
+import { parseServerTiming, type TimingPhase } from '@sealbox/he-core/client'
 import { expect } from 'vitest'
 import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
 import { raw } from '../harness.ts'
@@ -216,7 +216,12 @@ export function expectHealthy(record: AbuseRecord, options: { loopBlockedMs?: nu
 }
 
 /** The `Server-Timing` phases during which an inline job holds the event loop. */
-const LOOP_HELD_PHASES = ['keydeserialize', 'deserialize', 'compute', 'serialize'] as const
+const LOOP_HELD_PHASES = [
+  'keydeserialize',
+  'deserialize',
+  'compute',
+  'serialize',
+] as const satisfies readonly TimingPhase[]
 
 /**
  * The longest time one answered job held its thread, from the `Server-Timing` headers

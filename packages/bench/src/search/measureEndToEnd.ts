@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { getHeContext } from '@sealbox/he-core'
-import { SealboxClient } from '@sealbox/he-core/client'
+import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
@@ -79,18 +79,7 @@ async function processCpuSeconds(url: string): Promise<number | null> {
  * encoding the answer. Not Server-Timing's `total`, which starts with the first byte and so
  * holds the upload over a slow link.
  */
-const SERVER_PHASES = [
-  'auth',
-  'decode',
-  'queue',
-  'keyload',
-  'keydeserialize',
-  'deserialize',
-  'compute',
-  'serialize',
-  'transfer',
-  'encode',
-] as const
+const SERVER_PHASES = TIMING_PHASES.filter((phase) => phase !== 'store' && phase !== 'cpu')
 
 function serverTotal(timing: Partial<Record<string, number>>): number {
   return SERVER_PHASES.reduce((sum, phase) => sum + (timing[phase] ?? 0), 0)
