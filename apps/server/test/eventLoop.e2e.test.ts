@@ -39,8 +39,6 @@ describe('event-loop isolation: pool vs inline', () => {
           SYNTHETIC_DIM: String(database.dim),
           SYNTHETIC_SEED: String(database.seed),
           QUEUE_SIZE: '64',
-          // No load shedding: inline, a loaded loop is the point, and a 503 would end the load early.
-          MAX_EVENT_LOOP_DELAY_MS: '0',
         },
       })
       try {

@@ -88,6 +88,8 @@ describe('keyed searches through a key-store outage', () => {
     expect(await metric(degraded, 'sealbox_key_store_up')).toBe(0)
     await Promise.all([
       loop.waitForOk(10),
+      // Not an ordering: the drill's subject is an outage of at least OUTAGE_MS, so the store
+      // stays down until that deadline (and until ten searches were answered meanwhile).
       new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)))),
     ])
     const answeredDuringOutage = loop.counts.ok - okBefore
