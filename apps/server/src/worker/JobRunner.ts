@@ -20,6 +20,7 @@ import { runEvaluate } from './runEvaluate.ts'
 import { runFault } from './runFault.ts'
 import { runSearch } from './runSearch.ts'
 import { SearchService } from './SearchService.ts'
+import { bookedThreadCpuMs, threadCpuMs } from './threadCpuMs.ts'
 
 /** How the runner is hosted: isolated hosts may crash or hang on purpose (fault tests); inline may not. */
 export interface JobRunnerOptions {
@@ -83,7 +84,9 @@ export class JobRunner implements JobContext {
   async run(job: WorkerJob): Promise<WorkerReply> {
     this.#jobs++
     const started = performance.now()
-    const cpu = process.threadCpuUsage()
+    // Booked CPU time is exact here: the thread was woken for this job, or the previous
+    // job just ended with the exact clock. The end reads the exact clock (~0.1 ms).
+    const cpu = bookedThreadCpuMs()
     const clock = startPhaseClock()
     let result: JobResult
     let failure: HeError | undefined
@@ -107,7 +110,7 @@ export class JobRunner implements JobContext {
       runMs: performance.now() - started,
       // CPU time of this thread on the job: unlike wall time, not inflated when other
       // processes take the machine's cores (the keys benchmark normalises with it).
-      cpuMs: cpuMsSince(cpu),
+      cpuMs: threadCpuMs() - cpu,
       worker: this.stats(),
       ...this.#recycleReason(failure),
     }
@@ -167,9 +170,4 @@ export class JobRunner implements JobContext {
   dispose(): void {
     this.keys.clear()
   }
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const now = process.threadCpuUsage(start)
-  return (now.user + now.system) / 1000
 }
