@@ -83,6 +83,25 @@ export class TempNginx {
     return `http://127.0.0.1:${this.port}`
   }
 
+  /**
+   * Resolves once nginx hands requests to the node at `address` again. After a restart
+   * the node answers at once, but nginx may still count it failed (`max_fails` within
+   * `fail_timeout`) and skip it; requests without a key set go to a random node, so some
+   * `/healthz` through nginx reaches it as soon as nginx treats it as live.
+   */
+  async untilRoutesTo(address: string, timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      `nginx to route to ${address} again`,
+      async () => {
+        const response = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(5000) })
+        await response.arrayBuffer()
+        const answered = (response.headers.get('x-sealbox-node') ?? '').split(',').at(-1)?.trim()
+        return response.ok && answered === address
+      },
+      timeoutMs,
+    )
+  }
+
   /** nginx's access log (one line per request, with the node that answered). */
   accessLog(): Promise<string> {
     return readFile(join(this.dir, 'access.log'), 'utf8').catch(() => '')

@@ -22,11 +22,17 @@ let nodes: ServerNode[]
 let nginx: TempNginx
 let keyed: KeyedSearch
 
-/** Restarts node `i` where nginx expects it (same port), after `stop` ended it. */
+/**
+ * Restarts node `i` where nginx expects it (same port), after `stop` ended it, and waits
+ * until nginx routes to it again (deploy/README.md's rolling restart: nginx may count a
+ * node that just restarted failed for `fail_timeout`, and stopping the other one then
+ * leaves no node to answer).
+ */
 async function restart(i: number, stop: (node: ServerNode) => Promise<unknown>): Promise<void> {
   const node = nodes[i] as ServerNode
   await stop(node)
   nodes[i] = await ServerNode.start({ name: node.name, env, port: node.port })
+  await nginx.untilRoutesTo(node.address)
 }
 
 beforeAll(async () => {
