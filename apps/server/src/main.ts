@@ -65,6 +65,13 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
+// Started by a Node parent over an IPC channel (the test and benchmark harness, a process
+// manager): the node ends with its parent, even when the parent is killed (SIGKILL, a
+// crashed test runner), so no orphaned server keeps a port and a worker pool busy.
+if (process.channel) {
+  process.channel.unref()
+  process.once('disconnect', () => void shutdown('parent process gone'))
+}
 // SIGHUP (systemctl reload) re-reads TOKENS_FILE; it never ends the node, whose default it would be.
 process.on('SIGHUP', () => {
   const tokensFile = app.sealbox.tokensFile

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -107,4 +108,40 @@ describe('the server as users run it (node src/main.ts)', () => {
     expect(stderr).toMatch(/PORT \/ --port/)
     expect(stderr).toMatch(/WORKERS \/ --workers/)
   })
+
+  it('ends with the process that started it, even one killed with SIGKILL (no orphaned server)', async () => {
+    // A parent like a test runner: starts a node through ServerNode, says which, then is killed.
+    const serverNode = new URL('../src/testing/ServerNode.ts', import.meta.url).href
+    const script = `
+      const { ServerNode } = await import(${JSON.stringify(serverNode)})
+      const node = await ServerNode.start({ name: 'orphan', env: ${JSON.stringify({ ...SMALL, SYNTHETIC_ROWS: '50' })} })
+      process.stdout.write(JSON.stringify({ pid: node.pid, url: node.url }) + '\\n')
+      setInterval(() => {}, 1 << 30)
+    `
+    const parent = spawn(process.execPath, ['--conditions=@sealbox/source', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const started = await new Promise<{ pid: number; url: string }>((resolve, reject) => {
+      let out = ''
+      parent.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString()
+        const line = out.split('\n').find((text) => text.startsWith('{'))
+        if (line) resolve(JSON.parse(line))
+      })
+      parent.once('exit', (code) => reject(new Error(`the parent exited (${code}) before its server was ready`)))
+    })
+    expect((await fetch(`${started.url}/healthz`)).status).toBe(200)
+    parent.kill('SIGKILL')
+    await waitFor('the orphaned server to exit', () => !isAlive(started.pid))
+  })
 })
+
+/** Whether process `pid` still exists (signal 0 checks without sending anything). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -66,9 +66,11 @@ function spawnMain(
   entry: 'source' | 'built' = 'source',
 ): ChildProcess {
   const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
+  // The IPC channel is how the node notices this process going, however it goes
+  // (main.ts shuts down on 'disconnect'): a killed test run leaves no server behind.
   return spawn(process.execPath, [...main, ...args], {
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
 }
 
