@@ -47,7 +47,7 @@ describe('encrypted search end to end, in all three executor modes', () => {
       expect(result.executor).toBe(mode)
       expect(result.responses).toHaveLength(3)
       expect(result.queryMs).toHaveLength(3)
-      for (const phase of ['queue', 'keyload', 'deserialize', 'compute', 'serialize', 'total']) {
+      for (const phase of ['queue', 'keyload', 'deserialize', 'compute', 'serialize', 'total'] as const) {
         expect(result.timing[phase], phase).toBeGreaterThanOrEqual(0)
       }
       decrypted[mode] = result.responses.map((response, i) => {

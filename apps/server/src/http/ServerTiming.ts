@@ -1,4 +1,4 @@
-import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
+import { TIMING_PHASES, TIMING_TOTAL, type TimingPhase } from '@sealbox/he-core/client'
 
 // The phase names are the contract's (TIMING_PHASES), so the client and the bench type them too.
 export { TIMING_PHASES, type TimingPhase }
@@ -46,7 +46,7 @@ export class ServerTiming {
 
   header(): string {
     const parts = [...this.#phases].map(([phase, ms]) => `${phase};dur=${ms.toFixed(2)}`)
-    parts.push(`total;dur=${this.elapsed().toFixed(2)}`)
+    parts.push(`${TIMING_TOTAL};dur=${this.elapsed().toFixed(2)}`)
     return parts.join(', ')
   }
 }

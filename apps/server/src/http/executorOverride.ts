@@ -1,4 +1,5 @@
 import { HeError } from '@sealbox/he-core'
+import { SEALBOX_HEADERS, ServerExecutorModeSchema } from '@sealbox/he-core/client'
 import type { FastifyRequest } from 'fastify'
 import type { SealboxServices } from '../app/SealboxServices.ts'
 import { EXECUTOR_MODES, type ExecutorMode } from '../config/ServerConfig.ts'
@@ -28,12 +29,13 @@ function limiterOf(services: SealboxServices): TokenBucketLimiter {
  * for measuring, not a second way in for one client's flood.
  */
 export function executorOverride(request: FastifyRequest): { mode?: ExecutorMode } {
-  const value = request.headers['x-sealbox-executor']
+  const value = request.headers[SEALBOX_HEADERS.executor]
   if (value === undefined) return {}
-  if (typeof value !== 'string' || !(EXECUTOR_MODES as readonly string[]).includes(value)) {
-    throw new HeError('INVALID_INPUT', `x-sealbox-executor must be one of ${EXECUTOR_MODES.join(', ')}`)
+  const parsed = ServerExecutorModeSchema.safeParse(value)
+  if (!parsed.success) {
+    throw new HeError('INVALID_INPUT', `${SEALBOX_HEADERS.executor} must be one of ${EXECUTOR_MODES.join(', ')}`)
   }
-  const mode = value as ExecutorMode
+  const mode = parsed.data
   const services = request.server.sealbox
   if (mode !== services.config.EXECUTOR && services.config.ALLOW_EXECUTOR_OVERRIDE) {
     limiterOf(services).take(request.ip)

@@ -13,7 +13,7 @@ type ContractReplies<C extends RouteContract> = {
 } & { '4xx': typeof ErrorReplySchema; '5xx': typeof ErrorReplySchema }
 
 /** A contract route's schema as Fastify takes it: its parts, docs and replies, errors included. */
-type ContractSchema<C extends RouteContract> = Omit<C, 'method' | 'path' | 'response' | 'produces'> & {
+type ContractSchema<C extends RouteContract> = Omit<C, 'method' | 'path' | 'response' | 'produces' | 'idempotent'> & {
   response: ContractReplies<C>
 }
 
@@ -30,7 +30,8 @@ export function routeFromContract<C extends RouteContract>(
   contract: C,
   prefix = '',
 ): { method: C['method']; url: string; schema: ContractSchema<C> } {
-  const { method, path, response, produces, ...schema } = contract
+  // `idempotent` is for clients (when to send again), not part of Fastify's schema.
+  const { method, path, response, produces, idempotent: _idempotent, ...schema } = contract
   if (!path.startsWith(prefix)) {
     throw new HeError('INTERNAL', `route ${method} ${path} is not under ${prefix}, where it is being registered`)
   }

@@ -12,6 +12,7 @@ import {
   EVALUATE_MEDIA_TYPE,
   encodeEvaluateReply,
   evaluateRoute,
+  SEALBOX_HEADERS,
 } from '@sealbox/he-core/client'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -97,7 +98,7 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
       const bytes = onLoop(request, 'encode', () =>
         encodeEvaluateReply({ outputs: result.outputs, steps: result.steps }),
       )
-      reply.type(EVALUATE_MEDIA_TYPE).header('x-sealbox-executor', done.mode)
+      reply.type(EVALUATE_MEDIA_TYPE).header(SEALBOX_HEADERS.executor, done.mode)
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     },
   })

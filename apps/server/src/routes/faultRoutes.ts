@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -44,7 +45,7 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
       },
       { timeoutMs: requestTimeLeft(request), client: jobClient(request), ...executorOverride(request) },
     )
-    reply.header('x-sealbox-executor', done.mode)
+    reply.header(SEALBOX_HEADERS.executor, done.mode)
     jobResult(request, done, 'faultSurvived')
     return { survived: true }
   })

@@ -79,7 +79,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       const result = jobResult(request, done, 'searchResult')
       reply
         .type('application/octet-stream')
-        .header('x-sealbox-executor', done.mode)
+        .header(SEALBOX_HEADERS.executor, done.mode)
         .header(SEALBOX_HEADERS.queryMs, result.queryMs.map((ms) => ms.toFixed(2)).join(','))
       return Buffer.concat(result.responses)
     },

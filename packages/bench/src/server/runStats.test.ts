@@ -66,11 +66,11 @@ describe('run statistics', () => {
     ].join('\n')
     expect(parseLoopDelay(metrics)?.p99).toBeCloseTo(250)
     expect(parseLoopDelay('up 1')).toBeUndefined()
-    expect(parseServerTiming('queue;dur=0.40, compute;dur=27.1;desc="x", total;dur=30.2, flag')).toEqual({
+    expect(parseServerTiming('queue;dur=0.40, compute;dur=27.1;desc="x", total;dur=30.2, store')).toEqual({
       queue: 0.4,
       compute: 27.1,
       total: 30.2,
-      flag: 0,
+      store: 0,
     })
   })
 })

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { resolveSearchConfig } from '../search/SearchConfig.ts'
-import type { KeySetInfo } from './contract/keySetContract.ts'
+import { searchCatalogRoute } from './contract/catalogContract.ts'
+import { readinessRoute } from './contract/healthContract.ts'
+import { getKeySetRoute, type KeySetInfo, putKeySetRoute } from './contract/keySetContract.ts'
+import { searchRoute } from './contract/searchContract.ts'
 import { SealboxClient } from './SealboxClient.ts'
 
 /*
@@ -13,12 +16,14 @@ import { SealboxClient } from './SealboxClient.ts'
 interface Seen {
   method: string
   url: string
+  headers?: Record<string, string>
 }
 
 function serverAnswering(reply: (seen: Seen) => Response): { client: SealboxClient; seen: Seen[] } {
   const seen: Seen[] = []
   const fetchImpl: typeof fetch = async (input, init) => {
-    const request = { method: init?.method ?? 'GET', url: String(input) }
+    const headers = init?.headers as Record<string, string> | undefined
+    const request = { method: init?.method ?? 'GET', url: String(input), ...(headers ? { headers } : {}) }
     seen.push(request)
     return reply(request)
   }
@@ -56,7 +61,7 @@ describe('SealboxClient and the contract', () => {
   it('returns a reply that matches the contract, on the path the contract names', async () => {
     const { client, seen } = serverAnswering(() => json(200, keySet))
     expect(await client.getKeySet('my keys')).toEqual(keySet)
-    expect(seen).toEqual([{ method: 'GET', url: 'http://sealbox.test/api/v1/keysets/my%20keys' }])
+    expect(seen).toMatchObject([{ method: 'GET', url: 'http://sealbox.test/api/v1/keysets/my%20keys' }])
   })
 
   it('refuses a reply with a missing field, a wrong type or a field the contract does not have', async () => {
@@ -82,7 +87,7 @@ describe('SealboxClient and the contract', () => {
     const notJson = serverAnswering(() => new Response('<html>hi</html>', { status: 200 }))
     expect((await errorOf(notJson.client.listKeySets())).message).toContain('the body is not JSON')
     const notDeleted = serverAnswering(() => json(200, {}))
-    expect((await errorOf(notDeleted.client.deleteKeySet('k'))).message).toContain('HTTP 200 instead of 204')
+    expect((await errorOf(notDeleted.client.deleteKeySet('k'))).message).toContain('HTTP 200 is not one of its replies')
   })
 
   it('turns an error reply into an HeError with its code, hint, details and Retry-After', async () => {
@@ -149,5 +154,40 @@ describe('SealboxClient and the contract', () => {
       'http://sealbox.test/api/v1/search?keySet=k.1',
       'http://sealbox.test/api/v1/search',
     ])
+  })
+
+  it('infers a call from its route: input parts, statuses and bodies come from the contract', async () => {
+    const { client, seen } = serverAnswering(() => json(201, keySet, { 'x-sealbox-executor': 'inline' }))
+    const reply = await client.call(putKeySetRoute, { params: { id: 'k' }, body: new Uint8Array([1, 2]) })
+    expectTypeOf(reply.status).toEqualTypeOf<200 | 201>()
+    expectTypeOf(reply.body).toEqualTypeOf<KeySetInfo>()
+    expect(reply).toMatchObject({ status: 201, body: keySet, work: { executor: 'inline' } })
+    // The binary body goes out as the media type the route consumes, with the client's token.
+    expect(seen[0]?.headers).toMatchObject({ 'content-type': 'application/octet-stream', authorization: 'Bearer t' })
+
+    const ready = serverAnswering(() => json(503, { ready: false, executors: [] })).client
+    expectTypeOf((await ready.call(readinessRoute)).status).toEqualTypeOf<200 | 503>()
+    const search = serverAnswering(() => new Response(new Uint8Array([7]), { status: 200 })).client
+    const bytes = await search.call(searchRoute, { body: new Uint8Array(0), query: { keySet: 'k' } })
+    expectTypeOf(bytes.body).toExtend<Uint8Array>()
+    expect(bytes.body).toEqual(new Uint8Array([7]))
+
+    const typeOnly = async () => {
+      // @ts-expect-error a route with a path parameter needs it
+      await client.call(getKeySetRoute)
+      // @ts-expect-error the search body is bytes, not JSON
+      await client.call(searchRoute, { body: { query: 1 } })
+      // @ts-expect-error a route without a query string takes none
+      await client.call(getKeySetRoute, { params: { id: 'k' }, query: { keySet: 'k' } })
+    }
+    expect(typeOnly).toBeTypeOf('function')
+  })
+
+  it('takes a 304 only as the answer to the ETag it sent', async () => {
+    const { client } = serverAnswering(() => new Response(null, { status: 304 }))
+    // The generic call hands the 304 over (it is one of the route's replies); the catalog has nothing to reuse.
+    expect(await client.call(searchCatalogRoute)).toMatchObject({ status: 304, body: undefined })
+    const error = await errorOf(client.searchCatalog())
+    expect(error.message).toContain('HTTP 304 to a request without If-None-Match')
   })
 })

@@ -7,11 +7,15 @@
 export { HeError, type HeErrorJSON, isHeErrorJSON } from '../errors/HeError.ts'
 export { HE_ERROR_CODES, type HeErrorCode, isHeErrorCode } from '../errors/heErrorCodes.ts'
 export type {
+  CallOptions,
   EvaluateCall,
   EvaluateCallResult,
   KeySetInfo,
   KeySetList,
   PutKeySetResult,
+  RouteCallInput,
+  RouteResult,
+  SealboxClientOptions,
   SearchCallResult,
   ServerExecutorMode,
   ServerReadiness,
@@ -27,7 +31,7 @@ export {
   type RetryPolicy,
   retryDelayMs,
 } from './retryPolicy.ts'
-export { type CallOptions, SealboxClient, type SealboxClientOptions } from './SealboxClient.ts'
+export { SealboxClient } from './SealboxClient.ts'
 export {
   type SearchDatabaseSource,
   SearchDatabaseSourceSchema,

@@ -2,8 +2,11 @@
 // success bodies checked against their schema, error bodies turned into HeErrors.
 import type { z } from 'zod'
 import { HeError } from '../errors/HeError.ts'
+import type { ServerWork } from './clientTypes.ts'
 import { ErrorReplySchema } from './contract/errorContract.ts'
-import type { RouteContract } from './contract/routeContract.ts'
+import { ServerExecutorModeSchema } from './contract/healthContract.ts'
+import { SEALBOX_HEADERS } from './contract/httpContract.ts'
+import { BinaryBodySchema, NoBodySchema, type RouteContract, type RouteReply } from './contract/routeContract.ts'
 import { parseServerTiming } from './serverTiming.ts'
 
 /** A route's path with its `:name` segments filled in and its query string (undefined values left out). */
@@ -33,11 +36,29 @@ export function contractError(route: RouteContract, what: string, cause?: unknow
   })
 }
 
-/** The body of a successful reply as JSON, for a status the route's contract answers with JSON. */
-export async function jsonOf(response: Response, route: RouteContract): Promise<unknown> {
-  if (!(response.status in route.response)) {
-    throw contractError(route, `HTTP ${response.status} is not one of its replies`)
+/**
+ * A reply read as its route's contract says for its status: no body, the bytes of a
+ * binary body, or text (`produces` text) or JSON checked against the status's schema.
+ * A status the route does not answer with is a contract error.
+ */
+export async function readRouteReply<R extends RouteContract>(route: R, response: Response): Promise<RouteReply<R>> {
+  const schema: z.ZodType | undefined = route.response[response.status]
+  if (schema === undefined) throw contractError(route, `HTTP ${response.status} is not one of its replies`)
+  let body: unknown
+  if (schema === NoBodySchema) {
+    body = undefined
+  } else if (schema === BinaryBodySchema) {
+    body = new Uint8Array(await response.arrayBuffer())
+  } else if (route.produces?.some((type) => type.startsWith('text/'))) {
+    body = parseReply(schema, await response.text(), route, response.status)
+  } else {
+    body = parseReply(schema, await jsonOf(response, route), route, response.status)
   }
+  // The status is one of the route's and the body passed that status's schema.
+  return { status: response.status, body } as RouteReply<R>
+}
+
+async function jsonOf(response: Response, route: RouteContract): Promise<unknown> {
   try {
     return await response.json()
   } catch (error) {
@@ -45,13 +66,17 @@ export async function jsonOf(response: Response, route: RouteContract): Promise<
   }
 }
 
-/** A reply checked against its schema in the contract. */
-export function parseReply<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  route: RouteContract,
-  status: number,
-): z.output<S> {
+/** What the reply's headers say of the work: its `Server-Timing` phases and the executor that ran it. */
+export function serverWorkOf(response: Response, elapsedMs: number): ServerWork {
+  const executor = ServerExecutorModeSchema.safeParse(response.headers.get(SEALBOX_HEADERS.executor))
+  return {
+    timing: parseServerTiming(response.headers.get('server-timing')),
+    executor: executor.success ? executor.data : undefined,
+    elapsedMs,
+  }
+}
+
+function parseReply<S extends z.ZodType>(schema: S, value: unknown, route: RouteContract, status: number): z.output<S> {
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

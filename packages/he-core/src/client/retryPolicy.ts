@@ -30,7 +30,7 @@ export const RETRIED_STATUSES: readonly number[] = [502, 503, 504]
  */
 export const NOT_RETRIED_CODES: readonly string[] = ['TIMEOUT', 'TENANT_UNAVAILABLE']
 
-/** Methods that are idempotent by HTTP's definition; search and evaluate say so per call. */
+/** Methods that are idempotent by HTTP's definition; a POST route says so in its contract (`idempotent`). */
 export const IDEMPOTENT_METHODS: readonly string[] = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']
 
 /**

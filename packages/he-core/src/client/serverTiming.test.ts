@@ -8,11 +8,12 @@ describe('parseServerTiming', () => {
       compute: 27.1,
       total: 30,
     })
-    expect(parseServerTiming('a;dur=1, a;dur=2.5')).toEqual({ a: 3.5 })
+    expect(parseServerTiming('decode;dur=1, decode;dur=2.5')).toEqual({ decode: 3.5 })
   })
 
-  it('tolerates missing durations, junk and empty headers', () => {
-    expect(parseServerTiming('cache, bad name;dur=1, x;dur=abc')).toEqual({ cache: 0, x: 0 })
+  it('tolerates missing durations, junk and empty headers, and skips names the contract does not have', () => {
+    expect(parseServerTiming('store, bad name;dur=1, cpu;dur=abc')).toEqual({ store: 0, cpu: 0 })
+    expect(parseServerTiming('cdn-cache;dur=3, compute;dur=2')).toEqual({ compute: 2 })
     expect(parseServerTiming(null)).toEqual({})
     expect(parseServerTiming('')).toEqual({})
   })

@@ -65,5 +65,6 @@ export const evaluateRoute = {
   querystring: KeySetQuerySchema,
   consumes: [EVALUATE_MEDIA_TYPE],
   produces: [EVALUATE_MEDIA_TYPE],
+  idempotent: true,
   response: { 200: BinaryBodySchema },
 } as const satisfies RouteContract

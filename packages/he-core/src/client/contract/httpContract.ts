@@ -33,3 +33,6 @@ export const TIMING_PHASES = [
   'cpu',
 ] as const
 export type TimingPhase = (typeof TIMING_PHASES)[number]
+
+/** The metric the server writes after its phases in `Server-Timing`: the request's whole time on the server. */
+export const TIMING_TOTAL = 'total'

@@ -44,7 +44,7 @@ export {
   type ServerReadiness,
   ServerReadinessSchema,
 } from './healthContract.ts'
-export { SEALBOX_HEADERS, TIMING_PHASES, type TimingPhase } from './httpContract.ts'
+export { SEALBOX_HEADERS, TIMING_PHASES, TIMING_TOTAL, type TimingPhase } from './httpContract.ts'
 export {
   deleteKeySetRoute,
   getKeySetRoute,
@@ -61,6 +61,14 @@ export {
   listKeySetsRoute,
   putKeySetRoute,
 } from './keySetContract.ts'
-export { API_PREFIX, BinaryBodySchema, type HttpMethod, NoBodySchema, type RouteContract } from './routeContract.ts'
+export {
+  API_PREFIX,
+  BinaryBodySchema,
+  type HttpMethod,
+  NoBodySchema,
+  type RouteContract,
+  type RouteInput,
+  type RouteReply,
+} from './routeContract.ts'
 export { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute, searchRoute } from './searchContract.ts'
 export { createSessionRoute, SERVER_MODES, type ServerSession, ServerSessionSchema } from './sessionContract.ts'

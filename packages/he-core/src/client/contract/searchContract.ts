@@ -36,5 +36,6 @@ export const searchRoute = {
   querystring: KeySetQuerySchema,
   consumes: ['application/octet-stream'],
   produces: ['application/octet-stream'],
+  idempotent: true,
   response: { 200: BinaryBodySchema },
 } as const satisfies RouteContract
