@@ -47,7 +47,7 @@ function servedSourceOf(source: DatabaseSource): SearchDatabaseSource {
     return { type: 'synthetic', seed: source.seed, rows: source.rows, dimension: source.dim }
   }
   if (source.type === 'demo') {
-    // Cheap (118 rows of 64 numbers): one definition of the demo's shape.
+    // Cheap (118 rows of 256 numbers): one definition of the demo's shape.
     const { rows, dimension } = demoSearchDatabase()
     return { type: 'demo', name: DEMO_DATABASE_NAME, rows, dimension }
   }

@@ -12,10 +12,10 @@ export {
   DEMO_DATABASE_NAME,
   demoSearchDatabase,
   type ElementMetadata,
-  elementText,
+  elementFields,
 } from './demo/demoSearchDatabase.ts'
 export type { ElementCategory, ElementPhase } from './demo/elements.ts'
-export { DEMO_EMBEDDING_DIMENSION, embedText } from './demo/embedText.ts'
+export { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields, embedText } from './demo/embedText.ts'
 export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,

@@ -7,7 +7,7 @@ import { plaintextSearchScores } from '../plaintextSearchScores.ts'
 import { resolveSearchConfig } from '../SearchConfig.ts'
 import { topKIndices } from '../topK.ts'
 import { demoSearchDatabase, type ElementMetadata } from './demoSearchDatabase.ts'
-import { DEMO_EMBEDDING_DIMENSION, embedText } from './embedText.ts'
+import { DEMO_EMBEDDING_DIMENSION, embedFields, embedText } from './embedText.ts'
 
 describe('the demo database (chemical elements, embedText)', () => {
   it('has 118 named elements, unit vectors, symbols as ids', () => {
@@ -35,6 +35,30 @@ describe('the demo database (chemical elements, embedText)', () => {
     expect(embedText('Ångström')).toEqual(embedText('angstrom'))
     expect(embedText('  ,;! ').every((v) => v === 0)).toBe(true)
     expect(embedText('iron')).not.toEqual(embedText('neon'))
+    expect(embedText('Iron Fe')).toEqual(embedFields([{ text: 'Iron Fe', weight: 1 }]))
+  })
+
+  it('finds every element first by its symbol or its name, in any case ("Fe" → Iron, not Mercury)', () => {
+    const database = demoSearchDatabase()
+    const config = resolveSearchConfig({ rows: database.rows, dimension: database.dimension })
+    const elements = database.metadata as ElementMetadata[]
+    const top = (query: string) => {
+      const [row] = topKIndices(plaintextSearchScores(config, database, embedText(query)), 1)
+      return elements[row as number]?.name
+    }
+    expect(top('Fe')).toBe('Iron')
+    expect(top('Hg')).toBe('Mercury')
+    expect(top('Au')).toBe('Gold')
+    expect(top('Na')).toBe('Sodium')
+    expect(top('He')).toBe('Helium')
+    expect(top('mercury')).toBe('Mercury')
+    const misses: string[] = []
+    for (const element of elements) {
+      for (const query of [element.symbol, element.name, element.symbol.toLowerCase(), element.name.toUpperCase()]) {
+        if (top(query) !== element.name) misses.push(`${query} → ${top(query)}`)
+      }
+    }
+    expect(misses).toEqual([])
   })
 
   it('an encrypted search for words finds the elements they name (top-k equal to the plaintext ranking)', async () => {
@@ -64,11 +88,13 @@ describe('the demo database (chemical elements, embedText)', () => {
           words,
         ).toBe(true)
       }
-      const iron = client.topK(
-        client.decryptScores(index.evaluate(client.encryptQuery(embedText('iron')), keys).response),
-        1,
-      )
-      expect(iron[0]?.id).toBe('Fe')
+      for (const words of ['iron', 'Fe']) {
+        const iron = client.topK(
+          client.decryptScores(index.evaluate(client.encryptQuery(embedText(words)), keys).response),
+          1,
+        )
+        expect(iron[0]?.id, words).toBe('Fe')
+      }
     } finally {
       keys?.dispose()
       client.dispose()

@@ -1,6 +1,6 @@
 import { type SearchDatabase, validateSearchDatabase } from '../SearchDatabase.ts'
 import { ELEMENTS, type ElementCategory, type ElementPhase } from './elements.ts'
-import { DEMO_EMBEDDING_DIMENSION, embedText } from './embedText.ts'
+import { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields } from './embedText.ts'
 
 /** What a demo row's metadata says about its element (shown as fields, not JSON). */
 export interface ElementMetadata {
@@ -18,9 +18,21 @@ export interface ElementMetadata {
   period: number
 }
 
-/** The text a demo row's vector embeds: the words a person would search the element by. */
-export function elementText(element: ElementMetadata): string {
-  return `${element.name} ${element.symbol} ${element.category} ${element.phase}`
+/** How much an element's name and symbol count against its category and phase. */
+const NAME_WEIGHT = 1.5
+
+/**
+ * What a demo row's vector embeds: the words a person would search the element by. Its
+ * name and symbol weigh more than its category and phase, so "Fe" finds Iron before the
+ * other transition metals whose letters collide with it.
+ */
+export function elementFields(element: ElementMetadata): EmbeddingField[] {
+  return [
+    { text: element.name, weight: NAME_WEIGHT },
+    { text: element.symbol, weight: NAME_WEIGHT },
+    { text: element.category, weight: 1 },
+    { text: element.phase, weight: 1 },
+  ]
 }
 
 /** The demo database's name (the served source's label). */
@@ -28,10 +40,10 @@ export const DEMO_DATABASE_NAME = 'chemical elements'
 
 /**
  * The private search demo database: the 118 chemical elements, each row the
- * `embedText` of its name, symbol, category and phase, with the element as metadata and
+ * `embedFields` of its name and symbol (weighted) and its category and phase, with the element as metadata and
  * its symbol as id. Built the same way wherever it is built (the server at start-up, a
  * test, a client checking results), so queries embedded with `embedText` mean words.
- * `dimension` is the embedding's (default 64); queries must use the same.
+ * `dimension` is the embedding's (default 256); queries must use the same.
  */
 export function demoSearchDatabase(dimension = DEMO_EMBEDDING_DIMENSION): SearchDatabase {
   const metadata: ElementMetadata[] = ELEMENTS.map(([number, symbol, name, category, phase, period]) => ({
@@ -44,7 +56,7 @@ export function demoSearchDatabase(dimension = DEMO_EMBEDDING_DIMENSION): Search
   }))
   const vectors = new Float64Array(metadata.length * dimension)
   for (const [row, element] of metadata.entries()) {
-    vectors.set(embedText(elementText(element), dimension), row * dimension)
+    vectors.set(embedFields(elementFields(element), dimension), row * dimension)
   }
   return validateSearchDatabase({
     dimension,

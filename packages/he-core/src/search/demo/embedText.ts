@@ -1,14 +1,33 @@
-/** Components of a demo embedding (a power of two: the search pads to one anyway). */
-export const DEMO_EMBEDDING_DIMENSION = 64
+/**
+ * Components of a demo embedding (a power of two: the search pads to one anyway). 256
+ * keeps hash collisions rare enough that every element's name and symbol finds that
+ * element first; a search over 118 such rows is still one block at n = 4096.
+ */
+export const DEMO_EMBEDDING_DIMENSION = 256
 
-/** FNV-1a, 32 bits: a small public hash, the same in every JavaScript engine. */
-function fnv1a(text: string): number {
+/** A piece of text and how much its words count in an embedding. */
+export interface EmbeddingField {
+  text: string
+  /** Multiplies every feature of the text (1 = as typed in a query). */
+  weight: number
+}
+
+/**
+ * FNV-1a, 32 bits, then murmur3's finalizer: a small public hash, the same in every
+ * JavaScript engine. FNV-1a alone leaves the low bits (the component index) poorly mixed
+ * for short strings such as "fe" and "^fe"; the finalizer spreads them.
+ */
+function featureHash(text: string): number {
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i)
     hash = Math.imul(hash, 0x01000193) >>> 0
   }
-  return hash
+  hash ^= hash >>> 16
+  hash = Math.imul(hash, 0x85ebca6b) >>> 0
+  hash ^= hash >>> 13
+  hash = Math.imul(hash, 0xc2b2ae35) >>> 0
+  return (hash ^ (hash >>> 16)) >>> 0
 }
 
 /** Lower-case words of letters and digits (accents folded: "Ångström" → "angstrom"). */
@@ -23,26 +42,38 @@ function embeddingWords(text: string): string[] {
 }
 
 /**
- * The demo's public text embedding: every word, and every three-letter piece of each
- * word (so "gases" still meets "gas", and a typo meets its word), hashed into
- * `dimension` components with a sign taken from the hash, then scaled to length 1.
- * Anyone can compute it — the server's database rows were made with it, and the
- * sandbox turns a typed query into a vector with it, so only the query's words decide
- * what is near. A hashing trick, not a language model: it matches words and their
- * spelling, not meaning. Returns all zeros for text without a letter or digit.
+ * The demo's public text embedding of weighted fields: every word, and every
+ * three-letter piece of each word (so "gases" still meets "gas", and a typo meets its
+ * word), hashed into `dimension` components with a sign taken from the hash, times its
+ * field's weight, then scaled to length 1. The demo database weights an element's name
+ * and symbol above its category and phase, so typing "Fe" or "iron" finds Iron first
+ * while "noble gas" still finds the noble gases. A hashing trick, not a language model:
+ * it matches words and their spelling, not meaning. All zeros for text without a letter
+ * or digit.
  */
-export function embedText(text: string, dimension = DEMO_EMBEDDING_DIMENSION): number[] {
+export function embedFields(fields: readonly EmbeddingField[], dimension = DEMO_EMBEDDING_DIMENSION): number[] {
   const vector = new Array<number>(dimension).fill(0)
   const add = (feature: string, weight: number) => {
-    const hash = fnv1a(feature)
-    const sign = hash & 1 ? -1 : 1
-    vector[(hash >>> 1) % dimension] = (vector[(hash >>> 1) % dimension] as number) + sign * weight
+    const hash = featureHash(feature)
+    const index = (hash >>> 1) % dimension
+    vector[index] = (vector[index] as number) + (hash & 1 ? -weight : weight)
   }
-  for (const word of embeddingWords(text)) {
-    add(`w:${word}`, 1)
-    const padded = `^${word}$`
-    for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.5)
+  for (const { text, weight } of fields) {
+    for (const word of embeddingWords(text)) {
+      add(`w:${word}`, weight)
+      const padded = `^${word}$`
+      for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.5 * weight)
+    }
   }
   const norm = Math.hypot(...vector)
   return norm === 0 ? vector : vector.map((value) => value / norm)
+}
+
+/**
+ * A typed query's vector: `embedFields` of the text at weight 1. Anyone can compute it —
+ * the server's demo rows were made with the same function, so only the query's words
+ * decide what is near.
+ */
+export function embedText(text: string, dimension = DEMO_EMBEDDING_DIMENSION): number[] {
+  return embedFields([{ text, weight: 1 }], dimension)
 }
