@@ -25,7 +25,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-test('searching privately for "noble gas" returns the noble gases by name, ranked like the plaintext computation', async ({
+test('searching privately for "noble gas" returns the noble gases by name, ranked like the plaintext computation, every column in view; "Fe" finds Iron', async ({
   newPage,
 }) => {
   // This file's own server (DATABASE=demo), not the suite's: a page of the file's Chromium opened on it.
@@ -51,12 +51,11 @@ test('searching privately for "noble gas" returns the noble gases by name, ranke
   await result.waitFor({ timeout: 120_000 })
 
   const hits = result.getByTestId('search-hits')
-  // Metadata as fields, one column each, never raw JSON.
+  // Metadata as fields, one column each, never raw JSON (the symbol is the Id: not twice).
   await expect(hits.locator('thead th').allTextContents()).resolves.toEqual([
     'Rank',
     'Id',
     'name',
-    'symbol',
     'number',
     'category',
     'phase',
@@ -75,12 +74,29 @@ test('searching privately for "noble gas" returns the noble gases by name, ranke
   await expect(result.getByTestId('search-oracle').textContent()).resolves.toMatch(/^✓ Same ranking/)
   if (process.env.UPDATE_SCREENSHOTS === '1') await saveElementScreenshot(search, 'search-demo')
 
-  await words.fill('iron')
-  await search.getByRole('button', { name: 'Search privately' }).click()
-  await expect.poll(() => search.getByTestId('search-result').count(), { timeout: 120_000 }).toBe(2)
-  await expect(
-    search.getByTestId('search-result').first().getByTestId('search-hit-name').first().textContent(),
-  ).resolves.toBe('Iron')
+  // Every column of the hits in view at 1400 px, the cosine too (nothing hidden in a sideways scroll).
+  const fits = await hits.evaluate((table) => {
+    const scroller = table.parentElement as HTMLElement
+    const cosine = table.querySelector('thead th:last-child') as HTMLElement
+    return {
+      table: table.scrollWidth <= scroller.clientWidth,
+      cosine: cosine.getBoundingClientRect().right <= scroller.getBoundingClientRect().right + 0.5,
+    }
+  })
+  expect(fits).toEqual({ table: true, cosine: true })
+
+  // A symbol finds its element first ("Fe" is Iron, not Mercury), and so does a name.
+  for (const [typed, name, run] of [
+    ['Fe', 'Iron', 2],
+    ['mercury', 'Mercury', 3],
+  ] as const) {
+    await words.fill(typed)
+    await search.getByRole('button', { name: 'Search privately' }).click()
+    await expect.poll(() => search.getByTestId('search-result').count(), { timeout: 120_000 }).toBe(run)
+    await expect(
+      search.getByTestId('search-result').first().getByTestId('search-hit-name').first().textContent(),
+    ).resolves.toBe(name)
+  }
 
   await expectNoHorizontalOverflow(page, 'demo search at 1400')
   await page.setViewportSize({ width: 390, height: 844 })

@@ -9,7 +9,8 @@ import { FieldError } from '../../ui/FieldError.tsx'
 import { formatBytes, formatInteger, formatMs } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
 import type { ExecutorChoice, SearchFacts } from '../../worker/serverProtocol.ts'
-import { MetadataCells, metadataColumns } from './MetadataCells.tsx'
+import { MetadataCells } from './MetadataCells.tsx'
+import { metadataColumns } from './metadataColumns.ts'
 import { EXECUTOR_OPTIONS } from './RemotePipelineCard.tsx'
 import { TimingBreakdown } from './TimingBreakdown.tsx'
 
@@ -249,7 +250,7 @@ function SearchFactsLine({ facts }: { facts: SearchFacts }) {
 function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
   const oracle = run.oracleRows
   const agrees = oracle ? run.hits.every((hit, i) => oracle[i] === hit.row) : undefined
-  const columns = metadataColumns(run.hits.map((hit) => hit.metadata))
+  const columns = metadataColumns(run.hits)
   return (
     <div className="remote-run" data-testid="search-result">
       <div className="remote-run-head">
