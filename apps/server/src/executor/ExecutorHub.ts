@@ -2,14 +2,21 @@ import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
-import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
+import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, type JobCost } from './CostAdmission.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineAdmission } from './InlineAdmission.ts'
 import { InlineExecutor } from './InlineExecutor.ts'
-import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
+import {
+  answers,
+  type FailedJobResult,
+  type JobResultOf,
+  type WarmInfo,
+  type WorkerJob,
+  type WorkerReply,
+} from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
@@ -44,9 +51,15 @@ export interface JobClient {
   anonymous: boolean
 }
 
-/** A finished job, with the executor that ran it. */
-export interface HubResult extends Scheduled {
+/** How job `J` ended: its own result type, or the worker's error. */
+export type JobOutcome<J extends WorkerJob> =
+  | { ok: true; result: JobResultOf<J> }
+  | { ok: false; error: FailedJobResult['error'] }
+
+/** A finished job `J`, with the executor that ran it and its outcome, typed by the job. */
+export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   mode: ExecutorMode
+  outcome: JobOutcome<J>
 }
 
 /**
@@ -82,7 +95,7 @@ export class ExecutorHub {
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
-      ? [this.defaultMode, ...(['pool', 'inline', 'process'] as const).filter((m) => m !== this.defaultMode)]
+      ? [this.defaultMode, ...EXECUTOR_MODES.filter((m) => m !== this.defaultMode)]
       : [this.defaultMode]
     // Compile node-seal once here and hand the compiled module to every worker thread,
     // its heap capped at WORKER_HEAP_BYTES (below 32-bit WebAssembly's own 4 GiB).
@@ -168,8 +181,11 @@ export class ExecutorHub {
     return this.#schedulers
   }
 
-  /** Queues a job for a tenant on the chosen (or default) executor. */
-  async submit(tenant: string, job: WorkerJob, options: HubSubmitOptions): Promise<HubResult> {
+  /**
+   * Queues a job for a tenant on the chosen (or default) executor. The result is typed by
+   * the job (`JobResultOf`): a reply of another type is refused here, once for every route.
+   */
+  async submit<J extends WorkerJob>(tenant: string, job: J, options: HubSubmitOptions): Promise<HubResult<J>> {
     const mode = options.mode ?? this.defaultMode
     if (mode !== this.defaultMode && !this.#config.ALLOW_EXECUTOR_OVERRIDE) {
       throw new HeError('FORBIDDEN', 'this server does not let requests choose the executor (ALLOW_EXECUTOR_OVERRIDE)')
@@ -198,7 +214,10 @@ export class ExecutorHub {
         : { afterRun: (reply: WorkerReply) => this.#inline.observe(job, cost.units, reply) }),
     })
     this.#metrics.job(mode, result.reply)
-    return { ...result, mode }
+    const answered = result.reply.result
+    if (answered.type === 'failed') return { ...result, mode, outcome: { ok: false, error: answered.error } }
+    if (!answers(job, answered)) throw new HeError('INTERNAL', `worker answered ${answered.type} to a ${job.type} job`)
+    return { ...result, mode, outcome: { ok: true, result: answered } }
   }
 
   /** A job's estimated work: the route's program cost, he-core's search model, or a unit for small jobs. */

@@ -99,6 +99,29 @@ export const JobResultSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), error: HeErrorJSONSchema }),
 ])
 export type JobResult = z.infer<typeof JobResultSchema>
+/** A job that failed: its error, as the worker sent it. */
+export type FailedJobResult = Extract<JobResult, { type: 'failed' }>
+
+/**
+ * The result each job type answers with when it succeeds, written once: the hub checks a
+ * reply against it, and `JobResultOf` gives a route the result type of the job it sent.
+ */
+export const RESULT_OF_JOB = {
+  search: 'searchResult',
+  evaluate: 'evaluateResult',
+  inspectKeys: 'keysInspected',
+  fault: 'faultSurvived',
+} as const satisfies Record<WorkerJob['type'], Exclude<JobResult['type'], 'failed'>>
+
+type ResultByJob = { [K in WorkerJob['type']]: Extract<JobResult, { type: (typeof RESULT_OF_JOB)[K] }> }
+
+/** What job `J` answers with when it succeeds. */
+export type JobResultOf<J extends WorkerJob> = ResultByJob[J['type']]
+
+/** Whether `result` is what `job` answers with when it succeeds (`RESULT_OF_JOB`). */
+export function answers<J extends WorkerJob>(job: J, result: JobResult): result is JobResultOf<J> {
+  return result.type === RESULT_OF_JOB[job.type]
+}
 
 /** Counters of one worker (thread, child process, or the main thread for inline). */
 export const WorkerStatsSchema = z.object({

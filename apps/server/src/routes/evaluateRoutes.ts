@@ -94,7 +94,7 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           ...executorOverride(request),
         },
       )
-      const result = jobResult(request, done, 'evaluateResult')
+      const result = jobResult(request, done)
       const bytes = onLoop(request, 'encode', () =>
         encodeEvaluateReply({ outputs: result.outputs, steps: result.steps }),
       )

@@ -46,7 +46,7 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
       { timeoutMs: requestTimeLeft(request), client: jobClient(request), ...executorOverride(request) },
     )
     reply.header(SEALBOX_HEADERS.executor, done.mode)
-    jobResult(request, done, 'faultSurvived')
+    jobResult(request, done)
     return { survived: true }
   })
   app

@@ -43,7 +43,7 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
         { type: 'inspectKeys', bytes },
         { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), client: jobClient(request) },
       )
-      const { facts, sha256 } = jobResult(request, done, 'keysInspected')
+      const { facts, sha256 } = jobResult(request, done)
       const { record, created } = await request.timing.measure('store', () =>
         store.put(tenant.id, id, facts, bytes, sha256),
       )

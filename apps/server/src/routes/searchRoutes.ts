@@ -76,7 +76,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
           ...executorOverride(request),
         },
       )
-      const result = jobResult(request, done, 'searchResult')
+      const result = jobResult(request, done)
       reply
         .type('application/octet-stream')
         .header(SEALBOX_HEADERS.executor, done.mode)
