@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parsePrometheus, sumMetric } from './scrapeMetrics.ts'
-import { phaseSplit, summarizeLoad, tierOf } from './summarizeLoad.ts'
+import { KEY_PHASES, phaseSplit, summarizeLoad, tierOf } from './summarizeLoad.ts'
 
 describe('summarizeLoad', () => {
   it('reads the key tier off the Server-Timing phases', () => {
@@ -9,6 +9,18 @@ describe('summarizeLoad', () => {
     expect(tierOf({ keyload: 2, keydeserialize: 4 })).toBe('store')
     // Query deserialization is not key work: without a store read the keys were held.
     expect(tierOf({ deserialize: 4, compute: 20 })).toBe('worker')
+  })
+
+  it("reports the contract's worker-side phases in Server-Timing order", () => {
+    expect(KEY_PHASES).toEqual([
+      'queue',
+      'keyload',
+      'keydeserialize',
+      'deserialize',
+      'compute',
+      'serialize',
+      'transfer',
+    ])
   })
 
   it('splits a request into phases, transfer being client time the server did not account for', () => {

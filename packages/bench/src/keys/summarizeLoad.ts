@@ -1,21 +1,23 @@
-import type { TimingPhase } from '@sealbox/he-core/client'
+import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
 import { percentile } from '../harness/stats.ts'
 import type { LoadResult, LoadSample } from './loadJob.ts'
 
 /**
- * The request phases the report splits time into (ms, mean per request): the server's
- * own `Server-Timing` names (`keyload` is the durable-store fetch), plus `transfer`.
+ * The contract's phases a keyed search is not split into here: `auth`, `decode` and
+ * `encode` are the route's own event-loop work, `store` is a key-set upload's, and `cpu`
+ * is not a wall-clock phase.
  */
-export const KEY_PHASES = [
-  'queue',
-  'keyload',
-  'keydeserialize',
-  'deserialize',
-  'compute',
-  'serialize',
-  'transfer',
-] as const satisfies readonly TimingPhase[]
-export type KeyPhase = (typeof KEY_PHASES)[number]
+const NOT_KEY_PHASES = ['auth', 'decode', 'encode', 'store', 'cpu'] as const satisfies readonly TimingPhase[]
+export type KeyPhase = Exclude<TimingPhase, (typeof NOT_KEY_PHASES)[number]>
+
+/**
+ * The request phases the report splits time into (ms, mean per request), in the server's
+ * `Server-Timing` order: the contract's phases (`keyload` is the durable-store fetch)
+ * less those above; `transfer` also takes the client time the server did not account for.
+ */
+export const KEY_PHASES: readonly KeyPhase[] = TIMING_PHASES.filter(
+  (phase): phase is KeyPhase => !(NOT_KEY_PHASES as readonly TimingPhase[]).includes(phase),
+)
 
 /** Where a request's evaluation keys came from. */
 export type KeyTier = 'worker' | 'bytes' | 'store'
@@ -51,17 +53,15 @@ export function tierOf(phases: Record<string, number>): KeyTier {
 
 /** Splits a request into the report's phases; `transfer` is client time the server did not account for. */
 export function phaseSplit(sample: LoadSample): Record<KeyPhase, number> {
-  const p = sample.phases
-  const serverTotal = p.total ?? 0
-  return {
-    queue: p.queue ?? 0,
-    keyload: p.keyload ?? 0,
-    keydeserialize: p.keydeserialize ?? 0,
-    deserialize: p.deserialize ?? 0,
-    compute: p.compute ?? 0,
-    serialize: p.serialize ?? 0,
-    transfer: Math.max(0, sample.latencyMs - serverTotal) + (p.transfer ?? 0),
-  }
+  const split = phaseRecord((phase) => sample.phases[phase] ?? 0)
+  split.transfer += Math.max(0, sample.latencyMs - (sample.phases.total ?? 0))
+  return split
+}
+
+/** A value for every report phase. */
+function phaseRecord(value: (phase: KeyPhase) => number): Record<KeyPhase, number> {
+  // KEY_PHASES is every KeyPhase (the filter keeps exactly the type's members).
+  return Object.fromEntries(KEY_PHASES.map((phase) => [phase, value(phase)])) as Record<KeyPhase, number>
 }
 
 export function summarizeLoad(result: LoadResult): LoadSummary {
@@ -74,7 +74,7 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
     }
   }
   const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
-  const phases = Object.fromEntries(KEY_PHASES.map((phase) => [phase, 0])) as Record<KeyPhase, number>
+  const phases = phaseRecord(() => 0)
   const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
   let cpuMs = 0
   for (const sample of ok) {
