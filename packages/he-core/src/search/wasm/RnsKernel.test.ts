@@ -50,6 +50,117 @@ function automorphismOracle(a: bigint[], element: number, p: bigint): bigint[] {
   return out.map((v) => v % p)
 }
 
+/** The inverse of `nttOracle` by definition: a_k = n⁻¹ Σ_i slot_i · ψ^(−(2·bitrev(i) + 1)·k). */
+function inttOracle(slots: bigint[], p: bigint, psi: bigint): bigint[] {
+  const n = slots.length
+  const bits = Math.log2(n)
+  const nInv = modPow(BigInt(n), p - 2n, p)
+  return slots.map((_, k) => {
+    let sum = 0n
+    for (const [i, slot] of slots.entries()) {
+      const x = modPow(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
+      sum = (sum + slot * modPow(modPow(x, BigInt(k), p), p - 2n, p)) % p
+    }
+    return (sum * nInv) % p
+  })
+}
+
+/** a·b mod (X^n + 1, p), schoolbook. */
+function negacyclicProduct(a: bigint[], b: bigint[], p: bigint): bigint[] {
+  const n = a.length
+  const out = new Array<bigint>(n).fill(0n)
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const term = (a[i] as bigint) * (b[j] as bigint)
+      if (i + j < n) out[i + j] = (out[i + j] as bigint) + term
+      else out[i + j - n] = (out[i + j - n] as bigint) - term
+    }
+  }
+  return out.map((v) => ((v % p) + p) % p)
+}
+
+/** X → X^element over the integers (coefficients keep their sign). */
+function integerAutomorphism(a: bigint[], element: number): bigint[] {
+  const n = a.length
+  const out = new Array<bigint>(n).fill(0n)
+  for (const [i, coefficient] of a.entries()) {
+    const raw = (i * element) % (2 * n)
+    if (raw < n) out[raw] = coefficient
+    else out[raw - n] = -coefficient
+  }
+  return out
+}
+
+const mod = (v: bigint, p: bigint) => ((v % p) + p) % p
+
+/**
+ * BGV Galois key switching by definition, in BigInt and coefficient form: the automorphism
+ * of c0 and c1, c1's digits (its residues mod each data prime q_j, as integers), their
+ * products with the key's polynomials at every key-level prime, and the mod-down by the
+ * special prime P with δ = k·P + r_P, k = −r_P·P⁻¹ mod t. `hoisted`: the digits of c1 are
+ * taken first and the automorphism applied to them (Halevi–Shoup) instead of to c1.
+ * Ciphertext and key are NTT-form words as the kernel holds them; so is the result.
+ */
+function keySwitchOracle(
+  primes: bigint[],
+  t: bigint,
+  psis: bigint[],
+  ciphertext: bigint[][],
+  key: bigint[][][][],
+  element: number,
+  hoisted: boolean,
+): bigint[][] {
+  const L = primes.length - 1
+  const P = primes[L] as bigint
+  const coefficients = ciphertext.map((slots, poly) =>
+    inttOracle(slots, primes[poly % L] as bigint, psis[poly % L] as bigint),
+  )
+  const digits = Array.from({ length: L }, (_, j) => {
+    const c1 = coefficients[L + j] as bigint[]
+    return hoisted
+      ? integerAutomorphism(c1, element)
+      : integerAutomorphism(c1, element).map((v) => mod(v, primes[j] as bigint))
+  })
+  const result: bigint[][] = []
+  for (let K = 0; K < 2; K++) {
+    const sums = primes.map((p, i) => {
+      let sum = new Array<bigint>(digits[0]?.length ?? 0).fill(0n)
+      for (let j = 0; j < L; j++) {
+        const keyCoefficients = inttOracle(key[j]?.[K]?.[i] as bigint[], p, psis[i] as bigint)
+        const product = negacyclicProduct(
+          (digits[j] as bigint[]).map((v) => mod(v, p)),
+          keyCoefficients,
+          p,
+        )
+        sum = sum.map((v, k) => (v + (product[k] as bigint)) % p)
+      }
+      return sum
+    })
+    const special = sums[L] as bigint[]
+    for (let i = 0; i < L; i++) {
+      const q = primes[i] as bigint
+      const pInv = modPow(P, q - 2n, q)
+      const out = (sums[i] as bigint[]).map((v, k) => {
+        const r = special[k] as bigint
+        const delta = mod(-r * modPow(P, t - 2n, t), t) * P + r
+        return mod((v - delta) * pInv, q)
+      })
+      const own =
+        K === 0
+          ? integerAutomorphism(coefficients[i] as bigint[], element).map((v) => mod(v, q))
+          : new Array<bigint>(out.length).fill(0n)
+      result.push(
+        nttOracle(
+          out.map((v, k) => (v + (own[k] as bigint)) % q),
+          q,
+          psis[i] as bigint,
+        ),
+      )
+    }
+  }
+  return result
+}
+
 describe('RnsKernel', () => {
   // Primes ≡ 1 mod 32 below 2^31 (n = 16), the largest possible for the kernel among them.
   const small = { n: 16, primes: [2147483489n, 2147483137n, 2147482817n] }
@@ -83,6 +194,59 @@ describe('RnsKernel', () => {
       for (const element of [3, 31, 9]) {
         const permuted = [...galoisPermutation(small.n, element)].map((k) => forward[k] as bigint)
         expect(permuted).toEqual(nttOracle(automorphismOracle(a, element, p), p, psi))
+      }
+    }
+  })
+
+  it('key-switches word for word like BGV key switching by definition, single and hoisted (BigInt oracle, n = 16)', () => {
+    const { n, primes } = small
+    const L = primes.length - 1
+    const t = 65537n
+    const elements = [3, 9, 31]
+    const kernel = new RnsKernel({ polyModulusDegree: n, keyPrimes: primes, plainModulus: t, galoisElements: elements })
+    const next = lcg(11)
+    // ψ of each prime, read off the kernel's NTT of X (checked against the definition above).
+    const psis = primes.map((_, index) => {
+      const at = kernel.alloc(n)
+      kernel.words(at, n).set(Array.from({ length: n }, (_, k) => (k === 1 ? 1 : 0)))
+      kernel.ntt(at, index)
+      return BigInt(kernel.words(at, 1)[0] as number)
+    })
+    // Any words below their primes: key switching is the same arithmetic whatever the key encrypts.
+    const randomBelow = (p: bigint) => Array.from({ length: n }, () => mod((BigInt(next()) << 32n) | BigInt(next()), p))
+    const keys = new Map<number, bigint[][][][]>()
+    const words = new Map<number, Uint32Array>()
+    for (const element of elements) {
+      const key = Array.from({ length: L }, () => Array.from({ length: 2 }, () => primes.map((p) => randomBelow(p))))
+      keys.set(element, key)
+      words.set(element, Uint32Array.from(key.flat(3).map(Number)))
+    }
+    kernel.useKeys({ elements: words, bytes: 0 })
+    const ciphertext = Array.from({ length: 2 * L }, (_, poly) => randomBelow(primes[poly % L] as bigint))
+    // Edge words: 0 and p − 1 in the first polynomials.
+    for (let poly = 0; poly < 2 * L; poly++) {
+      ;(ciphertext[poly] as bigint[])[0] = (primes[poly % L] as bigint) - 1n
+      ;(ciphertext[poly] as bigint[])[1] = 0n
+    }
+    const words2L = 2 * L * n
+    const src = kernel.alloc(words2L)
+    const dst = kernel.alloc(words2L)
+    kernel.words(src, words2L).set(ciphertext.flat().map(Number))
+    kernel.decompose(src)
+    for (const element of elements) {
+      for (const hoisted of [false, true]) {
+        if (hoisted) kernel.rotateHoisted(dst, src, element)
+        else kernel.rotate(dst, src, element)
+        const expected = keySwitchOracle(
+          primes,
+          t,
+          psis,
+          ciphertext,
+          keys.get(element) as bigint[][][][],
+          element,
+          hoisted,
+        )
+        expect([...kernel.words(dst, words2L)].map(BigInt)).toEqual(expected.flat())
       }
     }
   })
@@ -145,25 +309,37 @@ describe('RnsKernel', () => {
       const src = kernel.alloc(2 * L * n)
       const dst = kernel.alloc(2 * L * n)
       kernel.words(src, 2 * L * n).set([...words].map(Number))
-      for (const [s, step] of steps.entries()) {
-        const rotated = scope.track(new ctx.seal.Ciphertext())
-        ctx.evaluator.rotateRows(ct, step, keys.galoisKeys as never, rotated)
-        kernel.rotate(dst, src, elements[s] as number)
+      const decrypt = (c: typeof ct) => {
+        const p = scope.track(new ctx.seal.Plaintext())
+        decryptor.decrypt(c, p)
+        return encoder.decodeBigInt64(p) as BigInt64Array
+      }
+      const loadKernel = (at: number) => {
         const out = saved.slice()
-        const residues = new BigUint64Array([...kernel.words(dst, 2 * L * n)].map(BigInt))
+        const residues = new BigUint64Array([...kernel.words(at, 2 * L * n)].map(BigInt))
         out.set(new Uint8Array(residues.buffer), out.byteLength - residues.byteLength)
         const mine = scope.track(new ctx.seal.Ciphertext())
         mine.loadFromArray(ctx.context, out)
-        const decrypt = (c: typeof ct) => {
-          const p = scope.track(new ctx.seal.Plaintext())
-          decryptor.decrypt(c, p)
-          return encoder.decodeBigInt64(p) as BigInt64Array
-        }
-        expect(decrypt(mine)).toEqual(decrypt(rotated))
-        const budget = decryptor.invariantNoiseBudget(mine)
-        expect(budget).toBeGreaterThanOrEqual(decryptor.invariantNoiseBudget(rotated) - 1)
-        expect(budget).toBeGreaterThan(0)
+        return mine
       }
+      // Hoisted: one decomposition of src for every step (interleaved with single rotations,
+      // which leave it intact).
+      kernel.decompose(src)
+      for (const [s, step] of steps.entries()) {
+        const rotated = scope.track(new ctx.seal.Ciphertext())
+        ctx.evaluator.rotateRows(ct, step, keys.galoisKeys as never, rotated)
+        const sealBudget = decryptor.invariantNoiseBudget(rotated)
+        for (const hoisted of [false, true]) {
+          if (hoisted) kernel.rotateHoisted(dst, src, elements[s] as number)
+          else kernel.rotate(dst, src, elements[s] as number)
+          const mine = loadKernel(dst)
+          expect(decrypt(mine)).toEqual(decrypt(rotated))
+          const budget = decryptor.invariantNoiseBudget(mine)
+          expect(budget).toBeGreaterThanOrEqual(sealBudget - 1)
+          expect(budget).toBeGreaterThan(0)
+        }
+      }
+      expect(() => kernel.rotateHoisted(dst, dst, elements[0] as number)).toThrow(/decompose\(src\) first/)
 
       // The mod switch to the last level: SEAL's own result, word for word.
       const switched = scope.track(new ctx.seal.Ciphertext())

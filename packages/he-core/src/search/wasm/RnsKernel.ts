@@ -124,6 +124,10 @@ export class RnsKernel {
   readonly #acc64At: number
   readonly #resultAt: number
   readonly #deltaAt: number
+  /** Hoisting: the decomposition of one ciphertext's c1 (component j at every key-level prime i). */
+  readonly #digitsAt: number
+  /** The ciphertext whose decomposition `#digitsAt` holds (`decompose`), or undefined. */
+  #decomposed: number | undefined
 
   constructor(shape: RnsKernelShape) {
     if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
@@ -189,6 +193,7 @@ export class RnsKernel {
     this.#acc64At = this.alloc(4 * n)
     this.#resultAt = this.alloc(2 * (L + 1) * n)
     this.#deltaAt = this.alloc(n)
+    this.#digitsAt = this.alloc(L * (L + 1) * n)
   }
 
   /** A region of `words` u32 words (16-byte aligned), as a byte offset. */
@@ -259,11 +264,7 @@ export class RnsKernel {
   rotate(dst: number, src: number, element: number): void {
     const { n, L } = this
     const x = this.#x
-    const perm = this.#permutations.get(element)
-    const key = this.#keyAt.get(element)
-    if (perm === undefined || key === undefined || this.#keyOwner === undefined) {
-      throw new HeError('INTERNAL', `the kernel was not prepared for Galois element ${element} with keys`)
-    }
+    const { perm, key } = this.#prepared(element)
     const poly = n * 4
     // c0 and the target c1, permuted; the target also in coefficient form.
     for (let j = 0; j < L; j++) {
@@ -274,18 +275,90 @@ export class RnsKernel {
       this.words(coeff, n).set(this.words(target, n))
       this.intt(coeff, j)
     }
+    const c = this.#primes
+    this.#switchKey(dst, key, (j, i) => {
+      if (i === j) return this.#targetAt + j * poly
+      const prime = c[i] as PrimeConstants
+      x.lift(this.#operandAt, this.#coeffAt + j * poly, n, prime.one, prime.p)
+      this.ntt(this.#operandAt, i)
+      return this.#operandAt
+    })
+  }
+
+  /**
+   * Hoisting, first half (Halevi–Shoup): decomposes the c1 of the ciphertext at src once —
+   * each data prime's residues in coefficient form, lifted to every key-level prime and
+   * transformed — for any number of `rotateHoisted` calls on the same src. The automorphism
+   * commutes with all of it (a permutation of NTT slots), so each rotation then permutes the
+   * digits instead of redoing L inverse and L² forward transforms.
+   */
+  decompose(src: number): void {
+    const { n, L } = this
+    const x = this.#x
+    const poly = n * 4
+    for (let j = 0; j < L; j++) {
+      const c1 = src + (L + j) * poly
+      const coeff = this.#coeffAt + j * poly
+      this.words(coeff, n).set(this.words(c1, n))
+      this.intt(coeff, j)
+      for (let i = 0; i <= L; i++) {
+        const digit = this.#digitsAt + (j * (L + 1) + i) * poly
+        if (i === j) {
+          this.words(digit, n).set(this.words(c1, n))
+          continue
+        }
+        const prime = this.#primes[i] as PrimeConstants
+        x.lift(digit, coeff, n, prime.one, prime.p)
+        this.ntt(digit, i)
+      }
+    }
+    this.#decomposed = src
+  }
+
+  /**
+   * Hoisting, second half: `rotate(dst, src, element)` from the decomposition `decompose(src)`
+   * made (src unchanged since). The digits are the automorphism of c1's digits rather than
+   * the digits of the automorphism of c1: each coefficient may differ by its prime q_j, so
+   * the words differ from SEAL's rotation, but they are as small (below q_j in absolute
+   * value) and the result decrypts to the same message with the same noise bound.
+   */
+  rotateHoisted(dst: number, src: number, element: number): void {
+    const { n, L } = this
+    const x = this.#x
+    const { perm, key } = this.#prepared(element)
+    if (this.#decomposed !== src) throw new HeError('INTERNAL', 'rotateHoisted needs decompose(src) first')
+    const poly = n * 4
+    for (let j = 0; j < L; j++) x.permute(dst + j * poly, src + j * poly, perm, n)
+    this.#switchKey(dst, key, (j, i) => {
+      x.permute(this.#operandAt, this.#digitsAt + (j * (L + 1) + i) * poly, perm, n)
+      return this.#operandAt
+    })
+  }
+
+  #prepared(element: number): { perm: number; key: number } {
+    const perm = this.#permutations.get(element)
+    const key = this.#keyAt.get(element)
+    if (perm === undefined || key === undefined || this.#keyOwner === undefined) {
+      throw new HeError('INTERNAL', `the kernel was not prepared for Galois element ${element} with keys`)
+    }
+    return { perm, key }
+  }
+
+  /**
+   * dst's c1 = 0, then dst += mod-down(Σ_j digit_j ⊙ key_j), the digits at each key-level
+   * prime i given by `digit(j, i)` (an offset valid until the next call).
+   */
+  #switchKey(dst: number, key: number, digit: (j: number, i: number) => number): void {
+    const { n, L } = this
+    const x = this.#x
+    const poly = n * 4
     this.words(dst + L * poly, L * n).fill(0)
     // Σ_j component_j ⊙ key_j at every key-level prime i.
     for (let i = 0; i <= L; i++) {
       const c = this.#primes[i] as PrimeConstants
       this.words(this.#acc64At, 4 * n).fill(0)
       for (let j = 0; j < L; j++) {
-        let operand = this.#targetAt + j * poly
-        if (i !== j) {
-          operand = this.#operandAt
-          x.lift(operand, this.#coeffAt + j * poly, n, c.one, c.p)
-          this.ntt(operand, i)
-        }
+        const operand = digit(j, i)
         for (let K = 0; K < 2; K++) {
           x.mulAcc(this.#acc64At + K * 2 * poly, operand, key + ((j * 2 + K) * (L + 1) + i) * poly, n)
         }
