@@ -122,6 +122,11 @@ export const ServerConfigSchema = z
     SEARCH_BABY_STEP: int(1, 4096)
       .optional()
       .describe('Baby step g of the search; unset lets he-core choose from its cost model.'),
+    SEARCH_HOIST_BABY_STEPS: bool
+      .default(false)
+      .describe(
+        "Server-side baby steps hoisted: the query's g − 1 rotations share one decomposition (faster per query), for a Galois key per step 1 … g − 1 uploaded once (instead of step 1's alone).",
+      ),
     MODE: z
       .enum(SERVER_MODES)
       .default('local')

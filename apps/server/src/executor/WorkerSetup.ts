@@ -29,6 +29,7 @@ export const WorkerSetupSchema = z.object({
     metric: z.enum(['cosine', 'dot']),
     babySteps: z.enum(['client', 'server']).optional(),
     babyStep: z.number().int().optional(),
+    hoistBabySteps: z.boolean().optional(),
   }),
 })
 export type WorkerSetup = z.infer<typeof WorkerSetupSchema>
@@ -57,6 +58,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
       metric: config.SEARCH_METRIC,
       ...(config.SEARCH_BABY_STEPS === undefined ? {} : { babySteps: config.SEARCH_BABY_STEPS }),
       ...(config.SEARCH_BABY_STEP === undefined ? {} : { babyStep: config.SEARCH_BABY_STEP }),
+      ...(config.SEARCH_HOIST_BABY_STEPS ? { hoistBabySteps: true } : {}),
     },
   }
 }

@@ -116,6 +116,7 @@ export class SearchService {
       metric: setup.search.metric,
       ...(setup.search.babySteps === undefined ? {} : { babySteps: setup.search.babySteps }),
       ...(setup.search.babyStep === undefined ? {} : { babyStep: setup.search.babyStep }),
+      ...(setup.search.hoistBabySteps ? { hoistBabySteps: true } : {}),
       dimension: database.dimension,
       rows: database.rows,
     })

@@ -58,6 +58,12 @@ export const SearchConfigInput = z
      * steps 1 and g). Chosen with g to minimise the end-to-end time over `link` when left out.
      */
     babySteps: z.enum(['client', 'server']).optional(),
+    /**
+     * Server-side baby steps hoisted (Halevi–Shoup): the g − 1 rotations of the query share
+     * one decomposition in the key-switching kernel, for Galois keys for every step 1 … g − 1
+     * (instead of step 1 alone) uploaded once. g is chosen with the hoisted rotation's cost.
+     */
+    hoistBabySteps: z.boolean().default(false),
     /** g, the baby step; chosen to minimise the estimated end-to-end time over `link` when left out. */
     babyStep: z.number().int().min(1).optional(),
     /**
@@ -107,6 +113,8 @@ export const SearchConfigSchema = z
     /** The largest s these params allow for D and maxNorm. */
     maxScale: z.number().int(),
     babySteps: z.enum(['client', 'server']),
+    /** Server-side baby steps rotate the query by each step 1 … g − 1 from one decomposition. */
+    hoistBabySteps: z.boolean(),
     /** g */
     babyStep: z.number().int(),
     /** h = ceil(D'/g) for a full block. */
@@ -227,6 +235,7 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       maxQueryCiphertexts: spec.maxQueryCiphertexts,
       nttForm: spec.nttForm,
       keySwitching: facts.keySwitching,
+      hoistBabySteps: spec.hoistBabySteps,
     },
     resolveSearchLink(spec.link),
   )
@@ -234,7 +243,8 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
   const babyStep = plan.babyStep
   const transfer = plan.transfer
   const shape: SearchShape = { ...base, babyStep }
-  const galoisSteps = galoisStepsFor(shape, side)
+  const hoistBabySteps = spec.hoistBabySteps && side === 'server'
+  const galoisSteps = galoisStepsFor(shape, side, hoistBabySteps)
   if (galoisSteps.length > 0 && !facts.keySwitching) {
     throw invalid(
       'babyStep',
@@ -262,6 +272,8 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
     scale,
     babySteps: side,
     babyStep,
+    // Only when set, so every config without it keeps its id.
+    ...(hoistBabySteps ? { hoistBabySteps } : {}),
   }
   return {
     configId: configIdOf(contract),
@@ -277,6 +289,7 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
     scale,
     maxScale,
     babySteps: side,
+    hoistBabySteps,
     babyStep,
     giantSteps: Math.ceil(paddedDimension / babyStep),
     galoisSteps,

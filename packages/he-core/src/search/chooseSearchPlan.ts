@@ -29,6 +29,8 @@ export interface SearchPlanConstraints {
   nttForm: boolean
   /** False for parameters with one prime: no Galois keys, so no rotation at all. */
   keySwitching: boolean
+  /** Server-side baby steps hoisted (a Galois key per step 1 … g − 1; see `galoisStepsFor`). */
+  hoistBabySteps?: boolean | undefined
 }
 
 /** One candidate plan and what the models say it costs. */
@@ -111,12 +113,13 @@ export function chooseSearchPlan(
       constraints.babyStep === undefined ? Array.from({ length: limit }, (_, i) => i + 1) : [constraints.babyStep]
     for (const g of gs) {
       const withG = { ...shape, babyStep: g }
-      const galoisSteps = galoisStepsFor(withG, side)
+      const hoisted = side === 'server' && constraints.hoistBabySteps === true
+      const galoisSteps = galoisStepsFor(withG, side, hoisted)
       // Parameters that cannot rotate: leave out what needs keys, unless the user pinned it (then resolveSearchConfig says why it fails).
       const pinned = constraints.babyStep !== undefined || constraints.babySteps !== undefined
       if (galoisSteps.length > 0 && !constraints.keySwitching && !pinned) continue
       const operations = countSearchOperations(withG, scheme, side)
-      const estimatedServerMs = estimateServerMs(operations, facts, scheme, constraints.nttForm, transfer)
+      const estimatedServerMs = estimateServerMs(operations, facts, scheme, constraints.nttForm, transfer, hoisted)
       const estimate = estimateEndToEnd(operations, galoisSteps.length, facts, transfer, estimatedServerMs, link)
       candidates.push({ babySteps: side, babyStep: g, transfer, galoisSteps, operations, estimatedServerMs, estimate })
     }

@@ -24,6 +24,10 @@ const SHAPES = [
   { rows: 1000, dimension: 64, babySteps: 'client', babyStep: 4 },
   // Apple's PNNS shape: one block of 128 unfolded diagonals.
   { rows: 4096, dimension: 128, babySteps: 'server', babyStep: 12 },
+  // Hoisted baby steps: one decomposition of the query, a key per step 1 … g − 1.
+  { rows: 5000, dimension: 10, babySteps: 'server', babyStep: 4, hoistBabySteps: true },
+  { rows: 10_000, dimension: 16, babySteps: 'server', babyStep: 8, hoistBabySteps: true },
+  { rows: 4096, dimension: 128, babySteps: 'server', babyStep: 12, hoistBabySteps: true },
 ] as const
 
 describe('the key-switching search kernel', () => {

@@ -196,8 +196,17 @@ export class KeySwitchSearch {
       ),
     )
     if (this.#config.babySteps === 'server') {
-      for (let a = 1; a < this.#config.babyStep; a++) {
-        kernel.rotate(this.#baby[a] as number, this.#baby[a - 1] as number, this.#babyElement)
+      const baby = this.#baby
+      if (this.#config.hoistBabySteps && this.#config.babyStep > 2) {
+        // One decomposition of the query for all g − 1 rotations, each by its own step.
+        kernel.decompose(baby[0] as number)
+        for (let a = 1; a < this.#config.babyStep; a++) {
+          kernel.rotateHoisted(baby[a] as number, baby[0] as number, galoisElementOf(n, a))
+        }
+      } else {
+        for (let a = 1; a < this.#config.babyStep; a++) {
+          kernel.rotate(baby[a] as number, baby[a - 1] as number, this.#babyElement)
+        }
       }
     }
     const result = scope.track(new ctx.seal.Ciphertext())

@@ -13,6 +13,7 @@ export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
     ...(config.metric === 'dot' ? { maxNorm: config.maxNorm } : {}),
     scale: config.scale,
     babySteps: config.babySteps,
+    ...(config.hoistBabySteps ? { hoistBabySteps: true } : {}),
     babyStep: config.babyStep,
     compression: config.compression,
     // A config from an older server has no responseCompression: the query's then.

@@ -92,6 +92,14 @@ const DYADIC_MULTIPLY = 0.05
  * dyadic kernel's do.
  */
 const KERNEL_ROTATION = 2.5
+/**
+ * A hoisted baby step in the same kernel (RnsKernel.rotateHoisted): the automorphism of
+ * a shared decomposition, the key products and the mod-down — ≈ 0.7 of a single rotation —
+ * and the decomposition itself, once per query (≈ 0.4 of a rotation), both measured by
+ * the benchmark's rotation table.
+ */
+const KERNEL_HOISTED_ROTATION = 1.8
+const KERNEL_DECOMPOSITION = 1
 /** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
 const KERNEL_MOD_SWITCH = 0.75
 /** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
@@ -145,6 +153,7 @@ export function estimateServerMs(
   scheme: SearchScheme,
   nttForm: boolean,
   transfer: SearchTransfer = DEFAULT_TRANSFER,
+  hoisted = false,
 ): number {
   const unit = UNIT_COST[scheme]
   const dyadic = usesDyadicKernel(counts, facts, scheme, nttForm)
@@ -156,9 +165,11 @@ export function estimateServerMs(
     if ((dyadic || keySwitch) && key === 'multiplies') perOp = DYADIC_MULTIPLY
     if ((dyadic || keySwitch) && key === 'additions') perOp = 0
     if (keySwitch && (key === 'babyRotations' || key === 'giantRotations')) perOp = KERNEL_ROTATION
+    if (keySwitch && hoisted && key === 'babyRotations') perOp = KERNEL_HOISTED_ROTATION
     if (keySwitch && key === 'responseCiphertexts') perOp = KERNEL_MOD_SWITCH
     units += perOp * counts[key]
   }
+  if (keySwitch && hoisted && counts.babyRotations > 0) units += KERNEL_DECOMPOSITION
   const size = (facts.polyModulusDegree / 4096) * (facts.dataPrimeCount / 2)
   return units * UNIT_MS * size
 }
@@ -215,10 +226,15 @@ export interface BabyStepChoice {
   candidates: { babyStep: number; estimatedServerMs: number; queryCiphertexts: number; galoisSteps: number[] }[]
 }
 
-/** Galois steps one query needs: 1 for server-side baby rotations, g for giant rotations. */
-export function galoisStepsFor(shape: SearchShape, side: BabyStepSide): number[] {
+/**
+ * Galois steps one query needs: 1 for server-side baby rotations (each rotates the last
+ * by one), or 1 … g − 1 when they are hoisted (each rotates the query by its own step),
+ * and g for giant rotations.
+ */
+export function galoisStepsFor(shape: SearchShape, side: BabyStepSide, hoisted = false): number[] {
   const steps = new Set<number>()
   if (side === 'server' && shape.babyStep > 1) steps.add(1)
+  if (side === 'server' && hoisted) for (let a = 2; a < shape.babyStep; a++) steps.add(a)
   if (planBlocks(shape).some((block) => block.giantSteps > 1)) steps.add(shape.babyStep)
   return [...steps].sort((a, b) => a - b)
 }
