@@ -48,6 +48,30 @@ export class SealPayloadReader {
     this.#offset += count
   }
 
+  /**
+   * Skips `count` u64 residues, each checked below its prime: residue w belongs to
+   * `primes[⌊w / n⌋ mod primes.length]` (SEAL's order: polynomial, prime, coefficient).
+   * What SEAL's load would refuse is refused here, without a SEAL exception.
+   */
+  residues(count: number, n: number, primes: readonly bigint[], field: string): void {
+    this.need(count * 8, field)
+    const highs = primes.map((p) => Number(p >> 32n))
+    const lows = primes.map((p) => Number(p & 0xffffffffn))
+    const view = this.#view
+    const start = this.#offset
+    for (let w = 0; w < count; w++) {
+      const prime = Math.floor(w / n) % primes.length
+      const lo = view.getUint32(start + w * 8, true)
+      const hi = view.getUint32(start + w * 8 + 4, true)
+      const high = highs[prime] as number
+      if (hi > high || (hi === high && lo >= (lows[prime] as number))) {
+        this.#offset = start + w * 8
+        throw this.fail(`${field}: residue ${w} is not below its prime ${primes[prime]}`, { field, residue: w })
+      }
+    }
+    this.#offset = start + count * 8
+  }
+
   u8(field: string): number {
     this.need(1, field)
     const value = this.#view.getUint8(this.#offset)

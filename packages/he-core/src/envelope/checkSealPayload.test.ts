@@ -215,6 +215,34 @@ describe('forged payloads are refused before SEAL allocates, and the heap does n
     expect(heErrorOf(() => checkSealPayload('relinKeys', otherKeys, limits())).code).toBe('INVALID_ENVELOPE')
   })
 
+  it('a key residue at or above its prime (first and last word, full and seeded keys)', () => {
+    const primes = f.ctx.coeffPrimes
+    const first = ct(RELIN_FIRST_KEY).dataCount + 8
+    const relin = bytesOf('relinKeys')
+    for (const [offset, prime] of [
+      [first, primes[0]],
+      [relin.byteLength - 8, primes[primes.length - 1]],
+    ] as const) {
+      for (const value of [prime as bigint, (prime as bigint) + 1n, 1n << 63n]) {
+        expect(refusedBeforeSeal('relinKeys', envelopeOf('relinKeys', setU64(relin, offset, value)))).toMatch(
+          /residue \d+ is not below its prime/,
+        )
+      }
+    }
+    // Seeded Galois keys store c0 (and a seed) only; their last key's residues end before its seed.
+    const seeded = bytesOf('seededGalois')
+    const meta = { elements: f.galoisElements }
+    const seededFirst = ct(FIRST_LIST_LENGTH + 8 * (1 + 1)).dataCount + 8
+    const forged = setU64(seeded, seededFirst, primes[0] as bigint)
+    expect(heErrorOf(() => checkSealPayload('galoisKeys', forged, limits())).message).toMatch(
+      /residue 0 is not below its prime/,
+    )
+    expect(refusedBeforeSeal('galoisKeys', envelopeOf('galoisKeys', forged, meta))).toMatch(/not below its prime/)
+    // Without a context the primes are unknown: the structure alone is checked (SEAL checks the rest).
+    const structural = structuralPayloadLimits({ maxPolyModulusDegree: 4096, maxInflatedBytes: 1 << 24 })
+    expect(checkSealPayload('galoisKeys', forged, structural).seeded).toBe(true)
+  })
+
   it('Galois keys sent as relinKeys, relin keys sent as galoisKeys, and Galois elements the meta does not list', () => {
     expect(refusedBeforeSeal('relinKeys', envelopeOf('relinKeys', bytesOf('galoisKeys')))).toMatch(
       /declare 4096 key lists; relinearization keys have 1 \(this looks like Galois keys/,

@@ -87,7 +87,13 @@ function readCiphertext(
       expected: full,
     })
   }
-  r.skip(count * 8, `${field} data (${count} coefficients)`)
+  // A key's residues are checked below their primes when the primes are known: SEAL's load
+  // would refuse any other, but with an exception (keys are stored and reloaded often).
+  if (key && limits.primes && limits.exact && k === limits.primes.length) {
+    r.residues(count, n, limits.primes, `${field} data`)
+  } else {
+    r.skip(count * 8, `${field} data (${count} coefficients)`)
+  }
   r.expectAt(dataEnd, `${field} data`)
   if (seeded) {
     const seedEnd = r.nestedHeader(`${field} seed`)

@@ -30,6 +30,8 @@ export interface SealPayloadLimits {
   minPrimeBits?: number
   /** Polynomials a ciphertext may have here (SEAL allows up to 16; a fresh one has 2). */
   maxCiphertextSize?: number
+  /** The key-level primes (from a context): every key residue must be below its prime. */
+  primes?: readonly bigint[]
 }
 
 /** The parts of a context the limits come from (an `HeContext` fits). */
@@ -51,7 +53,7 @@ export function payloadLimitsOf(
     polyModulusDegrees: [ctx.params.polyModulusDegree],
     keyPrimeCount: ctx.coeffPrimes.length,
     exact: true,
-    ...(bits.length > 0 ? { minPrimeBits: Math.min(...bits) } : {}),
+    ...(bits.length > 0 ? { minPrimeBits: Math.min(...bits), primes: ctx.coeffPrimes } : {}),
     ...(options.maxCiphertextSize === undefined ? {} : { maxCiphertextSize: options.maxCiphertextSize }),
   }
 }
