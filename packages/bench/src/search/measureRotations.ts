@@ -10,9 +10,20 @@ export interface RotationCosts {
   sealWasm: Spread
   /** Native SEAL 4.1 (the seal-python wheel), when the native harness ran. */
   native?: Spread
-  /** Hoisted rotations (baby steps sharing one decomposition): not built; see SEARCH.md. */
-  hoisted?: Spread
+  /**
+   * Hoisted (RnsKernel.rotateHoisted): one of HOISTED_ROTATIONS rotations of the same
+   * ciphertext by steps 1, 2, … sharing one decomposition, the decomposition's time spread
+   * over them (what each of g − 1 baby steps costs at g = HOISTED_ROTATIONS + 1).
+   */
+  hoisted: Spread
+  /** The decomposition alone (RnsKernel.decompose), once per hoisted batch. */
+  decomposition: Spread
+  /** Rotations per hoisted batch (HOISTED_ROTATIONS). */
+  hoistedBatch: number
 }
+
+/** Rotations per hoisted batch in the table: the baby steps of g = 8. */
+export const HOISTED_ROTATIONS = 7
 
 /**
  * Times single rotations of one fresh BGV ciphertext at n=4096 [27, 28, 28] (the search
@@ -23,23 +34,29 @@ export async function measureRotationCosts(samples: number, native?: (samples: n
   const config = resolveSearchConfig({ rows: 1, dimension: 16 })
   const ctx = await getHeContext(config.params)
   const n = config.polyModulusDegree
-  const element = galoisElementOf(n, 1)
-  using keys = KeySet.generate(ctx, { galois: { steps: [1] } })
+  const steps = Array.from({ length: HOISTED_ROTATIONS }, (_, i) => i + 1)
+  const elements = steps.map((step) => galoisElementOf(n, step))
+  const element = elements[0] as number
+  using keys = KeySet.generate(ctx, { galois: { steps } })
   const kernel = new RnsKernel({
     polyModulusDegree: n,
     keyPrimes: ctx.coeffPrimes,
     plainModulus: ctx.plainModulus as bigint,
-    galoisElements: [element],
+    galoisElements: elements,
   })
   kernel.useKeys(
-    galoisKeyWordsOf({ polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal }, keys.galoisKeys as never, [
-      element,
-    ]),
+    galoisKeyWordsOf(
+      { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
+      keys.galoisKeys as never,
+      elements,
+    ),
   )
   const L = kernel.L
   const words = 2 * L * n
   const kernelMs: number[] = []
   const sealMs: number[] = []
+  const hoistedMs: number[] = []
+  const decompositionMs: number[] = []
   withScope((scope) => {
     const plaintext = encodeBatch(
       ctx,
@@ -63,9 +80,23 @@ export async function measureRotationCosts(samples: number, native?: (samples: n
       started = performance.now()
       ctx.evaluator.rotateRows(ciphertext, 1, keys.galoisKeys as never, rotated)
       if (i >= 3) sealMs.push(performance.now() - started)
+      started = performance.now()
+      kernel.decompose(src)
+      const decomposed = performance.now()
+      for (const rotation of elements) kernel.rotateHoisted(dst, src, rotation)
+      if (i >= 3) {
+        hoistedMs.push((performance.now() - started) / elements.length)
+        decompositionMs.push(decomposed - started)
+      }
     }
   })
-  const costs: RotationCosts = { kernel: spread(kernelMs), sealWasm: spread(sealMs) }
+  const costs: RotationCosts = {
+    kernel: spread(kernelMs),
+    sealWasm: spread(sealMs),
+    hoisted: spread(hoistedMs),
+    decomposition: spread(decompositionMs),
+    hoistedBatch: elements.length,
+  }
   if (native) costs.native = spread((await native(samples + 3)).slice(3))
   return costs
 }

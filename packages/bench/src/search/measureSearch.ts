@@ -50,6 +50,7 @@ export interface SearchMeasurement {
     | 'configId'
     | 'scheme'
     | 'babySteps'
+    | 'hoistBabySteps'
     | 'babyStep'
     | 'galoisSteps'
     | 'queryCiphertexts'
@@ -197,6 +198,7 @@ export async function prepareSearchCase(
           configId: config.configId,
           scheme: config.scheme,
           babySteps: config.babySteps,
+          hoistBabySteps: config.hoistBabySteps,
           babyStep: config.babyStep,
           galoisSteps: config.galoisSteps,
           queryCiphertexts: config.queryCiphertexts,

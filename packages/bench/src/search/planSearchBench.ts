@@ -93,6 +93,14 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
           // BGV runs in he-core's kernels: the same config in SEAL's evaluator beside it, for every g.
           if (scheme === 'bgv') {
             items.push({ group: 'tradeOff', label: `${scheme} ${babySteps}-side g=${g}, SEAL`, input, kernel: 'seal' })
+            // The kernel's hoisted baby steps (a key per step; SEAL's evaluator rotates alike either way).
+            if (babySteps === 'server' && g > 2) {
+              items.push({
+                group: 'tradeOff',
+                label: `${scheme} server-side hoisted g=${g}`,
+                input: { ...input, hoistBabySteps: true },
+              })
+            }
           }
         }
       }
@@ -122,6 +130,12 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
       compression: 'none',
     }
     items.push({ group: 'apple', label: 'Apple shape, server-side, uncompressed', input: apple, apple: true })
+    items.push({
+      group: 'apple',
+      label: 'Apple shape, server-side hoisted, uncompressed',
+      input: { ...apple, hoistBabySteps: true },
+      apple: true,
+    })
     items.push({
       group: 'apple',
       label: "Apple shape, server-side, uncompressed, SEAL's evaluator",

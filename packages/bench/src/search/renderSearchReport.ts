@@ -54,9 +54,14 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map(line)].join('\n')
 }
 
+/** Who rotates the query, and whether the server's rotations are hoisted. */
+function side(c: SearchMeasurement['config']): string {
+  return `${c.babySteps}-side${c.hoistBabySteps ? ' hoisted' : ''}`
+}
+
 function describe(m: SearchMeasurement): string {
   const c = m.config
-  return `${c.scheme.toUpperCase()} n=${c.polyModulusDegree} [${c.coeffModulusBits.join(',')}], ${c.babySteps}-side g=${c.babyStep}, ${c.nttForm ? 'NTT' : 'coefficient'} form`
+  return `${c.scheme.toUpperCase()} n=${c.polyModulusDegree} [${c.coeffModulusBits.join(',')}], ${side(c)} g=${c.babyStep}, ${c.nttForm ? 'NTT' : 'coefficient'} form`
 }
 
 function headline(m: SearchMeasurement): string {
@@ -122,7 +127,7 @@ function tradeOff(list: SearchMeasurement[]): string {
         m.engine === 'native' ? '**native**' : 'WASM',
         m.engine === 'native' ? 'SEAL' : m.kernel,
         c.scheme.toUpperCase(),
-        c.babySteps,
+        side(c),
         String(c.babyStep),
         c.nttForm ? 'NTT' : 'coefficient',
         String(c.queryCiphertexts),
@@ -161,7 +166,7 @@ export function engineRatio(wasm: SearchMeasurement, native: SearchMeasurement) 
 
 function mode(m: SearchMeasurement): string {
   const c = m.config
-  return `${c.scheme.toUpperCase()} ${c.babySteps}-side g=${c.babyStep}; query ${m.querySeeded ? '' : 'unseeded '}${m.queryCompression}, response ${m.responseCompression}; ${KERNEL_NAMES[m.kernel]}`
+  return `${c.scheme.toUpperCase()} ${side(c)} g=${c.babyStep}; query ${m.querySeeded ? '' : 'unseeded '}${m.queryCompression}, response ${m.responseCompression}; ${KERNEL_NAMES[m.kernel]}`
 }
 
 function comparisonTable(list: readonly SearchMeasurement[]): string {
@@ -268,7 +273,7 @@ function appleTable(list: readonly SearchMeasurement[]): string {
       m.engine === 'native'
         ? '**native SEAL**'
         : `WASM (${m.kernel === 'seal' ? "SEAL's evaluator" : `${m.kernel} kernel`})`,
-      `${c.babySteps}-side g=${c.babyStep}, ${c.galoisSteps.length} key${c.galoisSteps.length === 1 ? '' : 's'}; query ${m.queryCompression}`,
+      `${side(c)} g=${c.babyStep}, ${c.galoisSteps.length} key${c.galoisSteps.length === 1 ? '' : 's'}; query ${m.queryCompression}`,
       kb(m.keyBytes),
       kb(m.queryBytes),
       kb(m.responseBytes),
@@ -300,8 +305,12 @@ function kernelTargets(report: SearchBenchReport): string {
   const shape = [...report.headlineRows, ...report.tradeOff].filter(
     (m) => oneCiphertext(m) && m.config.scheme === 'bgv' && m.queryCompression === 'none',
   )
-  const wasm = (list: SearchMeasurement[]) => best(list.filter((m) => m.engine === 'wasm' && m.kernel !== 'seal'))
+  const wasm = (list: SearchMeasurement[], hoisted: boolean) =>
+    best(
+      list.filter((m) => m.engine === 'wasm' && m.kernel !== 'seal' && (m.config.hoistBabySteps ?? false) === hoisted),
+    )
   const native = (list: SearchMeasurement[]) => list.filter((m) => m.engine === 'native')
+  const main = `V = ${report.headline.config.rows.toLocaleString('en')}, D = ${report.headline.config.dimension}`
   return table(
     [
       'shape (one query ciphertext, uncompressed)',
@@ -311,12 +320,10 @@ function kernelTargets(report: SearchBenchReport): string {
       'exact',
     ],
     [
-      targetRow(`V = 4096, D = 128 (Apple's shape)`, wasm(apple), native(apple)),
-      targetRow(
-        `V = ${report.headline.config.rows.toLocaleString('en')}, D = ${report.headline.config.dimension}`,
-        wasm(shape),
-        native(shape),
-      ),
+      targetRow(`V = 4096, D = 128 (Apple's shape), single rotations`, wasm(apple, false), native(apple)),
+      targetRow(`V = 4096, D = 128 (Apple's shape), hoisted baby steps`, wasm(apple, true), native(apple)),
+      targetRow(`${main}, single rotations`, wasm(shape, false), native(shape)),
+      targetRow(`${main}, hoisted baby steps`, wasm(shape, true), native(shape)),
     ],
   )
 }
@@ -332,9 +339,9 @@ function rotationTable(costs: RotationCosts): string {
         costs.native ? `${(costs.kernel.median / costs.native.median).toFixed(2)}×` : '—',
       ],
       [
-        "he-core's key-switching kernel, hoisted (baby steps sharing one decomposition)",
-        costs.hoisted ? cell(costs.hoisted) : 'not built',
-        '—',
+        `he-core's key-switching kernel, hoisted (${costs.hoistedBatch} rotations of one ciphertext sharing one decomposition, its ${ms(costs.decomposition.median)} ms median spread over them)`,
+        cell(costs.hoisted),
+        costs.native ? `${(costs.hoisted.median / costs.native.median).toFixed(2)}×` : '—',
       ],
       [
         "SEAL's evaluator in WebAssembly (node-seal)",
