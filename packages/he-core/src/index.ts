@@ -76,6 +76,7 @@ export {
   EvaluationKeys,
 } from './keys/EvaluationKeys.ts'
 export {
+  type ExportGaloisKeyOptions,
   type ExportKeyOptions,
   exportEvaluationKeys,
   exportGaloisKeys,

@@ -16,8 +16,10 @@ const INFLATE_SLACK = 1 << 20
  * payload is inflated within a bound and walked field by field — n a supported degree
  * up to MAX_POLY_DEGREE, every key of one shape, relinearization keys one list,
  * Galois keys one slot per n with exactly the elements the envelope lists, every
- * byte accounted for. SEAL loads them, with the exact checks of their context, when
- * a program first uses them. Returns n; INVALID_ENVELOPE when anything is off.
+ * byte accounted for; packed Galois keys by their layout (n, primes, elements, exact
+ * length: nothing to inflate). SEAL loads them, with the exact checks of their context
+ * (for packed keys: every residue below its prime), when a program first uses them.
+ * Returns n; INVALID_ENVELOPE when anything is off.
  */
 export function checkKeySetStructure(decoded: DecodedEvaluationKeys, maxPolyModulusDegree: number): number {
   const shapes: SealPayloadShape[] = []

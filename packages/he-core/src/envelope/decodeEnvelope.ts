@@ -6,6 +6,7 @@ import type { EnvelopeKind } from './envelopeKinds.ts'
 import { ENVELOPE_HEADER_BYTES } from './envelopeLayout.ts'
 import { type EnvelopeMetaByKind, parseEnvelopeMeta } from './envelopeMeta.ts'
 import { checkPackedLayout } from './packedCiphertext.ts'
+import { checkPackedGaloisKeysLayout } from './packedGaloisKeys.ts'
 import { type EnvelopeHeader, readEnvelopeFrame, readEnvelopeIdentity } from './readEnvelopeHeader.ts'
 import { checkSealBlobHeader } from './sealBlobHeader.ts'
 
@@ -38,6 +39,21 @@ function readMeta(kind: EnvelopeKind, bytes: Uint8Array): unknown {
 }
 
 /**
+ * Packed Galois keys list their elements in the payload too: they must be the meta's
+ * (the store, the key cache's budget and the pre-SEAL checks of later requests go by the meta).
+ */
+function checkListedElements(what: string, listed: readonly number[], packed: readonly number[]): void {
+  const sorted = [...new Set(listed)].sort((a, b) => a - b)
+  if (sorted.length !== packed.length || sorted.some((element, i) => element !== packed[i])) {
+    throw new HeError(
+      'INVALID_ENVELOPE',
+      `${what} lists Galois elements ${sorted.join(', ')} but its packed payload holds ${packed.join(', ')}`,
+      { details: { listed: sorted, present: [...packed] } },
+    )
+  }
+}
+
+/**
  * The steps of `decodeEnvelope` on a plain Uint8Array. `what` names the envelope in
  * messages (e.g. "bundle item 3").
  */
@@ -66,13 +82,17 @@ export function decodeEnvelopeBytes<K extends EnvelopeKind>(
   const meta = readMeta(identity.kind, bytes.subarray(metaStart, payloadStart))
   const payload = bytes.subarray(payloadStart, bodyLength)
   if (identity.compression === 'packed') {
-    const packed = checkPackedLayout(payload, 'INVALID_ENVELOPE')
+    const packed =
+      identity.kind === 'galoisKeys'
+        ? checkPackedGaloisKeysLayout(payload, 'INVALID_ENVELOPE')
+        : checkPackedLayout(payload, 'INVALID_ENVELOPE')
     if (packed.seeded !== identity.seeded) {
       throw new HeError(
         'INVALID_ENVELOPE',
-        `${what} is ${identity.seeded ? '' : 'not '}marked seeded but its packed payload stores ${packed.polys} polynomials`,
+        `${what} is ${identity.seeded ? '' : 'not '}marked seeded but its packed payload stores ${packed.polys} polynomials${identity.kind === 'galoisKeys' ? ' per key' : ''}`,
       )
     }
+    if ('elements' in packed) checkListedElements(what, (meta as { elements: number[] }).elements, packed.elements)
   } else if (identity.kind !== 'bundle') {
     const seal = checkSealBlobHeader(payload, 'INVALID_ENVELOPE')
     if (seal.compression !== identity.compression) {

@@ -12,6 +12,7 @@ import {
 import { MAX_META_BYTES } from './envelopeLayout.ts'
 import { type EnvelopeMetaInput, parseEnvelopeMeta } from './envelopeMeta.ts'
 import { checkPackedLayout, isPackedPayload } from './packedCiphertext.ts'
+import { checkPackedGaloisKeysLayout, isPackedGaloisKeysPayload } from './packedGaloisKeys.ts'
 import { checkSealBlobHeader } from './sealBlobHeader.ts'
 import { writeEnvelope } from './writeEnvelope.ts'
 
@@ -33,7 +34,8 @@ export type EncodeEnvelopeInput<K extends SealObjectKind = SealObjectKind> = {
     seeded?: boolean
     /**
      * SEAL's `saveToArray` output, untouched: its 16-byte header is checked and gives the
-     * compression. Or a packed ciphertext (`packSealCiphertext`): compression `packed`.
+     * compression. Or a packed ciphertext (`packSealCiphertext`) or packed Galois keys
+     * (`packSealGaloisKeys`): compression `packed`.
      */
     payload: BytesLike
   } & MetaField<P>
@@ -82,9 +84,23 @@ export function encodeEnvelope<K extends SealObjectKind>(input: EncodeEnvelopeIn
   const meta = encodeEnvelopeMeta(kind, input.meta)
   const payload = asPlainUint8Array(input.payload)
   let compression: EnvelopeCompression
-  if (isPackedPayload(payload)) {
-    const packed = checkPackedLayout(payload, 'INVALID_INPUT')
-    if (kind !== 'ciphertext') throw new HeError('INVALID_INPUT', `only ciphertexts are packed, not a ${kind}`)
+  if (isPackedPayload(payload) || isPackedGaloisKeysPayload(payload)) {
+    const keys = isPackedGaloisKeysPayload(payload)
+    if (kind !== (keys ? 'galoisKeys' : 'ciphertext')) {
+      throw new HeError('INVALID_INPUT', `a packed ${keys ? 'Galois-key' : 'ciphertext'} payload is no ${kind}`)
+    }
+    const packed = keys
+      ? checkPackedGaloisKeysLayout(payload, 'INVALID_INPUT')
+      : checkPackedLayout(payload, 'INVALID_INPUT')
+    if ('elements' in packed) {
+      const listed = [...new Set((input.meta as { elements: number[] }).elements)].sort((a, b) => a - b)
+      if (listed.join() !== packed.elements.join()) {
+        throw new HeError(
+          'INVALID_INPUT',
+          `meta lists Galois elements ${listed.join(', ')}, the packed keys hold ${packed.elements.join(', ')}`,
+        )
+      }
+    }
     if (packed.seeded !== seeded) {
       throw new HeError(
         'INVALID_INPUT',

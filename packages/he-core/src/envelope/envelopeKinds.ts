@@ -33,11 +33,15 @@ export const KEYLESS_KINDS: ReadonlySet<EnvelopeKind> = new Set(['params', 'plai
 /**
  * How a payload is encoded. Codes 0–2 are SEAL's serialization compression modes (the
  * wire code equals SEAL's own `compr_mode_type` byte); code 3, `packed`, is sealbox's
- * bit-packed ciphertext (packedCiphertext.ts), which is not a SEAL save at all.
+ * bit-packed ciphertext (packedCiphertext.ts) or Galois keys (packedGaloisKeys.ts),
+ * which are not SEAL saves at all.
  */
 export const ENVELOPE_COMPRESSIONS = ['none', 'zlib', 'zstd', 'packed'] as const
 
 export type EnvelopeCompression = (typeof ENVELOPE_COMPRESSIONS)[number]
+
+/** Kinds whose payload may be packed: ciphertexts (packedCiphertext.ts) and Galois keys (packedGaloisKeys.ts). */
+export const PACKABLE_KINDS: ReadonlySet<EnvelopeKind> = new Set(['ciphertext', 'galoisKeys'])
 
 /** The compressions SEAL itself writes and reads (everything but `packed`). */
 export type SealCompression = Exclude<EnvelopeCompression, 'packed'>

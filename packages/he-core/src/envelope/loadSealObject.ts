@@ -16,6 +16,7 @@ import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
 import type { SealObjectKind } from './envelopeKinds.ts'
 import { type PackedCiphertextContext, unpackSealCiphertext } from './packSealCiphertext.ts'
+import { unpackSealGaloisKeys } from './packSealGaloisKeys.ts'
 import { prepareSealPayload } from './prepareSealPayload.ts'
 import { sealClassKind } from './sealClassKinds.ts'
 import { type PayloadLimitsSource, payloadLimitsOf, structuralPayloadLimits } from './sealPayloadLimits.ts'
@@ -109,8 +110,15 @@ export function loadSealObject<K extends ContextObjectKind>(
   return envelope
 }
 
-/** A packed ciphertext rebuilt as SEAL's own uncompressed save, every field checked against the context. */
+/**
+ * A packed ciphertext or packed Galois keys rebuilt as SEAL's own uncompressed save, every
+ * field checked against the context (then pre-parsed like any other payload).
+ */
 function unpackFor(context: SealLoadContext, envelope: Envelope<ContextObjectKind>): Envelope<ContextObjectKind> {
+  if (envelope.kind === 'galoisKeys') {
+    const payload = unpackSealGaloisKeys(context, envelope.payload, envelope.seeded)
+    return { ...envelope, compression: 'none', payload }
+  }
   const packedContext = context as unknown as Partial<PackedCiphertextContext>
   if (packedContext.params?.scheme === undefined || packedContext.plainModulus === undefined) {
     throw new HeError('INVALID_INPUT', 'a packed ciphertext loads under an HeContext (its scheme and t are needed)')

@@ -1,6 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import type { HeErrorCode } from '../errors/heErrorCodes.ts'
 import { POLY_MODULUS_DEGREES } from '../params/ParamsSpec.ts'
+import { readResidueRun, writeResidueRun } from './residueBitStream.ts'
 import { COEFF_MODULUS_SIZE_MAX } from './sealPayloadLimits.ts'
 
 /*
@@ -174,38 +175,7 @@ export function packResidues(input: PackResiduesInput): Uint8Array {
     at += PACKED_SEED_BYTES
   }
   const source = new DataView(words.buffer, words.byteOffset, words.byteLength)
-  let acc = 0
-  let accBits = 0
-  const put = (value: number, bits: number) => {
-    acc += value * 2 ** accBits
-    accBits += bits
-    while (accBits >= 8) {
-      out[at++] = acc & 0xff // ToInt32 keeps the low 32 bits, so the low byte is exact
-      acc = Math.floor(acc / 256)
-      accBits -= 8
-    }
-  }
-  let word = 0
-  for (let p = 0; p < polys; p++) {
-    for (const [i, prime] of primes.entries()) {
-      const w = widths[i] as number
-      const qHi = Number(prime >> 32n)
-      const qLo = Number(prime & 0xffffffffn)
-      for (let j = 0; j < n; j++, word++) {
-        const lo = source.getUint32(word * 8, true)
-        const hi = source.getUint32(word * 8 + 4, true)
-        if (hi > qHi || (hi === qHi && lo >= qLo)) {
-          throw new HeError('INVALID_INPUT', `residue ${word} is not below its prime ${prime}`)
-        }
-        if (w <= 32) put(lo, w)
-        else {
-          put(lo, 32)
-          put(hi, w - 32)
-        }
-      }
-    }
-  }
-  if (accBits > 0) out[at++] = acc & 0xff
+  writeResidueRun({ polys, polyModulusDegree: n, primes, widths }, source, 0, out, at)
   return out
 }
 
@@ -223,40 +193,6 @@ export function unpackResidues(
 ): void {
   const n = shape.polyModulusDegree
   const out = new DataView(target.buffer, target.byteOffset + offset, shape.polys * primes.length * n * 8)
-  let at = shape.bitsAt
-  let acc = 0
-  let accBits = 0
-  const take = (bits: number): number => {
-    while (accBits < bits) {
-      acc += (payload[at++] as number) * 2 ** accBits
-      accBits += 8
-    }
-    const scale = 2 ** bits
-    const value = acc % scale
-    acc = (acc - value) / scale
-    accBits -= bits
-    return value
-  }
-  let word = 0
-  for (let p = 0; p < shape.polys; p++) {
-    for (const [i, prime] of primes.entries()) {
-      const w = shape.widths[i] as number
-      const qHi = Number(prime >> 32n)
-      const qLo = Number(prime & 0xffffffffn)
-      for (let j = 0; j < n; j++, word++) {
-        const lo = w <= 32 ? take(w) : take(32)
-        const hi = w <= 32 ? 0 : take(w - 32)
-        if (hi > qHi || (hi === qHi && lo >= qLo)) {
-          throw new HeError(
-            'INVALID_ENVELOPE',
-            `the packed ciphertext's residue ${j} of polynomial ${p}, prime ${i} is ${BigInt(hi) * 2n ** 32n + BigInt(lo)}, not below the prime ${prime}`,
-            { details: { polynomial: p, prime: i, coefficient: j } },
-          )
-        }
-        out.setUint32(word * 8, lo, true)
-        out.setUint32(word * 8 + 4, hi, true)
-      }
-    }
-  }
-  if (acc !== 0) throw new HeError('INVALID_ENVELOPE', 'the packed ciphertext has bits set after its last residue')
+  const run = { polys: shape.polys, polyModulusDegree: n, primes, widths: shape.widths }
+  readResidueRun(run, payload, shape.bitsAt, out, 0, 'the packed ciphertext')
 }

@@ -2,11 +2,12 @@ import { HeError } from '../errors/HeError.ts'
 import { checkSealPayload, type SealPayloadShape } from './checkSealPayload.ts'
 import type { EnvelopeCompression, SealObjectKind } from './envelopeKinds.ts'
 import { canInflate, inflateSealPayload } from './inflateSealPayload.ts'
+import { checkPackedGaloisKeysLayout } from './packedGaloisKeys.ts'
 import { maxPayloadBytes, minCompressedPayloadBytes, type SealPayloadLimits } from './sealPayloadLimits.ts'
 
 /** A payload ready for SEAL's `loadFromArray`, and what its pre-parse found. */
 export interface PreparedSealPayload {
-  /** Uncompressed and checked; or, where nothing can inflate it (a browser), the compressed original. */
+  /** Uncompressed and checked; or, where nothing can inflate it (a browser), the compressed original; or packed Galois keys without a context, as they are. */
   payload: Uint8Array
   /** Undefined only for a compressed payload that could not be inflated here. */
   shape: SealPayloadShape | undefined
@@ -17,10 +18,39 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /**
+ * The structure of packed Galois keys under parameters nobody here has built (no primes
+ * to check residues against, no parms id to rebuild SEAL's save with): the layout
+ * (decodeEnvelope has checked it, and its elements against the meta), n and the primes
+ * within `limits`. SEAL's save is rebuilt, every residue checked, when they are loaded
+ * under their own context.
+ */
+function packedGaloisKeysShape(payload: Uint8Array, limits: SealPayloadLimits, what: string): SealPayloadShape {
+  const shape = checkPackedGaloisKeysLayout(payload, 'INVALID_ENVELOPE')
+  if (!limits.polyModulusDegrees.includes(shape.polyModulusDegree)) {
+    throw new HeError(
+      'INVALID_ENVELOPE',
+      `the ${what} has poly_modulus_degree ${shape.polyModulusDegree}; allowed here: ${limits.polyModulusDegrees.join(', ')}`,
+    )
+  }
+  if (shape.primes > limits.keyPrimeCount) {
+    throw new HeError('INVALID_ENVELOPE', `the ${what} spans ${shape.primes} primes; at most ${limits.keyPrimeCount}`)
+  }
+  return {
+    polyModulusDegree: shape.polyModulusDegree,
+    coeffModulusSize: shape.primes,
+    seeded: shape.seeded,
+    galoisElements: shape.elements,
+  }
+}
+
+/**
  * Makes an envelope's payload safe to hand to SEAL: inflates a compressed payload
  * with a bound computed from `limits` (and the Galois elements the envelope claims),
  * then pre-parses it with `checkSealPayload`. For Galois keys the elements present
  * must be exactly those the envelope's meta lists. Every refusal is INVALID_ENVELOPE.
+ * Packed payloads load through `loadSealObject`, which unpacks them under its context;
+ * here only packed Galois keys without a context (`structuralPayloadLimits`) pass, their
+ * structure checked and their payload returned as it is, for no SEAL to load.
  */
 export function prepareSealPayload(
   envelope: {
@@ -38,8 +68,11 @@ export function prepareSealPayload(
   const listed = claimed ? new Set(claimed).size : undefined
   let payload = envelope.payload
   if (envelope.compression === 'packed') {
-    // loadSealObject unpacks first; anything else handing a packed payload here is a caller bug.
-    throw new HeError('INVALID_INPUT', `the ${what} is packed: unpack it with unpackSealCiphertext first`)
+    // loadSealObject unpacks under its context first; only keys of parameters nobody has built come here.
+    if (kind !== 'galoisKeys' || limits.exact) {
+      throw new HeError('INVALID_INPUT', `the ${what} is packed: load it with loadSealObject, which unpacks it`)
+    }
+    return { payload, shape: packedGaloisKeysShape(envelope.payload, limits, what) }
   }
   if (envelope.compression !== 'none') {
     const least = minCompressedPayloadBytes(kind, limits, listed)

@@ -7,6 +7,7 @@ import {
   type EnvelopeKind,
   KEYLESS_KINDS,
   kindFromCode,
+  PACKABLE_KINDS,
   SEEDABLE_KINDS,
 } from './envelopeKinds.ts'
 import {
@@ -148,8 +149,8 @@ export function readEnvelopeIdentity(bytes: Uint8Array, what = 'envelope'): Enve
   if (compression === undefined) {
     throw invalid(`${what} has unknown compression code ${compressionByte}`, { found: compressionByte })
   }
-  if (compression === 'packed' && kind !== 'ciphertext') {
-    throw invalid(`${what} is a ${kind} marked packed; only ciphertexts are packed`)
+  if (compression === 'packed' && !PACKABLE_KINDS.has(kind)) {
+    throw invalid(`${what} is a ${kind} marked packed; only ciphertexts and Galois keys are packed`)
   }
   if (kind === 'bundle' && compression !== 'none') {
     throw invalid(`${what} is a bundle with compression ${compression}; bundles are stored uncompressed`)

@@ -3,8 +3,9 @@ import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { decodeBundle } from '../envelope/decodeBundle.ts'
 import { encodeBundle } from '../envelope/encodeBundle.ts'
 import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
-import type { SealCompression } from '../envelope/envelopeKinds.ts'
+import type { EnvelopeCompression, SealCompression } from '../envelope/envelopeKinds.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { packSealGaloisKeys } from '../envelope/packSealGaloisKeys.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { galoisElementOf } from './galoisElements.ts'
@@ -15,6 +16,16 @@ export interface ExportKeyOptions {
   seeded?: boolean
   compression?: SealCompression
   label?: string
+}
+
+/**
+ * How to export Galois keys: any SEAL compression, or `packed` (each residue in ⌈log2 q⌉
+ * bits, ENVELOPE.md "Packed Galois keys": 170.3 KB for two seeded elements at n = 4096
+ * [27, 28, 28], against ≈ 213 KB with zstd).
+ */
+export interface ExportGaloisKeyOptions extends Omit<ExportKeyOptions, 'compression'> {
+  /** SEAL's `none`, `zlib` or `zstd`, or sealbox's `packed` (default `zstd`). */
+  compression?: EnvelopeCompression
 }
 
 /** The secret key as an envelope, for an explicit download by its owner only. */
@@ -52,15 +63,21 @@ export function exportRelinKeys(keys: KeySet, options: ExportKeyOptions = {}): U
   })
 }
 
-export function exportGaloisKeys(keys: KeySet, options: ExportKeyOptions = {}): Uint8Array {
+export function exportGaloisKeys(keys: KeySet, options: ExportGaloisKeyOptions = {}): Uint8Array {
   const seeded = options.seeded ?? true
   const n = keys.ctx.params.polyModulusDegree
+  const compression = options.compression ?? 'zstd'
+  // Packed: SEAL saves its 64-bit words, then each residue is cut to its prime's bits.
+  const payload =
+    compression === 'packed'
+      ? packSealGaloisKeys(keys.ctx, keys.serializeGaloisKeys('none', seeded))
+      : keys.serializeGaloisKeys(compression, seeded)
   return encodeEnvelope({
     kind: 'galoisKeys',
     fingerprint: keys.ctx.fingerprint,
     keySetId: keys.id,
     seeded,
-    payload: keys.serializeGaloisKeys(options.compression ?? 'zstd', seeded),
+    payload,
     meta: {
       steps: keys.galoisSteps,
       elements: [...new Set(keys.galoisSteps.map((step) => galoisElementOf(n, step)))],
@@ -71,13 +88,18 @@ export function exportGaloisKeys(keys: KeySet, options: ExportKeyOptions = {}): 
 
 /**
  * Everything a server needs to compute for this key set, and nothing secret: a
- * bundle of the relinearization and Galois keys it has (seeded by default).
+ * bundle of the relinearization and Galois keys it has (seeded by default). `packed`
+ * packs the Galois keys; relinearization keys then travel with zstd.
  */
-export function exportEvaluationKeys(keys: KeySet, options: ExportKeyOptions = {}): Uint8Array {
+export function exportEvaluationKeys(keys: KeySet, options: ExportGaloisKeyOptions = {}): Uint8Array {
   const items: Uint8Array[] = []
   const labels: string[] = []
   if (keys.relinKeys) {
-    items.push(exportRelinKeys(keys, options))
+    const { compression, ...rest } = options
+    const relinCompression = compression === 'packed' ? 'zstd' : compression
+    items.push(
+      exportRelinKeys(keys, relinCompression === undefined ? rest : { ...rest, compression: relinCompression }),
+    )
     labels.push('relinKeys')
   }
   if (keys.galoisKeys) {

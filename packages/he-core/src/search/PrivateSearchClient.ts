@@ -98,12 +98,13 @@ export class PrivateSearchClient implements Disposable {
   }
 
   /**
-   * The Galois keys to upload (a seeded, zstd envelope for exactly the needed steps),
-   * or null when the server needs none (client-side baby steps with g = D').
+   * The Galois keys to upload (a seeded envelope for exactly the needed steps, packed —
+   * each residue in ⌈log2 q⌉ bits — unless `compression` says otherwise), or null when
+   * the server needs none (client-side baby steps with g = D').
    */
-  evaluationKeys(): Uint8Array | null {
+  evaluationKeys(options: { compression?: SearchWireEncoding } = {}): Uint8Array | null {
     if (this.config.galoisSteps.length === 0) return null
-    return exportGaloisKeys(this.keySet, { seeded: true, compression: 'zstd' })
+    return exportGaloisKeys(this.keySet, { seeded: true, compression: options.compression ?? 'packed' })
   }
 
   /**

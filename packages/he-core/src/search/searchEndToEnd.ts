@@ -79,6 +79,9 @@ export function ciphertextWireBytes(
   return encoding === 'none' ? none : Math.round(none * ((bits / k + ZSTD_EXTRA_BITS) / 64))
 }
 
+/** A Galois-key envelope's header, meta (steps and elements) and checksum. */
+const KEY_ENVELOPE_FRAME = 56 + 40
+
 /** Widths (bits) of the data primes, and of the one prime a response is switched to. */
 function widthsOf(facts: Pick<ParamsFacts, 'coeffModulusBits' | 'dataPrimeCount'>): {
   query: number[]
@@ -89,7 +92,7 @@ function widthsOf(facts: Pick<ParamsFacts, 'coeffModulusBits' | 'dataPrimeCount'
   return { query: data, response: data.slice(0, 1), key: facts.coeffModulusBits }
 }
 
-/** Bytes one query and its response take on the wire, and the Galois keys (once per user, seeded zstd). */
+/** Bytes one query and its response take on the wire, and the Galois keys (once per user, seeded and packed). */
 export interface SearchWireEstimate {
   queryBytes: number
   responseBytes: number
@@ -106,12 +109,14 @@ export function estimateSearchWireBytes(
   const widths = widthsOf(facts)
   const query = ciphertextWireBytes(transfer.query, n, widths.query, true) + ITEM_FRAME
   const response = ciphertextWireBytes(transfer.response, n, widths.response, false) + ITEM_FRAME
-  // A Galois key per step: one seeded key-level ciphertext per data prime (zstd, as uploaded).
-  const perStep = facts.dataPrimeCount * ciphertextWireBytes('zstd', n, widths.key, true)
+  // A Galois key per step: its element (4 bytes) and one seeded key-level ciphertext per data
+  // prime, packed as uploaded (PrivateSearchClient.evaluationKeys): c0's residues and a seed.
+  const keyBits = n * widths.key.reduce((sum, w) => sum + w, 0)
+  const perStep = 4 + facts.dataPrimeCount * (65 + Math.ceil(keyBits / 8))
   return {
     queryBytes: BUNDLE_FRAME + counts.queryCiphertexts * query,
     responseBytes: BUNDLE_FRAME + counts.responseCiphertexts * response,
-    keyBytes: galoisSteps === 0 ? 0 : 56 + 200 + galoisSteps * perStep,
+    keyBytes: galoisSteps === 0 ? 0 : KEY_ENVELOPE_FRAME + 16 + widths.key.length + galoisSteps * perStep,
   }
 }
 

@@ -1,0 +1,132 @@
+import { HeError } from '../errors/HeError.ts'
+
+/*
+ * The bit stream both packed layouts (ciphertexts, Galois keys) store residues in: each
+ * residue in its prime's width, least significant bit first, polynomial then prime then
+ * coefficient (SEAL's order), the run ending on a byte boundary with its unused bits 0.
+ * Widths go up to 61 bits, so a residue is split into a low 32-bit and a high part, and
+ * the accumulator (a double) never holds more than 39 bits.
+ */
+
+/** One run of residues: `polys` polynomials over `primes`, n coefficients each. */
+export interface ResidueRun {
+  polys: number
+  polyModulusDegree: number
+  /** The primes of the run, in SEAL's order. */
+  primes: readonly bigint[]
+  /** Bits per residue of each prime. */
+  widths: readonly number[]
+}
+
+/** Bytes a run takes in the stream. */
+export function residueRunBytes(run: Omit<ResidueRun, 'primes'>): number {
+  return Math.ceil((run.polys * run.polyModulusDegree * run.widths.reduce((sum, w) => sum + w, 0)) / 8)
+}
+
+/**
+ * Writes SEAL's u64 residue words (`source`, little-endian, from byte `wordsAt`) into `out` at
+ * byte `at`; returns the byte after the run. A residue at or above its prime is
+ * INVALID_INPUT (SEAL's own output never has one), so a writer never produces a stream
+ * the reader refuses.
+ */
+export function writeResidueRun(
+  run: ResidueRun,
+  source: DataView,
+  wordsAt: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  let acc = 0
+  let accBits = 0
+  const put = (value: number, bits: number) => {
+    acc += value * 2 ** accBits
+    accBits += bits
+    while (accBits >= 8) {
+      out[at++] = acc & 0xff // ToInt32 keeps the low 32 bits, so the low byte is exact
+      acc = Math.floor(acc / 256)
+      accBits -= 8
+    }
+  }
+  let word = 0
+  for (let p = 0; p < run.polys; p++) {
+    for (const [i, prime] of run.primes.entries()) {
+      const w = run.widths[i] as number
+      const qHi = Number(prime >> 32n)
+      const qLo = Number(prime & 0xffffffffn)
+      for (let j = 0; j < run.polyModulusDegree; j++, word++) {
+        const lo = source.getUint32(wordsAt + word * 8, true)
+        const hi = source.getUint32(wordsAt + word * 8 + 4, true)
+        if (hi > qHi || (hi === qHi && lo >= qLo)) {
+          throw new HeError('INVALID_INPUT', `residue ${word} is not below its prime ${prime}`)
+        }
+        if (w <= 32) put(lo, w)
+        else {
+          put(lo, 32)
+          put(hi, w - 32)
+        }
+      }
+    }
+  }
+  if (accBits > 0) out[at++] = acc & 0xff
+  return at
+}
+
+/**
+ * Reads a run from `payload` at byte `at` into SEAL's u64 words (`out`, from byte `wordsAt`);
+ * returns the byte after the run. Every residue must be below its prime and the run's
+ * unused last bits 0 — otherwise INVALID_ENVELOPE (SEAL is never handed an unreduced
+ * coefficient); `what` names the run ("the packed ciphertext"). The caller has checked
+ * that the payload holds the run.
+ */
+export function readResidueRun(
+  run: ResidueRun,
+  payload: Uint8Array,
+  at: number,
+  out: DataView,
+  wordsAt: number,
+  what: string,
+): number {
+  // Bit positions and 32-bit reads instead of a double accumulator: this runs on every
+  // key upload and key load (≈ 100,000 residues for two elements at n = 4096).
+  let pos = at * 8
+  const bits = (w: number): number => {
+    const byte = Math.floor(pos / 8) // not >>> 3: a payload may pass 2^29 bytes
+    const shift = pos - byte * 8
+    pos += w
+    // Past the end a typed array reads undefined, which the bit operators take as 0.
+    let word =
+      ((payload[byte] as number) |
+        ((payload[byte + 1] as number) << 8) |
+        ((payload[byte + 2] as number) << 16) |
+        ((payload[byte + 3] as number) << 24)) >>>
+      shift
+    if (shift + w > 32) word |= (payload[byte + 4] as number) << (32 - shift)
+    return w === 32 ? word >>> 0 : word & ((1 << w) - 1)
+  }
+  let word = 0
+  for (let p = 0; p < run.polys; p++) {
+    for (const [i, prime] of run.primes.entries()) {
+      const w = run.widths[i] as number
+      const qHi = Number(prime >> 32n)
+      const qLo = Number(prime & 0xffffffffn)
+      for (let j = 0; j < run.polyModulusDegree; j++, word++) {
+        const lo = w <= 32 ? bits(w) : bits(32)
+        const hi = w <= 32 ? 0 : bits(w - 32)
+        if (hi > qHi || (hi === qHi && lo >= qLo)) {
+          throw new HeError(
+            'INVALID_ENVELOPE',
+            `${what}'s residue ${j} of polynomial ${p}, prime ${i} is ${BigInt(hi) * 2n ** 32n + BigInt(lo)}, not below the prime ${prime}`,
+            { details: { polynomial: p, prime: i, coefficient: j } },
+          )
+        }
+        out.setUint32(wordsAt + word * 8, lo, true)
+        out.setUint32(wordsAt + word * 8 + 4, hi, true)
+      }
+    }
+  }
+  const last = Math.floor(pos / 8)
+  if (pos % 8 !== 0 && (payload[last] as number) >>> (pos % 8) !== 0) {
+    throw new HeError('INVALID_ENVELOPE', `${what} has bits set after its last residue`)
+  }
+  return Math.ceil(pos / 8)
+}
