@@ -131,3 +131,31 @@ test('opens the link in a new workspace (its own tab and storage) or, when confi
   await expect(keySet(page)).resolves.not.toBe(before)
   expect(errors).toEqual([])
 })
+
+test('copies a link to a context alone (no values yet); another browser opens it as that context with fresh keys', async ({
+  sandbox: { page, errors },
+  newPage,
+}) => {
+  await page.getByTestId('scheme-bgv').check({ force: true })
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
+  await page.getByRole('button', { name: 'Copy link' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Link to this workspace' })
+  await expect(dialog.textContent()).resolves.toMatch(/no values or steps yet/)
+  await expect(dialog.textContent()).resolves.not.toMatch(/Choose at least one value/)
+  const link = await dialog.getByLabel('Workspace link').inputValue()
+  await dialog.getByRole('button', { name: 'Close' }).click()
+
+  const other = await newPage()
+  const otherErrors: string[] = []
+  other.on('pageerror', (error) => otherErrors.push(String(error)))
+  await other.goto(link)
+  await other.getByText(/^Opened a shared workspace: its parameters/).waitFor({ timeout: 120_000 })
+  await expect(other.getByTestId('params-in-use').textContent()).resolves.toMatch(/^In use: BGV, n = 4096/)
+  await openPanel(other, 'Keys')
+  await other.getByTestId('key-secretKey').getByText('ready').waitFor()
+  await other.getByTestId('key-publicKey').getByText('ready').waitFor()
+  expect(otherErrors).toEqual([])
+  expect(errors).toEqual([])
+})

@@ -1,9 +1,10 @@
 import { useRef, useState } from 'react'
-import { defaultPrint, workspaceSpecOf } from '../workspace/workspaceSpecOf.ts'
+import { formWords } from '../ui/formWords.ts'
+import { linkSpecOf } from '../workspace/workspaceSpecOf.ts'
 import { encodePermalink, permalinkUrl } from './permalink.ts'
 import { useWorkspace } from './SandboxContext.tsx'
 
-type LinkState = { url: string; copied: boolean } | { problem: string }
+type LinkState = { url: string; copied: boolean; contextOnly: boolean } | { problem: string }
 
 /**
  * "Copy link": the workspace (parameters, typed numbers, pipeline — never keys or the
@@ -15,9 +16,9 @@ export function CopyLinkButton() {
   const [link, setLink] = useState<LinkState>()
 
   const make = async () => {
-    const outcome = workspaceSpecOf(state, defaultPrint(state))
+    const outcome = linkSpecOf(state)
     if (!outcome.spec) {
-      setLink({ problem: outcome.problem ?? 'Create parameters and variables first.' })
+      setLink({ problem: formWords(outcome.problem ?? 'Create the context on the Parameters panel first.') })
     } else {
       const panel = window.location.hash.replace(/^#\/?/, '').split('&')[0] || 'functions'
       const url = permalinkUrl(panel, await encodePermalink(outcome.spec))
@@ -26,7 +27,7 @@ export function CopyLinkButton() {
         () => true,
         () => false,
       )
-      setLink({ url, copied: copied === true })
+      setLink({ url, copied: copied === true, contextOnly: outcome.spec.print?.length === 0 })
     }
     dialog.current?.showModal()
   }
@@ -41,8 +42,10 @@ export function CopyLinkButton() {
         {link && 'url' in link ? (
           <>
             <p>
-              {link.copied ? 'Copied to the clipboard. ' : ''}It holds the parameters, the numbers you typed and the
-              pipeline — never keys or the secret key. Opening it makes fresh keys and runs the pipeline.
+              {link.copied ? 'Copied to the clipboard. ' : ''}
+              {link.contextOnly
+                ? 'It holds the parameters and which evaluation keys to make (no values or steps yet) — never keys or the secret key. Opening it builds the context and makes fresh keys.'
+                : 'It holds the parameters, the numbers you typed and the pipeline — never keys or the secret key. Opening it makes fresh keys and runs the pipeline.'}
             </p>
             <label className="visually-hidden" htmlFor="permalink">
               Workspace link

@@ -6,7 +6,7 @@ import type { Sandbox } from '../sandbox/Sandbox.ts'
 import { ConfirmNotice } from '../ui/ConfirmNotice.tsx'
 import { WORKSPACE_PARAM } from '../workspace/workspaceDb.ts'
 import type { WorkspaceState } from '../workspace/workspaceState.ts'
-import { decodePermalink, permalinkIn } from './permalink.ts'
+import { decodePermalink, isContextLink, permalinkIn } from './permalink.ts'
 import { useSandbox } from './SandboxContext.tsx'
 
 /** A shared link waiting for the user's choice: the workspace it holds and where it opens. */
@@ -175,7 +175,13 @@ export function SharedLinkOpener() {
 async function openHere(sandbox: Sandbox, link: PendingLink): Promise<void> {
   const outcome = await buildWorkspace(sandbox, link.spec)
   if (outcome.ok) {
-    notice(sandbox, 'info', 'Opened a shared workspace: its keys were made fresh in this browser and it ran.')
+    notice(
+      sandbox,
+      'info',
+      isContextLink(link.spec)
+        ? 'Opened a shared workspace: its parameters, with keys made fresh in this browser (it holds no values yet).'
+        : 'Opened a shared workspace: its keys were made fresh in this browser and it ran.',
+    )
   } else if (outcome.error.code !== 'CANCELLED') {
     notice(sandbox, 'error', `The shared workspace could not be rebuilt: ${outcome.error.message}`)
   }

@@ -1,7 +1,7 @@
 import { deflateRawSync } from 'node:zlib'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
-import { decodePermalink, encodePermalink, permalinkIn } from './permalink.ts'
+import { decodePermalink, encodePermalink, isContextLink, permalinkIn } from './permalink.ts'
 
 describe('permalinks', () => {
   it('round-trips a workspace through deflate-raw and base64url, large integers included', async () => {
@@ -17,6 +17,26 @@ describe('permalinks', () => {
     const decoded = await decodePermalink(encoded)
     expect(decoded.variables[0]?.values).toEqual([2n ** 58n, -3])
     expect(await decodePermalink(await encodePermalink(EXAMPLE_WORKSPACES.ckks))).toEqual(EXAMPLE_WORKSPACES.ckks)
+  })
+
+  it('carries a context alone (nothing typed, no steps, nothing to print), and nothing less', async () => {
+    const context = {
+      version: 1 as const,
+      params: { scheme: 'bfv' as const, polyModulusDegree: 4096 },
+      keys: { relin: true, galois: 'none' as const, seeded: false },
+      variables: [],
+      steps: [],
+      print: [],
+    }
+    const decoded = await decodePermalink(await encodePermalink(context))
+    expect(decoded).toEqual(context)
+    expect(isContextLink(decoded)).toBe(true)
+    expect(isContextLink({ ...context, print: ['x'] })).toBe(false)
+    // Values but nothing to print is neither a workspace nor a context alone.
+    const unprinted = { ...context, variables: [{ name: 'x', kind: 'ciphertext' as const, values: [1] }] }
+    await expect(decodePermalink(await encodePermalink(unprinted))).rejects.toThrow(
+      /This link's workspace is not valid/,
+    )
   })
 
   it('refuses what is not a workspace, in plain words', async () => {

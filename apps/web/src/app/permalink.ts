@@ -1,4 +1,5 @@
 import { HeError, type WorkspaceInput, WorkspaceSpec } from '@sealbox/he-core'
+import { z } from 'zod'
 
 /*
  * Permalinks: the workspace as he-core's WorkspaceSpec — parameters, the numbers typed
@@ -7,6 +8,19 @@ import { HeError, type WorkspaceInput, WorkspaceSpec } from '@sealbox/he-core'
  * `w=` in the URL fragment beside the open panel: `#functions&w=…`. Opening one
  * rebuilds keys and runs the pipeline, like the TypeScript playground or regex101.
  */
+
+/**
+ * A link to a context alone (parameters and key options, nothing typed yet): he-core's
+ * WorkspaceSpec with no variables, no steps and nothing to print, which WorkspaceSpec
+ * itself refuses (a program must print something). Opening it builds the context and
+ * makes fresh keys.
+ */
+export const ContextLinkSpec = WorkspaceSpec.extend({ variables: z.tuple([]), steps: z.tuple([]), print: z.tuple([]) })
+
+/** Whether a link's workspace is a context alone (`ContextLinkSpec`). */
+export function isContextLink(spec: WorkspaceInput): boolean {
+  return spec.variables.length === 0 && spec.steps.length === 0 && spec.print.length === 0
+}
 
 const PREFIX = 'w='
 /** Far below what browsers keep in a URL; a longer fragment is not one we made. */
@@ -81,6 +95,7 @@ export async function decodePermalink(encoded: string): Promise<WorkspaceInput> 
     throw broken(error)
   }
   const parsed = WorkspaceSpec.safeParse(json)
+  if (!parsed.success && ContextLinkSpec.safeParse(json).success) return json as WorkspaceInput
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new HeError(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bfvWorkspace, step, variable } from './testWorkspace.ts'
-import { defaultPrint, unrebuildable, workspaceSpecOf } from './workspaceSpecOf.ts'
+import { defaultPrint, linkSpecOf, unrebuildable, workspaceSpecOf } from './workspaceSpecOf.ts'
 
 describe('workspaceSpecOf', () => {
   it('rebuilds variables from the numbers they were typed from, through encryptions and decryptions', () => {
@@ -40,6 +40,31 @@ describe('workspaceSpecOf', () => {
       pipeline: [step('negate', 'x', 'r1')],
     })
     expect(workspaceSpecOf(state, ['r1']).problem).toMatch(/^Step 1 \(negate\) reads 'x', which was uploaded/)
+  })
+
+  it('links a context alone (no values yet) as its parameters and the keys made', () => {
+    const state = bfvWorkspace({
+      keys: {
+        keySetId: 'k',
+        secretKey: { kind: 'secretKey', bytes: 1, seeded: false, source: 'generated', createdAt: 0 },
+        relinKeys: { kind: 'relinKeys', bytes: 1, seeded: true, source: 'generated', createdAt: 0 },
+      },
+    })
+    expect(linkSpecOf(state)).toEqual({
+      spec: {
+        version: 1,
+        params: state.applied?.input,
+        keys: { relin: true, galois: 'none', seeded: true },
+        variables: [],
+        steps: [],
+        print: [],
+      },
+      leftOut: [],
+    })
+    // With a value typed, the link is the workspace as for code.
+    const typed = bfvWorkspace({ variables: [variable('x')] })
+    expect(linkSpecOf(typed).spec?.print).toEqual(['x'])
+    expect(linkSpecOf(bfvWorkspace({ applied: undefined })).problem).toMatch(/Create the context/)
   })
 
   it('needs parameters and a valid pipeline first', () => {

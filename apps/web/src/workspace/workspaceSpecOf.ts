@@ -80,7 +80,7 @@ export function defaultPrint(state: WorkspaceState): string[] {
  */
 export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]): WorkspaceSpecOutcome {
   let print = [...chosen]
-  const { applied, keys, variables, pipeline } = state
+  const { applied, variables, pipeline } = state
   if (!applied) return { problem: 'Create the context on the Parameters panel first.', leftOut: [] }
   const steps = []
   try {
@@ -115,24 +115,11 @@ export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]
   // An uploaded value cannot be defined by the program, so it cannot be printed either.
   print = print.filter((name) => !lost.has(name))
   if (print.length === 0) return { problem: 'Choose at least one value to print.', leftOut }
-  const n = applied.input.polyModulusDegree
-  const galoisSteps = keys.galoisKeys?.steps
-  const powerOfTwo = powerOfTwoSteps(n).sort((a, b) => a - b)
-  const galois =
-    galoisSteps === undefined
-      ? ('auto' as const)
-      : galoisSteps.length === powerOfTwo.length && galoisSteps.every((step, i) => step === powerOfTwo[i])
-        ? ('powerOfTwo' as const)
-        : { steps: [...galoisSteps] }
   return {
     spec: {
       version: 1,
       params: applied.input,
-      keys: {
-        relin: keys.relinKeys ? true : 'auto',
-        galois,
-        seeded: Boolean(keys.relinKeys?.seeded || keys.galoisKeys?.seeded),
-      },
+      keys: keysSpecOf(state, 'auto'),
       encryption: 'publicKey',
       variables: specVariables,
       steps,
@@ -140,5 +127,49 @@ export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]
       display: { slots: 8, decimals: 4 },
     },
     leftOut,
+  }
+}
+
+/**
+ * The key options of a spec: the keys as made here; without relinearization or Galois
+ * keys, `absent` (`'auto'`: what the pipeline needs; `false`/`'none'`: nothing).
+ */
+function keysSpecOf(state: WorkspaceState, absent: 'auto' | 'none'): NonNullable<WorkspaceInput['keys']> {
+  const { applied, keys } = state
+  const galoisSteps = keys.galoisKeys?.steps
+  const powerOfTwo = applied ? powerOfTwoSteps(applied.input.polyModulusDegree).sort((a, b) => a - b) : []
+  const galois =
+    galoisSteps === undefined
+      ? absent
+      : galoisSteps.length === powerOfTwo.length && galoisSteps.every((step, i) => step === powerOfTwo[i])
+        ? ('powerOfTwo' as const)
+        : { steps: [...galoisSteps] }
+  return {
+    relin: keys.relinKeys ? true : absent === 'auto' ? 'auto' : false,
+    galois,
+    seeded: Boolean(keys.relinKeys?.seeded || keys.galoisKeys?.seeded),
+  }
+}
+
+/**
+ * What "Copy link" holds: the workspace as for code (parameters, typed numbers,
+ * pipeline, the values it prints), or — when there is nothing to print yet, no value
+ * typed and no step — the parameters and key options alone (`print`, `variables` and
+ * `steps` empty), which opens as a context with fresh keys.
+ */
+export function linkSpecOf(state: WorkspaceState): WorkspaceSpecOutcome {
+  const print = defaultPrint(state)
+  const outcome = workspaceSpecOf(state, print)
+  if (outcome.spec || !state.applied || state.pipeline.length > 0 || print.length > 0) return outcome
+  return {
+    spec: {
+      version: 1,
+      params: state.applied.input,
+      keys: keysSpecOf(state, 'none'),
+      variables: [],
+      steps: [],
+      print: [],
+    },
+    leftOut: outcome.leftOut.length > 0 ? outcome.leftOut : [...unrebuildable(state)],
   }
 }

@@ -1,6 +1,7 @@
 import {
   EXAMPLE_WORKSPACES,
   HeError,
+  ParamsSpec,
   type ParsedWorkspace,
   type ProgramStep,
   parseWorkspace,
@@ -45,6 +46,9 @@ export function loadExample(sandbox: Sandbox, name: ExampleName): Promise<Outcom
  * it step by step: parameters, fresh keys, the variables, the pipeline, then runs it.
  */
 export async function buildWorkspace(sandbox: Sandbox, input: WorkspaceInput): Promise<Outcome<void>> {
+  if (input.variables.length === 0 && input.steps.length === 0 && input.print.length === 0) {
+    return buildContext(sandbox, input)
+  }
   let parsed: ParsedWorkspace
   try {
     parsed = parseWorkspace(input)
@@ -82,6 +86,29 @@ export async function buildWorkspace(sandbox: Sandbox, input: WorkspaceInput): P
     if (!outcome.ok) return { ok: false, error: outcome.error }
   }
   return { ok: true, value: undefined }
+}
+
+/**
+ * A workspace of parameters and key options alone (a link copied before anything was
+ * typed): the context, then fresh keys as the options say (secret and public always).
+ */
+async function buildContext(sandbox: Sandbox, input: WorkspaceInput): Promise<Outcome<void>> {
+  const params = ParamsSpec.safeParse(input.params)
+  if (!params.success) {
+    const issue = params.error.issues[0]
+    const field = issue?.path.join('.') || 'params'
+    return { ok: false, error: new HeError('INVALID_PARAMS', `${field}: ${issue?.message ?? 'invalid'}`) }
+  }
+  await replaceWorkspace(sandbox, { ...emptyWorkspace(), draft: draftOf(params.data) })
+  const applied = await applyParams(sandbox, params.data)
+  if (!applied.ok) return applied
+  const galois = input.keys?.galois
+  return generateKeys(sandbox, {
+    freshSecretKey: true,
+    relin: input.keys?.relin === true,
+    galois: galois === 'powerOfTwo' ? 'powerOfTwo' : typeof galois === 'object' ? { steps: [...galois.steps] } : false,
+    seeded: input.keys?.seeded === true,
+  })
 }
 
 /** One line about each example, for the menu. */
