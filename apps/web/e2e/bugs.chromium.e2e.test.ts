@@ -198,7 +198,7 @@ describe('new-user bugs in Chromium', () => {
     // Step 2 reads r1, which step 1 has not made yet.
     await page.getByRole('button', { name: 'Run step 2' }).click()
     const message = await stepError(page, 2)
-    expect(message).toMatch(/^Step 2 \(relinearize\): there is no value called 'r1' yet/)
+    expect(message).toMatch(/^Step 2 \(Relinearize\): there is no value called 'r1' yet/)
     expect(message).not.toMatch(/step 2 \(relinearize\):.*step 2 \(relinearize\)/i)
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
@@ -405,7 +405,7 @@ describe('new-user bugs in Chromium', () => {
     await addStep(page, 'Multiply')
     await page.getByRole('button', { name: 'Run all steps' }).click()
     const message = await stepError(page, 1)
-    expect(message).toMatch(/^Step 1 \(multiply\): the product would have scale 2\^50, but level 0/)
+    expect(message).toMatch(/^Step 1 \(Multiply\): the product would have scale 2\^50, but level 0/)
     expect(message).not.toMatch(/rescaleToNext the operands first/)
     expect(message).toMatch(/longer modulus chain .* or fewer multiplications/)
     expect(errors).toEqual([])

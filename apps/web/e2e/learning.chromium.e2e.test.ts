@@ -97,7 +97,7 @@ describe('learner features in Chromium', () => {
     const yBudget = await cellNumber(page, 'y', 'noise-measured')
     expect(await cellNumber(page, 'r1', 'noise-delta')).toBe(measured - Math.min(xBudget, yBudget))
     expect(await cellNumber(page, 'r1', 'noise-delta')).toBeLessThan(-20)
-    await expect(image.getAttribute('aria-label')).resolves.toContain(`1 multiply ${measured} measured`)
+    await expect(image.getAttribute('aria-label')).resolves.toContain(`1 Multiply ${measured} measured`)
     expect(errors).toEqual([])
   })
 
@@ -108,7 +108,7 @@ describe('learner features in Chromium', () => {
     await multiplyRelinearize(page)
     await addStep(page, 'Square')
     await expect(page.getByTestId('noise-prediction').textContent()).resolves.toBe(
-      'Predicted: step 3 (square) uses up the noise budget; its result would decrypt to garbage.',
+      'Predicted: Step 3 (Square) uses up the noise budget; its result would decrypt to garbage.',
     )
     await page.getByRole('button', { name: 'Run all steps' }).click()
     const error = page.getByTestId('step-3').getByRole('alert')
@@ -191,7 +191,7 @@ describe('learner features in Chromium', () => {
     await defaultWorkspace(page)
     await multiplyRelinearize(page)
     await addStep(page, 'Square')
-    await page.getByText('Predicted: step 3 (square) uses up the noise budget').waitFor()
+    await page.getByText('Predicted: Step 3 (Square) uses up the noise budget').waitFor()
     await page.getByRole('button', { name: 'Run all steps' }).click()
     await page.getByTestId('step-3').locator('[data-error-code="NOISE_BUDGET_EXHAUSTED"]').waitFor({ timeout: 60_000 })
     await page.getByRole('button', { name: 'Decrypt anyway (step 3)' }).click()

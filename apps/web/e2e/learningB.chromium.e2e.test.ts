@@ -44,8 +44,8 @@ describe('learner features B in Chromium', () => {
     await assistant.getByLabel('Plaintext bits').fill('70')
     const problems = assistant.getByTestId('assistant-problems').locator('li')
     await expect(problems.allTextContents()).resolves.toEqual([
-      'The number of multiplications in a row must be a whole number 0…30. (multiplications)',
-      'A batching plain modulus has 12…60 bits (it must be a prime ≡ 1 mod 2n). (plaintext bits)',
+      'The number of multiplications in a row must be a whole number 0…30. (Multiplications in a row)',
+      'A batching plain modulus has 12…60 bits (it must be a prime ≡ 1 mod 2n). (Plaintext bits)',
     ])
     await assistant.getByLabel('Multiplications in a row').fill('3')
     await assistant.getByLabel('Plaintext bits').fill('20')
@@ -64,7 +64,7 @@ describe('learner features B in Chromium', () => {
     const limits = page.getByTestId('params-limits')
     await limits.waitFor()
     await expect(limits.getByTestId('params-limit').textContent()).resolves.toBe(
-      'at most 109 bits at n = 4096, tc128; you asked for 180',
+      'at most 109 bits at n = 4096, 128-bit security; you asked for 180',
     )
     await expect(limits.getByText(/^Slots/).count()).resolves.toBe(1)
     const reason = (await page.getByRole('alert').first().textContent()) ?? ''
@@ -78,7 +78,7 @@ describe('learner features B in Chromium', () => {
     await expect(reasons.allTextContents()).resolves.toEqual([
       '"abc" is not a whole number (Plain modulus bits)',
       expect.stringMatching(
-        /^Coeff modulus totals 180 bits; n=4096 at tc128 allows at most 109 \(Coefficient modulus\)$/,
+        /^Coefficient modulus totals 180 bits; n = 4096 at 128-bit security allows at most 109 \(Coefficient modulus\)$/,
       ),
     ])
     await expect(page.getByRole('alert').count()).resolves.toBe(2)

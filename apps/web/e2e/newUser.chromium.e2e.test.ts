@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
+import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
@@ -100,7 +101,7 @@ test('names fields and ops as the form does, and lists every broken rule at once
     .poll(() => reasons.allTextContents())
     .toEqual([
       expect.stringMatching(/^61-bit prime is out of range.*\(Coefficient modulus, prime 1\)$/),
-      'Coeff modulus totals 122 bits; n=4096 at tc128 allows at most 109 (Coefficient modulus)',
+      'Coefficient modulus totals 122 bits; n = 4096 at 128-bit security allows at most 109 (Coefficient modulus)',
     ])
   await page.getByTestId('scheme-ckks').check({ force: true })
   await page.locator('#coeffBits').fill('60 40 60')
@@ -119,6 +120,60 @@ test('names fields and ops as the form does, and lists every broken rule at once
       expect.stringMatching(/at most 32768 values per ciphertext/),
       expect.stringMatching(/^No n up to 32768 is large enough/),
     ])
+  expect(errors).toEqual([])
+})
+
+test('step hints, pre-run warnings and the prediction name ops as the step menu does (item 7)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  // The default keys: relinearization keys, Galois keys for step 1 only — the row swap below lacks its key.
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-secretKey').getByText('ready').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Variables')
+  await page.getByLabel('Name', { exact: true }).fill('x')
+  await page.getByLabel('Values').fill('1, 2, 3')
+  await page.getByRole('button', { name: 'Encode and encrypt' }).click()
+  await page.getByTestId('variable-x').waitFor()
+  await openPanel(page, 'Functions')
+  for (const op of ['Rotate rows', 'Rotate columns (swap rows)', 'Square', 'Multiply', 'Multiply']) {
+    await page.getByLabel('Operation to add').selectOption({ label: op })
+    await page.getByRole('button', { name: 'Add step' }).click()
+  }
+  const functions = page.locator('[data-panel="functions"]')
+  await expect
+    .poll(() => page.getByTestId('pipeline-problem').textContent())
+    .toMatch(/^Step 2 \(Rotate columns \(swap rows\)\): the Galois keys given have no key for the column rotation/)
+  await expect(page.getByTestId('step-2').getByTestId('step-result').textContent()).resolves.toMatch(
+    /^Step 2 \(Rotate columns \(swap rows\)\): /,
+  )
+  await expect(functions.textContent()).resolves.toMatch(/Predicted: Step 4 \(Multiply\) uses up the noise budget/)
+  expect(rawIdentifiers((await functions.textContent()) ?? '')).toEqual([])
+
+  // And once run: the refusal on the step reads the same way.
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await expect
+    .poll(() => page.getByTestId('step-2').getByRole('alert').textContent(), { timeout: 60_000 })
+    .toMatch(/^Stopped here\. Step 2 \(Rotate columns \(swap rows\)\): /)
+  expect(rawIdentifiers((await functions.textContent()) ?? '')).toEqual([])
+
+  // The assistant's unmet needs name its fields by their labels, its reasons the security level by the form's words.
+  await openPanel(page, 'Parameters')
+  const assistant = page.getByTestId('params-assistant')
+  await expect(assistant.textContent()).resolves.not.toMatch(/tc128/)
+  await assistant.getByLabel('Multiplications in a row').fill('30')
+  await assistant.getByLabel('Values per ciphertext').fill('100000')
+  await expect
+    .poll(() => assistant.getByTestId('assistant-problems').locator('li').allTextContents())
+    .toEqual([
+      expect.stringMatching(/\(Values per ciphertext\)$/),
+      expect.stringMatching(/at 128-bit security.*\(Multiplications in a row\)$/),
+    ])
+  expect(rawIdentifiers((await page.locator('[data-panel="parameters"]').textContent()) ?? '')).toEqual([])
   expect(errors).toEqual([])
 })
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { rawIdentifiers } from '../ui/rawIdentifiers.ts'
 import { checkPipeline, hasOperandB, hasRotationSteps, isProgramOp, toProgramStep } from './pipeline.ts'
 import { bfvWorkspace, step, variable } from './testWorkspace.ts'
 import type { KeyEntry } from './workspaceState.ts'
@@ -28,6 +29,10 @@ describe('toProgramStep', () => {
   it('names the step, the op and the field that is wrong', () => {
     expect(() => toProgramStep(step('frobnicate', 'x', 'r'), 2)).toThrow("Step 3: unknown operation 'frobnicate'")
     expect(() => toProgramStep(step('negate', 'x', '9r'), 0)).toThrow(/^Step 1 \(negate\): result name: /)
+    // An operand not chosen yet is asked for, not refused as a malformed name.
+    expect(() => toProgramStep(step('multiplyPlain', 'x', 'r', { b: '' }), 4)).toThrow(
+      'Step 5 (multiplyPlain): choose operand b (a plaintext: make one on the Variables panel)',
+    )
   })
 })
 
@@ -64,7 +69,7 @@ describe('checkPipeline', () => {
       {
         stepIndex: 0,
         code: 'NOT_FOUND',
-        message: "Step 1 (negate) reads 'nope', which is neither a variable nor the result of an earlier step.",
+        message: "Step 1 (Negate) reads 'nope', which is neither a variable nor the result of an earlier step.",
       },
     ])
     const overwrite = checkPipeline(bfvWorkspace({ variables, pipeline: [step('negate', 'x', 'y')] }))
@@ -82,5 +87,31 @@ describe('checkPipeline', () => {
     )
     expect(check.problems).toHaveLength(1)
     expect(check.problems[0]).toMatchObject({ stepIndex: 1, code: 'MISSING_KEY' })
+  })
+
+  it("says every problem in the step menu's and the form's words, never an op id", () => {
+    const check = checkPipeline(
+      bfvWorkspace({
+        variables,
+        pipeline: [
+          step('rotateRows', 'x', 'r1'),
+          step('rotateColumns', 'r1', 'r2'),
+          step('square', 'r2', 'r3'),
+          step('multiplyPlain', 'r3', 'r4', { b: 'p' }),
+        ],
+      }),
+    )
+    expect(check.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^Step 1 \(Rotate rows\): /),
+      expect.stringMatching(/^Step 2 \(Rotate columns \(swap rows\)\): /),
+    ])
+    const wrongScheme = checkPipeline(bfvWorkspace({ variables, pipeline: [step('rescaleToNext', 'x', 'r1')] }))
+    const unknown = checkPipeline(bfvWorkspace({ variables, pipeline: [step('sumElements', 'nope', 'r1')] }))
+    for (const problem of [...check.problems, ...wrongScheme.problems, ...unknown.problems]) {
+      expect(rawIdentifiers(problem.message), problem.message).toEqual([])
+    }
+    expect(wrongScheme.problems[0]?.message).toMatch(
+      /“Rescale to next level” needs CKKS.*use “Mod-switch to next level”/,
+    )
   })
 })

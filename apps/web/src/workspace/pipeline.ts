@@ -10,6 +10,7 @@ import {
   ProgramStep,
   parseParams,
 } from '@sealbox/he-core'
+import { formWords } from '../ui/formWords.ts'
 import type { PipelineEntry, WorkspaceState } from './workspaceState.ts'
 
 /** True when `op` is one of he-core's program ops. */
@@ -36,6 +37,13 @@ export function toProgramStep(entry: PipelineEntry, index: number): ProgramStep 
   if (hasRotationSteps(entry.op)) step.steps = entry.steps
   if (entry.op === 'exponentiate') step.exponent = entry.exponent
   if (info.alignable && entry.align) step.align = true
+  for (const operand of info.operands) {
+    if (step[operand.field] !== '') continue
+    const needs = operand.kind === 'plaintext' ? ' (a plaintext: make one on the Variables panel)' : ''
+    throw new HeError('INVALID_PROGRAM', `Step ${index + 1} (${entry.op}): choose operand ${operand.field}${needs}`, {
+      details: { stepIndex: index, field: operand.field },
+    })
+  }
   const parsed = ProgramStep.safeParse(step)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -60,9 +68,16 @@ export interface PipelineCheck {
 /**
  * Builds the he-core program of the pipeline — inputs are the workspace variables it
  * reads, outputs every step's result — and checks it with `analyzeProgram` and
- * `missingProgramKeys` against the workspace's parameters and keys.
+ * `missingProgramKeys` against the workspace's parameters and keys. The problems are
+ * in the form's words (he-core's "step 2 (rotateColumns)" reads "Step 2 (Rotate
+ * columns (swap rows))"): they are shown as they are, on the steps and the Server panel.
  */
 export function checkPipeline(state: WorkspaceState): PipelineCheck {
+  const check = checkPipelineInCoreWords(state)
+  return { ...check, problems: check.problems.map((problem) => ({ ...problem, message: formWords(problem.message) })) }
+}
+
+function checkPipelineInCoreWords(state: WorkspaceState): PipelineCheck {
   const problems: PipelineCheck['problems'] = []
   const { applied, pipeline, variables, keys } = state
   if (!applied || pipeline.length === 0) return { problems }

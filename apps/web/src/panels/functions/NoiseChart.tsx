@@ -2,7 +2,7 @@ import type { ProgramSpec } from '@sealbox/he-core'
 import { useEffect, useMemo, useState } from 'react'
 import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import type { ExactComparison } from '../../worker/protocol.ts'
-import { type NoiseRow, noiseRows } from './noiseRows.ts'
+import { type NoiseRow, noiseRows, noiseSummary } from './noiseRows.ts'
 
 const HEIGHT = 150
 const TOP = 14
@@ -66,20 +66,7 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
   const comparisons = useExactComparison(program, ckks)
   const { rows, prediction } = useMemo(() => noiseRows(state, program, comparisons), [state, program, comparisons])
   if (rows.length === 0) return null
-  const first = prediction.firstExhausted
-  const firstStep = first === undefined ? undefined : program.steps[first]
-  const predictedTotal = (() => {
-    const startBudgets = rows.filter((r) => r.stepIndex === undefined).map((r) => r.predicted ?? 0)
-    const last = prediction.steps.at(-1)
-    return startBudgets.length > 0 && last?.budget !== undefined ? Math.max(...startBudgets) - last.budget : undefined
-  })()
-  const summary = ckks
-    ? first !== undefined && firstStep
-      ? `Predicted: step ${first + 1} (${firstStep.op}) runs out of levels or room for the scale.`
-      : `Predicted: the pipeline ends at level ${prediction.steps.at(-1)?.level ?? '—'} with a scale of 2^${Math.round(prediction.steps.at(-1)?.scaleBits ?? 0)}.`
-    : first !== undefined && firstStep
-      ? `Predicted: step ${first + 1} (${firstStep.op}) uses up the noise budget; its result would decrypt to garbage.`
-      : `Predicted: the pipeline spends about ${predictedTotal ?? '—'} bits of noise budget and ends with ${prediction.steps.at(-1)?.budget ?? '—'} bits left.`
+  const summary = noiseSummary(rows, prediction, program, ckks)
   const values = rows.map((r) => (ckks ? (r.maxError === undefined ? undefined : digits(r.maxError)) : r.measured))
   const max = ckks ? 15 : Math.max(1, ...rows.map((r) => Math.max(r.measured ?? 0, r.predicted ?? 0)))
   const width = Math.max(320, rows.length * SLOT + 40)

@@ -24,9 +24,9 @@ describe('noiseRows', () => {
     expect(rows.map((r) => [r.label, r.measured])).toEqual([
       ['x', 45],
       ['y', 44],
-      ['1 multiply', 14],
-      ['2 relinearize', undefined],
-      ['3 square', undefined],
+      ['1 Multiply', 14],
+      ['2 Relinearize', undefined],
+      ['3 Square', undefined],
     ])
   })
 

@@ -1,10 +1,11 @@
 import { type NoisePrediction, type ProgramSpec, parseParams, predictNoise } from '@sealbox/he-core'
 import type { ExactComparison } from '../../worker/protocol.ts'
 import type { WorkspaceState } from '../../workspace/workspaceState.ts'
+import { opLabel } from './opGroups.ts'
 
 /** One bar of the noise chart: an input of the pipeline or one of its steps. */
 export interface NoiseRow {
-  /** "x" for an input, "3 multiply" for step 3. */
+  /** "x" for an input, "3 Multiply" for step 3 (the op as the step menu names it). */
   label: string
   name: string
   stepIndex?: number
@@ -106,7 +107,7 @@ export function noiseRows(
       .filter((x): x is number => x !== undefined)
     const p = prediction.steps[index]
     rows.push({
-      label: `${index + 1} ${step.op}`,
+      label: `${index + 1} ${opLabel(step.op)}`,
       name: step.out,
       stepIndex: index,
       measured,
@@ -121,4 +122,32 @@ export function noiseRows(
     })
   }
   return { rows, prediction }
+}
+
+/**
+ * The chart's one-line prediction, in the step menu's words: where the budget (BFV/BGV)
+ * or the levels (CKKS) run out, else what the pipeline spends and leaves.
+ */
+export function noiseSummary(
+  rows: readonly NoiseRow[],
+  prediction: NoisePrediction,
+  program: ProgramSpec,
+  ckks: boolean,
+): string {
+  const first = prediction.firstExhausted
+  const firstStep = first === undefined ? undefined : program.steps[first]
+  const last = prediction.steps.at(-1)
+  if (first !== undefined && firstStep) {
+    const step = `Step ${first + 1} (${opLabel(firstStep.op)})`
+    return ckks
+      ? `Predicted: ${step} runs out of levels or room for the scale.`
+      : `Predicted: ${step} uses up the noise budget; its result would decrypt to garbage.`
+  }
+  if (ckks) {
+    return `Predicted: the pipeline ends at level ${last?.level ?? '—'} with a scale of 2^${Math.round(last?.scaleBits ?? 0)}.`
+  }
+  const startBudgets = rows.filter((r) => r.stepIndex === undefined).map((r) => r.predicted ?? 0)
+  const spent =
+    startBudgets.length > 0 && last?.budget !== undefined ? Math.max(...startBudgets) - last.budget : undefined
+  return `Predicted: the pipeline spends about ${spent ?? '—'} bits of noise budget and ends with ${last?.budget ?? '—'} bits left.`
 }

@@ -3,6 +3,7 @@ import { useId, useState } from 'react'
 import { useSandbox } from '../../app/SandboxContext.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { draftOf, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
+import { ASSISTANT_LABELS, assistantProblem, assistantReason } from './assistantWords.ts'
 
 /** The assistant's form as typed: text stays text so a half-typed number is explained, not lost. */
 interface NeedsDraft {
@@ -11,14 +12,6 @@ interface NeedsDraft {
   slots: string
   bits: string
   security: ParamsNeeds['security']
-}
-
-const FIELD_LABELS: Record<keyof ParamsNeeds, string> = {
-  depth: 'multiplications',
-  slots: 'slots',
-  plainBits: 'plaintext bits',
-  precisionBits: 'precision bits',
-  security: 'security',
 }
 
 function needsOf(draft: NeedsDraft): ParamsNeeds {
@@ -75,7 +68,7 @@ export function ParamsAssistant() {
       </fieldset>
       <div className="assistant-grid">
         <label className="field-label" htmlFor={`${id}-depth`}>
-          Multiplications in a row
+          {ASSISTANT_LABELS.depth}
         </label>
         <input
           id={`${id}-depth`}
@@ -86,7 +79,7 @@ export function ParamsAssistant() {
           onChange={(event) => change({ depth: event.target.value })}
         />
         <label className="field-label" htmlFor={`${id}-slots`}>
-          Values per ciphertext
+          {ASSISTANT_LABELS.slots}
         </label>
         <input
           id={`${id}-slots`}
@@ -97,7 +90,7 @@ export function ParamsAssistant() {
           onChange={(event) => change({ slots: event.target.value })}
         />
         <label className="field-label" htmlFor={`${id}-bits`}>
-          {draft.values === 'integers' ? 'Plaintext bits' : 'Precision bits after the point'}
+          {draft.values === 'integers' ? ASSISTANT_LABELS.plainBits : ASSISTANT_LABELS.precisionBits}
         </label>
         <input
           id={`${id}-bits`}
@@ -108,7 +101,7 @@ export function ParamsAssistant() {
           onChange={(event) => change({ bits: event.target.value })}
         />
         <label className="field-label" htmlFor={`${id}-security`}>
-          Security
+          {ASSISTANT_LABELS.security}
         </label>
         <select
           id={`${id}-security`}
@@ -130,7 +123,7 @@ export function ParamsAssistant() {
           </p>
           <ul className="assistant-reasons">
             {result.reasons.map((reason) => (
-              <li key={reason}>{reason}</li>
+              <li key={reason}>{assistantReason(reason)}</li>
             ))}
           </ul>
           <button type="button" className="button-small" onClick={use}>
@@ -140,9 +133,7 @@ export function ParamsAssistant() {
       ) : (
         <ul className="field-error assistant-problems" data-testid="assistant-problems">
           {result.problems.map((problem) => (
-            <li key={`${problem.field}:${problem.message}`}>
-              {problem.message} <span className="muted">({FIELD_LABELS[problem.field]})</span>
-            </li>
+            <li key={`${problem.field}:${problem.message}`}>{assistantProblem(problem)}</li>
           ))}
         </ul>
       )}

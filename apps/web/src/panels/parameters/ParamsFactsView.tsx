@@ -159,7 +159,7 @@ function LimitView({ problems, draft }: { problems: readonly DraftProblem[]; dra
               at most {max} bits
               <span className="fact-note">
                 {' '}
-                at n = {n}, {draft.security}
+                at n = {n}, {draft.security.slice(2)}-bit security
                 {total !== undefined ? `; you asked for ${total}` : ''}
               </span>
             </dd>
