@@ -15,14 +15,20 @@ import { jobResult } from '../http/jobReply.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
 
-/** Upload, list and delete a tenant's evaluation keys (never a secret key). */
+/**
+ * Upload, list and delete a tenant's evaluation keys (never a secret key). The upload and
+ * the delete carry the quota plugin's route-level hooks for anonymous tenants' bytes.
+ */
 export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const { store, hub, config } = app.sealbox
+  const { reserveUpload, settle } = app.anonymousSessions.keySetHooks
 
   app.route({
     ...routeFromContract(putKeySetRoute, API_PREFIX),
     bodyLimit: config.MAX_KEYSET_BYTES,
+    ...(reserveUpload && { preHandler: reserveUpload }),
+    ...(settle && { onResponse: settle }),
     handler: async (request, reply) => {
       const { tenant } = request
       const { id } = request.params
@@ -85,6 +91,7 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.route({
     ...routeFromContract(deleteKeySetRoute, API_PREFIX),
+    ...(settle && { onResponse: settle }),
     handler: async (request, reply) => {
       const { tenant } = request
       const { id } = request.params

@@ -3,7 +3,6 @@ import { relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
-import type { ServerConfig } from '../config/ServerConfig.ts'
 
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -17,9 +16,10 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable'
  * Serves the built sandbox (`WEB_DIST`) at `/`: hashed assets cached for a year as
  * immutable, everything else (`/`, `index.html`) revalidated on every load (`no-cache`)
  * so a new build is picked up at once. Without a build, `/` says where things are.
- * The security headers (CSP, COOP/COEP…) come from `securityHeaders`.
+ * The security headers (CSP, COOP/COEP…) come from `securityHeadersPlugin` on the root.
  */
-export async function serveSandbox(app: FastifyInstance, config: ServerConfig): Promise<void> {
+export async function sandboxPlugin(app: FastifyInstance): Promise<void> {
+  const { config } = app.sealbox
   const webDist = config.WEB_DIST === '' ? undefined : resolve(PACKAGE_DIR, config.WEB_DIST)
   if (webDist && existsSync(resolve(webDist, 'index.html'))) {
     await app.register(fastifyStatic, {

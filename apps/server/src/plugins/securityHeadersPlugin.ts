@@ -2,7 +2,7 @@ import fastifyCors from '@fastify/cors'
 import fastifyHelmet from '@fastify/helmet'
 import { SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
-import type { ServerConfig } from '../config/ServerConfig.ts'
+import fp from 'fastify-plugin'
 
 /**
  * The Content-Security-Policy of everything but `/docs`: what the built sandbox loads
@@ -61,10 +61,9 @@ export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', SEALBOX_HE
  *   metrics, errors); the sandbox's files set theirs (`serveSandbox`).
  * - CORS only for `CORS_ORIGINS` (none by default). It is registered on the root, so its
  *   `onRequest` hook answers a preflight (204, no token) before any authentication hook.
- *
- * Call it on the root instance before the routes are registered.
  */
-export async function securityHeaders(app: FastifyInstance, config: ServerConfig): Promise<void> {
+async function securityHeaders(app: FastifyInstance): Promise<void> {
+  const { config } = app.sealbox
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: SANDBOX_CSP_DIRECTIVES },
     crossOriginOpenerPolicy: { policy: 'same-origin' },
@@ -96,3 +95,9 @@ export async function securityHeaders(app: FastifyInstance, config: ServerConfig
     })
   }
 }
+
+export const securityHeadersPlugin = fp(securityHeaders, {
+  name: 'sealbox-security-headers',
+  fastify: '5.x',
+  dependencies: ['sealbox-services'],
+})

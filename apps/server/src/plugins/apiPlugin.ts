@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { authorizationOf } from '../http/authorizationOf.ts'
 import { catalogRoutes } from '../routes/catalogRoutes.ts'
 import { evaluateRoutes } from '../routes/evaluateRoutes.ts'
@@ -33,7 +34,7 @@ const BEARER = [{ bearer: [] }]
  * (the session route, the search config and its catalog); every other route is marked as needing
  * the bearer token in the OpenAPI docs.
  */
-export async function apiPlugin(app: FastifyInstance): Promise<void> {
+async function api(app: FastifyInstance): Promise<void> {
   const { auth, config } = app.sealbox
   app.decorateRequest('tenant', null as unknown as Tenant)
   app.addHook('onRoute', (route) => {
@@ -60,3 +61,11 @@ export async function apiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(evaluateRoutes)
   if (config.FAULT_INJECTION) await app.register(faultRoutes)
 }
+
+/** Encapsulated (its hooks stay under its prefix), with the plugins its routes rely on named. */
+export const apiPlugin = fp(api, {
+  name: 'sealbox-api',
+  fastify: '5.x',
+  encapsulate: true,
+  dependencies: ['sealbox-services', 'sealbox-timing', 'sealbox-contract', 'sealbox-quotas'],
+})

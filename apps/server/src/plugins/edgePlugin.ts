@@ -2,9 +2,10 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { HeError } from '@sealbox/he-core'
 import type { FastifyInstance } from 'fastify'
-import { AllowedMethods } from './AllowedMethods.ts'
-import { MAX_URL_CHARS, urlTooLong } from './frameworkError.ts'
-import { sendError } from './sendError.ts'
+import fp from 'fastify-plugin'
+import { AllowedMethods } from '../http/AllowedMethods.ts'
+import { MAX_URL_CHARS, urlTooLong } from '../http/frameworkError.ts'
+import { sendError } from '../http/sendError.ts'
 
 /**
  * A body up to this size that was answered before it arrived is still read (and
@@ -20,22 +21,30 @@ export const EARLY_ANSWER_LINGER_MS = 2000
 const MAX_QUOTED_PATH = 120
 
 /**
- * The HTTP edge every response shares (call on the root before any route is
- * registered): URLs past MAX_URL_CHARS are refused (414) before any other work; every
- * response carries `x-request-id` (Fastify's request id, a random UUID — the id in the
- * log lines of that request); a response sent before the request's body has arrived
- * (a 401, a 413, a 404) closes the connection unless that body is small, or Node would
- * read and discard the rest of a body that may be 60 MiB long; and an unknown method on a known path is 405 with
- * `Allow`, an unknown path 404.
+ * The HTTP edge every response shares (registered before any route): URLs past
+ * MAX_URL_CHARS are refused (414) before any other work; every response carries
+ * `x-request-id` (Fastify's request id, a random UUID — the id in the log lines of that
+ * request); a response sent before the request's body has arrived (a 401, a 413, a 404)
+ * closes the connection unless that body is small, or Node would read and discard the
+ * rest of a body that may be 60 MiB long; answers finished during shutdown close their
+ * connection; and an unknown method on a known path is 405 with `Allow`, an unknown
+ * path 404.
  */
-export function edgeHooks(app: FastifyInstance): void {
+async function edge(app: FastifyInstance): Promise<void> {
   const allowed = new AllowedMethods()
   allowed.track(app)
   app.addHook('onRequest', async (request) => {
     if (request.url.length > MAX_URL_CHARS) throw urlTooLong(request.url.length)
   })
+  let closing = false
+  // Node's server.close() closes idle keep-alive connections once, not those that go
+  // idle later: answers finished during shutdown close their connection themselves.
+  app.addHook('preClose', async () => {
+    closing = true
+  })
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id)
+    if (closing) reply.header('connection', 'close')
     if (!request.raw.complete && !(Number(request.headers['content-length']) <= EARLY_ANSWER_DRAIN_BYTES)) {
       reply.header('connection', 'close')
       lingerAfterEarlyAnswer(reply.raw, request.raw.socket)
@@ -59,6 +68,8 @@ export function edgeHooks(app: FastifyInstance): void {
     return sendError(request, reply, new HeError('NOT_FOUND', `no route ${request.method} ${quoted}`))
   })
 }
+
+export const edgePlugin = fp(edge, { name: 'sealbox-edge', fastify: '5.x' })
 
 /**
  * A response sent before a large body arrived closes the connection, but not at once:
