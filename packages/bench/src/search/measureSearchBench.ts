@@ -16,7 +16,7 @@ import {
 } from './measureSearch.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import { APPLE_DIMENSION, APPLE_ROWS, type SearchBenchGroup, type SearchBenchPlan } from './planSearchBench.ts'
-import type { SearchBenchReport } from './renderSearchReport.ts'
+import type { SearchBenchReport } from './SearchBenchReport.ts'
 import { SealCallClock } from './sealCallClock.ts'
 import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
 

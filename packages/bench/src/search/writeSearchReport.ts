@@ -1,8 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ThroughputReport } from './measureServerThroughput.ts'
-import { renderSearchReport, type SearchBenchReport } from './renderSearchReport.ts'
+import { renderSearchReport } from './renderSearchReport.ts'
 import { renderThroughputSection, replaceSection, THROUGHPUT_HEADING } from './renderThroughputSection.ts'
+import type { SearchBenchReport } from './SearchBenchReport.ts'
 
 const MARKDOWN = 'search-benchmark.md'
 const JSON_FILE = 'search-benchmark.json'
