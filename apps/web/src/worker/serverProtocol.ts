@@ -1,5 +1,15 @@
 import { ParamsSpec, ProgramSpec } from '@sealbox/he-core'
-import { SERVER_EXECUTOR_MODES, SearchDatabaseSourceSchema } from '@sealbox/he-core/client'
+import {
+  KeySetInfoSchema,
+  SERVER_EXECUTOR_MODES,
+  SearchDatabaseSourceSchema,
+  ServerExecutorModeSchema,
+  ServerReadinessSchema,
+  ServerSearchConfigSchema,
+  ServerSessionSchema,
+  TIMING_PHASES,
+  TIMING_TOTAL,
+} from '@sealbox/he-core/client'
 import { z } from 'zod'
 
 /*
@@ -14,8 +24,8 @@ const numbers = z.union([z.array(z.bigint()), z.array(z.number())])
 /** Which executor to ask for; `default` sends no override. */
 export const executorChoice = z.enum(['default', ...SERVER_EXECUTOR_MODES])
 export type ExecutorChoice = z.infer<typeof executorChoice>
-/** Server-Timing phases in ms. */
-const phases = z.record(z.string(), z.number())
+/** Server-Timing phases in ms, by the contract's names. */
+const phases = z.partialRecord(z.enum([...TIMING_PHASES, TIMING_TOTAL]), z.number())
 
 export const serverConnectRequest = z.object({ type: z.literal('serverConnect'), id, baseUrl: z.string() })
 export const serverUploadKeysRequest = z.object({
@@ -47,33 +57,36 @@ export const serverSearchRequest = z.object({
   executor: executorChoice,
 })
 
-/** What the search demo needs to know about the server's search. */
-export const searchFacts = z.object({
-  configId: z.string(),
-  rows: z.number(),
-  dimension: z.number(),
-  scheme: z.string(),
-  polyModulusDegree: z.number(),
-  plainModulus: z.number(),
-  metric: z.string(),
-  scale: z.number(),
-  babySteps: z.string(),
-  babyStep: z.number(),
-  queryCiphertexts: z.number(),
-  galoisSteps: z.array(z.number()),
+/** What the search demo needs to know about the server's search: the served config's fields, as it types them. */
+export const searchFacts = ServerSearchConfigSchema.pick({
+  configId: true,
+  rows: true,
+  dimension: true,
+  scheme: true,
+  polyModulusDegree: true,
+  plainModulus: true,
+  metric: true,
+  scale: true,
+  babySteps: true,
+  babyStep: true,
+  queryCiphertexts: true,
+  galoisSteps: true,
+}).extend({
+  /** How many blocks the database is processed in. */
   blocks: z.number(),
   /** Where the rows come from (show it with he-core's `searchDatabaseSourceLabel`). */
   source: SearchDatabaseSourceSchema.optional(),
 })
 export type SearchFacts = z.infer<typeof searchFacts>
 
-export const executorStatus = z.object({
-  mode: z.string(),
-  size: z.number(),
-  warm: z.number(),
-  running: z.number(),
-  queued: z.number(),
-  default: z.boolean(),
+/** One executor as `/readyz` lists it. */
+export const executorStatus = ServerReadinessSchema.shape.executors.element.pick({
+  mode: true,
+  size: true,
+  warm: true,
+  running: true,
+  queued: true,
+  default: true,
 })
 
 export const serverConnectedReply = z.object({
@@ -81,7 +94,7 @@ export const serverConnectedReply = z.object({
   id,
   baseUrl: z.string(),
   tenant: z.string(),
-  mode: z.string(),
+  mode: ServerSessionSchema.shape.mode,
   ready: z.boolean(),
   executors: z.array(executorStatus),
   search: searchFacts.optional(),
@@ -93,7 +106,7 @@ export type ServerConnected = z.infer<typeof serverConnectedReply>
 /** Where the time of one server call went: the server's phases and the client's view. */
 export const serverWork = z.object({
   phases,
-  executor: z.string().optional(),
+  executor: ServerExecutorModeSchema.optional(),
   /** Client wall time of the HTTP call. */
   elapsedMs: z.number(),
   bytesUp: z.number(),
@@ -106,7 +119,7 @@ export const serverKeysUploadedReply = z.object({
   id,
   name: z.string(),
   bytes: z.number(),
-  kinds: z.array(z.string()),
+  kinds: KeySetInfoSchema.shape.kinds,
   replaced: z.boolean(),
   work: serverWork,
 })

@@ -1,8 +1,9 @@
+import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
 import { formatBytes, formatMs } from '../../ui/format.ts'
 import type { ServerWorkReport } from '../../worker/serverProtocol.ts'
 
-const PHASE_ORDER = ['auth', 'queue', 'keyload', 'deserialize', 'compute', 'serialize', 'store']
-const PHASE_LABELS: Record<string, string> = {
+/** The phases the bar draws (each has its colour in the stylesheet), by the contract's names. */
+const PHASE_LABELS: Partial<Record<TimingPhase, string>> = {
   auth: 'auth',
   queue: 'queue',
   keyload: 'key load',
@@ -11,6 +12,8 @@ const PHASE_LABELS: Record<string, string> = {
   serialize: 'serialize',
   store: 'store',
 }
+/** In the order the server works through them (the contract's). */
+const PHASE_ORDER = TIMING_PHASES.filter((phase) => PHASE_LABELS[phase] !== undefined)
 
 /**
  * Where the time of one server call went, from its Server-Timing header: a bar of
