@@ -22,6 +22,11 @@ function linkWorkspace(name: string, values: number[]): WorkspaceInput {
 }
 
 const FIRST = linkWorkspace('alpha', [1, 2, 3])
+
+/** The button that opens a link over FIRST's workspace: it names what goes, the secret key first. */
+function openHere(keySet: string): string {
+  return `Open the link here (replaces the secret key of key set ${keySet}, 1 other key, 2 ciphertexts and a pipeline of 1 step)`
+}
 const SECOND = linkWorkspace('beta', [7, 8, 9])
 
 /** The key set the Keys panel names ("key set 1a2b3c4d"). */
@@ -65,7 +70,7 @@ test('asks before a pasted link replaces keys; offers the secret key first; Canc
   expect(new URL(page.url()).hash).toBe('#functions')
   await expect(prompt.getByTestId('shared-link-loss').textContent()).resolves.toMatch(
     new RegExp(
-      `replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\), a pipeline of 1 step`,
+      `replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts \\(alpha, alpha2\\) and a pipeline of 1 step\\.`,
     ),
   )
   // The secret key can leave first, as a key file.
@@ -76,9 +81,7 @@ test('asks before a pasted link replaces keys; offers the secret key first; Canc
   expect(download.suggestedFilename()).toBe('secretKey.bfv-4096.sbx')
   await prompt.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
   // The destructive choice names the key it drops.
-  await prompt
-    .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
-    .waitFor()
+  await prompt.getByRole('button', { name: openHere(before) }).waitFor()
   await prompt.getByRole('button', { name: 'Cancel' }).click()
   await expect(prompt.count()).resolves.toBe(0)
   await expect(keySet(page)).resolves.toBe(before)
@@ -90,6 +93,30 @@ test('asks before a pasted link replaces keys; offers the secret key first; Canc
   await expect(keySet(page)).resolves.toBe(before)
   await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
   await expect(page.getByRole('alertdialog').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test('a link opened as a whole page over a saved workspace names the ciphertexts and the key it would replace', async ({
+  sandbox: { page, errors },
+}) => {
+  const url = inject('sandboxUrl')
+  await openWorkspaceLink(page, workspaceLink(url, FIRST), 1)
+  const before = await keySet(page)
+  // Saved (IndexedDB) before the page goes: the next page load restores it.
+  await page.locator('.save-state.save-saved').waitFor()
+
+  // A new page of the same browser (same storage) loads with the link: a full page load, not a hashchange.
+  const other = await page.context().newPage()
+  await other.goto(workspaceLink(url, SECOND))
+  const prompt = other.getByRole('alertdialog', { name: 'Open the shared workspace?' })
+  await prompt.waitFor({ timeout: 60_000 })
+  await expect(prompt.getByTestId('shared-link-loss').textContent()).resolves.toBe(
+    `Opening it here replaces this workspace: the secret key of key set ${before}, 1 other key, 2 ciphertexts (alpha, alpha2) and a pipeline of 1 step. Whatever was encrypted under this secret key can no longer be decrypted, here or anywhere, unless you download the key first.`,
+  )
+  await prompt.getByRole('button', { name: openHere(before) }).waitFor()
+  await prompt.getByRole('button', { name: 'Cancel' }).click()
+  await expect(variableNames(other)).resolves.toEqual(['alpha', 'alpha2'])
+  await other.close()
   expect(errors).toEqual([])
 })
 
@@ -123,9 +150,7 @@ test('opens the link in a new workspace (its own tab and storage) or, when confi
 
   // Confirmed, the link replaces this workspace: new keys, its variables.
   await page.goto(workspaceLink(url, SECOND))
-  await prompt
-    .getByRole('button', { name: `Open the link (replaces this workspace and its secret key of key set ${before})` })
-    .click()
+  await prompt.getByRole('button', { name: openHere(before) }).click()
   await page.getByText(/^Opened a shared workspace/).waitFor({ timeout: 120_000 })
   await expect(variableNames(page)).resolves.toEqual(['beta', 'beta2'])
   await expect(keySet(page)).resolves.not.toBe(before)

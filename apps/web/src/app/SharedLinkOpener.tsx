@@ -1,13 +1,13 @@
 import { HeError, type WorkspaceInput } from '@sealbox/he-core'
 import { useEffect, useRef, useState } from 'react'
 import { buildWorkspace } from '../sandbox/actions/exampleActions.ts'
-import { downloadKey } from '../sandbox/actions/keyActions.ts'
 import type { Sandbox } from '../sandbox/Sandbox.ts'
 import { ConfirmNotice } from '../ui/ConfirmNotice.tsx'
 import { WORKSPACE_PARAM } from '../workspace/workspaceDb.ts'
-import type { WorkspaceState } from '../workspace/workspaceState.ts'
+import { holdsWork, replacingLabel } from '../workspace/workspaceLosses.ts'
+import { LossWarning, SecretKeyDownloadButton } from './LossWarning.tsx'
 import { decodePermalink, isContextLink, permalinkIn } from './permalink.ts'
-import { useSandbox } from './SandboxContext.tsx'
+import { useSandbox, useWorkspace } from './SandboxContext.tsx'
 
 /** A shared link waiting for the user's choice: the workspace it holds and where it opens. */
 interface PendingLink {
@@ -34,36 +34,6 @@ function notice(sandbox: Sandbox, tone: 'info' | 'error', text: string): void {
   sandbox.activity.update((activity) => ({ ...activity, notice: { tone, text } }))
 }
 
-/** Whether replacing the workspace would lose something made here: keys, values or results. */
-function holdsWork(state: WorkspaceState): boolean {
-  return state.keys.secretKey !== undefined || state.variables.length > 0
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`
-}
-
-/** The secret key as the Keys panel names it. */
-export function secretKeyName(state: WorkspaceState): string {
-  return state.keys.keySetId ? `secret key of key set ${state.keys.keySetId.slice(0, 8)}` : 'secret key'
-}
-
-/** What opening a link here would remove, in words. */
-function losses(state: WorkspaceState): string[] {
-  const lost: string[] = []
-  if (state.keys.secretKey) lost.push(`the ${secretKeyName(state)}`)
-  const others = (['publicKey', 'relinKeys', 'galoisKeys'] as const).filter((kind) => state.keys[kind])
-  if (others.length > 0) lost.push(plural(others.length, 'other key'))
-  const ciphertexts = state.variables.filter((v) => v.kind === 'ciphertext')
-  const plaintexts = state.variables.filter((v) => v.kind === 'plaintext')
-  if (ciphertexts.length > 0)
-    lost.push(`${plural(ciphertexts.length, 'ciphertext')} (${ciphertexts.map((v) => v.name).join(', ')})`)
-  if (plaintexts.length > 0)
-    lost.push(`${plural(plaintexts.length, 'plaintext')} (${plaintexts.map((v) => v.name).join(', ')})`)
-  if (state.pipeline.length > 0) lost.push(`a pipeline of ${plural(state.pipeline.length, 'step')}`)
-  return lost
-}
-
 /** The address that opens `link` in a workspace of its own (a fresh IndexedDB record). */
 function newWorkspaceUrl(link: PendingLink): string {
   const url = new URL(window.location.href)
@@ -82,8 +52,9 @@ function newWorkspaceUrl(link: PendingLink): string {
  */
 export function SharedLinkOpener() {
   const sandbox = useSandbox()
+  // The prompt names what the workspace holds now (a restore or a job may still change it).
+  const state = useWorkspace()
   const [pending, setPending] = useState<PendingLink>()
-  const [downloaded, setDownloaded] = useState(false)
   const dialog = useRef<HTMLDivElement>(null)
 
   useEffect(() => {
@@ -102,7 +73,6 @@ export function SharedLinkOpener() {
       }
       const link = { spec, encoded, panel }
       if (holdsWork(sandbox.workspace.state)) {
-        setDownloaded(false)
         setPending(link)
       } else {
         await openHere(sandbox, link)
@@ -119,29 +89,15 @@ export function SharedLinkOpener() {
   }, [pending])
 
   if (!pending) return null
-  const state = sandbox.workspace.state
-  const secret = state.keys.secretKey ? secretKeyName(state) : undefined
-  const lost = losses(state)
   return (
     <div className="shared-link-prompt" ref={dialog} tabIndex={-1} data-testid="shared-link-prompt">
       <ConfirmNotice
         label="Open the shared workspace?"
         title="This link holds another workspace."
+        before={<SecretKeyDownloadButton />}
         choices={[
-          ...(secret
-            ? [
-                {
-                  label: downloaded ? 'Secret key downloaded' : 'Download the secret key first',
-                  onChoose: () => {
-                    void downloadKey(sandbox, 'secretKey').then((outcome) => setDownloaded(outcome.ok))
-                  },
-                },
-              ]
-            : []),
           {
-            label: secret
-              ? `Open the link (replaces this workspace and its ${secret})`
-              : 'Open the link (replaces this workspace)',
+            label: replacingLabel('Open the link here', state),
             tone: 'danger' as const,
             onChoose: () => {
               setPending(undefined)
@@ -159,13 +115,8 @@ export function SharedLinkOpener() {
           { label: 'Cancel', onChoose: () => setPending(undefined) },
         ]}
       >
-        <p data-testid="shared-link-loss">
-          Opening it here replaces this workspace: {lost.join(', ')}.
-          {secret
-            ? ' Whatever was encrypted under this secret key can no longer be decrypted, here or anywhere, unless you download the key first.'
-            : ''}{' '}
-          A new workspace opens the link in a new tab with storage of its own, and keeps this one as it is.
-        </p>
+        <LossWarning lead="Opening it here replaces this workspace" testId="shared-link-loss" />
+        <p>A new workspace opens the link in a new tab with storage of its own, and keeps this one as it is.</p>
       </ConfirmNotice>
     </div>
   )

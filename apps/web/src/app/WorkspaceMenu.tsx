@@ -1,16 +1,19 @@
 import type { HeError } from '@sealbox/he-core'
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { EXAMPLE_BLURBS, type ExampleName, loadExample } from '../sandbox/actions/exampleActions.ts'
 import { exportWorkspace, importWorkspace, resetWorkspace } from '../sandbox/actions/workspaceActions.ts'
 import { ErrorNotice } from '../ui/ErrorNotice.tsx'
 import { FileButton } from '../ui/FileButton.tsx'
+import { holdsWork, replacingLabel } from '../workspace/workspaceLosses.ts'
 import { CopyLinkButton } from './CopyLinkButton.tsx'
+import { LossWarning, SecretKeyDownloadButton } from './LossWarning.tsx'
 import { useActivity, useSandbox, useWorkspace } from './SandboxContext.tsx'
 
 /** Workspace-wide actions in the header: examples, export to one file, a link, import one, start over. */
 export function WorkspaceMenu() {
   const sandbox = useSandbox()
-  const { keys } = useWorkspace()
+  const state = useWorkspace()
+  const { keys } = state
   const { job } = useActivity()
   const exportDialog = useRef<HTMLDialogElement>(null)
   const resetDialog = useRef<HTMLDialogElement>(null)
@@ -18,7 +21,22 @@ export function WorkspaceMenu() {
   const [includeSecret, setIncludeSecret] = useState(false)
   const [error, setError] = useState<HeError>()
   const [importFailed, setImportFailed] = useState(false)
+  // An example chosen over a workspace that holds keys or values: loaded only once confirmed.
+  const [confirmExample, setConfirmExample] = useState<ExampleName>()
   const busy = job !== undefined
+  const exampleConfirm = useRef<HTMLElement>(null)
+  useEffect(() => {
+    if (confirmExample) exampleConfirm.current?.focus()
+  }, [confirmExample])
+
+  const load = async (name: ExampleName) => {
+    examplesDialog.current?.close()
+    setConfirmExample(undefined)
+    setError(undefined)
+    const outcome = await loadExample(sandbox, name)
+    setImportFailed(false)
+    if (!outcome.ok) setError(outcome.error)
+  }
 
   return (
     <div className="workspace-menu">
@@ -26,7 +44,10 @@ export function WorkspaceMenu() {
         type="button"
         className="button-header"
         disabled={busy}
-        onClick={() => examplesDialog.current?.showModal()}
+        onClick={() => {
+          setConfirmExample(undefined)
+          examplesDialog.current?.showModal()
+        }}
       >
         Examples
       </button>
@@ -97,9 +118,11 @@ export function WorkspaceMenu() {
         >
           <h2 id="reset-title">Start over?</h2>
           <p>This removes the parameters, keys, variables and pipeline from this browser. Export first to keep them.</p>
+          <LossWarning lead="Starting over removes" testId="reset-loss" />
           <div className="actions">
+            <SecretKeyDownloadButton />
             <button type="submit" className="button-danger">
-              Remove everything
+              {replacingLabel('Remove everything', state, { verb: 'including' })}
             </button>
             <button type="button" onClick={() => resetDialog.current?.close()}>
               Keep working
@@ -113,6 +136,26 @@ export function WorkspaceMenu() {
           Loads a complete workspace — parameters, the keys its pipeline needs, variables and a multi-step pipeline —
           and runs it. It replaces the current workspace (export it first to keep it).
         </p>
+        {confirmExample ? (
+          <section
+            ref={exampleConfirm}
+            tabIndex={-1}
+            className="example-confirm"
+            aria-label="Replace this workspace?"
+            data-testid="example-confirm"
+          >
+            <LossWarning lead={`Loading “${EXAMPLE_BLURBS[confirmExample].title}” replaces this workspace`} />
+            <div className="actions">
+              <SecretKeyDownloadButton />
+              <button type="button" className="button-danger" onClick={() => void load(confirmExample)}>
+                {replacingLabel('Load the example', state)}
+              </button>
+              <button type="button" onClick={() => setConfirmExample(undefined)}>
+                Keep this workspace
+              </button>
+            </div>
+          </section>
+        ) : null}
         <ul className="example-list">
           {(Object.keys(EXAMPLE_BLURBS) as ExampleName[]).map((name) => (
             <li key={name}>
@@ -123,12 +166,10 @@ export function WorkspaceMenu() {
               <button
                 type="button"
                 className="button-small"
-                onClick={async () => {
-                  examplesDialog.current?.close()
-                  setError(undefined)
-                  const outcome = await loadExample(sandbox, name)
-                  setImportFailed(false)
-                  if (!outcome.ok) setError(outcome.error)
+                onClick={() => {
+                  // Keys or values here are never replaced without a confirmation that names them.
+                  if (holdsWork(sandbox.workspace.state)) setConfirmExample(name)
+                  else void load(name)
                 }}
                 aria-label={`Load the ${EXAMPLE_BLURBS[name].title} example`}
               >

@@ -17,12 +17,15 @@ export function ConfirmNotice({
   label,
   title,
   children,
+  before,
   choices,
 }: {
   /** The dialog's accessible name. */
   label: string
   title: ReactNode
   children?: ReactNode
+  /** A control shown before the choices (e.g. "Download the secret key first"). */
+  before?: ReactNode
   choices: readonly ConfirmChoice[]
 }) {
   return (
@@ -31,6 +34,7 @@ export function ConfirmNotice({
         <strong>{title}</strong>
         {children}
         <div className="actions">
+          {before}
           {choices.map((choice) => (
             <button
               key={choice.label}

@@ -1,7 +1,8 @@
 import { type HeError, POLY_MODULUS_DEGREES, parseParams, SCHEMES } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
+import { LossWarning, SecretKeyDownloadButton } from '../../app/LossWarning.tsx'
 import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
-import { applyParams, hasObjects } from '../../sandbox/actions/paramsActions.ts'
+import { applyParams } from '../../sandbox/actions/paramsActions.ts'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
 import { formatMs } from '../../ui/format.ts'
@@ -14,6 +15,7 @@ import {
   type ParamsDraft,
   SANDBOX_SECURITY_LEVELS,
 } from '../../workspace/paramsDraft.ts'
+import { holdsWork, replacingLabel } from '../../workspace/workspaceLosses.ts'
 import { ParamsAssistant } from './ParamsAssistant.tsx'
 import { ParamsFactsView } from './ParamsFactsView.tsx'
 import { plainWordsFirst } from './plainWordsFirst.ts'
@@ -36,7 +38,8 @@ const SECURITY_LABELS: Record<(typeof SANDBOX_SECURITY_LEVELS)[number], string> 
  */
 export function ParametersPanel() {
   const sandbox = useSandbox()
-  const { draft, applied, keys } = useWorkspace()
+  const state = useWorkspace()
+  const { draft, applied, keys } = state
   const check = useMemo(() => checkDraft(draft), [draft])
   const [error, setError] = useState<HeError>()
   const [confirming, setConfirming] = useState(false)
@@ -72,7 +75,7 @@ export function ParametersPanel() {
   }
 
   const onApply = () => {
-    if (applied && hasObjects(sandbox)) setConfirming(true)
+    if (applied && holdsWork(sandbox.workspace.state)) setConfirming(true)
     else void apply()
   }
 
@@ -275,9 +278,11 @@ export function ParametersPanel() {
                 They were made under the current parameters and cannot be used with new ones. Download them first if you
                 need them.
               </p>
+              <LossWarning lead="New parameters discard" options={{ pipeline: false }} testId="params-loss" />
               <div className="actions">
+                <SecretKeyDownloadButton />
                 <button type="button" className="button-danger" onClick={() => void apply()}>
-                  Discard and use new parameters
+                  {replacingLabel('Discard and use new parameters', state, { pipeline: false, verb: 'drops' })}
                 </button>
                 <button type="button" onClick={() => setConfirming(false)}>
                   Keep current parameters

@@ -1,12 +1,6 @@
 import { type ParamsInput, ParamsSpec } from '@sealbox/he-core'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
 
-/** True when the workspace holds keys or variables that new parameters would discard. */
-export function hasObjects(sandbox: Sandbox): boolean {
-  const { keys, variables } = sandbox.workspace.state
-  return keys.secretKey !== undefined || keys.publicKey !== undefined || variables.length > 0
-}
-
 /**
  * Builds the SEAL context for `input` in the worker and makes it the workspace's
  * parameters. Keys and variables of other parameters are dropped (they cannot be
