@@ -35,6 +35,7 @@ interface KernelExports {
   lift(dst: number, src: number, len: number, one: number, p: number): void
   permute(dst: number, src: number, table: number, n: number): void
   mulAcc(acc: number, x: number, y: number, len: number): void
+  mulAccPermuted(acc0: number, acc1: number, x: number, table: number, y0: number, y1: number, len: number): void
   reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
   addInto(dst: number, src: number, len: number, p: number): void
   modDownDelta(
@@ -276,12 +277,16 @@ export class RnsKernel {
       this.intt(coeff, j)
     }
     const c = this.#primes
-    this.#switchKey(dst, key, (j, i) => {
-      if (i === j) return this.#targetAt + j * poly
-      const prime = c[i] as PrimeConstants
-      x.lift(this.#operandAt, this.#coeffAt + j * poly, n, prime.one, prime.p)
-      this.ntt(this.#operandAt, i)
-      return this.#operandAt
+    this.#switchKey(dst, key, (j, i, acc0, acc1, key0, key1) => {
+      let operand = this.#targetAt + j * poly
+      if (i !== j) {
+        const prime = c[i] as PrimeConstants
+        operand = this.#operandAt
+        x.lift(operand, this.#coeffAt + j * poly, n, prime.one, prime.p)
+        this.ntt(operand, i)
+      }
+      x.mulAcc(acc0, operand, key0, n)
+      x.mulAcc(acc1, operand, key1, n)
     })
   }
 
@@ -318,7 +323,8 @@ export class RnsKernel {
   /**
    * Hoisting, second half: `rotate(dst, src, element)` from the decomposition `decompose(src)`
    * made (src unchanged since). The digits are the automorphism of c1's digits rather than
-   * the digits of the automorphism of c1: each coefficient may differ by its prime q_j, so
+   * the digits of the automorphism of c1 (gathered through the permutation in the
+   * products, never written out): each coefficient may differ by its prime q_j, so
    * the words differ from SEAL's rotation, but they are as small (below q_j in absolute
    * value) and the result decrypts to the same message with the same noise bound.
    */
@@ -329,9 +335,8 @@ export class RnsKernel {
     if (this.#decomposed !== src) throw new HeError('INTERNAL', 'rotateHoisted needs decompose(src) first')
     const poly = n * 4
     for (let j = 0; j < L; j++) x.permute(dst + j * poly, src + j * poly, perm, n)
-    this.#switchKey(dst, key, (j, i) => {
-      x.permute(this.#operandAt, this.#digitsAt + (j * (L + 1) + i) * poly, perm, n)
-      return this.#operandAt
+    this.#switchKey(dst, key, (j, i, acc0, acc1, key0, key1) => {
+      x.mulAccPermuted(acc0, acc1, this.#digitsAt + (j * (L + 1) + i) * poly, perm, key0, key1, n)
     })
   }
 
@@ -345,10 +350,15 @@ export class RnsKernel {
   }
 
   /**
-   * dst's c1 = 0, then dst += mod-down(Σ_j digit_j ⊙ key_j), the digits at each key-level
-   * prime i given by `digit(j, i)` (an offset valid until the next call).
+   * dst's c1 = 0, then dst += mod-down(Σ_j digit_j ⊙ key_j): `accumulate(j, i, …)` adds
+   * digit j's products with the key's two polynomials at key-level prime i into the two
+   * u64 accumulators.
    */
-  #switchKey(dst: number, key: number, digit: (j: number, i: number) => number): void {
+  #switchKey(
+    dst: number,
+    key: number,
+    accumulate: (j: number, i: number, acc0: number, acc1: number, key0: number, key1: number) => void,
+  ): void {
     const { n, L } = this
     const x = this.#x
     const poly = n * 4
@@ -358,10 +368,8 @@ export class RnsKernel {
       const c = this.#primes[i] as PrimeConstants
       this.words(this.#acc64At, 4 * n).fill(0)
       for (let j = 0; j < L; j++) {
-        const operand = digit(j, i)
-        for (let K = 0; K < 2; K++) {
-          x.mulAcc(this.#acc64At + K * 2 * poly, operand, key + ((j * 2 + K) * (L + 1) + i) * poly, n)
-        }
+        const keyAt = (K: number) => key + ((j * 2 + K) * (L + 1) + i) * poly
+        accumulate(j, i, this.#acc64At, this.#acc64At + 2 * poly, keyAt(0), keyAt(1))
       }
       for (let K = 0; K < 2; K++) {
         x.reduce(this.#resultAt + (K * (L + 1) + i) * poly, this.#acc64At + K * 2 * poly, n, c.c, c.cq, c.one, c.p)

@@ -253,6 +253,42 @@
         (local.set $y (i32.add (local.get $y) (i32.const 16)))
         (br $word))))
 
+  ;; acc0[k] += x[table[k]]*y0[k] and acc1[k] += x[table[k]]*y1[k] (u64 accs, u32 x, y0, y1),
+  ;; k < len (a multiple of 4): a hoisted rotation's products, the automorphism of the shared
+  ;; digit x gathered four lanes at a time instead of written out and read back.
+  (func (export "mulAccPermuted") (param $acc0 i32) (param $acc1 i32) (param $x i32) (param $table i32)
+    (param $y0 i32) (param $y1 i32) (param $len i32)
+    (local $end i32) (local $T v128) (local $X v128) (local $Y v128)
+    (local.set $end (i32.add (local.get $table) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $table) (local.get $end)))
+        (local.set $T (i32x4.shl (v128.load (local.get $table)) (i32.const 2)))
+        (local.set $X
+          (i32x4.replace_lane 3
+            (i32x4.replace_lane 2
+              (i32x4.replace_lane 1
+                (i32x4.splat (i32.load (i32.add (local.get $x) (i32x4.extract_lane 0 (local.get $T)))))
+                (i32.load (i32.add (local.get $x) (i32x4.extract_lane 1 (local.get $T)))))
+              (i32.load (i32.add (local.get $x) (i32x4.extract_lane 2 (local.get $T)))))
+            (i32.load (i32.add (local.get $x) (i32x4.extract_lane 3 (local.get $T))))))
+        (local.set $Y (v128.load (local.get $y0)))
+        (v128.store (local.get $acc0)
+          (i64x2.add (v128.load (local.get $acc0)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
+        (v128.store offset=16 (local.get $acc0)
+          (i64x2.add (v128.load offset=16 (local.get $acc0)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
+        (local.set $Y (v128.load (local.get $y1)))
+        (v128.store (local.get $acc1)
+          (i64x2.add (v128.load (local.get $acc1)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
+        (v128.store offset=16 (local.get $acc1)
+          (i64x2.add (v128.load offset=16 (local.get $acc1)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
+        (local.set $acc0 (i32.add (local.get $acc0) (i32.const 32)))
+        (local.set $acc1 (i32.add (local.get $acc1) (i32.const 32)))
+        (local.set $table (i32.add (local.get $table) (i32.const 16)))
+        (local.set $y0 (i32.add (local.get $y0) (i32.const 16)))
+        (local.set $y1 (i32.add (local.get $y1) (i32.const 16)))
+        (br $word))))
+
   ;; dst[k] = acc[k] mod p (u64 acc, u32 dst): hi*(2^32 mod p) + lo, both by Shoup.
   ;; c = 2^32 mod p, cq its w', one = floor(2^32/p).
   (func (export "reduce") (param $dst i32) (param $acc i32) (param $len i32)
