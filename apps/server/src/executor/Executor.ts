@@ -41,10 +41,10 @@ export interface Executor {
   /** Jobs that could start right now. */
   freeSlots(): number
   /**
-   * Ids of the workers that could start a job right now (`thread-7`, as in replies), for
-   * schedulers that choose the worker (affinity). Executors without it pick themselves.
+   * Ids of the workers that could start a job right now (`thread-7`, `inline`, as in
+   * replies): the scheduler pairs each with a job (affinity) and runs it there.
    */
-  idleWorkers?(): string[]
+  idleWorkers(): string[]
   /**
    * Runs one job. `deadline` aborts work that overstays: an isolated executor kills
    * the worker (the reply is a TIMEOUT error and the worker is replaced). Failures of

@@ -33,6 +33,10 @@ class SteppedExecutor implements Executor {
     return this.#slots - this.#running.length
   }
 
+  idleWorkers(): string[] {
+    return Array.from({ length: this.freeSlots() }, (_, i) => `thread-${i + 1}`)
+  }
+
   run(job: WorkerJob): Promise<WorkerReply> {
     this.started.push(this.#names.get(job) ?? '?')
     return new Promise((resolve) => {

@@ -213,20 +213,15 @@ export class FairScheduler {
   }
 
   /**
-   * Starts waiting jobs while the executor has free slots. When the executor lets us
-   * choose the worker, `chooseWorker` pairs an idle worker with a job among the first
-   * tenants in fair order (affinity: the worker that holds the job's keys).
+   * Starts waiting jobs while the executor has free slots: `chooseWorker` pairs an idle
+   * worker with a job among the first tenants in fair order (affinity: the worker that
+   * holds the job's keys), for every executor alike.
    */
   pump(): void {
     while (this.#waiting.size > 0 && this.#executor.freeSlots() > 0) {
-      const idle = this.#executor.idleWorkers?.()
-      if (idle && idle.length === 0) return
+      const idle = this.#executor.idleWorkers()
+      if (idle.length === 0) return
       const heads = this.#waiting.eligibleHeads(LOOKAHEAD)
-      if (!idle) {
-        this.#waiting.take(heads[0] as Entry)
-        this.#start(heads[0] as Entry)
-        continue
-      }
       const choice = chooseWorker(this.#scheduling, heads, idle, this.#placement.holds, this.#lastWorker, MAX_BYPASS)
       const entry = heads[choice.job] as Entry
       for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++

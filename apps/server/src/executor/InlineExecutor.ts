@@ -4,6 +4,9 @@ import type { Executor, ExecutorEvents, ExecutorStatus } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
+/** The inline executor's one worker, as its replies name it. */
+const INLINE_WORKER = 'inline'
+
 /**
  * Runs HE work on the main event loop. Kept only so the cost can be measured: while
  * a job computes, no other request (health checks included) is answered, and a job
@@ -43,7 +46,7 @@ export class InlineExecutor implements Executor {
 
   async #warmUp(): Promise<WarmInfo> {
     const { runner, warm } = await JobRunner.create(this.#setup, {
-      workerId: 'inline',
+      workerId: INLINE_WORKER,
       isolated: false,
       ...(this.#wasmModule ? { wasmModule: this.#wasmModule } : {}),
     })
@@ -58,6 +61,11 @@ export class InlineExecutor implements Executor {
 
   freeSlots(): number {
     return this.ready() ? 1 - this.#running : 0
+  }
+
+  /** The event loop, when it may start a job: one worker, scheduled like a pool's. */
+  idleWorkers(): string[] {
+    return this.freeSlots() > 0 ? [INLINE_WORKER] : []
   }
 
   async run(job: WorkerJob, _deadline: AbortSignal): Promise<WorkerReply> {
@@ -90,7 +98,7 @@ export class InlineExecutor implements Executor {
    */
   #replace(worn: JobRunner, reason: NonNullable<WorkerReply['recycle']>): void {
     this.#replacements++
-    this.#events.onReplaced?.('inline', reason)
+    this.#events.onReplaced?.(INLINE_WORKER, reason)
     this.#runner = undefined
     if (reason === 'outOfMemory') {
       this.#outOfService = true
