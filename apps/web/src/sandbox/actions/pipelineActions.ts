@@ -1,6 +1,7 @@
 import { HeError } from '@sealbox/he-core'
+import { defaultOperands } from '../../workspace/defaultOperands.ts'
 import { freeName } from '../../workspace/names.ts'
-import { hasOperandB, toProgramStep } from '../../workspace/pipeline.ts'
+import { toProgramStep } from '../../workspace/pipeline.ts'
 import type { PipelineEntry, StepOutcome, WorkspaceState } from '../../workspace/workspaceState.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
 import { entryOfVariable, putVariable } from './variableActions.ts'
@@ -28,22 +29,16 @@ function update(sandbox: Sandbox, change: (pipeline: PipelineEntry[]) => Pipelin
   sandbox.workspace.update((state) => ({ ...state, pipeline: change(state.pipeline) }))
 }
 
-/** Appends a step of `op`, reading the latest values and writing a fresh name. */
+/** Appends a step of `op`, reading the latest useful values (`defaultOperands`) and writing a fresh name. */
 export function addStep(sandbox: Sandbox, op: string): void {
   const state = sandbox.workspace.state
-  const available = namesBefore(state, state.pipeline.length)
-  const ciphertexts = available.filter((v) => v.kind === 'ciphertext')
-  const plaintexts = available.filter((v) => v.kind === 'plaintext')
-  const last = ciphertexts.at(-1)?.name ?? ''
-  const second = ciphertexts.at(-2)?.name ?? last
+  const { a, b } = defaultOperands(state, namesBefore(state, state.pipeline.length), op)
   const taken = new Set([...state.variables.map((v) => v.name), ...state.pipeline.map((e) => e.out)])
-  const needsPlain = op.endsWith('Plain')
   const entry: PipelineEntry = {
     id: newId(),
     op,
-    // A binary op on the newest value and the one before it reads naturally (x × y).
-    a: hasOperandB(op) && !needsPlain ? second : last,
-    b: needsPlain ? (plaintexts.at(-1)?.name ?? '') : last,
+    a,
+    b,
     steps: 1,
     exponent: 2,
     align: false,
