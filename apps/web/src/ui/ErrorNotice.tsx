@@ -1,9 +1,11 @@
 import { HE_ERROR_HINTS, type HeError } from '@sealbox/he-core'
 import { formWords } from './formWords.ts'
+import { hintUnlessRepeated } from './hintUnlessRepeated.ts'
 
 /**
  * A coded error in plain words: what happened (the message) and what to do (the
- * code's hint, or `hint` when the caller knows better, e.g. for a network failure).
+ * code's hint, or `hint` when the caller knows better, e.g. for a network failure) —
+ * the hint only with what the message does not already say.
  */
 export function ErrorNotice({
   error,
@@ -16,12 +18,14 @@ export function ErrorNotice({
   hint?: string
   onDismiss?: () => void
 }) {
+  const message = formWords(error.message)
+  const advice = hint ?? hintUnlessRepeated(message, HE_ERROR_HINTS[error.code])
   return (
     <div className="notice notice-error" role="alert" data-error-code={error.code}>
       <div className="notice-body">
         <strong>{title ?? 'That did not work'}</strong>
-        <p className="notice-message">{formWords(error.message)}</p>
-        <p className="notice-hint">{hint ?? HE_ERROR_HINTS[error.code]}</p>
+        <p className="notice-message">{message}</p>
+        {advice ? <p className="notice-hint">{advice}</p> : null}
       </div>
       {onDismiss ? (
         <button
