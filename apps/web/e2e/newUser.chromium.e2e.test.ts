@@ -201,6 +201,36 @@ test('refuses to decrypt an exhausted ciphertext on Variables; Code never calls 
   expect(errors).toEqual([])
 })
 
+test('an exhausted result decrypted anyway: its card labels the preview garbage, and its error box says why once', async ({
+  sandbox: { page, errors },
+}) => {
+  const url = inject('sandboxUrl')
+  await page.setViewportSize(WIDE)
+  await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
+  await page.getByRole('button', { name: 'Decrypt anyway (step 5)' }).click()
+  await page.getByTestId('step-5').getByTestId('garbage').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Variables')
+  const card = page.getByTestId('variable-r5')
+  await expect(card.getByTestId('preview-garbage').textContent()).resolves.toMatch(
+    /^Garbage: no noise budget left, so these decrypted numbers are wrong \[/,
+  )
+  // A result with budget left shows its numbers plainly.
+  await expect(page.getByTestId('variable-r4').getByTestId('preview-garbage').count()).resolves.toBe(0)
+
+  // Decrypting it is refused, in one box that gives its reason and its advice once.
+  for (const button of ['Decrypt r5', 'Decrypt and decode all slots of r5']) {
+    await card.getByRole('button', { name: button, exact: true }).click()
+    const alert = card.getByRole('alert')
+    await alert.waitFor()
+    const text = (await alert.textContent()) ?? ''
+    expect(text.match(/fewer multiplications/g), text).toHaveLength(1)
+    expect(text.match(/noise budget/g), text).toHaveLength(1)
+    await alert.getByRole('button', { name: /^Dismiss/ }).click()
+  }
+  await expect(page.locator('[data-testid="variable-r5_dec"]').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
 test('drops the "Opened a shared workspace" banner on Start over (item 9)', async ({ sandbox: { page, errors } }) => {
   const url = inject('sandboxUrl')
   await page.setViewportSize(WIDE)

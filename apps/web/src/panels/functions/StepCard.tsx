@@ -236,7 +236,7 @@ export function StepCard({
             </span>
             <span className="mono">{formatMs(last.timeMs)}</span>
             <ValueFacts level={last.level} size={last.size} scaleBits={last.scaleBits} noiseBudget={last.noiseBudget} />
-            {result ? <Preview values={result.preview} /> : null}
+            {result ? <Preview values={result.preview} noiseBudget={result.noiseBudget} /> : null}
           </div>
         ) : problem ? (
           <p className="step-warning">{problem}</p>

@@ -56,9 +56,31 @@ export function ValueFacts({
   )
 }
 
-/** The first decoded slots of a vector that continues: "[5, 12, 21, 32, 0, 0, 0, 0, …]". */
-export function Preview({ values, count = 8 }: { values: ReadonlyArray<bigint | number> | undefined; count?: number }) {
+/**
+ * The first decoded slots of a vector that continues: "[5, 12, 21, 32, 0, 0, 0, 0, …]".
+ * A ciphertext with no noise budget left (`noiseBudget` 0, e.g. a result decrypted
+ * anyway) decrypts to garbage: its numbers are struck through under a label that says so.
+ */
+export function Preview({
+  values,
+  count = 8,
+  noiseBudget,
+}: {
+  values: ReadonlyArray<bigint | number> | undefined
+  count?: number
+  noiseBudget?: number | undefined
+}) {
   if (!values) return <span className="muted">encrypted (no secret key here to look inside)</span>
+  if (noiseBudget === 0) {
+    return (
+      <span className="preview-garbage" data-testid="preview-garbage">
+        <strong>Garbage:</strong> no noise budget left, so these decrypted numbers are wrong{' '}
+        <code className="values" data-testid="preview">
+          [{values.slice(0, count).map(formatValue).join(', ')}, …]
+        </code>
+      </span>
+    )
+  }
   return (
     <code className="values" data-testid="preview">
       [{values.slice(0, count).map(formatValue).join(', ')}, …]

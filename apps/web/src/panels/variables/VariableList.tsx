@@ -91,7 +91,7 @@ function VariableRow({ variable }: { variable: VariableEntry }) {
         </span>
       </div>
       <div className="variable-preview">
-        <Preview values={variable.preview} />
+        <Preview values={variable.preview} noiseBudget={variable.noiseBudget} />
       </div>
       {all ? (
         <div className="decoded-all">

@@ -63,15 +63,9 @@ export async function convertVariable(
   to: VariableEntry['kind'],
 ): Promise<Outcome<void>> {
   const from = sandbox.workspace.state.variables.find((v) => v.name === source)
-  if (to === 'plaintext' && from?.kind === 'ciphertext' && from.noiseBudget === 0) {
-    // Decrypting it "works" and yields garbage: refuse, like the pipeline, instead of a silent wrong value.
-    return {
-      ok: false,
-      error: new HeError(
-        'NOISE_BUDGET_EXHAUSTED',
-        `'${source}' has no noise budget left, so it would decrypt to garbage. Its wrong values are on the Functions panel ("Decrypt anyway"); use larger parameters or fewer multiplications for a result you can decrypt.`,
-      ),
-    }
+  if (to === 'plaintext') {
+    const refused = exhaustedRefusal(from)
+    if (refused) return refused
   }
   return sandbox.run(`${to === 'ciphertext' ? 'Encrypting' : 'Decrypting'} ${source}`, async () => {
     const reply = await sandbox.worker.request({ type: 'convertVariable', source, name, to })
@@ -80,8 +74,25 @@ export async function convertVariable(
   })
 }
 
-/** Every slot of a variable, decoded (and decrypted first for a ciphertext). */
+/**
+ * Decrypting a ciphertext with no noise budget left "works" and yields garbage: refused,
+ * like the pipeline, instead of silent wrong values.
+ */
+function exhaustedRefusal(variable: VariableEntry | undefined): { ok: false; error: HeError } | undefined {
+  if (variable?.kind !== 'ciphertext' || variable.noiseBudget !== 0) return undefined
+  return {
+    ok: false,
+    error: new HeError(
+      'NOISE_BUDGET_EXHAUSTED',
+      `'${variable.name}' has no noise budget left, so it would decrypt to garbage. Its wrong values are on the Functions panel ("Decrypt anyway"); use larger parameters or fewer multiplications for a result you can decrypt.`,
+    ),
+  }
+}
+
+/** Every slot of a variable, decoded (and decrypted first for a ciphertext; never garbage). */
 export async function decodeVariable(sandbox: Sandbox, name: string): Promise<Outcome<bigint[] | number[]>> {
+  const refused = exhaustedRefusal(sandbox.workspace.state.variables.find((v) => v.name === name))
+  if (refused) return refused
   return sandbox.run(`Decoding ${name}`, async () => {
     const reply = await sandbox.worker.request({ type: 'decodeVariable', name })
     return reply.values
