@@ -88,6 +88,12 @@ export {
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings } from './keys/KeySet.ts'
 export {
+  KEY_LOAD_UNITS_PER_MIB,
+  KEY_UPLOAD_UNITS_PER_MIB,
+  KEY_UPLOAD_UNITS_PER_OBJECT,
+  keyUploadCost,
+} from './keys/keyUploadCost.ts'
+export {
   acquireHeContext,
   ContextCache,
   type ContextCacheOptions,

@@ -223,7 +223,7 @@ export const ServerConfigSchema = z
       .max(1e9)
       .default(10_000)
       .describe(
-        "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ one n=4096 two-prime ciphertext multiply ≈ 1 ms of a worker); above it: 422 LIMIT_EXCEEDED.",
+        "Largest estimated work of one evaluate request, in cost units (he-core's `programCost`: 1 unit ≈ 0.22 ms of a worker's CPU, COST_UNIT_MS, so the default is about 2.2 s); above it: 422 LIMIT_EXCEEDED.",
       ),
     MAX_JOB_HEAP_BYTES: int(16 * MiB, 4096 * MiB)
       .default(1024 * MiB)
@@ -265,9 +265,9 @@ export const ServerConfigSchema = z
       .number()
       .min(1)
       .max(1e12)
-      .default(120_000)
+      .default(300_000)
       .describe(
-        'Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches, programs, key uploads); past it: 429. In local mode the sessions of one client address also share ADDRESS_COST_BUDGET.',
+        'Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches, programs, key uploads); past it: 429. The default is about one worker thread for the whole window (300,000 × COST_UNIT_MS 0.22 ms ≈ 66 s per minute; a default search is about 41 units). In local mode the sessions of one client address also share ADDRESS_COST_BUDGET.',
       ),
     ADDRESS_COST_BUDGET: z.coerce
       .number()

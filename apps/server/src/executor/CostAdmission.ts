@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
 import { TokenBucketLimiter } from '../http/TokenBucketLimiter.ts'
 
@@ -60,7 +60,7 @@ export class CostAdmission {
     if (cost.what === 'program' && cost.units > MAX_PROGRAM_COST) {
       throw new HeError(
         'LIMIT_EXCEEDED',
-        `this program costs about ${units(cost.units)} cost units; this server's limit is ${units(MAX_PROGRAM_COST)} (MAX_PROGRAM_COST; 1 unit ≈ one n=4096 ciphertext multiply): use a smaller n, fewer levels, smaller exponents or fewer steps, or split it into several requests`,
+        `this program costs about ${units(cost.units)} cost units; this server's limit is ${units(MAX_PROGRAM_COST)} (MAX_PROGRAM_COST; 1 unit ≈ ${COST_UNIT_MS} ms of a worker): use a smaller n, fewer levels, smaller exponents or fewer steps, or split it into several requests`,
         { details: { cost: Math.ceil(cost.units), limit: MAX_PROGRAM_COST, setting: 'MAX_PROGRAM_COST' } },
       )
     }

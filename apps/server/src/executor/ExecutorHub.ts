@@ -1,4 +1,4 @@
-import { HeError, loadSeal, sealWasmModule } from '@sealbox/he-core'
+import { HeError, keyUploadCost, loadSeal, peekEnvelope, sealWasmModule } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
@@ -21,17 +21,6 @@ import { KeyBytesCache } from './KeyBytesCache.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
-
-/**
- * Cost units per MiB of a key upload: measured at n = 4096, a 0.20 MiB seeded zstd key
- * set takes 6–11 ms to check, inflate and load (30–55 ms per MiB; 1 unit ≈ 1 ms). What
- * the upload claims beyond what its bytes can hold is refused before it is inflated.
- * Packed Galois keys cost the same per byte: the same two elements are 0.16 MiB and load
- * in 2.1 ms against zstd's 2.5 ms (minimums of one run; unpacking in JavaScript, 0.6 ms,
- * replaces inflating), and a packed payload's length follows from its header, so it
- * cannot claim more keys than its bytes hold.
- */
-const KEY_UPLOAD_UNITS_PER_MIB = 50
 
 /** 32-bit WebAssembly's own heap limit. */
 const WASM_HEAP_LIMIT = 4096 * 1024 * 1024
@@ -233,15 +222,30 @@ export class ExecutorHub {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
         return { units: searchCost({ estimatedServerMs: perQuery }, job.queries.length), what: 'search' }
       }
-      // Checking a key upload, inflating it within its exact bound and loading it into SEAL.
+      // Checking a key upload, inflating it within its exact bound and loading it into SEAL;
+      // what the upload claims beyond what its bytes can hold is refused before it is inflated.
       case 'inspectKeys':
-        return { units: 1 + KEY_UPLOAD_UNITS_PER_MIB * (job.bytes.byteLength / 2 ** 20), what: 'job' }
+        return { units: keyUploadCost(job.bytes.byteLength, { loaded: this.#loadsKeys(job.bytes) }), what: 'job' }
       case 'fault':
         return { units: 1, what: 'job' }
       default: {
         const never: never = job
         throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
       }
+    }
+  }
+
+  /**
+   * Whether checking an upload loads it into SEAL (keys under the search parameters, about
+   * four times the work per byte of a structural check): by the header's fingerprint, read
+   * unverified since it only sets the price; a header that does not read is priced high.
+   */
+  #loadsKeys(bytes: Uint8Array): boolean {
+    const searchFingerprint = this.#warm?.search.fingerprint
+    try {
+      return searchFingerprint === undefined || peekEnvelope(bytes).fingerprint === searchFingerprint
+    } catch {
+      return true
     }
   }
 

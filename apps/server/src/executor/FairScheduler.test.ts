@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
 import type { Executor, ExecutorStatus } from './Executor.ts'
 import { FairScheduler } from './FairScheduler.ts'
@@ -142,13 +142,15 @@ describe('FairScheduler (deficit round-robin by cost)', () => {
 
   it('says in Retry-After how long the queued and running cost takes at the measured throughput', async () => {
     const { scheduler, submit, runAll } = rig({ maxQueued: 2 })
-    const jobs = [submit('a', 'run', 10_000), submit('a', 'q1', 10_000), submit('a', 'q2', 10_000)]
-    expect(scheduler.queuedCost).toBe(20_000)
+    // Jobs the model's prior (COST_UNIT_MS per unit) says take 10 s each.
+    const tenSeconds = 10_000 / COST_UNIT_MS
+    const jobs = [submit('a', 'run', tenSeconds), submit('a', 'q1', tenSeconds), submit('a', 'q2', tenSeconds)]
+    expect(scheduler.queuedCost).toBe(2 * tenSeconds)
     const refused = await submit('b', 'late', 9).catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(HeError)
     expect((refused as HeError).code).toBe('OVERLOADED')
     const retryAfter = Number((refused as HeError).details?.retryAfterSeconds)
-    // Nothing finished yet: the model's prior (1 unit per ms) → two queued 10-second jobs and most of the running one.
+    // Nothing finished yet: the model's prior → two queued 10-second jobs and most of the running one.
     expect(retryAfter).toBeGreaterThanOrEqual(20)
     expect(retryAfter).toBeLessThanOrEqual(31)
     await runAll()

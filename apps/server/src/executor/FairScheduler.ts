@@ -101,7 +101,7 @@ export class FairScheduler {
   /**
    * Cost units finished and the slot milliseconds they took, both decayed per job:
    * their ratio is the measured throughput of one slot (weighted by time, so a
-   * mis-estimated tiny job cannot swing it). The prior is the model's 1 unit per ms.
+   * mis-estimated tiny job cannot swing it). The prior is the model's COST_UNIT_MS per unit.
    */
   #doneCost = 20
   #doneMs = 20 * COST_UNIT_MS

@@ -1,4 +1,4 @@
-import { HeError } from '@sealbox/he-core'
+import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
 import { InlineAdmission } from './InlineAdmission.ts'
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
@@ -37,21 +37,23 @@ function refusal(fn: () => void): HeError {
 }
 
 describe('InlineAdmission', () => {
-  it('predicts an unmeasured program at 10 ms per unit, then at what jobs like it took on any executor', () => {
+  it('predicts an unmeasured program at 10× the model’s ms per unit, then at what jobs like it took on any executor', () => {
     const admission = new InlineAdmission(limits, () => 0)
     const job = program('r')
-    // 60 units × 10 ms: refused before it ever runs inline.
-    const unseen = refusal(() => admission.admit('127.0.0.1', job, 60))
+    // 300 units × 10 × COST_UNIT_MS: refused before it ever runs inline.
+    const unseenMs = 300 * 10 * COST_UNIT_MS
+    expect(unseenMs).toBeGreaterThan(500)
+    const unseen = refusal(() => admission.admit('127.0.0.1', job, 300))
     expect(unseen.code).toBe('LIMIT_EXCEEDED')
-    expect(unseen.message).toContain('about 600 ms')
+    expect(unseen.message).toContain(`about ${Math.round(unseenMs)} ms`)
     expect(unseen.details).toMatchObject({ setting: 'INLINE_MAX_JOB_MS', limit: 500 })
-    // Measured on the pool at 3 ms per unit: 180 ms, admitted.
-    admission.observe(job, 60, reply(180))
-    expect(admission.predictMs(60, 'unknown shape')).toBe(600)
-    admission.admit('127.0.0.1', job, 60)
+    // Measured on the pool at 0.6 ms per unit: 180 ms, admitted.
+    admission.observe(job, 300, reply(180))
+    expect(admission.predictMs(300, 'unknown shape')).toBeCloseTo(unseenMs, 6)
+    admission.admit('127.0.0.1', job, 300)
     // A failed run says nothing of the speed.
-    admission.observe(job, 60, reply(5000, true))
-    admission.admit('127.0.0.1', job, 60)
+    admission.observe(job, 300, reply(5000, true))
+    admission.admit('127.0.0.1', job, 300)
   })
 
   it('refuses a queued job at its start once a job like it was measured too slow', () => {

@@ -30,7 +30,7 @@ try {
 
 const plan = settings.quick ? { ...settings, degrees: [4096], requests: 3, warmup: 1 } : settings
 const loadBefore = loadAverage()
-const cells = await measureCalibration({ ...plan, log: (line) => process.stderr.write(`${line}\n`) })
+const cells = await measureCalibration({ ...plan, search: true, log: (line) => process.stderr.write(`${line}\n`) })
 const report = {
   date: new Date().toISOString(),
   loadAverage: { before: loadBefore, after: loadAverage() },

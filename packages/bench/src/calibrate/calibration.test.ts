@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
 
 // A small version of the calibration grid on a real server and worker: the cost model
-// must keep pricing grown ciphertexts, NAF rotations and input/output bytes in line with
-// the worker's CPU time. Ratios within one run only; the benchmark's bound is 2×, this
-// one is generous for a loaded machine.
+// must keep pricing grown ciphertexts, NAF rotations, input/output bytes, key uploads and
+// the server's search in line with the worker's CPU time. Ratios within one run only (the
+// worker's CPU time, exact to microseconds, is not inflated by other processes the way
+// wall time is); the benchmark's bound is 2×, this one is generous for a loaded machine.
 describe('cost model calibration (small grid)', () => {
   it('prices every cell within a few × of every other, by worker CPU time per cost unit', {
     timeout: 600_000,
@@ -12,14 +13,21 @@ describe('cost model calibration (small grid)', () => {
     const cells = await measureCalibration({
       schemes: ['bfv', 'ckks'],
       degrees: [4096],
-      kinds: ['multiply', 'grown', 'rotateOwnKey', 'rotateNaf', 'sumElements', 'manyInputs'],
+      kinds: ['multiply', 'grown', 'rotateOwnKey', 'rotateNaf', 'sumElements', 'manyInputs', 'keyUpload'],
       repeat: 4,
       requests: 3,
       warmup: 1,
+      search: true,
     })
-    expect(cells).toHaveLength(12)
+    expect(cells.map((cell) => cell.kind).filter((kind) => kind.startsWith('search'))).toEqual([
+      'searchKeyUpload',
+      'search',
+    ])
+    expect(cells).toHaveLength(16)
     for (const cell of cells) {
       expect(cell.units, cell.name).toBeGreaterThan(0)
+      // Every job does measurable work (the worker's clock is exact), so no rate is 0 or infinite.
+      expect(cell.workerMs, cell.name).toBeGreaterThan(0)
       expect(Number.isFinite(cell.msPerUnit), cell.name).toBe(true)
     }
     // A NAF rotation is priced at its six terms: the grid's rates only agree if SEAL really does six switches.

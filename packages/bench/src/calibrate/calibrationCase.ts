@@ -7,6 +7,7 @@ import {
   getHeContext,
   type HeContext,
   KeySet,
+  keyUploadCost,
   parseParams,
   parseProgram,
   programCost,
@@ -32,13 +33,13 @@ export interface CalibrationCase {
   program: ReturnType<typeof calibrationProgram>['program']
   inputs: Record<string, Uint8Array>
   keyBytes: Uint8Array | undefined
-  /** Cost units he-core's model gives the program with these keys (what the server admits it at). */
+  /** Cost units he-core's model gives the program with these keys (what the server admits it at); a key upload: `keyUploadCost`. */
   units: number
   /** The model's peak heap, bytes. */
   peakHeapBytes: number
 }
 
-/** Makes the keys and inputs of one cell and prices it. */
+/** Makes the keys and inputs of one cell and prices it (a key-upload cell: keys under other params than the server's search, checked without SEAL). */
 export async function prepareCalibrationCase(
   scheme: CalibrationScheme,
   polyModulusDegree: number,
@@ -71,12 +72,16 @@ export async function prepareCalibrationCase(
     )
     const resolved = parseParams(params)
     const primes = resolved.coeffModulusBits.length
-    const cost = programCost(parseProgram(cell.program).program, {
-      scheme,
-      polyModulusDegree,
-      dataPrimes: primes - 1,
-      galoisElements: cell.galoisSteps.map((step) => galoisElementOf(polyModulusDegree, step)),
-    })
+    const keyBytes = needsKeys ? exportEvaluationKeys(keys) : undefined
+    const cost =
+      kind === 'keyUpload'
+        ? { units: keyUploadCost(keyBytes?.byteLength ?? 0, { loaded: false }), peakHeapBytes: 0 }
+        : programCost(parseProgram(cell.program).program, {
+            scheme,
+            polyModulusDegree,
+            dataPrimes: primes - 1,
+            galoisElements: cell.galoisSteps.map((step) => galoisElementOf(polyModulusDegree, step)),
+          })
     return {
       name: `${scheme} n=${polyModulusDegree} ${kind}`,
       scheme,
@@ -85,7 +90,7 @@ export async function prepareCalibrationCase(
       params,
       program: cell.program,
       inputs,
-      keyBytes: needsKeys ? exportEvaluationKeys(keys) : undefined,
+      keyBytes,
       units: cost.units,
       peakHeapBytes: cost.peakHeapBytes,
     }

@@ -10,6 +10,7 @@ export const CALIBRATION_KINDS = [
   'sumElements',
   'plain',
   'manyInputs',
+  'keyUpload',
 ] as const
 export type CalibrationKind = (typeof CALIBRATION_KINDS)[number]
 
@@ -136,6 +137,14 @@ export function calibrationProgram(
         galoisSteps: [],
       }
     }
+    case 'keyUpload':
+      // Not evaluated: the cell uploads this key set (relinearization keys and a sum's Galois keys) and times the check.
+      return {
+        kind,
+        program: { ...base, steps: [{ op: 'add', a: 'x', b: 'y', out: 'v0' }], outputs: ['v0'] },
+        relin: true,
+        galoisSteps: [...powerOfTwoSteps(polyModulusDegree), ...(scheme === 'ckks' ? [] : [0])],
+      }
     default: {
       const never: never = kind
       throw new Error(`unknown kind ${String(never)}`)

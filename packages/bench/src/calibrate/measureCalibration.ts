@@ -1,9 +1,10 @@
-import { SealboxClient } from '@sealbox/he-core/client'
+import { SealboxClient, type TimingPhase } from '@sealbox/he-core/client'
 import { ServerNode } from '@sealbox/server/testing'
 import { BenchError } from '../BenchError.ts'
 import { median } from '../harness/stats.ts'
 import { prepareCalibrationCase } from './calibrationCase.ts'
 import type { CalibrationKind, CalibrationScheme } from './calibrationGrid.ts'
+import { measureSearchCells } from './measureSearchCells.ts'
 
 /**
  * The worker's share of an evaluate request: Server-Timing's `cpu`, the worker thread's
@@ -12,12 +13,16 @@ import type { CalibrationKind, CalibrationScheme } from './calibrationGrid.ts'
  */
 export const WORKER_CPU_PHASE = 'cpu'
 
+/** The worker's wall phases of a request, reported per cell to show where its time goes (loading, running, saving). */
+export const WORKER_PHASES = ['deserialize', 'compute', 'serialize'] as const satisfies readonly TimingPhase[]
+
 /** One measured grid cell. */
 export interface CalibrationCell {
   name: string
   scheme: CalibrationScheme
   polyModulusDegree: number
-  kind: CalibrationKind
+  /** A program kind of the grid, or the server's own search: a query, or uploading its keys. */
+  kind: CalibrationKind | 'search' | 'searchKeyUpload'
   units: number
   peakHeapBytes: number
   /** Median worker CPU milliseconds per request. */
@@ -25,6 +30,10 @@ export interface CalibrationCell {
   /** workerMs / units. */
   msPerUnit: number
   samples: number[]
+  /** A key-upload cell: the bytes uploaded. */
+  keyBytes?: number
+  /** Median wall milliseconds of the worker's phases (a key upload: `deserialize` only). */
+  phases: Record<string, number>
 }
 
 /** What a calibration run measures. */
@@ -36,6 +45,8 @@ export interface CalibrationPlan {
   repeat: number
   requests: number
   warmup: number
+  /** Also the server's own search: its key upload and one query (`measureSearchCells`). */
+  search?: boolean
   /** Called with a line of progress. */
   log?: (line: string) => void
 }
@@ -44,6 +55,7 @@ export interface CalibrationPlan {
  * Runs every cell of the grid on a real server (one pool worker, so the worker runs
  * nothing else), one request at a time, and returns each cell's median worker time
  * per cost unit. A cell is measured after `warmup` requests (context, keys cached).
+ * With `search`, the server's own search follows (its key upload and a query).
  */
 export async function measureCalibration(plan: CalibrationPlan): Promise<CalibrationCell[]> {
   const node = await ServerNode.start({
@@ -64,22 +76,29 @@ export async function measureCalibration(plan: CalibrationPlan): Promise<Calibra
         for (const kind of plan.kinds) {
           const cell = await prepareCalibrationCase(scheme, degree, kind, plan.repeat)
           const keySet = `${scheme}-${degree}-${kind}`.toLowerCase()
-          if (cell.keyBytes) await client.putKeySet(keySet, cell.keyBytes)
+          const upload = kind === 'keyUpload'
+          if (cell.keyBytes && !upload) await client.putKeySet(keySet, cell.keyBytes)
           const call = {
             params: cell.params,
             program: cell.program,
             inputs: cell.inputs,
             ...(cell.keyBytes ? { keySet } : {}),
           }
+          // A key-upload cell times the upload itself (replacing the same key set each time).
+          const request = () =>
+            upload && cell.keyBytes ? client.putKeySet(keySet, cell.keyBytes) : client.evaluate(call)
           const samples: number[] = []
+          const phases = Object.fromEntries(WORKER_PHASES.map((phase) => [phase, [] as number[]]))
           for (let i = 0; i < plan.warmup + plan.requests; i++) {
-            let result: Awaited<ReturnType<typeof client.evaluate>>
+            let timing: Record<string, number>
             try {
-              result = await client.evaluate(call)
+              timing = (await request()).timing
             } catch (error) {
               throw new BenchError('ENGINE_FAILED', `${cell.name}: ${String(error)}`, { cause: error })
             }
-            if (i >= plan.warmup) samples.push(result.timing[WORKER_CPU_PHASE] ?? Number.NaN)
+            if (i < plan.warmup) continue
+            samples.push(timing[WORKER_CPU_PHASE] ?? Number.NaN)
+            for (const phase of WORKER_PHASES) phases[phase]?.push(timing[phase] ?? 0)
           }
           const workerMs = median(samples)
           cells.push({
@@ -92,11 +111,21 @@ export async function measureCalibration(plan: CalibrationPlan): Promise<Calibra
             workerMs,
             msPerUnit: workerMs / cell.units,
             samples,
+            ...(upload ? { keyBytes: cell.keyBytes?.byteLength ?? 0 } : {}),
+            phases: Object.fromEntries(Object.entries(phases).map(([phase, values]) => [phase, median(values)])),
           })
           plan.log?.(
             `[calibrate] ${cell.name}: ${cell.units.toFixed(1)} units, ${workerMs.toFixed(1)} ms, ${(workerMs / cell.units).toFixed(3)} ms/unit`,
           )
         }
+      }
+    }
+    if (plan.search) {
+      for (const cell of await measureSearchCells(client, plan)) {
+        cells.push(cell)
+        plan.log?.(
+          `[calibrate] ${cell.name}: ${cell.units.toFixed(1)} units, ${cell.workerMs.toFixed(1)} ms, ${cell.msPerUnit.toFixed(3)} ms/unit`,
+        )
       }
     }
   } finally {

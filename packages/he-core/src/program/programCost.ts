@@ -14,17 +14,19 @@ import { nafTerms } from './rotationKeys.ts'
  * (packages/bench/results/operations.md) and then corrected against the clock by the
  * calibration benchmark (`pnpm --filter @sealbox/bench benchmark:calibrate`): a grid of
  * programs — schemes, n, grown ciphertexts, NAF rotations, sums, plaintext operands,
- * many inputs — run on a real server's worker, whose CPU time per unit must agree
+ * many inputs — with key uploads (`keyUploadCost`) and the server's search
+ * (`searchCost`), run on a real server's worker, whose CPU time per unit must agree
  * across the grid within 2× (packages/bench/results/calibration/). On this project's
- * VM a unit is about 0.2–0.3 ms of a worker's CPU (more wall time when the machine is
- * shared); only ratios matter to scheduling.
+ * VM a unit is `COST_UNIT_MS` (0.22 ms) of a worker's CPU, the grid's median (more wall
+ * time when the machine is shared).
  *
  * A step's work grows like its NTTs, n · log n per prime, so its cost is
  * `weight × (n / 4096) × (log2 n / 12) × (primes / 2)`, where `primes` is the number of
  * data primes its ciphertext has *at that step* (a mod switch or rescale drops one);
  * key switches (relinearize, rotations) grow faster with the primes (`keySwitchScale`).
  * Sizes count: a product of ciphertexts of a and b polynomials costs a·b/4 of a fresh
- * one and has a + b − 1 polynomials, and linear ops scale with the larger operand. A
+ * one (BGV and CKKS: 3× that when one is grown, SEAL's general path) and has a + b − 1
+ * polynomials, and linear ops scale with the larger operand. A
  * rotation SEAL composes from the NAF terms of its step (no key of its own) costs one
  * rotation per term. Composite ops count what SEAL does: `exponentiate` by e is e − 1
  * multiplies each followed by a relinearization (SEAL's `multiply_many`), `sumElements`

@@ -284,10 +284,19 @@ export function chooseBabyStep(
 }
 
 /**
+ * Worker CPU milliseconds a search job takes per millisecond of its estimate
+ * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans):
+ * the calibration benchmark's search cell (`pnpm --filter @sealbox/bench
+ * benchmark:calibrate`) measured 9.3–10.4 ms of worker CPU for a default query estimated
+ * at 6.05 ms.
+ */
+export const SEARCH_CPU_PER_ESTIMATED_MS = 1.5
+
+/**
  * A search job's cost in the units of the program cost model (`programCost`): `queries` ×
- * the per-query estimate of the search (`SearchConfig.estimatedServerMs`), so the server's
- * scheduler weighs search and program jobs on one scale.
+ * the per-query estimate of the search (`SearchConfig.estimatedServerMs`) in worker CPU
+ * time, so the server's scheduler and budgets weigh search and program jobs on one scale.
  */
 export function searchCost(config: { estimatedServerMs: number }, queries: number): number {
-  return (queries * config.estimatedServerMs) / COST_UNIT_MS
+  return (queries * config.estimatedServerMs * SEARCH_CPU_PER_ESTIMATED_MS) / COST_UNIT_MS
 }

@@ -12,7 +12,7 @@ import {
 } from './opKit.ts'
 
 /** Cost units of relinearizing a size-3 ciphertext (one key switch). */
-export const RELINEARIZE_UNITS: SchemeUnits = { bfv: 6.3, bgv: 6, ckks: 3.2 }
+export const RELINEARIZE_UNITS: SchemeUnits = { bfv: 5.6, bgv: 5.3, ckks: 3.8 }
 
 /** Back to size 2 with the relinearization keys: one key switch per polynomial above 2. */
 export const relinearize: OpDefinition<'relinearize'> = {

@@ -14,7 +14,7 @@ import {
 } from './opKit.ts'
 
 /** Cost units of one CKKS vector rotation (one key switch). */
-export const ROTATE_VECTOR_UNITS: SchemeUnits = { ckks: 4 }
+export const ROTATE_VECTOR_UNITS: SchemeUnits = { ckks: 4.6 }
 
 /** CKKS: the slot vector rotated left by `steps` (negative: right). */
 export const rotateVector: OpDefinition<'rotateVector'> = {

@@ -22,7 +22,7 @@ export const square: OpDefinition<'square'> = {
   ...opFacts([CIPHER_A], ALL_SCHEMES, 'a² (size 3: relinearize next)'),
   analyze: noKeys,
   cost: (_step, e) => ({
-    work: unitsOf(SQUARE_UNITS, e.scheme) * sizeFactor(e),
+    work: unitsOf(SQUARE_UNITS, e.scheme) * sizeFactor({ scheme: e.scheme, a: e.a, b: e.a }),
     out: { primes: e.primes, size: 2 * Math.max(2, e.a.size) - 1 },
     scratch: productScratch(e.scheme, Math.max(2, e.a.size), Math.max(2, e.a.size)),
   }),
