@@ -38,6 +38,28 @@ export function memoryProgram(products: number): ProgramInput {
   }
 }
 
+/**
+ * A program that takes memory fast: x grown to size 5 (two squares), then `count` sums
+ * s5 + s5 (5 MiB each at MEMORY_PARAMS, about a millisecond to make) kept alive until a
+ * final sum of them all.
+ */
+export function heapFillProgram(count: number): ProgramInput {
+  const names = Array.from({ length: count }, (_, i) => `d${i}`)
+  return {
+    version: 1,
+    inputs: [{ name: 'x', kind: 'ciphertext' }],
+    steps: [
+      { op: 'square', a: 'x', out: 's3' },
+      { op: 'square', a: 's3', out: 's5' },
+      ...names.map((out) => ({ op: 'add' as const, a: 's5', b: 's5', out })),
+      ...names
+        .slice(1)
+        .map((name, i) => ({ op: 'add' as const, a: i === 0 ? 'd0' : `t${i - 1}`, b: name, out: `t${i}` })),
+    ],
+    outputs: [`t${count - 2}`],
+  }
+}
+
 /** A program that mostly loads: `count` fresh inputs summed. */
 export function slowLoadProgram(count: number): ProgramInput {
   const names = Array.from({ length: count }, (_, i) => `x${i}`)
