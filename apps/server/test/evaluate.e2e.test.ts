@@ -12,6 +12,7 @@ import {
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { SERVER_EXECUTOR_MODES } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, startServer, type TestServer } from './harness.ts'
 
@@ -35,7 +36,7 @@ const program: ProgramInput = {
   outputs: ['out', 'r'],
 }
 
-const MODES = ['pool', 'inline', 'process'] as const
+const MODES = SERVER_EXECUTOR_MODES
 
 describe('POST /api/v1/evaluate', () => {
   const servers = {} as Record<(typeof MODES)[number], TestServer>

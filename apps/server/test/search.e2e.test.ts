@@ -1,4 +1,4 @@
-import type { SealboxClient } from '@sealbox/he-core/client'
+import { SERVER_EXECUTOR_MODES, type SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'
 
@@ -14,7 +14,7 @@ describe('encrypted search end to end, in all three executor modes', () => {
   const decrypted: Record<string, Float64Array[]> = {}
 
   beforeAll(async () => {
-    for (const mode of ['pool', 'inline', 'process'] as const) servers[mode] = await startServer({ EXECUTOR: mode })
+    for (const mode of SERVER_EXECUTOR_MODES) servers[mode] = await startServer({ EXECUTOR: mode })
     side = await searchSide((servers.pool as TestServer).client, database)
   })
   afterAll(async () => {
@@ -22,7 +22,7 @@ describe('encrypted search end to end, in all three executor modes', () => {
     for (const server of Object.values(servers)) await server.close()
   })
 
-  for (const mode of ['pool', 'inline', 'process'] as const) {
+  for (const mode of SERVER_EXECUTOR_MODES) {
     it(`${mode}: decrypted scores equal the plaintext oracle, with Server-Timing phases`, async () => {
       const server = servers[mode] as TestServer
       const config = await server.client.searchConfig()
