@@ -35,6 +35,12 @@ async function variableNames(page: Page): Promise<string[]> {
   )
 }
 
+/** Whether `inner`'s box lies inside `outer`'s (a long button label wraps instead of running out). */
+async function inside(inner: ReturnType<Page['getByRole']>, outer: ReturnType<Page['getByRole']>): Promise<boolean> {
+  const [a, b] = await Promise.all([inner.boundingBox(), outer.boundingBox()])
+  return a !== null && b !== null && a.x >= b.x - 0.5 && a.x + a.width <= b.x + b.width + 0.5
+}
+
 /** Clicks `button` (the secret key's download) and returns the file's name. */
 async function downloaded(page: Page, button: ReturnType<Page['getByRole']>): Promise<string> {
   const [download] = await Promise.all([page.waitForEvent('download'), button.click()])
@@ -62,6 +68,7 @@ test('Examples → Load over a secret key asks, names the key and the ciphertext
     name: `Load the example (replaces the secret key of key set ${keySet}, 1 other key, 2 ciphertexts and a pipeline of 1 step)`,
   })
   await load.waitFor()
+  await expect(inside(load, confirm)).resolves.toBe(true)
   await confirm.getByRole('button', { name: 'Keep this workspace' }).click()
   await examples.getByRole('button', { name: 'Close' }).click()
   await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
