@@ -119,6 +119,31 @@ describe('resolveSearchConfig', () => {
     expect(steps({ rows: 100, dimension: 16, babySteps: 'client', babyStep: 8 })).toEqual([])
   })
 
+  it('hoisted baby steps: a key per step, g chosen with the hoisted cost, a configId of their own', () => {
+    const server = { rows: 5000, dimension: 16, babySteps: 'server' } as const
+    const hoisted = resolveSearchConfig({ ...server, babyStep: 4, hoistBabySteps: true })
+    expect([hoisted.hoistBabySteps, hoisted.galoisSteps]).toEqual([true, [1, 2, 3, 4]])
+    // g = D': no giant step, so keys for the baby steps only.
+    expect(resolveSearchConfig({ ...server, babyStep: 16, hoistBabySteps: true }).galoisSteps).toEqual(
+      Array.from({ length: 15 }, (_, i) => i + 1),
+    )
+    const single = resolveSearchConfig({ ...server, babyStep: 4 })
+    expect(single.hoistBabySteps).toBe(false)
+    expect(hoisted.configId).not.toBe(single.configId)
+    expect(resolveSearchConfig({ ...server, babyStep: 4, hoistBabySteps: false }).configId).toBe(single.configId)
+    // Client-side baby steps rotate nothing on the server: the option changes nothing.
+    const client = { rows: 5000, dimension: 64, babySteps: 'client', babyStep: 4 } as const
+    expect(resolveSearchConfig({ ...client, hoistBabySteps: true })).toEqual(resolveSearchConfig(client))
+    // Cheaper baby steps move the model's g up at Apple's shape, and its estimate down.
+    const apple = { rows: 4096, dimension: 128, babySteps: 'server', compression: 'none' } as const
+    const modelSingle = resolveSearchConfig(apple)
+    const modelHoisted = resolveSearchConfig({ ...apple, hoistBabySteps: true })
+    expect(modelHoisted.babyStep).toBeGreaterThan(modelSingle.babyStep)
+    expect(modelHoisted.estimatedServerMs).toBeLessThan(modelSingle.estimatedServerMs)
+    expect(modelHoisted.operations.babyRotations).toBe(modelHoisted.babyStep - 1)
+    expect(verifySearchConfig(JSON.parse(JSON.stringify(modelHoisted)))).toEqual(modelHoisted)
+  })
+
   it('gives a stable configId that changes with every contract field', () => {
     const base = { rows: 5000, dimension: 10, babySteps: 'client' } as const
     const id = resolveSearchConfig(base).configId
