@@ -13,6 +13,9 @@ declare module 'vitest' {
  * Builds the sandbox once and serves it with the real server (as `npm start` runs it)
  * for every e2e file: executor overrides on, so the sandbox can compare pool and
  * inline; a smaller demo database keeps the warm-up short (the search is the same).
+ * Inline admission (a job the inline executor measured above INLINE_MAX_JOB_MS is
+ * refused) is the server's own test; here a loaded machine must not turn the sandbox's
+ * pool-versus-inline comparison into a refusal, so the bound is the largest allowed.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await buildApp()
@@ -26,6 +29,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SYNTHETIC_ROWS: '2000',
       SYNTHETIC_DIM: '16',
       SYNTHETIC_SEED: '1',
+      INLINE_MAX_JOB_MS: '60000',
+      INLINE_BUDGET_MS: '3600000',
     },
   })
   project.provide('sandboxUrl', server.url)

@@ -240,13 +240,14 @@ describe('sandbox in Chromium', () => {
     const card = page.getByRole('region', { name: 'Run the pipeline on the server' })
     await card.getByRole('button', { name: 'Upload evaluation keys' }).click()
     await expect.poll(() => card.getByTestId('server-keys').textContent()).toMatch(/^sandbox-[0-9a-f]{12}: .*KiB/)
-    for (const mode of ['Pool (worker threads)', 'Inline (event loop)']) {
+    const runs = card.getByTestId('remote-run')
+    for (const [index, mode] of ['Pool (worker threads)', 'Inline (event loop)'].entries()) {
       await card.getByText(mode).click()
       await card.getByRole('button', { name: 'Run pipeline on server' }).click()
-      await card.getByTestId('remote-run').first().waitFor()
+      // Wait for this run's own result (the previous run's card is already there).
+      await expect.poll(() => runs.count(), { timeout: 60_000 }).toBe(index + 1)
       await page.waitForFunction(() => !document.querySelector('[data-testid="job-label"]'))
     }
-    const runs = card.getByTestId('remote-run')
     await expect(runs.count()).resolves.toBe(2)
     await expect(runs.nth(0).textContent()).resolves.toMatch(/inline/)
     await expect(runs.nth(1).textContent()).resolves.toMatch(/pool/)
