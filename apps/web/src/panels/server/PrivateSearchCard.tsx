@@ -127,8 +127,9 @@ export function PrivateSearchCard() {
           <FieldError message={parsed && !parsed.ok ? parsed.message : undefined} />
           <p className="field-help" id="search-words-help">
             Your words become a vector of {facts.dimension} numbers here, with he-core's public embedText — the same
-            function each element's name, symbol, category and phase went through to make the server's rows. It matches
-            words and their spelling, not meaning. Only the encrypted vector leaves this page.
+            hashing each element's name and symbol (weighted most, so "Fe" finds Iron) and its category and phase went
+            through to make the server's rows. It matches words and their spelling, not meaning. Only the encrypted
+            vector leaves this page.
           </p>
           {parsed?.ok ? (
             <details className="search-vector">
