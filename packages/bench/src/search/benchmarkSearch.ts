@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../BenchError.ts'
+import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { endToEndCases } from './endToEndCases.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
@@ -38,6 +39,16 @@ async function main(argv: string[]): Promise<void> {
   const measureThroughput = () =>
     measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: cpus().length, log })
   const measureE2e = async () => {
+    // Native twins of each default config's server side, unless --no-native (or the venv cannot be made).
+    let harness: NativeSearchHarness | undefined
+    if (values['no-native'] !== true) {
+      harness = await NativeSearchHarness.start().catch((error: unknown) => {
+        log(
+          `native SEAL unavailable for the end-to-end twins: ${error instanceof Error ? error.message : String(error)}`,
+        )
+        return undefined
+      })
+    }
     const report = await measureEndToEnd({
       cases: endToEndCases(values.quick === true),
       links: ['broadband', 'mobile'],
@@ -45,7 +56,8 @@ async function main(argv: string[]): Promise<void> {
       cacheDir: join(here, '..', '..', '.cache'),
       command,
       log,
-    })
+      twins: { harness, samples: values.quick ? 3 : 10 },
+    }).finally(() => harness?.[Symbol.asyncDispose]())
     const paths = endToEndPaths(outDir)
     const markdown = renderEndToEnd(report)
     await mkdir(outDir, { recursive: true })

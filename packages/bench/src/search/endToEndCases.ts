@@ -1,15 +1,22 @@
 import type { EndToEndCase } from './measureEndToEnd.ts'
 
-/** The previous default: the client sends the 16 rotations of q (g = 16), zstd, so the server rotates little. */
+/** The previous default: the client sends the 16 rotations of q (g = 16), zstd queries and keys, so the server rotates little. */
 const PREVIOUS_DEFAULT = { SEARCH_BABY_STEPS: 'client', SEARCH_BABY_STEP: '16' }
+
+/** Sentence-embedding sizes (D) and database sizes (V) of the embedding rows. */
+export const EMBEDDING_DIMENSIONS = [128, 384, 768] as const
+export const EMBEDDING_ROWS = [10_000, 100_000] as const
 
 /**
  * The configs of the end-to-end section: Apple's PNNS shape (V = 4096, D = 128) and the
  * project's benchmark shape (V = 10,000, D = 16), each with today's default (chosen by
- * he-core for broadband) and the previous one; then embedding sizes with the default.
+ * he-core for broadband) and the previous one; then the default at embedding sizes, every
+ * D of EMBEDDING_DIMENSIONS with every V of EMBEDDING_ROWS (n = 4096 holds them all: D' ≤
+ * n/2 = 2048, and the default's noise budget is the same at any D). `--quick` keeps
+ * Apple's shape (both configs) and one embedding row.
  */
 export function endToEndCases(quick: boolean): EndToEndCase[] {
-  const cases: EndToEndCase[] = [
+  const apple: EndToEndCase[] = [
     { title: "Apple's shape V=4096, D=128: default", rows: 4096, dimension: 128, env: {} },
     {
       title: 'Apple’s shape: previous default (client g=16, zstd queries)',
@@ -17,7 +24,18 @@ export function endToEndCases(quick: boolean): EndToEndCase[] {
       dimension: 128,
       env: PREVIOUS_DEFAULT,
       queryEncoding: 'zstd',
+      keyEncoding: 'zstd',
     },
+  ]
+  const embedding = (rows: number, dimension: number): EndToEndCase => ({
+    title: `V=${rows.toLocaleString('en-US')}, D=${dimension}: default`,
+    rows,
+    dimension,
+    env: {},
+  })
+  if (quick) return [...apple, embedding(10_000, 384)]
+  return [
+    ...apple,
     { title: 'V=10,000, D=16: default', rows: 10_000, dimension: 16, env: {} },
     {
       title: 'V=10,000, D=16: previous default (client g=16, zstd queries)',
@@ -25,13 +43,8 @@ export function endToEndCases(quick: boolean): EndToEndCase[] {
       dimension: 16,
       env: PREVIOUS_DEFAULT,
       queryEncoding: 'zstd',
+      keyEncoding: 'zstd',
     },
+    ...EMBEDDING_ROWS.flatMap((rows) => EMBEDDING_DIMENSIONS.map((dimension) => embedding(rows, dimension))),
   ]
-  if (!quick) {
-    cases.push(
-      { title: 'V=10,000, D=384: default', rows: 10_000, dimension: 384, env: {} },
-      { title: 'V=10,000, D=768: default', rows: 10_000, dimension: 768, env: {} },
-    )
-  }
-  return cases
 }

@@ -14,9 +14,11 @@ import {
   transferMs,
 } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/server/testing'
+import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { median } from '../harness/stats.ts'
 import { loadAverage } from '../report/machineInfo.ts'
 import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { type EndToEndTwinRow, measureEndToEndTwin, renderEndToEndTwins } from './measureEndToEndTwins.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
 
 /** One config the end-to-end section measures: a database shape and the server's search settings. */
@@ -28,6 +30,8 @@ export interface EndToEndCase {
   env: Record<string, string>
   /** The client's query encoding, when not the config's. */
   queryEncoding?: 'zstd' | 'none' | 'packed'
+  /** The client's Galois-key encoding, when not the default (packed). */
+  keyEncoding?: 'zstd' | 'none' | 'packed'
 }
 
 /** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
@@ -55,6 +59,8 @@ export interface EndToEndRow {
   responseBytes: number
   keyBytes: number
   topHitFound: boolean
+  /** Every row's decrypted score equal to the plaintext oracle's, in every sample (checked outside the timing). */
+  exact: boolean
   /** The cost model's end-to-end estimate for this config and link. */
   modelMs: number | undefined
 }
@@ -66,6 +72,8 @@ export interface EndToEndReport {
   loadAverageBefore: [number, number, number]
   loadAverageAfter: [number, number, number]
   rows: EndToEndRow[]
+  /** The server side of each default config in WebAssembly and native SEAL, same run. */
+  twins: EndToEndTwinRow[]
 }
 
 async function processCpuSeconds(url: string): Promise<number | null> {
@@ -99,12 +107,13 @@ async function measureOverLink(
   const config: SearchConfig = c.queryEncoding ? { ...served, compression: c.queryEncoding } : served
   const ctx = await getHeContext(config.params)
   using search = PrivateSearchClient.create(ctx, config)
-  const keys = search.evaluationKeys()
+  const keys = search.evaluationKeys(c.keyEncoding ? { compression: c.keyEncoding } : {})
   if (keys) await client.putKeySet('e2e', keys)
   const options = keys ? { keySet: 'e2e' } : {}
   const database = syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 1 })
   const rows: { encrypt: number; request: number; server: number; decrypt: number; up: number; down: number }[] = []
   let topHitFound = true
+  let exact = true
   // One untimed query warms the server's key cache and the connection.
   await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
   const cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
@@ -117,8 +126,10 @@ async function measureOverLink(
     const t2 = performance.now()
     const { hits } = search.rank(result.responses, 10)
     const t3 = performance.now()
-    const oracle = topKIndices(plaintextSearchScores(config, database, vector), 1)
-    if (hits[0]?.row !== oracle[0]) topHitFound = false
+    const scores = plaintextSearchScores(config, database, vector)
+    if (hits[0]?.row !== topKIndices(scores, 1)[0]) topHitFound = false
+    const decrypted = search.decryptScores(result.responses)
+    if (decrypted.strayNonZeroSlots !== 0 || scores.some((score, row) => decrypted.scores[row] !== score)) exact = false
     const responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
     rows.push({
       encrypt: t1 - t0,
@@ -166,6 +177,7 @@ async function measureOverLink(
     responseBytes,
     keyBytes: keys?.byteLength ?? 0,
     topHitFound,
+    exact,
     modelMs: estimate && estimate.link.name === link.name && !c.queryEncoding ? estimate.totalMs : undefined,
   }
 }
@@ -183,6 +195,8 @@ export async function measureEndToEnd(options: {
   cacheDir: string
   command: string
   log: (line: string) => void
+  /** Measure each default config's server side in this process beside its native twin (undefined harness: WASM only). */
+  twins?: { harness: NativeSearchHarness | undefined; samples: number }
 }): Promise<EndToEndReport> {
   const { log } = options
   const loadAverageBefore = loadAverage()
@@ -195,6 +209,7 @@ export async function measureEndToEnd(options: {
     log(`Toxiproxy unavailable (${error instanceof Error ? error.message : String(error)}): modelled rows`)
   }
   const rows: EndToEndRow[] = []
+  const twins: EndToEndTwinRow[] = []
   try {
     for (const [i, c] of options.cases.entries()) {
       log(`end to end: ${c.title}`)
@@ -220,6 +235,11 @@ export async function measureEndToEnd(options: {
       } finally {
         await node.stop()
       }
+      // With the server stopped: the same default config in this process, beside native SEAL.
+      if (options.twins && Object.keys(c.env).length === 0 && !c.queryEncoding) {
+        log(`server side, WASM and native: ${c.title}`)
+        twins.push(await measureEndToEndTwin(c, options.twins.harness, options.twins.samples, log))
+      }
     }
   } finally {
     await links?.[Symbol.asyncDispose]()
@@ -231,6 +251,7 @@ export async function measureEndToEnd(options: {
     loadAverageBefore,
     loadAverageAfter: loadAverage(),
     rows,
+    twins,
   }
 }
 
@@ -245,19 +266,21 @@ export function renderEndToEnd(report: EndToEndReport): string {
     '(`EXECUTOR=pool`, one worker) per config; a Node client (node-seal, one thread) encrypts, sends the',
     'query through the link, waits, decrypts and ranks the top 10, as a user would. Medians over the',
     `samples; upload and download are bytes ÷ rate (what the shaper enforces), "network" is the measured`,
-    'request time minus the server total (both transfers and the round trip). KB = 1000 bytes. Load',
+    'request time minus the server total (both transfers and the round trip). "Exact": every score of',
+    'every sample decrypted to the plaintext oracle (checked outside the timing). KB = 1000 bytes. Load',
     `average ${report.loadAverageBefore.join(' / ')} before, ${report.loadAverageAfter.join(' / ')} after.`,
     '',
-    '| config | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit |',
-    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| config | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit | exact |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ]
   for (const r of report.rows) {
     const link = `${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms${r.shapedBy === 'model' ? ' (modelled)' : ''}`
     lines.push(
-      `| ${r.title} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} |`,
+      `| ${r.title} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} | ${r.exact ? 'yes' : 'NO'} |`,
     )
   }
-  return `${lines.join('\n')}\n`
+  const twins = report.twins.length > 0 ? `\n${renderEndToEndTwins(report.twins)}` : ''
+  return `${lines.join('\n')}\n${twins}`
 }
 
 /** Where the section is written. */
