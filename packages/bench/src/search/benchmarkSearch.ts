@@ -12,7 +12,8 @@ import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../BenchError.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { endToEndCases } from './endToEndCases.ts'
+import { BrowserSearchClient } from './browserSearchClient.ts'
+import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
@@ -49,6 +50,14 @@ async function main(argv: string[]): Promise<void> {
         return undefined
       })
     }
+    // The client in Chromium too, for the default at Apple's shape (and at D = 16 in a full run).
+    let browser: BrowserSearchClient | undefined
+    if (values['no-browser'] !== true) {
+      browser = await BrowserSearchClient.start().catch((error: unknown) => {
+        log(`Chromium unavailable for the end-to-end rows: ${error instanceof Error ? error.message : String(error)}`)
+        return undefined
+      })
+    }
     const report = await measureEndToEnd({
       cases: endToEndCases(values.quick === true),
       links: ['broadband', 'mobile'],
@@ -57,7 +66,11 @@ async function main(argv: string[]): Promise<void> {
       command,
       log,
       twins: { harness, samples: values.quick ? 3 : 10 },
-    }).finally(() => harness?.[Symbol.asyncDispose]())
+      ...(browser ? { browser: { client: browser, cases: browserCase } } : {}),
+    }).finally(async () => {
+      await harness?.[Symbol.asyncDispose]()
+      await browser?.[Symbol.asyncDispose]()
+    })
     const paths = endToEndPaths(outDir)
     const markdown = renderEndToEnd(report)
     await mkdir(outDir, { recursive: true })

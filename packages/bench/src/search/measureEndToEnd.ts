@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { getHeContext } from '@sealbox/he-core'
+import { getHeContext, HeError } from '@sealbox/he-core'
 import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
@@ -18,6 +18,8 @@ import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.
 import { median } from '../harness/stats.ts'
 import { loadAverage } from '../report/machineInfo.ts'
 import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
+import type { BrowserSearchClient } from './browserSearchClient.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin, renderEndToEndTwins } from './measureEndToEndTwins.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
 
@@ -32,6 +34,8 @@ export interface EndToEndCase {
   queryEncoding?: 'zstd' | 'none' | 'packed'
   /** The client's Galois-key encoding, when not the default (packed). */
   keyEncoding?: 'zstd' | 'none' | 'packed'
+  /** Timed queries per link when fewer than the run's (the slowest shapes). */
+  samples?: number
 }
 
 /** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
@@ -40,6 +44,8 @@ export interface EndToEndRow {
   link: SearchLinkRates
   /** `toxiproxy`: measured through a shaped link; `model`: loopback plus bytes ÷ rate and one round trip. */
   shapedBy: 'toxiproxy' | 'model'
+  /** Who encrypts and decrypts: `Node` (node-seal in the benchmark's process) or `Chromium <version>` (the page). */
+  client: string
   config: { babySteps: string; babyStep: number; queryCiphertexts: number; galoisSteps: number[]; wire: string }
   samples: number
   encryptMs: number
@@ -61,6 +67,8 @@ export interface EndToEndRow {
   topHitFound: boolean
   /** Every row's decrypted score equal to the plaintext oracle's, in every sample (checked outside the timing). */
   exact: boolean
+  /** Samples whose response had a block with no noise budget left (the client refuses to rank it). */
+  noiseExhausted: number
   /** The cost model's end-to-end estimate for this config and link. */
   modelMs: number | undefined
 }
@@ -111,9 +119,10 @@ async function measureOverLink(
   if (keys) await client.putKeySet('e2e', keys)
   const options = keys ? { keySet: 'e2e' } : {}
   const database = syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 1 })
-  const rows: { encrypt: number; request: number; server: number; decrypt: number; up: number; down: number }[] = []
+  const rows: BrowserClientSample[] = []
   let topHitFound = true
   let exact = true
+  let noiseExhausted = 0
   // One untimed query warms the server's key cache and the connection.
   await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
   const cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
@@ -124,12 +133,15 @@ async function measureOverLink(
     const t1 = performance.now()
     const result = await client.search(query, options)
     const t2 = performance.now()
-    const { hits } = search.rank(result.responses, 10)
+    const hits = rankOrNoise(search, result.responses)
     const t3 = performance.now()
     const scores = plaintextSearchScores(config, database, vector)
-    if (hits[0]?.row !== topKIndices(scores, 1)[0]) topHitFound = false
-    const decrypted = search.decryptScores(result.responses)
-    if (decrypted.strayNonZeroSlots !== 0 || scores.some((score, row) => decrypted.scores[row] !== score)) exact = false
+    if (!hits) noiseExhausted++
+    if (hits?.[0]?.row !== topKIndices(scores, 1)[0]) topHitFound = false
+    const decrypted = hits && search.decryptScores(result.responses)
+    if (!decrypted || decrypted.strayNonZeroSlots !== 0 || scores.some((s, row) => decrypted.scores[row] !== s)) {
+      exact = false
+    }
     const responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
     rows.push({
       encrypt: t1 - t0,
@@ -141,7 +153,52 @@ async function measureOverLink(
     })
   }
   const cpuAfter = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
-  const model = shapedBy === 'model' ? link : undefined
+  return summarise({
+    title: c.title,
+    link,
+    shapedBy,
+    config,
+    rows,
+    cpuMs: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / samples : null,
+    keyBytes: keys?.byteLength ?? 0,
+    topHitFound,
+    exact,
+    noiseExhausted,
+    modelled: !c.queryEncoding,
+  })
+}
+
+/**
+ * The client's ranking, or null when a response block has no noise budget left (the client
+ * refuses it: NOISE_BUDGET_EXHAUSTED), which the row counts instead of stopping the run.
+ */
+function rankOrNoise(search: PrivateSearchClient, responses: readonly Uint8Array[]) {
+  try {
+    return search.rank(responses, 10).hits
+  } catch (error) {
+    if (error instanceof HeError && error.code === 'NOISE_BUDGET_EXHAUSTED') return null
+    throw error
+  }
+}
+
+/** Medians of one config's timed queries over one link (the Node client's or the browser's). */
+function summarise(run: {
+  title: string
+  link: SearchLinkRates
+  shapedBy: EndToEndRow['shapedBy']
+  config: SearchConfig
+  rows: readonly BrowserClientSample[]
+  cpuMs: number | null
+  keyBytes: number
+  topHitFound: boolean
+  exact: boolean
+  noiseExhausted: number
+  /** The config is the served one, so the cost model's estimate applies. */
+  modelled: boolean
+  client?: string
+}): EndToEndRow {
+  const { link, rows, config } = run
+  const model = run.shapedBy === 'model' ? link : undefined
   const e2e = rows.map(
     (r) =>
       r.encrypt +
@@ -153,9 +210,10 @@ async function measureOverLink(
   const responseBytes = rows[0]?.down ?? 0
   const estimate = config.estimate
   return {
-    title: c.title,
+    title: run.title,
     link,
-    shapedBy,
+    shapedBy: run.shapedBy,
+    client: run.client ?? 'Node',
     config: {
       babySteps: config.babySteps,
       babyStep: config.babyStep,
@@ -163,7 +221,7 @@ async function measureOverLink(
       galoisSteps: config.galoisSteps,
       wire: `${config.compression} / ${config.responseCompression}`,
     },
-    samples,
+    samples: rows.length,
     encryptMs: median(rows.map((r) => r.encrypt)),
     uploadMs: transferMs(queryBytes, link.upMbps),
     serverMs: median(rows.map((r) => r.server)),
@@ -172,14 +230,54 @@ async function measureOverLink(
     decryptRankMs: median(rows.map((r) => r.decrypt)),
     endToEndMs: median(e2e),
     endToEndMinMs: Math.min(...e2e),
-    serverCpuMs: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / samples : null,
+    serverCpuMs: run.cpuMs,
     queryBytes,
     responseBytes,
-    keyBytes: keys?.byteLength ?? 0,
-    topHitFound,
-    exact,
-    modelMs: estimate && estimate.link.name === link.name && !c.queryEncoding ? estimate.totalMs : undefined,
+    keyBytes: run.keyBytes,
+    topHitFound: run.topHitFound,
+    exact: run.exact,
+    noiseExhausted: run.noiseExhausted,
+    modelMs: estimate && estimate.link.name === link.name && run.modelled ? estimate.totalMs : undefined,
   }
+}
+
+/**
+ * The same config and link with the client in Chromium (browserClient/): he-core in a page,
+ * the server reached through the shaped link from another origin (CORS; the preflight is
+ * cached after the untimed first query).
+ */
+async function measureInChromium(
+  browser: BrowserSearchClient,
+  node: ServerNode,
+  baseUrl: string,
+  link: SearchLinkRates,
+  shapedBy: EndToEndRow['shapedBy'],
+  c: EndToEndCase,
+  samples: number,
+): Promise<EndToEndRow> {
+  let cpuBefore: number | null = null
+  const { setup, run } = await browser.run(baseUrl, samples, async () => {
+    cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  })
+  const cpuAfter = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  const anonymous = new SealboxClient({ baseUrl: node.url })
+  const { client } = await anonymous.createSession()
+  const { database: _facts, fingerprint: _fingerprint, ...config } = await client.searchConfig()
+  const before = cpuBefore as number | null
+  return summarise({
+    title: c.title,
+    link,
+    shapedBy,
+    config,
+    rows: run.samples,
+    cpuMs: before !== null && cpuAfter !== null ? ((cpuAfter - before) * 1000) / samples : null,
+    keyBytes: setup.keyBytes,
+    topHitFound: run.topHitFound,
+    exact: run.exact,
+    noiseExhausted: run.noiseExhausted,
+    modelled: true,
+    client: `Chromium ${browser.version}`,
+  })
 }
 
 /**
@@ -197,6 +295,8 @@ export async function measureEndToEnd(options: {
   log: (line: string) => void
   /** Measure each default config's server side in this process beside its native twin (undefined harness: WASM only). */
   twins?: { harness: NativeSearchHarness | undefined; samples: number }
+  /** The Chromium client, run after the Node client on the cases it accepts. */
+  browser?: { client: BrowserSearchClient; cases: (c: EndToEndCase) => boolean }
 }): Promise<EndToEndReport> {
   const { log } = options
   const loadAverageBefore = loadAverage()
@@ -222,6 +322,7 @@ export async function measureEndToEnd(options: {
           SYNTHETIC_ROWS: String(c.rows),
           SYNTHETIC_DIM: String(c.dimension),
           SYNTHETIC_SEED: '1',
+          ...(options.browser ? { CORS_ORIGINS: options.browser.client.origin } : {}),
           ...c.env,
         },
         readyTimeoutMs: 300_000,
@@ -230,7 +331,13 @@ export async function measureEndToEnd(options: {
         for (const name of options.links) {
           const link = resolveSearchLink(name)
           const url = links ? await links.shape(`e2e-${i}-${name}`, node.port, link) : node.url
-          rows.push(await measureOverLink(node, url, link, links ? 'toxiproxy' : 'model', c, options.samples))
+          const shapedBy = links ? 'toxiproxy' : 'model'
+          const samples = Math.min(options.samples, c.samples ?? options.samples)
+          rows.push(await measureOverLink(node, url, link, shapedBy, c, samples))
+          if (options.browser?.cases(c)) {
+            log(`end to end in Chromium: ${c.title}, ${name}`)
+            rows.push(await measureInChromium(options.browser.client, node, url, link, shapedBy, c, samples))
+          }
         }
       } finally {
         await node.stop()
@@ -238,7 +345,13 @@ export async function measureEndToEnd(options: {
       // With the server stopped: the same default config in this process, beside native SEAL.
       if (options.twins && Object.keys(c.env).length === 0 && !c.queryEncoding) {
         log(`server side, WASM and native: ${c.title}`)
-        twins.push(await measureEndToEndTwin(c, options.twins.harness, options.twins.samples, log))
+        try {
+          const samples = Math.min(options.twins.samples, c.samples ?? options.twins.samples)
+          twins.push(await measureEndToEndTwin(c, options.twins.harness, samples, log))
+        } catch (error) {
+          // E.g. a first answer with no noise budget left: the shaped rows above already say so.
+          log(`server side of ${c.title} not measured: ${error instanceof Error ? error.message : String(error)}`)
+        }
       }
     }
   } finally {
@@ -263,20 +376,21 @@ export function renderEndToEnd(report: EndToEndReport): string {
     '## End to end over a shaped link',
     '',
     `\`${report.command}\` — ${report.date}. Link shaped by ${report.shaper}. A real server process`,
-    '(`EXECUTOR=pool`, one worker) per config; a Node client (node-seal, one thread) encrypts, sends the',
-    'query through the link, waits, decrypts and ranks the top 10, as a user would. Medians over the',
+    '(`EXECUTOR=pool`, one worker) per config; a client encrypts, sends the query through the link, waits,',
+    'decrypts and ranks the top 10, as a user would: node-seal in Node (one thread), and for the rows',
+    'marked Chromium he-core in a page of headless Chromium (another origin: CORS). Medians over the',
     `samples; upload and download are bytes ÷ rate (what the shaper enforces), "network" is the measured`,
     'request time minus the server total (both transfers and the round trip). "Exact": every score of',
     'every sample decrypted to the plaintext oracle (checked outside the timing). KB = 1000 bytes. Load',
     `average ${report.loadAverageBefore.join(' / ')} before, ${report.loadAverageAfter.join(' / ')} after.`,
     '',
-    '| config | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit | exact |',
-    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    '| config | client | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit | exact |',
+    '| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ]
   for (const r of report.rows) {
     const link = `${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms${r.shapedBy === 'model' ? ' (modelled)' : ''}`
     lines.push(
-      `| ${r.title} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} | ${r.exact ? 'yes' : 'NO'} |`,
+      `| ${r.title} | ${r.client} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} | ${r.exact ? 'yes' : `NO${r.noiseExhausted > 0 ? ` (noise budget exhausted in ${r.noiseExhausted} of ${r.samples})` : ''}`} |`,
     )
   }
   const twins = report.twins.length > 0 ? `\n${renderEndToEndTwins(report.twins)}` : ''

@@ -17,6 +17,7 @@ describe('benchmark:search flags', () => {
     })
     expect(parse(['--throughput-only', '--quick'])).toMatchObject({ 'throughput-only': true, quick: true })
     expect(parse(['--no-throughput'])).toMatchObject({ 'no-throughput': true })
+    expect(parse(['--end-to-end-only', '--no-browser'])).toMatchObject({ 'end-to-end-only': true, 'no-browser': true })
   })
 
   it.each([

@@ -27,6 +27,10 @@ export const SearchBenchFlagsSchema = z
         'only the throughput rows through real servers (and their direct figure): replaces that section of the report in --out, the rest stays',
       ),
     'no-end-to-end': z.boolean().optional().describe('skip the end-to-end rows over shaped links'),
+    'no-browser': z
+      .boolean()
+      .optional()
+      .describe("skip the end-to-end rows with the client in Chromium (Debian's /usr/bin/chromium)"),
     'end-to-end-only': z
       .boolean()
       .optional()
