@@ -134,6 +134,11 @@ describe('resolveSearchConfig', () => {
     // Client-side baby steps rotate nothing on the server: the option changes nothing.
     const client = { rows: 5000, dimension: 64, babySteps: 'client', babyStep: 4 } as const
     expect(resolveSearchConfig({ ...client, hoistBabySteps: true })).toEqual(resolveSearchConfig(client))
+    // Where SEAL rotates (BFV; primes above 2^31 at n = 8192) the option is ignored: no extra keys.
+    for (const other of [{ scheme: 'bfv' }, { params: 'n8192' }] as const) {
+      const ignored = resolveSearchConfig({ ...server, ...other, babyStep: 4, hoistBabySteps: true })
+      expect(ignored).toEqual(resolveSearchConfig({ ...server, ...other, babyStep: 4 }))
+    }
     // Cheaper baby steps move the model's g up at Apple's shape, and its estimate down.
     const apple = { rows: 4096, dimension: 128, babySteps: 'server', compression: 'none' } as const
     const modelSingle = resolveSearchConfig(apple)

@@ -11,6 +11,7 @@ import {
   galoisStepsFor,
   SEARCH_WIRE_ENCODINGS,
   SearchOperationCountSchema,
+  usesKeySwitchKernel,
 } from './searchCost.ts'
 import { resolveSearchLink, SearchEndToEndEstimateSchema, SearchLinkSchema } from './searchEndToEnd.ts'
 import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
@@ -62,6 +63,8 @@ export const SearchConfigInput = z
      * Server-side baby steps hoisted (Halevi–Shoup): the g − 1 rotations of the query share
      * one decomposition in the key-switching kernel, for Galois keys for every step 1 … g − 1
      * (instead of step 1 alone) uploaded once. g is chosen with the hoisted rotation's cost.
+     * Only where the kernel runs (BGV in NTT form, every prime and t below 2^31); elsewhere
+     * SEAL rotates one step at a time and the option is ignored (no extra keys).
      */
     hoistBabySteps: z.boolean().default(false),
     /** g, the baby step; chosen to minimise the estimated end-to-end time over `link` when left out. */
@@ -223,6 +226,9 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       { details: { field: 'babyStep', limit: paddedDimension } },
     )
   }
+  // Hoisting is the key-switching kernel's: where SEAL rotates, extra keys would buy nothing.
+  const kernelHoists =
+    spec.hoistBabySteps && usesKeySwitchKernel({ babyRotations: 1, giantRotations: 0 }, facts, scheme, spec.nttForm)
   const plan = chooseSearchPlan(
     base,
     scheme,
@@ -235,7 +241,7 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       maxQueryCiphertexts: spec.maxQueryCiphertexts,
       nttForm: spec.nttForm,
       keySwitching: facts.keySwitching,
-      hoistBabySteps: spec.hoistBabySteps,
+      hoistBabySteps: kernelHoists,
     },
     resolveSearchLink(spec.link),
   )
@@ -243,7 +249,7 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
   const babyStep = plan.babyStep
   const transfer = plan.transfer
   const shape: SearchShape = { ...base, babyStep }
-  const hoistBabySteps = spec.hoistBabySteps && side === 'server'
+  const hoistBabySteps = kernelHoists && side === 'server'
   const galoisSteps = galoisStepsFor(shape, side, hoistBabySteps)
   if (galoisSteps.length > 0 && !facts.keySwitching) {
     throw invalid(
