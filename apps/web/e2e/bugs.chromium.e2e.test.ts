@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect } from 'vitest'
+import { formWords } from '../src/ui/formWords.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { expectNoHorizontalOverflow, overlapping, PANEL_NAMES, saveDebugShot } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
@@ -280,6 +281,9 @@ describe('new-user bugs in Chromium', () => {
     expect(message).toMatch(new RegExp(`^Step ${stoppedAt} \\(\\w+\\): 'r${stoppedAt}' has no noise budget left`))
 
     await openPanel(page, 'Code')
+    // The program prints he-core's sentence (op ids, as its code reads); the step says the same in the menu's words.
+    const promised = (await page.getByTestId('expected-stop').textContent()) ?? ''
+    expect(formWords(promised)).toBe(message)
     const program = await download(
       page.getByRole('region', { name: 'Generated program' }).getByRole('button', { name: 'Download' }),
     )
@@ -291,7 +295,7 @@ describe('new-user bugs in Chromium', () => {
     )
     expect(outcome.code).not.toBe(0)
     expect(outcome.stdout).toBe('')
-    expect(outcome.stderr).toContain(message)
+    expect(outcome.stderr).toContain(promised)
     expect(errors).toEqual([])
   })
 
