@@ -37,6 +37,10 @@ export const TEST_SERVER_DEFAULTS: Partial<ServerConfigInput> = {
   SEARCH_BABY_STEP: 2,
   FAULT_INJECTION: true,
   REQUEST_TIMEOUT_MS: 20_000,
+  // No wall-clock load shedding unless a test asks for it (as ServerNode): this server shares
+  // its event loop with the test's own SEAL work (key generation holds the loop for seconds
+  // on a busy machine), so a 1 s delay bound would refuse requests by the machine's speed.
+  MAX_EVENT_LOOP_DELAY_MS: 0,
 }
 
 /** A running server and a client for it. */
