@@ -152,6 +152,9 @@ test('step hints, pre-run warnings and the prediction name ops as the step menu 
     /^Step 2 \(Rotate columns \(swap rows\)\): /,
   )
   await expect(functions.textContent()).resolves.toMatch(/Predicted: Step 4 \(Multiply\) uses up the noise budget/)
+  await expect(page.getByTestId('pipeline-needs').textContent()).resolves.toMatch(
+    /Galois keys for rotation by 1 and the row swap/,
+  )
   expect(rawIdentifiers((await functions.textContent()) ?? '')).toEqual([])
 
   // And once run: the refusal on the step reads the same way.

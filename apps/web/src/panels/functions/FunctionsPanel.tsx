@@ -61,7 +61,7 @@ function Pipeline() {
           <p className="pipeline-needs" data-testid="pipeline-needs">
             Needs: {analysis.needsRelinKeys ? 'relinearization keys' : 'no relinearization keys'}
             {analysis.keyGenSteps.length > 0
-              ? `, Galois keys for rotation${analysis.keyGenSteps.length === 1 ? '' : 's'} by ${analysis.keyGenSteps.join(', ')}`
+              ? `, Galois keys for ${galoisNeeds(analysis.keyGenSteps, applied.input.scheme === 'ckks')}`
               : ', no Galois keys'}{' '}
             · {analysis.keySwitches} key switch{analysis.keySwitches === 1 ? '' : 'es'}
           </p>
@@ -133,4 +133,16 @@ function Pipeline() {
       </section>
     </div>
   )
+}
+
+/**
+ * What the Galois keys are for, in words: "rotations by 1, 2 and the row swap" (step 0
+ * is the column rotation of BFV/BGV, complex conjugation in CKKS).
+ */
+function galoisNeeds(steps: readonly number[], ckks: boolean): string {
+  const rotations = steps.filter((step) => step !== 0)
+  const parts: string[] = []
+  if (rotations.length > 0) parts.push(`rotation${rotations.length === 1 ? '' : 's'} by ${rotations.join(', ')}`)
+  if (steps.includes(0)) parts.push(ckks ? 'complex conjugation' : 'the row swap')
+  return parts.join(' and ')
 }
