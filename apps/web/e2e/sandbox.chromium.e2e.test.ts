@@ -248,7 +248,8 @@ describe('sandbox in Chromium', () => {
       await expect.poll(() => runs.count(), { timeout: 60_000 }).toBe(index + 1)
       await page.waitForFunction(() => !document.querySelector('[data-testid="job-label"]'))
     }
-    await expect(runs.count()).resolves.toBe(2)
+    // Both runs' cards, settled (each run re-renders the list when it lands).
+    await expect.poll(() => runs.count(), { timeout: 60_000 }).toBe(2)
     await expect(runs.nth(0).textContent()).resolves.toMatch(/inline/)
     await expect(runs.nth(1).textContent()).resolves.toMatch(/pool/)
     for (const index of [0, 1]) {
