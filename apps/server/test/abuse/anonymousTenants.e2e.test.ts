@@ -74,7 +74,7 @@ afterAll(async () => {
   await capped?.stop()
 })
 
-describe('2.9 anonymous tenants are rate-limited and capped', () => {
+describe('anonymous tenants are rate-limited and capped', () => {
   it('300 session requests from one address: only the burst succeeds, the rest 429 with Retry-After', async () => {
     const idle: HealthStats = await idleHealth(flooded.url)
     const { result, health } = await duringAttack(flooded.url, async () => {

@@ -48,7 +48,7 @@ function partialBody(
   })
 }
 
-describe('authentication before the body (2.3)', () => {
+describe('authentication before the body', () => {
   let server: AbuseServer
   let idle: HealthStats
 

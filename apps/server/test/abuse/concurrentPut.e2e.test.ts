@@ -16,7 +16,7 @@ const PUTS = 8
 
 const STORES = ['file', 'postgres'] as const
 
-describe.each(STORES)('eight concurrent PUTs of a new key-set id, %s store (2.12)', (store) => {
+describe.each(STORES)('eight concurrent PUTs of a new key-set id, %s store', (store) => {
   let server: AbuseServer
   let postgres: TempPostgres | undefined
   let idle: HealthStats

@@ -33,7 +33,7 @@ function noSmallFactor(t: number): boolean {
   return true
 }
 
-describe('2.5 expensive parameters (a real server process)', () => {
+describe('expensive parameters (a real server process)', () => {
   let server: AbuseServer
   let side: SearchSide
   let idle: HealthStats

@@ -46,7 +46,7 @@ function forgedGaloisEnvelope(fingerprint: string, keySetId: string, count: bigi
   return encodeEnvelope({ kind: 'galoisKeys', fingerprint, keySetId, payload, meta: { elements: [3] } })
 }
 
-describe('2.4 forged key payloads (a real server process)', () => {
+describe('forged key payloads (a real server process)', () => {
   let server: AbuseServer
   let side: SearchSide
   let idle: HealthStats

@@ -59,7 +59,7 @@ function csp(headers: Headers): Map<string, string> {
   return directives
 }
 
-describe('2.11 security headers, caching and CORS', () => {
+describe('security headers, caching and CORS', () => {
   it('serves the sandbox with its CSP, COOP/COEP, nosniff, no-referrer, and the caching each file needs', async () => {
     for (const path of ['/', '/index.html', '/assets/index-B9TaCvDW.js', '/assets/seal_throws-C-IzQ_Lp.wasm']) {
       const response = await fetch(`${plain.url}${path}`)

@@ -51,7 +51,7 @@ function drip(url: string, head: string, everyMs: number): Promise<Dripped> {
   })
 }
 
-describe('HTTP details (2.12)', () => {
+describe('HTTP details', () => {
   let server: AbuseServer
   let idle: HealthStats
   let token: string

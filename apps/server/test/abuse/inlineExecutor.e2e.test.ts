@@ -44,7 +44,7 @@ async function transparentResultBody(): Promise<Uint8Array> {
   return encodeEvaluateRequest({ params: SMALL_BFV_PARAMS, program: transparentProgram, inputs: { x, y: x } })
 }
 
-describe('the inline executor cannot stall, starve or wedge the server (2.1)', () => {
+describe('the inline executor cannot stall, starve or wedge the server', () => {
   let server: AbuseServer
   let client: SealboxClient
   let token: string
@@ -140,7 +140,7 @@ describe('the inline executor cannot stall, starve or wedge the server (2.1)', (
   })
 })
 
-describe('executor override rate limit (2.1)', () => {
+describe('executor override rate limit', () => {
   let server: AbuseServer
 
   beforeAll(async () => {

@@ -38,7 +38,7 @@ async function logged(
   return logLines(server.output()).filter(match)
 }
 
-describe('internal errors (2.8)', () => {
+describe('internal errors', () => {
   let server: AbuseServer
   let side: SearchSide
   let client: SealboxClient

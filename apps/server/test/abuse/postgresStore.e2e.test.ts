@@ -84,7 +84,7 @@ async function timed(call: Promise<Awaited<ReturnType<typeof raw>>>): Promise<An
   return { ...answer, ms: performance.now() - started }
 }
 
-describe('PostgreSQL store limits: a locked row or table is a quick 503, never a hang or a 500 (2.6)', () => {
+describe('PostgreSQL store limits: a locked row or table is a quick 503, never a hang or a 500', () => {
   let url: string
   let server: AbuseServer
   let idle: HealthStats
@@ -212,7 +212,7 @@ describe('PostgreSQL store limits: a locked row or table is a quick 503, never a
   })
 })
 
-describe("a pool taken by one tenant's stuck writes: the other tenant's calls get 503 at the acquire timeout, not 500 (2.6)", () => {
+describe("a pool taken by one tenant's stuck writes: the other tenant's calls get 503 at the acquire timeout, not 500", () => {
   const ACQUIRE_MS = 500
   let url: string
   let server: AbuseServer

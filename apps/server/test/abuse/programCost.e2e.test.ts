@@ -27,7 +27,7 @@ const maxCostProgram: ProgramInput = {
   outputs: ['r'],
 }
 
-describe('program cost: bounded, budgeted and scheduled fairly (2.2, 2.12)', () => {
+describe('program cost: bounded, budgeted and scheduled fairly', () => {
   let server: AbuseServer
   let anonymous: SealboxClient
   let side: SearchSide

@@ -20,7 +20,7 @@ const BOB = { tenant: 'bob', token: 'bob-8e1d5c7a9b2f40e6d3c1a8f7b5e9d2c4' }
 const DAMAGED = '{"version":1,"records":{"main":{"keySetId":"0123'
 const ORPHAN_BLOB = `${'e'.repeat(64)}.sbx`
 
-describe('a tenant with a damaged key index is quarantined, not the server (2.7)', () => {
+describe('a tenant with a damaged key index is quarantined, not the server', () => {
   let server: AbuseServer
   let indexPath: string
   let idle: HealthStats

@@ -19,7 +19,7 @@ function startWith(tokens: string): Promise<{ code: number | null; stderr: strin
   return ServerNode.run([], { MODE: 'production', TOKENS: tokens, WORKERS: '1' }, 30_000)
 }
 
-describe('2.10 tokens and tenant names are checked at start-up', () => {
+describe('tokens and tenant names are checked at start-up', () => {
   const cases: Array<{ name: string; tokens: string; message: RegExp }> = [
     {
       name: 'a token with a space (it could never be sent as a bearer token)',
