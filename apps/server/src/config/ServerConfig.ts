@@ -106,8 +106,10 @@ export const ServerConfigSchema = z
     SEARCH_PROFILE: z
       .string()
       .min(1)
-      .default('n4096')
-      .describe('Search parameters: an he-core profile (`n4096`, `n4096-seal-default`, `n8192`).'),
+      .optional()
+      .describe(
+        'Search parameters: an he-core profile (`n4096`, `n4096-wide`, `n4096-seal-default`, `n8192`); unset: `n4096`, or `n4096-wide` from a padded dimension of 512 on (more noise budget).',
+      ),
     SEARCH_SCHEME: z.enum(['bgv', 'bfv']).default('bgv').describe('Search scheme: `bgv` or `bfv`.'),
     SEARCH_METRIC: z
       .enum(['cosine', 'dot'])

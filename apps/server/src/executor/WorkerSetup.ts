@@ -24,7 +24,8 @@ export const WorkerSetupSchema = z.object({
   faultInjection: z.boolean(),
   database: DatabaseSourceSchema,
   search: z.object({
-    profile: z.string(),
+    /** Unset: he-core's default profile for the database's dimension. */
+    profile: z.string().optional(),
     scheme: z.enum(['bgv', 'bfv']),
     metric: z.enum(['cosine', 'dot']),
     babySteps: z.enum(['client', 'server']).optional(),
@@ -53,7 +54,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
           ? { type: 'demo' }
           : { type: 'file', path: resolve(config.DATABASE) },
     search: {
-      profile: config.SEARCH_PROFILE,
+      ...(config.SEARCH_PROFILE === undefined ? {} : { profile: config.SEARCH_PROFILE }),
       scheme: config.SEARCH_SCHEME,
       metric: config.SEARCH_METRIC,
       ...(config.SEARCH_BABY_STEPS === undefined ? {} : { babySteps: config.SEARCH_BABY_STEPS }),

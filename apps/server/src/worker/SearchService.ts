@@ -111,7 +111,7 @@ export class SearchService {
   static async create(setup: WorkerSetup): Promise<SearchService> {
     const database = await loadDatabase(setup.database)
     const config = resolveSearchConfig({
-      params: setup.search.profile,
+      ...(setup.search.profile === undefined ? {} : { params: setup.search.profile }),
       scheme: setup.search.scheme,
       metric: setup.search.metric,
       ...(setup.search.babySteps === undefined ? {} : { babySteps: setup.search.babySteps }),

@@ -55,8 +55,8 @@ export function endToEndCases(quick: boolean): EndToEndCase[] {
       ),
     ),
     {
-      // At D = 768 the default's [27, 28, 28] leaves 1–2 bits of noise budget per block (0 in some
-      // queries): SEAL's default chain [36, 36, 37] leaves 12, in SEAL's evaluator (its primes pass 2^31).
+      // At D = 768 the default is n4096-wide [30, 30, 31] (6 bits of noise budget per block, in
+      // the kernel); SEAL's default chain [36, 36, 37] leaves 12, in SEAL's evaluator (its primes pass 2^31).
       title: 'V=10,000, D=768: n4096-seal-default ([36, 36, 37])',
       rows: 10_000,
       dimension: 768,

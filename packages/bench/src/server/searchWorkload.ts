@@ -27,7 +27,7 @@ export async function prepareSearchWorkload(): Promise<PreparedWorkload> {
     seed: server.SYNTHETIC_SEED,
   })
   const config = resolveSearchConfig({
-    params: server.SEARCH_PROFILE,
+    ...(server.SEARCH_PROFILE === undefined ? {} : { params: server.SEARCH_PROFILE }),
     scheme: server.SEARCH_SCHEME,
     metric: server.SEARCH_METRIC,
     babySteps: server.SEARCH_BABY_STEPS,

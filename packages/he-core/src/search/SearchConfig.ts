@@ -16,6 +16,7 @@ import {
 import { resolveSearchLink, SearchEndToEndEstimateSchema, SearchLinkSchema } from './searchEndToEnd.ts'
 import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
 import {
+  defaultSearchProfile,
   isSearchProfileName,
   plainModulusOf,
   SEARCH_PARAMS_PROFILES,
@@ -39,8 +40,11 @@ const profileNames = Object.keys(SEARCH_PARAMS_PROFILES) as [keyof typeof SEARCH
  */
 export const SearchConfigInput = z
   .object({
-    /** A profile name (default `n4096`) or a full BFV/BGV parameter spec. */
-    params: z.union([z.enum(profileNames), ParamsSpec]).default('n4096'),
+    /**
+     * A profile name or a full BFV/BGV parameter spec. Default: `n4096`, or `n4096-wide`
+     * from D' = 512 on (`defaultSearchProfile`), where `n4096` leaves too little noise budget.
+     */
+    params: z.union([z.enum(profileNames), ParamsSpec]).optional(),
     /** Scheme for a profile. BGV (default) keeps ciphertexts in NTT form; BFV pays 2 NTTs per query ciphertext. */
     scheme: z.enum(SEARCH_SCHEMES).default('bgv'),
     /** D: components per vector. */
@@ -156,8 +160,9 @@ export function maxSearchScale(plainModulus: number, dimension: number, maxNorm:
 }
 
 function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParams {
-  if (isSearchProfileName(input.params)) return parseParams(searchProfileParams(input.params, input.scheme))
-  const params = parseParams(input.params)
+  const profile = input.params ?? defaultSearchProfile(nextPowerOfTwo(input.dimension))
+  if (isSearchProfileName(profile)) return parseParams(searchProfileParams(profile, input.scheme))
+  const params = parseParams(profile)
   if (params.scheme === 'ckks') {
     throw invalid('params.scheme', 'private search needs exact integer scores: use BFV or BGV batching, not CKKS')
   }

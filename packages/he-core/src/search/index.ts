@@ -92,6 +92,7 @@ export {
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {
   batchingPrime,
+  defaultSearchProfile,
   SEARCH_PARAMS_PROFILES,
   SEARCH_PLAIN_MODULUS,
   SEARCH_SCHEMES,

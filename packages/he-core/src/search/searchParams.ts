@@ -10,6 +10,12 @@ import type { ParamsInput, ResolvedParams } from '../params/ParamsSpec.ts'
 export const SEARCH_PARAMS_PROFILES = {
   /** n=4096, coeff modulus [27, 28, 28]: the smallest and fastest (one special prime, two data primes). */
   n4096: { polyModulusDegree: 4096, coeffModulus: [27, 28, 28] },
+  /**
+   * n=4096, coeff modulus [30, 30, 31]: as fast (every prime below 2^31, so the key-switching
+   * kernel runs), about 10 % more bytes, and 6 bits of noise budget left in a response at any
+   * D, where `n4096` leaves 3 up to D = 256 and only 1–2 past it.
+   */
+  'n4096-wide': { polyModulusDegree: 4096, coeffModulus: [30, 30, 31] },
   /** n=4096 with SEAL's default chain [36, 36, 37]: more noise budget, same speed class. */
   'n4096-seal-default': { polyModulusDegree: 4096, coeffModulus: 'default' },
   /** n=8192, coeff modulus [43, 43, 44]: twice the slots per ciphertext, twice the cost per operation. */
@@ -17,6 +23,18 @@ export const SEARCH_PARAMS_PROFILES = {
 } as const satisfies Record<string, Pick<ParamsInput, 'polyModulusDegree' | 'coeffModulus'>>
 
 export type SearchParamsProfileName = keyof typeof SEARCH_PARAMS_PROFILES
+
+/**
+ * Past this padded dimension D' the default profile is `n4096-wide`: `n4096` responses keep
+ * 1–2 bits of noise budget there (measured at D = 384 … 2048), and a query a little noisier
+ * than the rest would be refused by the client as NOISE_BUDGET_EXHAUSTED.
+ */
+export const WIDE_PROFILE_FROM_PADDED_DIMENSION = 512
+
+/** The profile a search gets when its params are not given: by its padded dimension D'. */
+export function defaultSearchProfile(paddedDimension: number): SearchParamsProfileName {
+  return paddedDimension >= WIDE_PROFILE_FROM_PADDED_DIMENSION ? 'n4096-wide' : 'n4096'
+}
 
 /** The plain modulus every search profile uses. */
 export const SEARCH_PLAIN_MODULUS = 65537
