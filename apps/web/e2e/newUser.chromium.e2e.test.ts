@@ -234,6 +234,66 @@ test('an exhausted result decrypted anyway: its card labels the preview garbage,
   expect(errors).toEqual([])
 })
 
+/**
+ * Galois keys too large to keep outside the worker (27 rotation steps at n = 8192, about
+ * 68 MiB), then a reload: the restored worker has every key but those, and the banner
+ * says so. Returns the banner.
+ */
+async function loseGaloisKeysAcrossRestart(page: Page) {
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await page.getByLabel('Rotation steps').fill(Array.from({ length: 27 }, (_, i) => i + 1).join(', '))
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page
+    .getByRole('alertdialog', { name: 'Generate large keys?' })
+    .getByRole('button', { name: 'Generate anyway' })
+    .click()
+  const galois = page.getByTestId('key-galoisKeys')
+  await galois.getByText('ready').waitFor({ timeout: 120_000 })
+  await expect(galois.textContent()).resolves.toMatch(/kept in this tab only/)
+  // Reloading is safe once the status bar says the workspace is saved.
+  await page.getByText('Saved in this browser').waitFor()
+  await page.reload()
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  const banner = page.getByRole('status').filter({ hasText: /^Not kept across the restart/ })
+  await banner.waitFor()
+  return banner
+}
+
+test('the restart banner names lost keys as the Keys panel does: "Galois keys" (item 7)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const banner = await loseGaloisKeysAcrossRestart(page)
+  const text = (await banner.locator('span').textContent()) ?? ''
+  expect(text).toBe('Not kept across the restart (regenerate or upload them again): Galois keys.')
+  expect(rawIdentifiers(text)).toEqual([])
+  // What it says is so: the other keys came back, the Galois keys did not.
+  await openPanel(page, 'Keys')
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor()
+  await expect(page.getByTestId('key-galoisKeys').getByText('ready').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test('drops the restart banner about lost Galois keys once new parameters are in use (item 9)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const banner = await loseGaloisKeysAcrossRestart(page)
+  await openPanel(page, 'Parameters')
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByRole('button', { name: 'Use these parameters' }).click()
+  await page
+    .getByRole('alertdialog', { name: 'Discard keys and variables?' })
+    .getByRole('button', { name: /^Discard and use new parameters/ })
+    .click()
+  await expect.poll(() => page.getByTestId('params-in-use').textContent(), { timeout: 60_000 }).toMatch(/n = 4096/)
+  await expect(banner.count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
 test('drops the "Opened a shared workspace" banner on Start over (item 9)', async ({ sandbox: { page, errors } }) => {
   const url = inject('sandboxUrl')
   await page.setViewportSize(WIDE)
