@@ -1,8 +1,26 @@
+import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
-import { describe, expect } from 'vitest'
+import { describe, expect, inject } from 'vitest'
+import { runAxe } from './support/axe.ts'
 import { PANEL_NAMES } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
+import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
+
+/** BFV n = 8192, [51, 51, 51]: two multiplications fit, the third exhausts the budget. */
+const EXHAUSTED: WorkspaceInput = {
+  version: 1,
+  params: { scheme: 'bfv', polyModulusDegree: 8192, coeffModulus: [51, 51, 51] },
+  variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
+  steps: [
+    { op: 'multiply', a: 'x', b: 'x', out: 'r1' },
+    { op: 'relinearize', a: 'r1', out: 'r2' },
+    { op: 'multiply', a: 'r2', b: 'x', out: 'r3' },
+    { op: 'relinearize', a: 'r3', out: 'r4' },
+    { op: 'multiply', a: 'r4', b: 'x', out: 'r5' },
+  ],
+  print: ['r5'],
+}
 
 /*
  * Accessibility of the sandbox in Chromium, on a workspace with something in every
@@ -82,6 +100,26 @@ describe('sandbox accessibility in Chromium', () => {
       const repeated = names.filter((n, i) => names.indexOf(n) !== i)
       expect(repeated, `${name}: button names used more than once`).toEqual([])
     }
+    expect(errors).toEqual([])
+  })
+
+  test('"Decrypt anyway": the visible label is part of the accessible name (label in name)', async ({
+    sandbox: { page, errors },
+  }) => {
+    await openWorkspaceLink(page, workspaceLink(inject('sandboxUrl'), EXHAUSTED), 5)
+    const button = page.getByTestId('step-5').getByRole('button', { name: /anyway/ })
+    const shown = ((await button.textContent()) ?? '').trim()
+    expect(shown).toBe('Decrypt anyway')
+    // The accessible name as Chromium exposes it to assistive technology.
+    const snapshot = await button.ariaSnapshot()
+    const name = /^- button "(.*)"/.exec(snapshot)?.[1] ?? snapshot
+    expect(name).toBe('Decrypt anyway (step 5)')
+    // Speech input ("click Decrypt anyway") finds the button only when its name contains what is shown.
+    expect(name.startsWith(shown), `"${name}" begins with "${shown}"`).toBe(true)
+    // axe's own rule agrees, on this very button.
+    const result = await runAxe(page, { runOnly: ['label-content-name-mismatch'] }, '[data-testid="step-5"]')
+    expect(result.violations).toEqual([])
+    expect(result.passes.map((rule) => rule.id)).toEqual(['label-content-name-mismatch'])
     expect(errors).toEqual([])
   })
 

@@ -8,7 +8,7 @@ import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
  * against the numbers typed), and no two labels under the bars overlap.
  */
 
-test('CKKS chart: a bar for every input and step, labels clear of each other (item 5)', async ({
+test('CKKS chart: a bar for every input and step, labels clear of each other', async ({
   sandbox: { page, errors },
 }) => {
   const url = inject('sandboxUrl')

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { WorkspaceInput } from '@sealbox/he-core'
 import { expect, inject } from 'vitest'
+import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
@@ -67,9 +68,14 @@ test('says before download that an exhausted pipeline stops at step 5, and every
     await expect(stops.textContent()).resolves.toMatch(/^It stops at step 5 and prints nothing/)
     await expect(page.getByTestId('expected-output').count()).resolves.toBe(0)
     const sentence = (await page.getByTestId('expected-stop').textContent()) ?? ''
+    // The step named as the step menu names it, as the step card says it.
     expect(sentence).toBe(
-      "Step 5 (multiply): 'r5' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications",
+      "Step 5 (Multiply): 'r5' has no noise budget left, so it would decrypt to garbage; use larger parameters (n, coefficient modulus) or fewer multiplications",
     )
+    expect(rawIdentifiers((await stops.textContent()) ?? '')).toEqual([])
+    await openPanel(page, 'Functions')
+    await expect(step5.locator('[data-error-code]').textContent()).resolves.toBe(`Stopped here. ${sentence}`)
+    await openPanel(page, 'Code')
 
     const exports = [
       { language: 'ts', file: 'sealbox-workspace.mts' },

@@ -5,6 +5,7 @@ import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
 import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
+import { saveDebugShot } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
@@ -18,6 +19,8 @@ import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 const WIDE = { width: 1400, height: 900 }
 const NARROW = { width: 390, height: 844 }
+/** The Server panel's executor choices, as the chips read. */
+const EXECUTOR_LABELS = ['Server default', 'Pool (worker threads)', 'Inline (event loop)', 'Process (child processes)']
 
 /** BFV n = 8192, [51, 51, 51]: two multiplications fit, the third exhausts the budget. */
 const EXHAUSTED: WorkspaceInput = {
@@ -52,7 +55,7 @@ async function expectFocusKept(page: Page, what: string): Promise<void> {
   await expect.poll(() => focused(page), { message: what }).not.toBe('body')
 }
 
-test('CKKS: a scale above the primes is refused in words; own primes get a scale that fits them (item 4)', async ({
+test('CKKS: a scale above the primes is refused in words; own primes get a scale that fits them', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -74,7 +77,7 @@ test('CKKS: a scale above the primes is refused in words; own primes get a scale
   expect(errors).toEqual([])
 })
 
-test('"What you get" counts multiplications like the assistant: 2 for BFV [51, 51, 51] (item 6)', async ({
+test('"What you get" counts multiplications like the assistant: 2 for BFV [51, 51, 51]', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -89,7 +92,7 @@ test('"What you get" counts multiplications like the assistant: 2 for BFV [51, 5
   expect(errors).toEqual([])
 })
 
-test('names fields and ops as the form does, and lists every broken rule at once (items 7, 11)', async ({
+test('names fields and ops as the form does, and lists every broken rule at once', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -123,7 +126,7 @@ test('names fields and ops as the form does, and lists every broken rule at once
   expect(errors).toEqual([])
 })
 
-test('step hints, pre-run warnings and the prediction name ops as the step menu does (item 7)', async ({
+test('step hints, pre-run warnings and the prediction name ops as the step menu does', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -180,7 +183,7 @@ test('step hints, pre-run warnings and the prediction name ops as the step menu 
   expect(errors).toEqual([])
 })
 
-test('refuses to decrypt an exhausted ciphertext on Variables; Code never calls a result "uploaded" (item 8)', async ({
+test('refuses to decrypt an exhausted ciphertext on Variables; Code never calls a result "uploaded"', async ({
   sandbox: { page, errors },
 }) => {
   const url = inject('sandboxUrl')
@@ -234,7 +237,67 @@ test('an exhausted result decrypted anyway: its card labels the preview garbage,
   expect(errors).toEqual([])
 })
 
-test('drops the "Opened a shared workspace" banner on Start over (item 9)', async ({ sandbox: { page, errors } }) => {
+/**
+ * Galois keys too large to keep outside the worker (27 rotation steps at n = 8192, about
+ * 68 MiB), then a reload: the restored worker has every key but those, and the banner
+ * says so. Returns the banner.
+ */
+async function loseGaloisKeysAcrossRestart(page: Page) {
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await page.getByLabel('Rotation steps').fill(Array.from({ length: 27 }, (_, i) => i + 1).join(', '))
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page
+    .getByRole('alertdialog', { name: 'Generate large keys?' })
+    .getByRole('button', { name: 'Generate anyway' })
+    .click()
+  const galois = page.getByTestId('key-galoisKeys')
+  await galois.getByText('ready').waitFor({ timeout: 120_000 })
+  await expect(galois.textContent()).resolves.toMatch(/kept in this tab only/)
+  // Reloading is safe once the status bar says the workspace is saved.
+  await page.getByText('Saved in this browser').waitFor()
+  await page.reload()
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  const banner = page.getByRole('status').filter({ hasText: /^Not kept across the restart/ })
+  await banner.waitFor()
+  return banner
+}
+
+test('the restart banner names lost keys as the Keys panel does: "Galois keys"', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const banner = await loseGaloisKeysAcrossRestart(page)
+  const text = (await banner.locator('span').textContent()) ?? ''
+  expect(text).toBe('Not kept across the restart (regenerate or upload them again): Galois keys.')
+  expect(rawIdentifiers(text)).toEqual([])
+  // What it says is so: the other keys came back, the Galois keys did not.
+  await openPanel(page, 'Keys')
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor()
+  await expect(page.getByTestId('key-galoisKeys').getByText('ready').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test('drops the restart banner about lost Galois keys once new parameters are in use', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  const banner = await loseGaloisKeysAcrossRestart(page)
+  await openPanel(page, 'Parameters')
+  await page.getByTestId('polyModulusDegree-4096').check({ force: true })
+  await page.getByRole('button', { name: 'Use these parameters' }).click()
+  await page
+    .getByRole('alertdialog', { name: 'Discard keys and variables?' })
+    .getByRole('button', { name: /^Discard and use new parameters/ })
+    .click()
+  await expect.poll(() => page.getByTestId('params-in-use').textContent(), { timeout: 60_000 }).toMatch(/n = 4096/)
+  await expect(banner.count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test('drops the "Opened a shared workspace" banner on Start over', async ({ sandbox: { page, errors } }) => {
   const url = inject('sandboxUrl')
   await page.setViewportSize(WIDE)
   await openWorkspaceLink(page, workspaceLink(url, EXHAUSTED), 5)
@@ -247,7 +310,7 @@ test('drops the "Opened a shared workspace" banner on Start over (item 9)', asyn
   expect(errors).toEqual([])
 })
 
-test('one main landmark, and focus kept after Create context, Generate keys, Encode and encrypt, Add step, Run all (item 10)', async ({
+test('one main landmark, and focus kept after Create context, Generate keys, Encode and encrypt, Add step, Run all', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -295,7 +358,7 @@ test('one main landmark, and focus kept after Create context, Generate keys, Enc
   expect(errors).toEqual([])
 })
 
-test('says "not a number" for words in a query vector, and what to choose for a file that is not a workspace (item 12)', async ({
+test('says "not a number" for words in a query vector, and what to choose for a file that is not a workspace', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)
@@ -317,7 +380,7 @@ test('says "not a number" for words in a query vector, and what to choose for a 
   expect(errors).toEqual([])
 })
 
-test('nothing cut or broken: chips, sidebar subtitles, hex bytes, and every panel tab in view at 390 px (item 13)', async ({
+test('nothing cut or broken: chips, sidebar subtitles, hex bytes, and every panel tab in view at 390 px', async ({
   sandbox: { page, errors },
 }) => {
   const url = inject('sandboxUrl')
@@ -387,7 +450,47 @@ test('nothing cut or broken: chips, sidebar subtitles, hex bytes, and every pane
   expect(errors).toEqual([])
 })
 
-test('first five minutes: "Suggest parameters" above the fold, and after Create context a way on to Keys (item 14)', async ({
+test('executor choices on the Server panel at 1400 px: each chip whole, on one line, inside its card', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(WIDE)
+  await openPanel(page, 'Server')
+  const connection = page.getByRole('form', { name: 'Server connection' })
+  await connection.getByRole('button', { name: 'Connect', exact: true }).click()
+  await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+  await saveDebugShot(page, 'server executor rows 1400')
+  // Both rows: the pipeline's and the private search's.
+  for (const name of ['executor', 'search-executor']) {
+    const row = page.getByRole('radiogroup').filter({ has: page.getByTestId(`${name}-default`) })
+    const chips = await row.evaluate((group) => {
+      const card = group.closest('.card')?.getBoundingClientRect()
+      return [...group.querySelectorAll('.segmented-item label')].map((label) => {
+        const style = getComputedStyle(label)
+        const box = label.getBoundingClientRect()
+        // Lines of the label's own text: a chip whose words wrap has a broken outline.
+        const range = document.createRange()
+        range.selectNodeContents(label)
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)))
+        return {
+          text: label.textContent,
+          border: [style.borderTopWidth, style.borderRightWidth, style.borderBottomWidth, style.borderLeftWidth],
+          lines: lines.size,
+          inCard: card !== undefined && box.left >= card.left && box.right <= card.right,
+          top: Math.round(box.top),
+        }
+      })
+    })
+    expect(chips.map((chip) => chip.text)).toEqual(EXECUTOR_LABELS)
+    for (const { top: _top, ...chip } of chips) {
+      expect(chip, name).toEqual({ text: chip.text, border: ['1px', '1px', '1px', '1px'], lines: 1, inCard: true })
+    }
+    // At this width the four choices fit one row: no chip wraps to a second.
+    expect(new Set(chips.map((chip) => chip.top)).size, name).toBe(1)
+  }
+  expect(errors).toEqual([])
+})
+
+test('first five minutes: "Suggest parameters" above the fold, and after Create context a way on to Keys', async ({
   sandbox: { page, errors },
 }) => {
   await page.setViewportSize(WIDE)

@@ -1,25 +1,15 @@
-import { By, until, type WebDriver } from 'selenium-webdriver'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { By, until } from 'selenium-webdriver'
+import { describe, expect } from 'vitest'
 import { BFV_EXAMPLE_STEPS, bfvExampleLines } from './support/exampleOracle.ts'
-import { launchWebKit } from './support/webkit.ts'
+import { test } from './support/webkitTest.ts'
 
-let driver: WebDriver
-let close: (() => Promise<void>) | undefined
-
-beforeAll(async () => {
-  const browser = await launchWebKit()
-  driver = browser.driver
-  close = browser.close
-})
-
-afterAll(async () => {
-  await close?.()
-})
+/*
+ * The sandbox in WebKitGTK: each test has its own WebDriver session (a new MiniBrowser)
+ * and builds what it needs, so each can run alone.
+ */
 
 describe('sandbox smoke in WebKitGTK', () => {
-  it('builds a context with live facts', async () => {
-    await driver.get(`${inject('sandboxUrl')}/#parameters`)
-    await driver.wait(until.elementLocated(By.css('[data-testid="worker-ready"]')), 60_000)
+  test('builds a context with live facts', async ({ webkit: driver }) => {
     await driver.findElement(By.css('form[aria-label="Encryption parameters"] button[type="submit"]')).click()
     const inUse = await driver.wait(until.elementLocated(By.css('[data-testid="params-in-use"]')), 60_000)
     expect(await inUse.getText()).toMatch(/BFV, n = 4096/)
@@ -27,7 +17,9 @@ describe('sandbox smoke in WebKitGTK', () => {
     expect(facts).toContain('1,032,193')
   })
 
-  it('loads the BFV example, runs its pipeline, and prints what he-core prints in Node', async () => {
+  test('loads the BFV example, runs its pipeline, and prints what he-core prints in Node', async ({
+    webkit: driver,
+  }) => {
     const expected = await bfvExampleLines()
     await driver.findElement(By.xpath('//button[normalize-space()="Examples"]')).click()
     await driver.findElement(By.css('button[aria-label="Load the BFV, n = 4096 example"]')).click()

@@ -5,11 +5,20 @@ import { WEBKIT_DRIVER_PATH } from './browsers.ts'
 
 const MINIBROWSER = process.env.SEALBOX_MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
 
+/** A running WebKitWebDriver: each session it opens is a new MiniBrowser. */
+export interface WebKitDriver {
+  /** A new WebDriver session (its own MiniBrowser process); quit it when done. */
+  newSession(): Promise<WebDriver>
+  /** Ends the driver and its virtual display. */
+  stop(): void
+}
+
 /**
- * WebKitGTK through its WebDriver. The driver has no headless switch, so it runs
- * under `xvfb-run` (a virtual X display); MiniBrowser is the browser it automates.
+ * Starts WebKitGTK's WebDriver. The driver has no headless switch, so it runs under
+ * `xvfb-run` (a virtual X display); MiniBrowser is the browser it automates, started
+ * afresh for every session.
  */
-export async function launchWebKit(): Promise<{ driver: WebDriver; close: () => Promise<void> }> {
+export async function startWebKitDriver(): Promise<WebKitDriver> {
   const port = await freePort()
   const driverProcess: ChildProcess = spawn('xvfb-run', ['-a', WEBKIT_DRIVER_PATH, `--port=${port}`], {
     env: { ...process.env, NO_AT_BRIDGE: '1', JSC_useSharedArrayBuffer: '1' },
@@ -29,25 +38,19 @@ export async function launchWebKit(): Promise<{ driver: WebDriver; close: () => 
   }
   try {
     await waitFor('WebKitWebDriver to answer', async () => (await fetch(`${url}/status`)).ok, 30_000)
-    const driver = await new Builder()
-      .usingServer(url)
-      .withCapabilities({
-        browserName: 'MiniBrowser',
-        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-      })
-      .build()
-    return {
-      driver,
-      close: async () => {
-        try {
-          await driver.quit()
-        } finally {
-          stop()
-        }
-      },
-    }
   } catch (error) {
     stop()
     throw error
+  }
+  return {
+    newSession: () =>
+      new Builder()
+        .usingServer(url)
+        .withCapabilities({
+          browserName: 'MiniBrowser',
+          'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+        })
+        .build(),
+    stop,
   }
 }

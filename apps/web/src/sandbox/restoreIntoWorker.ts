@@ -1,7 +1,7 @@
 import { HeError } from '@sealbox/he-core'
 import type { SealWorkerClient } from '../worker/SealWorkerClient.ts'
 import type { KeyKind, WorkspaceState } from '../workspace/workspaceState.ts'
-import { KEY_LABELS } from './actions/keyActions.ts'
+import { KEY_NOUNS } from './actions/keyActions.ts'
 import type { ExternalStore } from './ExternalStore.ts'
 
 /**
@@ -70,7 +70,8 @@ export async function restoreIntoWorker(sandbox: RestoreTarget): Promise<string[
   }
   if (lostKeys.length > 0 || lostVariables.length > 0) {
     sandbox.workspace.update((s) => dropLost(s, lostKeys, lostVariables))
-    for (const kind of lostKeys) if (keys[kind]) lost.push(KEY_LABELS[kind].toLowerCase())
+    // Named as the Keys panel names them ("Galois keys"), never by their ids.
+    for (const kind of lostKeys) if (keys[kind]) lost.push(KEY_NOUNS[kind])
     lost.push(...lostVariables)
   }
   return lost

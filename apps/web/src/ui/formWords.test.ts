@@ -4,11 +4,14 @@ import {
   missingProgramKeys,
   type ParamsNeeds,
   PROGRAM_OPS,
+  type ProgramOp,
   type ProgramStep,
   parseParams,
   suggestParams,
 } from '@sealbox/he-core'
+import { noiseBudgetStopMessage } from '@sealbox/he-core/codegen'
 import { describe, expect, it } from 'vitest'
+import { opLabel } from '../panels/functions/opGroups.ts'
 import { assistantProblem, assistantReason } from '../panels/parameters/assistantWords.ts'
 import { plainWordsFirst } from '../panels/parameters/plainWordsFirst.ts'
 import { DEFAULT_PARAMS_DRAFT, type DraftProblem, draftProblems, type ParamsDraft } from '../workspace/paramsDraft.ts'
@@ -132,6 +135,15 @@ describe('what the sandbox shows carries no internal identifiers', () => {
           expect(rawIdentifiers(formWords(missing.message)), missing.message).toEqual([])
         }
       }
+    }
+  })
+
+  it("an exported program's stop sentence: the step menu's words already, for every op", () => {
+    for (const [index, op] of (Object.keys(PROGRAM_OPS) as ProgramOp[]).entries()) {
+      const sentence = noiseBudgetStopMessage({ op, out: 'r' }, index)
+      expect(sentence.startsWith(`Step ${index + 1} (${opLabel(op)}): `), sentence).toBe(true)
+      expect(formWords(sentence)).toBe(sentence)
+      expect(rawIdentifiers(sentence), sentence).toEqual([])
     }
   })
 

@@ -1,4 +1,5 @@
 import { ParamsSpec } from '@sealbox/he-core'
+import { ServerExecutorModeSchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { bytes, variableReport } from '../worker/protocol.ts'
 import { DEFAULT_PARAMS_DRAFT, ParamsDraft } from './paramsDraft.ts'
@@ -95,7 +96,8 @@ export type PipelineEntry = z.infer<typeof PipelineEntry>
 export const ServerSettings = z.object({
   /** Empty: the same origin that served the sandbox. */
   baseUrl: z.string(),
-  mode: z.enum(['pool', 'inline']),
+  /** The executor to run on: the server contract's modes (a new mode there is one here). */
+  mode: ServerExecutorModeSchema,
 })
 export type ServerSettings = z.infer<typeof ServerSettings>
 

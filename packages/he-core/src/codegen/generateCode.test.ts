@@ -195,9 +195,9 @@ describe('generateCode', () => {
       )
       expect(failed?.code).toBe(1)
       expect(failed?.stdout).toBe('')
-      // The sandbox's words with the step capitalised ("Step 3 (square): …"), and no stack trace.
+      // The evaluator's sentence with the step named as the step menu names it ("Step 3 (Square): …"), no stack trace.
       expect(failed?.stderr).toBe(`${noiseBudgetStopMessage({ op: 'square', out: 's2' }, 2)}\n`)
-      expect(failed?.stderr).toBe(`S${stopped?.slice(1)}\n`)
+      expect(failed?.stderr).toBe(`${stopped?.replace(/^step 3 \(square\)/, 'Step 3 (Square)')}\n`)
     }
   })
 

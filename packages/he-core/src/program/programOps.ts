@@ -10,6 +10,7 @@ export const PROGRAM_OPS: Readonly<Record<ProgramOp, ProgramOpInfo>> = Object.fr
   Object.entries(OP_DEFINITIONS).map(([op, d]) => [
     op,
     {
+      label: d.label,
       operands: d.operands,
       schemes: d.schemes,
       relin: d.relin,

@@ -1,5 +1,6 @@
 import { formatOutputLine } from '@sealbox/he-core'
 import { noiseBudgetStopMessage } from '@sealbox/he-core/codegen'
+import { formWords } from '../../ui/formWords.ts'
 import type { WorkspaceState } from '../../workspace/workspaceState.ts'
 
 /**
@@ -14,7 +15,8 @@ export type ProgramPromise =
 
 /**
  * The Code panel's promise for `print`. A pipeline that stopped here on a used-up
- * noise budget stops the program at the same step, with the same sentence — even when
+ * noise budget stops the program at the same step, with the same sentence (the step named
+ * as the step menu names it, in the panel and in every export) — even when
  * "Decrypt anyway" left a result to look at: those numbers are garbage the program
  * never prints. Any other failure stops the program there too (with SEAL's own error).
  */
@@ -23,7 +25,9 @@ export function programPromise(state: WorkspaceState, print: readonly string[]):
   const entry = state.pipeline[failed]
   if (entry?.last?.status === 'failed') {
     const exhausted = entry.last.code === 'NOISE_BUDGET_EXHAUSTED'
-    const sentence = exhausted ? noiseBudgetStopMessage(entry, failed) : entry.last.message
+    // The exported program prints the exhausted sentence itself (already in the menu's words);
+    // any other failure is shown as the step card shows it.
+    const sentence = exhausted ? noiseBudgetStopMessage(entry, failed) : formWords(entry.last.message)
     return { kind: 'stops', step: failed + 1, sentence, exhausted }
   }
   const ckks = state.applied?.input.scheme === 'ckks'

@@ -1,56 +1,29 @@
-import type { ProgramOp } from '@sealbox/he-core'
+import { PROGRAM_OPS, type ProgramOp } from '@sealbox/he-core'
 
-/** The program ops grouped for the step menu, with names for people. */
-export const OP_GROUPS: ReadonlyArray<{ label: string; ops: ReadonlyArray<{ op: ProgramOp; label: string }> }> = [
-  {
-    label: 'Arithmetic',
-    ops: [
-      { op: 'add', label: 'Add' },
-      { op: 'sub', label: 'Subtract' },
-      { op: 'negate', label: 'Negate' },
-      { op: 'multiply', label: 'Multiply' },
-      { op: 'square', label: 'Square' },
-      { op: 'exponentiate', label: 'Exponentiate' },
-    ],
-  },
-  {
-    label: 'With a plaintext',
-    ops: [
-      { op: 'addPlain', label: 'Add plaintext' },
-      { op: 'subPlain', label: 'Subtract plaintext' },
-      { op: 'multiplyPlain', label: 'Multiply by plaintext' },
-    ],
-  },
-  {
-    label: 'Noise and levels',
-    ops: [
-      { op: 'relinearize', label: 'Relinearize' },
-      { op: 'rescaleToNext', label: 'Rescale to next level' },
-      { op: 'modSwitchToNext', label: 'Mod-switch to next level' },
-      { op: 'modSwitchToLast', label: 'Mod-switch to last level' },
-    ],
-  },
-  {
-    label: 'Rotations',
-    ops: [
-      { op: 'rotateRows', label: 'Rotate rows' },
-      { op: 'rotateColumns', label: 'Rotate columns (swap rows)' },
-      { op: 'rotateVector', label: 'Rotate vector' },
-      { op: 'complexConjugate', label: 'Complex conjugate' },
-    ],
-  },
-  {
-    label: 'Aggregates',
-    ops: [
-      { op: 'sumElements', label: 'Sum of all slots' },
-      { op: 'innerProduct', label: 'Inner product' },
-      { op: 'innerProductPlain', label: 'Inner product with plaintext' },
-    ],
-  },
+/** One group of the step menu: its heading and its ops, each with he-core's name for people. */
+export interface OpGroup {
+  label: string
+  ops: ReadonlyArray<{ op: ProgramOp; label: string }>
+}
+
+function group(label: string, ops: readonly ProgramOp[]): OpGroup {
+  return { label, ops: ops.map((op) => ({ op, label: PROGRAM_OPS[op].label })) }
+}
+
+/**
+ * The program ops grouped for the step menu. The grouping is the menu's own; the names
+ * are he-core's (`PROGRAM_OPS[op].label`), so what a generated program prints about a
+ * step reads as the menu does. A unit test holds every op to appear here exactly once.
+ */
+export const OP_GROUPS: readonly OpGroup[] = [
+  group('Arithmetic', ['add', 'sub', 'negate', 'multiply', 'square', 'exponentiate']),
+  group('With a plaintext', ['addPlain', 'subPlain', 'multiplyPlain']),
+  group('Noise and levels', ['relinearize', 'rescaleToNext', 'modSwitchToNext', 'modSwitchToLast']),
+  group('Rotations', ['rotateRows', 'rotateColumns', 'rotateVector', 'complexConjugate']),
+  group('Aggregates', ['sumElements', 'innerProduct', 'innerProductPlain']),
 ]
 
-/** The label of an op ("Multiply"), or the op itself. */
+/** The label of an op ("Multiply"), or the text itself when it is no op. */
 export function opLabel(op: string): string {
-  for (const group of OP_GROUPS) for (const entry of group.ops) if (entry.op === op) return entry.label
-  return op
+  return Object.hasOwn(PROGRAM_OPS, op) ? PROGRAM_OPS[op as ProgramOp].label : op
 }

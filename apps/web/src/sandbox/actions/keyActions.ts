@@ -12,10 +12,19 @@ export interface KeyChoice {
   seeded: boolean
 }
 
+/** Each key's title on the Keys panel. */
 export const KEY_LABELS: Record<KeyKind, string> = {
   secretKey: 'Secret key',
   publicKey: 'Public key',
   relinKeys: 'Relinearization keys',
+  galoisKeys: 'Galois keys',
+}
+
+/** Each key inside a sentence, in the Keys panel's words ("Galois" keeps its capital). */
+export const KEY_NOUNS: Record<KeyKind, string> = {
+  secretKey: 'secret key',
+  publicKey: 'public key',
+  relinKeys: 'relinearization keys',
   galoisKeys: 'Galois keys',
 }
 
@@ -109,7 +118,7 @@ export async function secretKeySwitchOf(state: WorkspaceState, file: File): Prom
 
 /** Loads a key file; the worker checks kind, parameters and key set before SEAL sees it. */
 export async function uploadKey(sandbox: Sandbox, kind: KeyKind, file: File): Promise<Outcome<void>> {
-  return sandbox.run(`Loading ${KEY_LABELS[kind].toLowerCase()} from ${file.name}`, async () => {
+  return sandbox.run(`Loading ${KEY_NOUNS[kind]} from ${file.name}`, async () => {
     const envelope = await readFileBytes(file)
     const reply = await sandbox.worker.request({ type: 'loadKey', kind, envelope }, { transfer: [envelope.buffer] })
     sandbox.noteHeap(reply.heapBytes)
@@ -131,12 +140,16 @@ export function keyFileName(state: WorkspaceState, kind: KeyKind): string {
 export async function downloadKey(sandbox: Sandbox, kind: KeyKind): Promise<Outcome<void>> {
   const state = sandbox.workspace.state
   const entry = state.keys[kind]
-  if (!entry) return { ok: false, error: new HeError('MISSING_KEY', `There is no ${KEY_LABELS[kind].toLowerCase()}.`) }
+  if (!entry)
+    return {
+      ok: false,
+      error: new HeError('MISSING_KEY', `Nothing to download: this workspace has no ${KEY_NOUNS[kind]}.`),
+    }
   if (entry.envelope) {
     downloadFile(keyFileName(state, kind), entry.envelope)
     return { ok: true, value: undefined }
   }
-  return sandbox.run(`Serializing ${KEY_LABELS[kind].toLowerCase()}`, async () => {
+  return sandbox.run(`Serializing ${KEY_NOUNS[kind]}`, async () => {
     const reply = await sandbox.worker.request({ type: 'exportKey', kind, seeded: entry.seeded })
     downloadFile(keyFileName(state, kind), reply.envelope)
   })

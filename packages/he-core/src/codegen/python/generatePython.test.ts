@@ -79,7 +79,7 @@ describe.skipIf(!PYTHON3)('generated Python (seal-python wheel; skipped only whe
     expectSameOutput(scheme, stdout.trimEnd().split('\n'), expected)
   })
 
-  it('stops where runWorkspace stops when the noise budget runs out: same message, exit 1, nothing printed', async () => {
+  it("stops where runWorkspace stops when the noise budget runs out: its sentence in the menu's words, exit 1, nothing printed", async () => {
     const steps = [1, 2, 3].flatMap((i) => [
       { op: 'square', a: i === 1 ? 'x' : `r${i - 1}`, out: `s${i}` },
       { op: 'relinearize', a: `s${i}`, out: `r${i}` },
@@ -103,7 +103,8 @@ describe.skipIf(!PYTHON3)('generated Python (seal-python wheel; skipped only whe
     )
     expect(failed?.code).toBe(1)
     expect(failed?.stdout).toBe('')
-    expect(failed?.stderr).toContain(`S${stopped?.slice(1)}`)
+    // The evaluator's sentence with the step named as the step menu names it.
+    expect(failed?.stderr).toContain(`${stopped?.replace(/^step 3 \(square\)/, 'Step 3 (Square)')}`)
   })
 })
 

@@ -10,6 +10,11 @@ export type OperandKind = ValueKind | 'either'
 
 /** Static facts about one op: operands, schemes, keys. Drives validation, analysis, the UI and codegen. */
 export interface ProgramOpInfo {
+  /**
+   * The op's name for people ("Rotate rows"): the sandbox's step menu, and the messages
+   * a generated program prints, use it where the format's id ("rotateRows") would be code.
+   */
+  label: string
   /** Operand fields in order, with the kind each must be. */
   operands: ReadonlyArray<{ field: 'a' | 'b'; kind: OperandKind }>
   schemes: readonly SchemeName[]

@@ -7,7 +7,7 @@ export const ADD_UNITS: SchemeUnits = { bfv: 0.03, bgv: 0.03, ckks: 0.03 }
 
 /** ct + ct. */
 export const add: OpDefinition<'add'> = {
-  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a + b', { alignable: true }),
+  ...opFacts('Add', [CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a + b', { alignable: true }),
   analyze: noKeys,
   cost: weightedCost(ADD_UNITS),
   // Two ciphertexts with the same noise add to about one bit more.

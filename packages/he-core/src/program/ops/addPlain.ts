@@ -7,7 +7,7 @@ export const ADD_PLAIN_UNITS: SchemeUnits = { bfv: 2.3, bgv: 0.24, ckks: 0.03 }
 
 /** ct + pt. */
 export const addPlain: OpDefinition<'addPlain'> = {
-  ...opFacts([CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a + plaintext b', { alignable: true }),
+  ...opFacts('Add plaintext', [CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a + plaintext b', { alignable: true }),
   analyze: noKeys,
   cost: weightedCost(ADD_PLAIN_UNITS),
   noise: () => ({}),

@@ -17,7 +17,7 @@ export const CONJUGATE_UNITS: SchemeUnits = { ckks: 3 }
 
 /** CKKS: every slot complex-conjugated (Galois element 2n − 1); real slots are unchanged. */
 export const complexConjugate: OpDefinition<'complexConjugate'> = {
-  ...opFacts([CIPHER_A], CKKS_SCHEME, 'a with every slot complex-conjugated'),
+  ...opFacts('Complex conjugate', [CIPHER_A], CKKS_SCHEME, 'a with every slot complex-conjugated'),
   analyze: () => ({ galoisSteps: [], column: true, relin: false, keySwitches: 1 }),
   cost: (_step, e) => ({
     work: unitsOf(CONJUGATE_UNITS, e.scheme) * keySwitchScale(e.primes),

@@ -18,7 +18,9 @@ import { RELINEARIZE_UNITS } from './relinearize.ts'
  * relinearizing after each product: e − 1 multiplications and key switches, ⌈log2 e⌉ deep.
  */
 export const exponentiate: OpDefinition<'exponentiate'> = {
-  ...opFacts([CIPHER_A], BATCHED_SCHEMES, 'a^exponent, relinearizing after each multiplication', { relin: true }),
+  ...opFacts('Exponentiate', [CIPHER_A], BATCHED_SCHEMES, 'a^exponent, relinearizing after each multiplication', {
+    relin: true,
+  }),
   analyze: (step) => ({ galoisSteps: [], column: false, relin: step.exponent > 1, keySwitches: step.exponent - 1 }),
   cost: (step, e) => ({
     work:

@@ -23,11 +23,17 @@ import { SUM_UNITS } from './sumUnits.ts'
 
 /** Every slot becomes Σ aᵢbᵢ: multiply, relinearize, sum the slots. */
 export const innerProduct: OpDefinition<'innerProduct'> = {
-  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'every slot becomes Σ aᵢbᵢ (multiply, relinearize, sum)', {
-    relin: true,
-    alignable: true,
-    sumsSlots: true,
-  }),
+  ...opFacts(
+    'Inner product',
+    [CIPHER_A, CIPHER_B],
+    ALL_SCHEMES,
+    'every slot becomes Σ aᵢbᵢ (multiply, relinearize, sum)',
+    {
+      relin: true,
+      alignable: true,
+      sumsSlots: true,
+    },
+  ),
   analyze: (_step, e) => sumKeys(e, true),
   cost: (_step, e) => ({
     work:

@@ -18,10 +18,16 @@ import { SUM_UNITS } from './sumUnits.ts'
 
 /** Every slot becomes Σ aᵢpᵢ for a plaintext p: multiplyPlain, sum the slots. */
 export const innerProductPlain: OpDefinition<'innerProductPlain'> = {
-  ...opFacts([CIPHER_A, PLAIN_B], ALL_SCHEMES, 'every slot becomes Σ aᵢbᵢ for plaintext b (multiplyPlain, sum)', {
-    alignable: true,
-    sumsSlots: true,
-  }),
+  ...opFacts(
+    'Inner product with plaintext',
+    [CIPHER_A, PLAIN_B],
+    ALL_SCHEMES,
+    'every slot becomes Σ aᵢbᵢ for plaintext b (multiplyPlain, sum)',
+    {
+      alignable: true,
+      sumsSlots: true,
+    },
+  ),
   analyze: (_step, e) => sumKeys(e, false),
   cost: (_step, e) => ({
     work: unitsOf(MULTIPLY_PLAIN_UNITS, e.scheme) + sumWork(e, SUM_UNITS),

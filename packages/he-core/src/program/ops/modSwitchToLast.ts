@@ -7,7 +7,7 @@ import { ALL_SCHEMES, EITHER_A, noKeys, opFacts, samePlain, unitsOf } from './op
 
 /** Down to the last level (the smallest ciphertext to send back), of a ciphertext or a CKKS plaintext. */
 export const modSwitchToLast: OpDefinition<'modSwitchToLast'> = {
-  ...opFacts([EITHER_A], ALL_SCHEMES, 'a at the last level (smallest ciphertext)'),
+  ...opFacts('Mod-switch to last level', [EITHER_A], ALL_SCHEMES, 'a at the last level (smallest ciphertext)'),
   analyze: noKeys,
   // One switch per level dropped, each at a smaller level than the last.
   cost: (_step, e) => ({

@@ -7,7 +7,7 @@ export const MOD_SWITCH_UNITS: SchemeUnits = { bfv: 0.1, bgv: 1, ckks: 0.1 }
 
 /** One level down (one prime dropped, no rescaling), of a ciphertext or a CKKS plaintext. */
 export const modSwitchToNext: OpDefinition<'modSwitchToNext'> = {
-  ...opFacts([EITHER_A], ALL_SCHEMES, 'a one level down (one prime dropped, no rescaling)'),
+  ...opFacts('Mod-switch to next level', [EITHER_A], ALL_SCHEMES, 'a one level down (one prime dropped, no rescaling)'),
   analyze: noKeys,
   cost: (_step, e) => ({
     work: unitsOf(MOD_SWITCH_UNITS, e.scheme) * (e.a.size === 0 ? 0.5 : 1),

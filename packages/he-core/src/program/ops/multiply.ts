@@ -28,7 +28,7 @@ export function productScratch(scheme: SchemeName, a: number, b: number): number
 
 /** ct × ct; the size grows to a.size + b.size − 1 (3 for fresh operands). */
 export const multiply: OpDefinition<'multiply'> = {
-  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a × b (size 3: relinearize next)', { alignable: true }),
+  ...opFacts('Multiply', [CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a × b (size 3: relinearize next)', { alignable: true }),
   analyze: noKeys,
   cost: (_step, e) => ({
     work: unitsOf(MULTIPLY_UNITS, e.scheme) * sizeFactor(e),

@@ -7,7 +7,7 @@ export const MULTIPLY_PLAIN_UNITS: SchemeUnits = { bfv: 1.7, bgv: 1, ckks: 0.6 }
 
 /** ct × pt. */
 export const multiplyPlain: OpDefinition<'multiplyPlain'> = {
-  ...opFacts([CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a × plaintext b', { alignable: true }),
+  ...opFacts('Multiply by plaintext', [CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a × plaintext b', { alignable: true }),
   analyze: noKeys,
   cost: weightedCost(MULTIPLY_PLAIN_UNITS),
   noise: (_step, e) => (e.ckks ? { scaleBits: scaleOf(e.a) + scaleOf(e.b) } : { budget: e.budget - e.plainSpend }),

@@ -7,7 +7,7 @@ export const NEGATE_UNITS: SchemeUnits = { bfv: 0.02, bgv: 0.03, ckks: 0.01 }
 
 /** −ct. */
 export const negate: OpDefinition<'negate'> = {
-  ...opFacts([CIPHER_A], ALL_SCHEMES, '−a'),
+  ...opFacts('Negate', [CIPHER_A], ALL_SCHEMES, '−a'),
   analyze: noKeys,
   cost: weightedCost(NEGATE_UNITS),
   noise: () => ({}),

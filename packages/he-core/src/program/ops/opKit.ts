@@ -29,12 +29,14 @@ export const EITHER_A = { field: 'a', kind: 'either' } as const
 
 /** An op's static facts; flags default to false. */
 export function opFacts(
+  label: string,
   operands: ProgramOpInfo['operands'],
   schemes: readonly SchemeName[],
   summary: string,
   extra: Partial<Pick<ProgramOpInfo, 'relin' | 'alignable' | 'sumsSlots'>> = {},
 ): ProgramOpInfo {
   return {
+    label,
     operands,
     schemes,
     summary,

@@ -21,6 +21,13 @@ describe('OP_DEFINITIONS', () => {
     expect(PROGRAM_OPS.rotateRows.schemes).toBe(OP_DEFINITIONS.rotateRows.schemes)
   })
 
+  it('names every op for people once, in words rather than its id', () => {
+    const labels = PROGRAM_OP_NAMES.map((op) => PROGRAM_OPS[op].label)
+    expect(new Set(labels).size).toBe(labels.length)
+    for (const label of labels) expect(label).toMatch(/^[A-Z][a-z-]*( [a-z-]+| \(swap rows\))*$/)
+    expect(PROGRAM_OPS.rotateRows.label).toBe('Rotate rows')
+  })
+
   it('does not compile when a definition lacks a part or the table lacks an op', () => {
     const { emitPy: _dropped, ...withoutEmitPy } = negate
     // @ts-expect-error an op definition without emitPy is not an OpDefinition

@@ -16,7 +16,7 @@ export const RELINEARIZE_UNITS: SchemeUnits = { bfv: 5.6, bgv: 5.3, ckks: 3.8 }
 
 /** Back to size 2 with the relinearization keys: one key switch per polynomial above 2. */
 export const relinearize: OpDefinition<'relinearize'> = {
-  ...opFacts([CIPHER_A], ALL_SCHEMES, 'a back to size 2 (relinearization keys)', { relin: true }),
+  ...opFacts('Relinearize', [CIPHER_A], ALL_SCHEMES, 'a back to size 2 (relinearization keys)', { relin: true }),
   analyze: () => ({ galoisSteps: [], column: false, relin: true, keySwitches: 1 }),
   cost: (_step, e) => ({
     work: unitsOf(RELINEARIZE_UNITS, e.scheme) * Math.max(1, e.a.size - 2) * keySwitchScale(e.primes),

@@ -7,7 +7,12 @@ export const RESCALE_UNITS: SchemeUnits = { bfv: 0.1, ckks: 0.45 }
 
 /** CKKS: divide by the last prime of the level (scale and level drop by one). */
 export const rescaleToNext: OpDefinition<'rescaleToNext'> = {
-  ...opFacts([CIPHER_A], CKKS_SCHEME, 'a divided by its last prime: scale and level drop by one'),
+  ...opFacts(
+    'Rescale to next level',
+    [CIPHER_A],
+    CKKS_SCHEME,
+    'a divided by its last prime: scale and level drop by one',
+  ),
   analyze: noKeys,
   cost: (_step, e) => ({
     work: unitsOf(RESCALE_UNITS, e.scheme) * (e.a.size === 0 ? 0.5 : 1),

@@ -16,7 +16,7 @@ export const ROTATE_COLUMNS_UNITS: SchemeUnits = { bfv: 4, bgv: 7.7 }
 
 /** BFV/BGV: the two batching rows swapped (Galois element 2n − 1). */
 export const rotateColumns: OpDefinition<'rotateColumns'> = {
-  ...opFacts([CIPHER_A], BATCHED_SCHEMES, 'a with its two batching rows swapped'),
+  ...opFacts('Rotate columns (swap rows)', [CIPHER_A], BATCHED_SCHEMES, 'a with its two batching rows swapped'),
   analyze: () => ({ galoisSteps: [], column: true, relin: false, keySwitches: 1 }),
   cost: (_step, e) => ({
     work: unitsOf(ROTATE_COLUMNS_UNITS, e.scheme) * keySwitchScale(e.primes),

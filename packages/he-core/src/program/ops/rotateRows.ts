@@ -18,7 +18,12 @@ export const ROTATE_ROWS_UNITS: SchemeUnits = { bfv: 5, bgv: 5.4 }
 
 /** BFV/BGV: both rows of the 2 × n/2 batching matrix rotated left by `steps` (negative: right). */
 export const rotateRows: OpDefinition<'rotateRows'> = {
-  ...opFacts([CIPHER_A], BATCHED_SCHEMES, 'a with both batching rows rotated left by steps (negative: right)'),
+  ...opFacts(
+    'Rotate rows',
+    [CIPHER_A],
+    BATCHED_SCHEMES,
+    'a with both batching rows rotated left by steps (negative: right)',
+  ),
   analyze: rotationKeys,
   // A rotation without its own key is one key switch per NAF term (SEAL composes it).
   cost: (step, e) => ({

@@ -18,7 +18,7 @@ export const ROTATE_VECTOR_UNITS: SchemeUnits = { ckks: 4.6 }
 
 /** CKKS: the slot vector rotated left by `steps` (negative: right). */
 export const rotateVector: OpDefinition<'rotateVector'> = {
-  ...opFacts([CIPHER_A], CKKS_SCHEME, 'a with its slots rotated left by steps (negative: right)'),
+  ...opFacts('Rotate vector', [CIPHER_A], CKKS_SCHEME, 'a with its slots rotated left by steps (negative: right)'),
   analyze: rotationKeys,
   // A rotation without its own key is one key switch per NAF term (SEAL composes it).
   cost: (step, e) => ({

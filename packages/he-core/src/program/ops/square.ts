@@ -19,7 +19,7 @@ export const SQUARE_UNITS: SchemeUnits = { bfv: 10.5, bgv: 0.9, ckks: 0.8 }
 
 /** ct²; the size grows to 2 · a.size − 1. */
 export const square: OpDefinition<'square'> = {
-  ...opFacts([CIPHER_A], ALL_SCHEMES, 'a² (size 3: relinearize next)'),
+  ...opFacts('Square', [CIPHER_A], ALL_SCHEMES, 'a² (size 3: relinearize next)'),
   analyze: noKeys,
   cost: (_step, e) => ({
     work: unitsOf(SQUARE_UNITS, e.scheme) * sizeFactor({ scheme: e.scheme, a: e.a, b: e.a }),

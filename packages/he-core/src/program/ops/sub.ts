@@ -7,7 +7,7 @@ export const SUB_UNITS: SchemeUnits = { bfv: 0.03, bgv: 0.07, ckks: 0.02 }
 
 /** ct − ct. */
 export const sub: OpDefinition<'sub'> = {
-  ...opFacts([CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a − b', { alignable: true }),
+  ...opFacts('Subtract', [CIPHER_A, CIPHER_B], ALL_SCHEMES, 'a − b', { alignable: true }),
   analyze: noKeys,
   cost: weightedCost(SUB_UNITS),
   noise: (_step, e) => (e.ckks ? {} : { budget: e.bothCipher && e.a.budget === e.b?.budget ? e.budget - 1 : e.budget }),

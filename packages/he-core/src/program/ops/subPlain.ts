@@ -7,7 +7,7 @@ export const SUB_PLAIN_UNITS: SchemeUnits = { bfv: 2.8, bgv: 0.43, ckks: 0.01 }
 
 /** ct − pt. */
 export const subPlain: OpDefinition<'subPlain'> = {
-  ...opFacts([CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a − plaintext b', { alignable: true }),
+  ...opFacts('Subtract plaintext', [CIPHER_A, PLAIN_B], ALL_SCHEMES, 'a − plaintext b', { alignable: true }),
   analyze: noKeys,
   cost: weightedCost(SUB_PLAIN_UNITS),
   noise: () => ({}),

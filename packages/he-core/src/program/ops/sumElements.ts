@@ -7,7 +7,9 @@ import { SUM_UNITS } from './sumUnits.ts'
 
 /** Every slot becomes the sum of all slots (rotations and additions; node-seal 7 dropped SEAL's helper). */
 export const sumElements: OpDefinition<'sumElements'> = {
-  ...opFacts([CIPHER_A], ALL_SCHEMES, 'every slot becomes the sum of all slots of a', { sumsSlots: true }),
+  ...opFacts('Sum of all slots', [CIPHER_A], ALL_SCHEMES, 'every slot becomes the sum of all slots of a', {
+    sumsSlots: true,
+  }),
   analyze: (_step, e) => sumKeys(e, false),
   cost: (_step, e) => ({ work: sumWork(e, SUM_UNITS), scratch: SUM_SCRATCH }),
   noise: (_step, e) => (e.ckks ? {} : { budget: e.budget - sumSpend(e) }),
