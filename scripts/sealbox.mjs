@@ -11,7 +11,7 @@
 // Everything lands in .tools/ and node_modules/; a second run downloads nothing.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -174,6 +174,16 @@ function ensureNativeSeal() {
   }
 }
 
+/**
+ * Writes a shim in .tools/bin unless it already says `text`. The paths in it are real
+ * paths: a checkout whose .tools links to another checkout's (a git worktree) then
+ * writes the same shims, and leaves the other checkout's alone.
+ */
+function writeShim(path, text) {
+  if (existsSync(path) && readFileSync(path, 'utf8') === text) return
+  writeFileSync(path, text, { mode: 0o755 })
+}
+
 function main() {
   const [command = 'test', ...rest] = process.argv.slice(2)
   const spec = COMMANDS[command]
@@ -187,10 +197,10 @@ function main() {
   // Put Node 24 and pnpm first on PATH for everything below (pnpm scripts, workers, child processes).
   const shimDir = join(TOOLS, 'bin')
   mkdirSync(shimDir, { recursive: true })
-  writeFileSync(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${nodeBin}" "${pnpmEntry}" "$@"\n`, { mode: 0o755 })
+  writeShim(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "${realpathSync(pnpmEntry)}" "$@"\n`)
   // .tools/bin/node is the Node that runs sealbox (24 fetched above, or a recent system one):
   // what a service unit starts the built server with (deploy/systemd/sealbox.service).
-  writeFileSync(join(shimDir, 'node'), `#!/bin/sh\nexec "${nodeBin}" "$@"\n`, { mode: 0o755 })
+  writeShim(join(shimDir, 'node'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "$@"\n`)
   const env = {
     ...process.env,
     PATH: `${shimDir}:${dirname(nodeBin)}:${process.env.PATH}`,

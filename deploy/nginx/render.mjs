@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Renders sealbox-site.conf.template into an nginx `http { }` include.
 //
-//   node deploy/nginx/render.mjs --listen '443 ssl' \
+//   node deploy/nginx/render.mjs --listen '443 ssl' --http2 --server-name sealbox.example.com \
 //     --node 10.0.0.11:8080 --node 10.0.0.12:8080 \
 //     --max-body 80m --read-timeout 40s \
 //     --server-extra 'ssl_certificate /etc/ssl/sealbox.crt; ssl_certificate_key /etc/ssl/sealbox.key;' \
@@ -11,7 +11,12 @@
 // /metrics answers 404 through this site unless --metrics-allow names who may read it
 // (an address or CIDR, repeatable: --metrics-allow 10.0.0.0/8).
 //
+// --http2 writes what the installed nginx understands: `http2 on;` from nginx 1.25.1,
+// `listen … http2` before (Debian 12 ships 1.22). The version comes from `nginx -v` on
+// this host, or from --nginx-version when the site is rendered elsewhere.
+//
 // Plain JavaScript with no dependencies: runs on any Node, on the proxy host too.
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +24,19 @@ import { parseArgs } from 'node:util'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const USAGE =
-  'usage: render.mjs --listen <addr> --node <host:port> [--node …] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port>] [--metrics-allow <cidr> …] [--template <file>]'
+  'usage: render.mjs --listen <addr> --node <host:port> [--node …] [--server-name <name>] [--http2] [--nginx-version <x.y.z>] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port> (needs --server-name)] [--metrics-allow <cidr> …] [--template <file>]'
+
+/**
+ * nginx counts a node down after MAX_FAILS failures within FAIL_TIMEOUT_S seconds, and
+ * then skips it for FAIL_TIMEOUT_S seconds, even once it is back. When no node is left,
+ * clients are told to come back after that window (plus one second: nginx counts in
+ * whole seconds), so a retry finds the nodes tried again.
+ */
+const MAX_FAILS = 2
+const FAIL_TIMEOUT_S = 5
+const NO_NODE_RETRY_AFTER_S = FAIL_TIMEOUT_S + 1
+/** The first nginx with the `http2` directive (before it, `listen … http2`). */
+const HTTP2_DIRECTIVE_SINCE = [1, 25, 1]
 
 function fail(message) {
   process.stderr.write(`render.mjs: ${message}\n${USAGE}\n`)
@@ -29,6 +46,9 @@ function fail(message) {
 const FLAGS = {
   listen: { type: 'string', default: '' },
   node: { type: 'string', multiple: true, default: [] },
+  'server-name': { type: 'string', default: '' },
+  http2: { type: 'boolean', default: false },
+  'nginx-version': { type: 'string', default: '' },
   'max-body': { type: 'string', default: '80m' },
   'read-timeout': { type: 'string', default: '40s' },
   'server-extra': { type: 'string', default: '' },
@@ -62,6 +82,9 @@ try {
 const options = {
   listen: flags.listen,
   nodes: flags.node,
+  serverName: flags['server-name'],
+  http2: flags.http2,
+  nginxVersion: flags['nginx-version'],
   maxBody: flags['max-body'],
   readTimeout: flags['read-timeout'],
   serverExtra: flags['server-extra'],
@@ -81,9 +104,49 @@ if (/[{}]/.test(options.listen + options.serverExtra)) fail('--listen and --serv
 if (options.redirectHttp !== '' && !/^[A-Za-z0-9.[\]:-]*\d{1,5}$/.test(options.redirectHttp)) {
   fail(`--redirect-http ${options.redirectHttp}: expected a port like 80`)
 }
+if (options.serverName !== '' && !/^[A-Za-z0-9*.-]+( [A-Za-z0-9*.-]+)*$/.test(options.serverName)) {
+  fail(`--server-name ${options.serverName}: expected host names separated by spaces`)
+}
+if (options.redirectHttp !== '' && options.serverName === '') {
+  // Without a name, Debian's default site (default_server on port 80) answers instead.
+  fail("--redirect-http needs --server-name (the name clients use), or Debian's default site answers port 80")
+}
+if (options.nginxVersion !== '' && !/^\d+\.\d+\.\d+$/.test(options.nginxVersion)) {
+  fail(`--nginx-version ${options.nginxVersion}: expected a version like 1.22.1`)
+}
 for (const source of options.metricsAllow) {
   if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(source)) fail(`--metrics-allow ${source}: expected an address or CIDR`)
 }
+
+/** The installed nginx's version from `nginx -v` (which prints to stderr), or undefined when there is none here. */
+function installedNginxVersion() {
+  for (const binary of ['nginx', '/usr/sbin/nginx']) {
+    try {
+      const out = execFileSync(binary, ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      const match = /nginx\/(\d+\.\d+\.\d+)/.exec(out)
+      if (match) return match[1]
+    } catch (error) {
+      const match = /nginx\/(\d+\.\d+\.\d+)/.exec(String(error.stderr ?? ''))
+      if (match) return match[1]
+    }
+  }
+  return undefined
+}
+
+function versionAtLeast(version, minimum) {
+  const parts = version.split('.').map(Number)
+  for (let i = 0; i < minimum.length; i++) {
+    if ((parts[i] ?? 0) !== minimum[i]) return (parts[i] ?? 0) > minimum[i]
+  }
+  return true
+}
+
+// An nginx of unknown version gets `listen … http2`: every nginx with HTTP/2 accepts it
+// (1.25.1 and later with a deprecation warning), while `http2 on;` fails `nginx -t` before 1.25.1.
+const nginxVersion = options.http2 ? options.nginxVersion || installedNginxVersion() : undefined
+const http2Directive = nginxVersion !== undefined && versionAtLeast(nginxVersion, HTTP2_DIRECTIVE_SINCE)
+const listen = options.http2 && !http2Directive ? `${options.listen} http2` : options.listen
+const serverName = options.serverName === '' ? '' : `server_name ${options.serverName};`
 
 const headers = ['add_header X-Sealbox-Node $upstream_addr always;']
 // HSTS goes with every answer (nginx drops server-level add_header where a location has its own).
@@ -95,12 +158,17 @@ const metrics =
 const httpRedirect =
   options.redirectHttp === ''
     ? ''
-    : `server {\n    listen ${options.redirectHttp};\n    return 301 https://$host$request_uri;\n}\n`
+    : `server {\n    listen ${options.redirectHttp};\n    ${serverName}\n    return 301 https://$host$request_uri;\n}\n`
 
 const template = readFileSync(options.template || join(HERE, 'sealbox-site.conf.template'), 'utf8')
 const values = {
-  LISTEN: options.listen,
-  NODES: options.nodes.map((node) => `server ${node} max_fails=2 fail_timeout=5s;`).join('\n    '),
+  LISTEN: listen,
+  HTTP2: http2Directive ? 'http2 on;' : '',
+  SERVER_NAME: serverName,
+  NODES: options.nodes
+    .map((node) => `server ${node} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT_S}s;`)
+    .join('\n    '),
+  RETRY_AFTER: String(NO_NODE_RETRY_AFTER_S),
   MAX_BODY: options.maxBody,
   READ_TIMEOUT: options.readTimeout,
   SERVER_EXTRA: options.serverExtra,
@@ -108,8 +176,11 @@ const values = {
   METRICS: metrics,
   HTTP_REDIRECT: httpRedirect,
 }
-const rendered = template.replace(/\{\{([A-Z_]+)\}\}/g, (match, name) => {
-  if (!(name in values)) fail(`the template has an unknown placeholder ${match}`)
-  return values[name]
-})
+// A placeholder alone on its line that renders to nothing takes its line with it.
+const rendered = template
+  .replace(/^[ \t]*\{\{([A-Z0-9_]+)\}\}\n/gm, (line, name) => (values[name] === '' ? '' : line))
+  .replace(/\{\{([A-Z0-9_]+)\}\}/g, (match, name) => {
+    if (!(name in values)) fail(`the template has an unknown placeholder ${match}`)
+    return values[name]
+  })
 process.stdout.write(rendered)

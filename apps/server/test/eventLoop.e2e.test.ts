@@ -1,4 +1,4 @@
-import { SealboxClient } from '@sealbox/he-core/client'
+import { SealboxClient, ServerExecutorModeSchema } from '@sealbox/he-core/client'
 import { describe, expect, it } from 'vitest'
 import { median } from '../../../packages/bench/src/harness/stats.ts'
 import { waitFor } from '../src/testing/debianTools.ts'
@@ -29,7 +29,7 @@ async function probe(url: string, done: () => boolean, min: number): Promise<num
 describe('event-loop isolation: pool vs inline', () => {
   it('keeps /healthz near idle under HE load in pool mode, not in inline mode', async () => {
     const results: Record<string, { idle: number; loaded: number; compute: number }> = {}
-    for (const mode of ['pool', 'inline'] as const) {
+    for (const mode of ServerExecutorModeSchema.extract(['pool', 'inline']).options) {
       const server = await ServerNode.start({
         name: `eventloop-${mode}`,
         env: {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeContext, HeError } from '@sealbox/he-core'
-import { SealboxClient } from '@sealbox/he-core/client'
+import { SEALBOX_HEADERS, SealboxClient, type ServerExecutorMode } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
@@ -167,7 +167,7 @@ export interface QueueState {
 }
 
 /** The queue of executor `mode` (`pool`, `inline`, `process`) from the server's `/metrics`. */
-export async function queueState(url: string, mode = 'pool'): Promise<QueueState> {
+export async function queueState(url: string, mode: ServerExecutorMode = 'pool'): Promise<QueueState> {
   const text = await (await fetch(`${url}/metrics`)).text()
   const gauge = (name: string) =>
     Number(new RegExp(`^${name}\\{executor="${mode}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
@@ -179,7 +179,7 @@ export async function untilQueue(
   url: string,
   ready: (state: QueueState) => boolean,
   what: string,
-  mode = 'pool',
+  mode: ServerExecutorMode = 'pool',
 ): Promise<void> {
   await waitFor(what, async () => ready(await queueState(url, mode)))
 }
@@ -199,14 +199,18 @@ export interface HeldWorker {
  * once the job runs (the queue shows it running), so what the test sends next queues
  * behind it for as long as the test wants.
  */
-export async function holdWorker(url: string, token: string, options: { mode?: string } = {}): Promise<HeldWorker> {
+export async function holdWorker(
+  url: string,
+  token: string,
+  options: { mode?: ServerExecutorMode } = {},
+): Promise<HeldWorker> {
   const mode = options.mode ?? 'pool'
   const before = await queueState(url, mode)
   const gate = randomUUID()
   const done = raw(`${url}/api/v1/_faults/hold?gate=${gate}`, {
     method: 'POST',
     token,
-    ...(options.mode ? { headers: { 'x-sealbox-executor': options.mode } } : {}),
+    ...(options.mode ? { headers: { [SEALBOX_HEADERS.executor]: options.mode } } : {}),
   })
   await untilQueue(url, (state) => state.running > before.running, `the held job to run on ${mode}`, mode)
   return {

@@ -6,7 +6,12 @@ import {
   payloadLimitsOf,
   prepareSealPayload,
 } from '@sealbox/he-core'
-import type { SealboxClient } from '@sealbox/he-core/client'
+import {
+  SEALBOX_HEADERS,
+  type SealboxClient,
+  type ServerExecutorMode,
+  ServerExecutorModeSchema,
+} from '@sealbox/he-core/client'
 import { scrambleParmsId } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -27,12 +32,17 @@ async function metric(server: TestServer, pattern: RegExp): Promise<number> {
   return Number(pattern.exec(text)?.[1] ?? 0)
 }
 
-function fault(server: TestServer, token: string, name: string, options: { mode?: string; ms?: number } = {}) {
+function fault(
+  server: TestServer,
+  token: string,
+  name: string,
+  options: { mode?: ServerExecutorMode; ms?: number } = {},
+) {
   const { mode, ms } = options
   return raw(`${server.url}/api/v1/_faults/${name}${ms === undefined ? '' : `?ms=${ms}`}`, {
     method: 'POST',
     token,
-    ...(mode ? { headers: { 'x-sealbox-executor': mode } } : {}),
+    ...(mode ? { headers: { [SEALBOX_HEADERS.executor]: mode } } : {}),
   })
 }
 
@@ -79,7 +89,7 @@ interface Rig {
   side: SearchSide
   client: SealboxClient
   token: string
-  goodSearch(seed: number, mode?: 'pool' | 'process' | 'inline'): Promise<void>
+  goodSearch(seed: number, mode?: ServerExecutorMode): Promise<void>
   close(): Promise<void>
 }
 
@@ -150,7 +160,8 @@ describe('overload, replacement and SEAL-exception budget (pool, allowing overri
 
   it('replaces a worker that crashes: its request gets a 5xx, the next ones succeed', async () => {
     const { server, token } = r
-    for (const mode of ['pool', 'process'] as const) {
+    // Every executor with workers of its own (inline runs on the event loop: nothing to replace).
+    for (const mode of ServerExecutorModeSchema.exclude(['inline']).options) {
       const before = await replacements(server, mode, 'crashed')
       const crashed = await fault(server, token, 'crash', { mode })
       expect([crashed.status, crashed.json.error?.code]).toEqual([500, 'WORKER_FAILED'])

@@ -9,7 +9,8 @@ import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import debianTools from '../../../scripts/debianTools.json' with { type: 'json' }
+// The repository's one table of Debian tools and browser flags (the server's test kit reads it).
+import { chromiumFlags, debianToolPath } from '../../../apps/server/src/testing/debianTools.ts'
 import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
 import { readmeExample } from './support/readmeExample.ts'
 
@@ -22,7 +23,6 @@ import { readmeExample } from './support/readmeExample.ts'
 
 const run = promisify(execFile)
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
-const CHROMIUM_PATH = process.env.SEALBOX_CHROMIUM ?? '/usr/bin/chromium'
 // npm and the example run on the Node that runs the tests (24), not whatever is first on PATH.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
 const example = readmeExample()
@@ -161,9 +161,8 @@ try {
       preview: { host: '127.0.0.1', port: 0 },
     })
     const browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      // The flags every Chromium launch in the repo uses (no sandbox as root: no user namespaces).
-      args: [...debianTools.chromiumFlags, ...(process.getuid?.() === 0 ? debianTools.chromiumRootFlags : [])],
+      executablePath: debianToolPath('chromium'),
+      args: chromiumFlags(),
     })
     try {
       const page = await browser.newPage()

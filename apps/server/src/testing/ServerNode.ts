@@ -90,6 +90,7 @@ export class ServerNode {
   readonly #child: ChildProcess
   readonly #log: WriteStream
   #output = ''
+  #stopping: Promise<number | null> | undefined
 
   private constructor(name: string, port: number, dir: string, dataDir: string, child: ChildProcess, log: WriteStream) {
     this.name = name
@@ -187,6 +188,11 @@ export class ServerNode {
     return `127.0.0.1:${this.port}`
   }
 
+  /** True until the process exits (however it ends: stop(), a signal, a crash). */
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null
+  }
+
   /** The process id (benchmarks read its threads' CPU time from /proc). */
   get pid(): number | undefined {
     return this.#child.pid
@@ -216,7 +222,13 @@ export class ServerNode {
    * Graceful shutdown (`signal`, SIGTERM by default), SIGKILL after `timeoutMs`; resolves
    * with the exit code and removes the node's directory (a given DATA_DIR is kept).
    */
-  async stop(timeoutMs = 30_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  stop(timeoutMs = 30_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    // Once: a test's own stop() and its clean-up after a failure may both ask.
+    this.#stopping ??= this.#stop(timeoutMs, signal)
+    return this.#stopping
+  }
+
+  async #stop(timeoutMs: number, signal: NodeJS.Signals): Promise<number | null> {
     this.signal(signal)
     // A timeout, not an ordering: a process that ignores the signal is killed.
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), timeoutMs)

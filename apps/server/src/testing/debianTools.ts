@@ -14,6 +14,8 @@ import table from '../../../../scripts/debianTools.json' with { type: 'json' }
 
 /** A Debian package the tests or benchmarks use, and the file that shows it is installed. */
 export interface DebianPackage {
+  /** The name code asks for (`debianToolPath('chromium')`); SEALBOX_<TOOL in capitals> overrides the path. */
+  tool: string
   bin: string
   pkg: string
   /** `browsers` (browser tests and columns) or `services` (PostgreSQL, nginx). */
@@ -32,6 +34,18 @@ export function missingDebianPackages(groups: ReadonlyArray<DebianPackage['group
     (group) => (table.groupExtras as Record<string, string[]>)[group] ?? [],
   )
   return [...missing.map(({ pkg }) => pkg), ...extras]
+}
+
+/**
+ * Where `tool` (a `tool` of scripts/debianTools.json: `chromium`, `webkit_driver`,
+ * `minibrowser`, `nginx`, …) is: SEALBOX_<TOOL> when set (a browser installed elsewhere),
+ * else where Debian's package puts it. The path may not exist yet: callers that need it
+ * say which package to install (`missingDebianPackages`).
+ */
+export function debianToolPath(tool: string): string {
+  const row = DEBIAN_PACKAGES.find((entry) => entry.tool === tool)
+  if (!row) throw new HeError('INTERNAL', `scripts/debianTools.json lists no tool "${tool}"`)
+  return process.env[`SEALBOX_${tool.toUpperCase()}`] || row.bin
 }
 
 /** Flags Debian's Chromium runs headless with: no GPU, no background traffic; as root, no sandbox (no user namespaces). */
@@ -61,7 +75,7 @@ export function postgresBinDir(): string {
 
 /** The nginx binary. */
 export function nginxBinary(): string {
-  const candidate = process.env.SEALBOX_NGINX ?? '/usr/sbin/nginx'
+  const candidate = debianToolPath('nginx')
   if (!existsSync(candidate)) {
     throw new HeError(
       'INTERNAL',

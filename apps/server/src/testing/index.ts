@@ -6,6 +6,7 @@ export {
   chromiumFlags,
   DEBIAN_PACKAGES,
   type DebianPackage,
+  debianToolPath,
   freePort,
   missingDebianPackages,
   nginxBinary,

@@ -1,4 +1,5 @@
 import type { EvaluationKeys, Seal } from '@sealbox/he-core'
+import type { TimingPhase } from '@sealbox/he-core/client'
 import type { KeyCache } from '../executor/KeyCache.ts'
 import type { KeySetRef } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
@@ -6,7 +7,7 @@ import type { KeyBlobReader } from '../store/KeyStore.ts'
 import type { SearchService } from './SearchService.ts'
 
 /** Phases measured inside a worker (queue and HTTP phases are measured by the server). */
-export type WorkerPhase = 'keyload' | 'keydeserialize' | 'deserialize' | 'compute' | 'serialize'
+export type WorkerPhase = Extract<TimingPhase, 'keyload' | 'keydeserialize' | 'deserialize' | 'compute' | 'serialize'>
 
 /** Times the phases of one job and notes whether its keys came from the cache. */
 export interface PhaseClock {

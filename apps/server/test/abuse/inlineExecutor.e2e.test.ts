@@ -1,5 +1,5 @@
 import { getHeContext, KeySet } from '@sealbox/he-core'
-import { encodeEvaluateRequest, type SealboxClient } from '@sealbox/he-core/client'
+import { encodeEvaluateRequest, SEALBOX_HEADERS, type SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { raw, type SearchSide, searchSide } from '../harness.ts'
 import {
@@ -23,7 +23,7 @@ import { ABUSE_DATABASE, type AbuseServer, spawnAbuseServer } from './abuseServe
 
 const RECYCLE = 50
 const FILE = 'inlineExecutor.e2e.test.ts'
-const INLINE = { 'x-sealbox-executor': 'inline' }
+const INLINE = { [SEALBOX_HEADERS.executor]: 'inline' }
 
 function startServer(name: string, env: Record<string, string>): Promise<AbuseServer> {
   return spawnAbuseServer({ ALLOW_EXECUTOR_OVERRIDE: 'true', SEAL_ERROR_RECYCLE: String(RECYCLE), ...env }, { name })

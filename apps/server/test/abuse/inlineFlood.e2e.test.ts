@@ -1,5 +1,5 @@
 import { encodeBatch, encryptSymmetric, getHeContext, KeySet, saveSealObject, withScope } from '@sealbox/he-core'
-import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { encodeEvaluateRequest, SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { duringAttack, type HealthStats, idleHealth, longestJobMs, recordAbuse } from './abuseHarness.ts'
 import {
@@ -38,7 +38,7 @@ function healthzBound(answers: RawAnswer[], idle: HealthStats): number {
 }
 /** Generous: the victim's slowest search during the flood, vs its idle median (plus the healthz bound). */
 const VICTIM_FACTOR = 20
-const INLINE = { 'x-sealbox-executor': 'inline' }
+const INLINE = { [SEALBOX_HEADERS.executor]: 'inline' }
 
 /** BGV at n = 8192: x², x⁴, x⁸ by multiplies without relinearization (sizes 3, 5, 9), then x⁸·x² (size 11). */
 const GROWN_PARAMS = { scheme: 'bgv', polyModulusDegree: 8192, plainModulus: { batchingBits: 20 } } as const

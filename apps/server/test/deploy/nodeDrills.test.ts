@@ -1,5 +1,5 @@
 import { SealboxClient } from '@sealbox/he-core/client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'
 import { ServerNode } from '../../src/testing/ServerNode.ts'
 import { TempNginx } from '../../src/testing/TempNginx.ts'
@@ -10,7 +10,8 @@ import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drill
  * Drills on the nodes of a two-node deployment (PostgreSQL, nginx, keyed searches
  * through nginx with SealboxClient's retries): a rolling restart, a node killed with
  * SIGKILL under load, and a node started while its database is down. Each reports its
- * failure count.
+ * failure count. Every drill starts from the same state, whatever the one before it
+ * left: both nodes running and nginx treating both as healthy.
  */
 
 const ALICE = 'alice-token-0123456789abcdefghijKLMNOPQR'
@@ -22,17 +23,31 @@ let nodes: ServerNode[]
 let nginx: TempNginx
 let keyed: KeyedSearch
 
+/** Starts node `i` again where nginx expects it (same name, same port). */
+async function startAgain(i: number): Promise<void> {
+  const node = nodes[i] as ServerNode
+  nodes[i] = await ServerNode.start({ name: node.name, env, port: node.port })
+}
+
 /**
- * Restarts node `i` where nginx expects it (same port), after `stop` ended it, and waits
- * until nginx routes to it again (deploy/README.md's rolling restart: nginx may count a
- * node that just restarted failed for `fail_timeout`, and stopping the other one then
- * leaves no node to answer).
+ * Restarts node `i` after `stop` ended it, and waits until nginx treats it as healthy
+ * again (deploy/README.md's rolling restart): nginx skips a node that failed for
+ * `fail_timeout` after its last failure even once it is back, and restarting the other
+ * node within that window leaves nginx no node to send requests to.
  */
 async function restart(i: number, stop: (node: ServerNode) => Promise<unknown>): Promise<void> {
-  const node = nodes[i] as ServerNode
-  await stop(node)
-  nodes[i] = await ServerNode.start({ name: node.name, env, port: node.port })
-  await nginx.untilRoutesTo(node.address)
+  await stop(nodes[i] as ServerNode)
+  await startAgain(i)
+  await nginx.untilHealthy((nodes[i] as ServerNode).address)
+}
+
+/** A search loop through nginx that stops when the test ends, passed or failed. */
+function searchLoop(client: SealboxClient): SearchLoop {
+  const loop = new SearchLoop(() => keyed.run(client))
+  onTestFinished(async () => {
+    await loop.stop()
+  })
+  return loop
 }
 
 beforeAll(async () => {
@@ -44,6 +59,17 @@ beforeAll(async () => {
   keyed = await keyedSearch(new SealboxClient({ baseUrl: nginx.url, token: ALICE }))
 }, 240_000)
 
+// A drill that failed half way must not hand the next one a dead node, or one nginx
+// still counts as failed.
+beforeEach(async () => {
+  for (const [i, node] of nodes.entries()) {
+    if (node.running) continue
+    await node.stop()
+    await startAgain(i)
+  }
+  for (const node of nodes) await nginx.untilHealthy(node.address)
+}, 180_000)
+
 afterAll(async () => {
   keyed?.search[Symbol.dispose]()
   await nginx?.stop()
@@ -53,8 +79,7 @@ afterAll(async () => {
 
 describe('node drills', () => {
   it('rolling restart (SIGTERM, start again, one node at a time): 0 failed searches', async () => {
-    const client = new SealboxClient({ baseUrl: nginx.url, token: ALICE })
-    const loop = new SearchLoop(() => keyed.run(client))
+    const loop = searchLoop(new SealboxClient({ baseUrl: nginx.url, token: ALICE }))
     await loop.waitForOk(3)
     for (const i of [0, 1]) {
       await restart(i, (node) => node.stop())
@@ -72,8 +97,7 @@ describe('node drills', () => {
       seen.push((response.headers.get('x-sealbox-node') ?? '').split(',').at(-1)?.trim() ?? '')
       return response
     }
-    const client = new SealboxClient({ baseUrl: nginx.url, token: ALICE, fetch: recording })
-    const loop = new SearchLoop(() => keyed.run(client))
+    const loop = searchLoop(new SealboxClient({ baseUrl: nginx.url, token: ALICE, fetch: recording }))
     await loop.waitForOk(3)
     const home = nodes.findIndex((node) => node.address === seen.at(-1))
     expect(home).toBeGreaterThanOrEqual(0)
@@ -94,16 +118,17 @@ describe('node drills', () => {
 
   it('a node started while PostgreSQL is down retries, one line per attempt, and serves once it is up', async () => {
     await postgres.stopServer()
-    let late: ServerNode | undefined
-    try {
-      late = await ServerNode.start({ name: 'late', env, waitReady: false })
-      await waitFor('two failed attempts in the log', async () =>
-        /\(attempt 2\)/.test(await (late as ServerNode).log()),
-      )
-    } finally {
-      await postgres.restart()
-    }
-    const node = late as ServerNode
+    let restarted = false
+    onTestFinished(async () => {
+      if (!restarted) await postgres.restart()
+    })
+    const node = await ServerNode.start({ name: 'late', env, waitReady: false })
+    onTestFinished(async () => {
+      await node.stop()
+    })
+    await waitFor('two failed attempts in the log', async () => /\(attempt 2\)/.test(await node.log()))
+    await postgres.restart()
+    restarted = true
     await waitFor('the late node to be ready', async () => (await fetch(`${node.url}/readyz`)).status === 200, 90_000)
     const log = await node.log()
     expect(log).toMatch(
@@ -111,7 +136,6 @@ describe('node drills', () => {
     )
     expect(log).not.toContain('/sealbox:') // never the URL with credentials
     await keyed.run(new SealboxClient({ baseUrl: node.url, token: ALICE }))
-    await node.stop()
   })
 
   it('gives up after KEY_STORE_CONNECT_TIMEOUT_MS with one line naming the store and the database’s reason', async () => {

@@ -3,14 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromiumFlags } from '@sealbox/server/testing'
+import { chromiumFlags, debianToolPath } from '@sealbox/server/testing'
 import { type BrowserContext, chromium } from 'playwright-core'
 import { build } from 'vite'
 import { BenchError } from '../BenchError.ts'
 import { PageServer } from '../engines/browser/PageServer.ts'
 import type { BrowserClientRun, BrowserClientSetup } from './browserClient/browserClientProtocol.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = debianToolPath('chromium')
 const PAGE_ROOT = fileURLToPath(new URL('./browserClient/', import.meta.url))
 
 interface ClientPage {

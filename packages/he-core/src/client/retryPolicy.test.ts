@@ -107,4 +107,14 @@ describe('SealboxClient retries', () => {
     expect([0, 1, 2].map((retry) => retryDelayMs(policy, retry, undefined, () => 1))).toEqual([200, 400, 800])
     expect(retryDelayMs(policy, 10, undefined, () => 1)).toBe(3000)
   })
+
+  it('by default waits a proxy’s “no node” Retry-After (fail_timeout + 1 = 6 s) in full, and stays bounded', () => {
+    const noNode = 6
+    const waits = [0, 1, 2].map((retry) => retryDelayMs(DEFAULT_RETRY_POLICY, retry, noNode, () => 0))
+    // Every retry comes after the window nginx named, when it tries the nodes again.
+    for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(noNode * 1000)
+    // A server asking for a minute gets the policy's bound, not a minute.
+    const longest = retryDelayMs(DEFAULT_RETRY_POLICY, 0, 60, () => 0.999)
+    expect(longest).toBeLessThan(DEFAULT_RETRY_POLICY.maxDelayMs + DEFAULT_RETRY_POLICY.baseDelayMs)
+  })
 })

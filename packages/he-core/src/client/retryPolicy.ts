@@ -13,12 +13,22 @@ export interface RetryPolicy {
   attempts: number
   /** The first backoff; each retry doubles it, up to `maxDelayMs`. */
   baseDelayMs: number
-  /** The longest wait between two tries, Retry-After included. */
+  /**
+   * The longest wait between two tries, Retry-After included: a Retry-After up to this
+   * is waited in full, so the retry comes after the window the server named; a longer
+   * one is cut here. With `attempts`, it bounds a call's retries to
+   * (attempts − 1) × (maxDelayMs + baseDelayMs).
+   */
   maxDelayMs: number
 }
 
-/** The client's default: 4 tries, waits of about 0.25, 0.5 and 1 s (or what Retry-After says, up to 5 s). */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 5000 }
+/**
+ * The client's default: 4 tries, waits of about 0.25, 0.5 and 1 s, or what Retry-After
+ * says up to 10 s each (at most about 31 s of waiting in all). The rendered nginx site
+ * answers "no node" with Retry-After 6 (its fail_timeout of 5 s, plus 1): waited in full,
+ * each retry finds nginx trying the restarted nodes again, and three of them span 18 s.
+ */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 10_000 }
 
 /** Statuses an idempotent call is sent again after. */
 export const RETRIED_STATUSES: readonly number[] = [502, 503, 504]

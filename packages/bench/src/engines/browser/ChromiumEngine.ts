@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromiumFlags } from '@sealbox/server/testing'
+import { chromiumFlags, debianToolPath } from '@sealbox/server/testing'
 import { chromium } from 'playwright-core'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
 import { startInBrowser } from './startInBrowser.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = debianToolPath('chromium')
 
 /** The Chromium column: Debian's Chromium, headless, driven by playwright-core. */
 export class ChromiumEngine implements BenchEngine {

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs'
+import { debianToolPath } from '@sealbox/server/testing'
 import puppeteer from 'puppeteer-core'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
 import { startInBrowser } from './startInBrowser.ts'
 
-const FIREFOX = '/usr/bin/firefox-esr'
+const FIREFOX = debianToolPath('firefox')
 
 /**
  * The Firefox column: Debian's Firefox ESR, headless, driven by puppeteer-core over

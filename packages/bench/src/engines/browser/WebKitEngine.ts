@@ -1,29 +1,27 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { freePort } from '@sealbox/server/testing'
+import { HeError } from '@sealbox/he-core'
+import { debianToolPath, freePort, waitFor } from '@sealbox/server/testing'
 import { Builder, Capabilities } from 'selenium-webdriver'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
 import { startInBrowser } from './startInBrowser.ts'
 
-const DRIVER = '/usr/bin/WebKitWebDriver'
-const XVFB_RUN = '/usr/bin/xvfb-run'
-const XAUTH = '/usr/bin/xauth'
-const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
+const DRIVER = debianToolPath('webkit_driver')
+const XVFB_RUN = debianToolPath('xvfb_run')
+const XAUTH = debianToolPath('xauth')
+const MINIBROWSER = debianToolPath('minibrowser')
 
-async function waitForDriver(port: number, driver: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited with code ${driver.exitCode}`)
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/status`)
-      if (response.ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error('WebKitWebDriver did not start within 20 s')
+/** Resolves once the driver answers `/status`; a driver that exited ends the wait at once. */
+function waitForDriver(port: number, driver: ChildProcess): Promise<void> {
+  return waitFor(
+    'WebKitWebDriver to answer',
+    async () => {
+      if (driver.exitCode !== null) throw new HeError('INTERNAL', `WebKitWebDriver exited with code ${driver.exitCode}`)
+      return (await fetch(`http://127.0.0.1:${port}/status`)).ok
+    },
+    20_000,
+  )
 }
 
 /**
