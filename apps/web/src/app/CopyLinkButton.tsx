@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { formWords } from '../ui/formWords.ts'
 import { linkSpecOf } from '../workspace/workspaceSpecOf.ts'
 import { encodePermalink, permalinkUrl } from './permalink.ts'
@@ -29,8 +29,13 @@ export function CopyLinkButton() {
       )
       setLink({ url, copied: copied === true, contextOnly: outcome.spec.print?.length === 0 })
     }
-    dialog.current?.showModal()
   }
+
+  // Opened once React has rendered the new link into it: opened in `make`, the dialog
+  // showed its previous (or no) content for a frame.
+  useEffect(() => {
+    if (link && !dialog.current?.open) dialog.current?.showModal()
+  }, [link])
 
   return (
     <>
