@@ -79,17 +79,23 @@ describe('anonymous tenants of one address share one cost budget', () => {
 
   afterAll(() => server?.stop())
 
-  /** Evaluates from `address` as `token` until the first refusal; the number that ran and the refusal. */
+  /**
+   * Evaluates from `address` as `token` until the first refusal; the number that ran, the
+   * refusal, and the slowest answer (what the machine made of one program meanwhile).
+   */
   async function spend(address: string, token: string) {
     let ran = 0
+    let slowestMs = 0
     for (;;) {
+      const started = performance.now()
       const answer = await requestFrom(server.url, address, {
         method: 'POST',
         path: '/api/v1/evaluate',
         token,
         body,
       })
-      if (answer.status !== 200) return { ran, refusal: answer }
+      slowestMs = Math.max(slowestMs, performance.now() - started)
+      if (answer.status !== 200) return { ran, refusal: answer, slowestMs }
       ran++
     }
   }
@@ -124,7 +130,11 @@ describe('anonymous tenants of one address share one cost budget', () => {
       new RegExp(`sessions of this client address have spent the budget of ${BUDGET} .*ADDRESS_COST_BUDGET`),
     )
     expect(result.victim.failed).toEqual({})
-    expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + 1000)
+    // The attacker sends one program at a time, so a search waits behind at most one of
+    // them: bounded by the idle search and the slowest program, both measured in this
+    // test (a machine that stalls one stalls the other).
+    const slowestProgram = Math.max(...result.result.map((s) => s.slowestMs))
+    expect(result.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + 2 * slowestProgram + 1000)
 
     // Another address is not affected: its own session spends its own budget.
     const other = await spend('127.0.0.22', await sessionFrom(server.url, '127.0.0.22'))
