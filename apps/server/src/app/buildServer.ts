@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { API_PREFIX } from '@sealbox/he-core/client'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, LogController } from 'fastify'
 import type { ServerConfig } from '../config/ServerConfig.ts'
 import { clientErrorResponder } from '../http/clientErrorResponder.ts'
 import { forwardedRequestId } from '../http/forwardedRequestId.ts'
@@ -47,7 +47,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
     genReqId: (request) => forwardedRequestId(request.headers['x-request-id']) ?? randomUUID(),
     requestIdHeader: false,
     // One line per request, written when it is answered (metricsPlugin), not two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // The whole request, body included, must arrive within REQUEST_TIMEOUT_MS (a body dripped
