@@ -271,6 +271,8 @@ export class ExecutorHub {
         galoisElements: 0,
       }
     }
+    // What the worker would refuse before inflating anything is refused here, with no worker time.
+    if (size.refusal) throw size.refusal
     const MiB = 2 ** 20
     const mib = (value: number) => Math.ceil(value / MiB).toLocaleString('en-US')
     const elements = size.galoisElements.toLocaleString('en-US')
@@ -290,6 +292,7 @@ export class ExecutorHub {
         fingerprint: search.fingerprint,
         polyModulusDegree: params.polyModulusDegree,
         keyPrimeCount: params.coeffModulusBits.length,
+        minPrimeBits: Math.min(...params.coeffModulusBits),
       }
     }
     return this.#keyLoadTarget

@@ -14,17 +14,17 @@ import type { KeyUploadSize } from './keyUploadSize.ts'
  *   and walked field by field without SEAL: priced by that bound.
  *
  * Measured on this project's VM (worker thread CPU; the calibration benchmark's key-upload
- * cells, `pnpm --filter @sealbox/bench benchmark:calibrate`): 3.2–3.8 ms per MiB loaded
- * into SEAL, genuine seeded keys and zero keys padded to the floor alike (0.78 MiB for the
- * search's two elements in 3.9 ms, 24 MiB in 75–92 ms, 75 MiB of padded zero keys in
- * 230–250 ms), and about 1 ms per MiB of the inflate bound for keys checked without SEAL
- * (10 ms for the 8.8 MiB bound of 1.7 MiB uploaded at n = 4096, 64 ms for the 60 MiB of 14.5 MiB at n = 8192).
+ * cells, `pnpm --filter @sealbox/bench benchmark:calibrate`, and its small grid): 3.2–3.8 ms
+ * per MiB loaded into SEAL, genuine seeded keys and zero keys padded to the floor alike
+ * (0.78 MiB for the search's two elements in 3.9 ms, 24 MiB in 75–92 ms, 75 MiB of padded
+ * zero keys in 230–250 ms), and 0.6–0.9 ms per MiB of the inflate bound for keys checked
+ * without SEAL (6–9 ms for the 8.8 MiB bound of 1.7 MiB uploaded at n = 4096).
  */
 
 /** Units of one upload besides its bytes (envelopes, hashing set-up, the SEAL call). */
 export const KEY_UPLOAD_UNITS_PER_OBJECT = 6
 /** Units per MiB of the inflate bound of keys checked without SEAL (other parameters). */
-export const KEY_UPLOAD_UNITS_PER_MIB = 4
+export const KEY_UPLOAD_UNITS_PER_MIB = 3
 /** Units per MiB of keys loaded into SEAL to check them (the server's search parameters), at their full size. */
 export const KEY_LOAD_UNITS_PER_MIB = 15
 

@@ -84,6 +84,16 @@ describe('keyUploadSize', () => {
     expect(size.galoisElements).toBe(1000)
     expect(size.loadedBytes).toBeGreaterThan(900 * honest.loadedBytes)
     expect(keyUploadCost(size)).toBeGreaterThan(400 * keyUploadCost(honest))
+    expect(size.refusal).toBeUndefined()
+    // Knowing the smallest prime, it also sees what the worker would refuse before inflating:
+    // 1,000 genuine keys cannot compress into so few bytes.
+    const minPrimeBits = Math.min(...ctx.coeffPrimes.map((prime) => prime.toString(2).length))
+    const checked = keyUploadSize(claimed, { load: { ...load, minPrimeBits }, maxPolyModulusDegree: MAX_N })
+    expect(checked.refusal?.code).toBe('INVALID_ENVELOPE')
+    expect(checked.refusal?.message).toMatch(/lists 1000 Galois elements, and their keys take at least/)
+    expect(keyUploadSize(one.bytes, { load: { ...load, minPrimeBits }, maxPolyModulusDegree: MAX_N }).refusal).toBe(
+      undefined,
+    )
   })
 
   it('sizes keys of other parameters by the bound they are inflated within, without loading them', () => {

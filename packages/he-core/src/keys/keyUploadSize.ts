@@ -1,8 +1,10 @@
 import { asPlainUint8Array, type BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from '../envelope/decodeEnvelope.ts'
 import type { EnvelopeKind } from '../envelope/envelopeKinds.ts'
+import { compressedPayloadFloorError } from '../envelope/prepareSealPayload.ts'
 import { maxPayloadBytes, type SealPayloadLimits, structuralPayloadLimits } from '../envelope/sealPayloadLimits.ts'
 import { splitEnvelopes } from '../envelope/splitEnvelopes.ts'
+import type { HeError } from '../errors/HeError.ts'
 
 /** Inflated bytes allowed per compressed byte for keys checked without SEAL: genuine keys inflate 1.4–3×. */
 export const UNLOADED_KEY_INFLATE_RATIO = 4
@@ -26,6 +28,8 @@ export interface KeyLoadTarget {
   polyModulusDegree: number
   /** Primes of the coefficient modulus, the special prime included. */
   keyPrimeCount: number
+  /** Bits of the smallest prime: with it, a payload below the keys' entropy floor is found too (`refusal`). */
+  minPrimeBits?: number
 }
 
 /** What checking an upload of evaluation keys handles, known from its envelopes' headers and meta. */
@@ -45,6 +49,12 @@ export interface KeyUploadSize {
   loaded: boolean
   /** Galois elements the meta lists (distinct). */
   galoisElements: number
+  /**
+   * How a worker refuses the upload before inflating anything, when it will: a compressed
+   * payload under the load target smaller than the keys it lists could compress to (the
+   * same INVALID_ENVELOPE, so it can be answered without any worker time).
+   */
+  refusal?: HeError
 }
 
 /** The inflated and loaded size of one key envelope. */
@@ -52,7 +62,7 @@ function envelopeSize(
   envelope: Envelope,
   loadLimits: SealPayloadLimits | undefined,
   maxPolyModulusDegree: number,
-): { inflated: number; loaded: number; listed: number } {
+): { inflated: number; loaded: number; listed: number; refusal?: HeError } {
   const kind = envelope.kind
   if (kind !== 'relinKeys' && kind !== 'galoisKeys') return { inflated: 0, loaded: 0, listed: 0 }
   const payload = envelope.payload.length
@@ -60,10 +70,20 @@ function envelopeSize(
   const listed = elements ? new Set(elements).size : undefined
   if (loadLimits) {
     // Packed keys unpack to SEAL's save and compressed ones inflate within the same exact
-    // bound (prepareSealPayload, unpackSealGaloisKeys); SEAL then expands every seed.
-    const inflated =
-      envelope.compression === 'none' ? payload : maxPayloadBytes(kind, loadLimits, listed, envelope.seeded)
-    return { inflated, loaded: maxPayloadBytes(kind, loadLimits, listed, false), listed: listed ?? 0 }
+    // bound (prepareSealPayload, unpackSealGaloisKeys); SEAL then expands every seed. A
+    // payload must hold exactly the elements listed before SEAL loads it, so an
+    // uncompressed one loads at most what its own bytes hold (twice that when seeded).
+    const full = maxPayloadBytes(kind, loadLimits, listed, false)
+    if (envelope.compression === 'none') {
+      return { inflated: payload, loaded: Math.min(full, (envelope.seeded ? 2 : 1) * payload), listed: listed ?? 0 }
+    }
+    const refusal = compressedPayloadFloorError(envelope, loadLimits)
+    return {
+      inflated: maxPayloadBytes(kind, loadLimits, listed, envelope.seeded),
+      loaded: full,
+      listed: listed ?? 0,
+      ...(refusal ? { refusal } : {}),
+    }
   }
   // Packed keys of unknown parameters are checked by their layout, as they are.
   if (envelope.compression === 'none' || envelope.compression === 'packed') {
@@ -82,7 +102,8 @@ function envelopeSize(
  * and meta are read unverified: a worker verifies the checksum before it inflates
  * anything, and then inflates within the bounds the same meta gives, so this is what
  * the check can take at most. Throws INVALID_ENVELOPE where the framing does not read
- * (the worker refuses such an upload before inflating anything).
+ * (the worker refuses such an upload before inflating anything); with the load target's
+ * smallest prime, also says (`refusal`) when a payload is below its keys' entropy floor.
  */
 export function keyUploadSize(
   bytes: BytesLike,
@@ -99,16 +120,30 @@ export function keyUploadSize(
   const load = options.load
   const loaded = load !== undefined && outer.fingerprint === load.fingerprint
   const loadLimits: SealPayloadLimits | undefined = loaded
-    ? { polyModulusDegrees: [load.polyModulusDegree], keyPrimeCount: load.keyPrimeCount, exact: true }
+    ? {
+        polyModulusDegrees: [load.polyModulusDegree],
+        keyPrimeCount: load.keyPrimeCount,
+        exact: true,
+        ...(load.minPrimeBits === undefined ? {} : { minPrimeBits: load.minPrimeBits }),
+      }
     : undefined
   let inflatedBytes = 0
   let loadedBytes = 0
   let galoisElements = 0
+  let refusal: HeError | undefined
   for (const envelope of envelopes) {
     const size = envelopeSize(envelope, loadLimits, options.maxPolyModulusDegree)
     inflatedBytes += size.inflated
     loadedBytes += size.loaded
     galoisElements += size.listed
+    refusal ??= size.refusal
   }
-  return { uploadedBytes: plain.length, inflatedBytes, loadedBytes, loaded, galoisElements }
+  return {
+    uploadedBytes: plain.length,
+    inflatedBytes,
+    loadedBytes,
+    loaded,
+    galoisElements,
+    ...(refusal ? { refusal } : {}),
+  }
 }
