@@ -116,6 +116,7 @@ export class ExecutorHub {
         const events: ExecutorEvents = {
           onWarm: (info) => {
             this.#log.info({ worker: info.worker.workerId, warmMs: Math.round(info.warmMs) }, `${mode} worker warm`)
+            scheduler?.workerWarm(info.worker)
           },
           onReplaced: (workerId, reason) => {
             this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
@@ -132,6 +133,7 @@ export class ExecutorHub {
           bytesCache: this.bytesCache,
           // About one default search query: tenants interleave at that grain.
           quantum: 10,
+          workerHeapBudget: this.#config.WORKER_HEAP_BYTES,
         })
         this.#schedulers.set(mode, scheduler)
         this.#metrics.watch(mode, scheduler)
@@ -214,6 +216,7 @@ export class ExecutorHub {
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
       cost: cost.units,
+      ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(inline
         ? { beforeRun: inline.beforeRun, afterRun: inline.afterRun }
