@@ -92,7 +92,16 @@ export {
   KEY_UPLOAD_UNITS_PER_MIB,
   KEY_UPLOAD_UNITS_PER_OBJECT,
   keyUploadCost,
+  keyUploadPeakHeapBytes,
 } from './keys/keyUploadCost.ts'
+export {
+  type KeyLoadTarget,
+  type KeyUploadSize,
+  keyUploadSize,
+  UNLOADED_KEY_INFLATE_RATIO,
+  UNLOADED_KEY_INFLATE_SLACK,
+  unloadedKeyInflateBound,
+} from './keys/keyUploadSize.ts'
 export {
   acquireHeContext,
   ContextCache,

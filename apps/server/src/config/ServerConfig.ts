@@ -230,17 +230,17 @@ export const ServerConfigSchema = z
     MAX_JOB_HEAP_BYTES: int(16 * MiB, 4096 * MiB)
       .default(1024 * MiB)
       .describe(
-        "Largest WASM heap one evaluate job may need at once, estimated before it is admitted (he-core's `programCost` peak: context, keys, inputs, live values, SEAL's scratch); above it: 422 LIMIT_EXCEEDED.",
+        "Largest memory one job may need at once, estimated before it is admitted: an evaluate program's peak WASM heap (he-core's `programCost`: context, keys, inputs, live values, SEAL's scratch), a key upload's keys inflated and loaded into SEAL at the full size its parameters and listed Galois elements give (he-core's `keyUploadSize`); above it: 422 LIMIT_EXCEEDED naming it.",
       ),
     WORKER_HEAP_RECYCLE_BYTES: int(64 * MiB, 4096 * MiB)
       .default(1024 * MiB)
       .describe(
-        'A worker whose WASM heap is above this after a job is replaced right after its reply (a WASM heap never shrinks), so the next job never inherits a grown heap.',
+        'A worker whose WASM heap is above this after a job is replaced right after its reply (a WASM heap never shrinks), so the next job never inherits a grown heap. Below WORKER_HEAP_BYTES.',
       ),
     WORKER_HEAP_BYTES: int(256 * MiB, 4096 * MiB)
       .default(3584 * MiB)
       .describe(
-        "Per-worker WASM heap cap (pool and inline executors), enforced by the engine: each worker's node-seal memory may grow to this many bytes and no further, so an allocation past it is a std::bad_alloc answered 507 OUT_OF_MEMORY at once (the worker is replaced) instead of a heap near the 4 GiB cap. A worker starts a job under WORKER_HEAP_RECYCLE_BYTES and an admitted job needs at most MAX_JOB_HEAP_BYTES (estimated): keep their sum below this.",
+        "Per-worker WASM heap cap and budget. The engine enforces it (pool and inline executors): each worker's node-seal memory may grow to this many bytes and no further, so an allocation past it is a std::bad_alloc answered 507 OUT_OF_MEMORY at once (the worker is replaced) instead of a heap near the 4 GiB cap. The scheduler keeps jobs under it: a job runs on a worker only when its estimated peak fits on top of the heap the worker reported after its last job; otherwise on another worker, or on that one once it has been replaced by a fresh one. Above WORKER_HEAP_RECYCLE_BYTES and KEY_CACHE_BYTES; keep MAX_JOB_HEAP_BYTES plus a fresh worker's heap (SEAL, the search database: tens of MiB) below it, or jobs estimated above what a fresh worker has left run anyway and may answer 507.",
       ),
     MAX_INLINE_COST: z.coerce
       .number()
@@ -335,6 +335,24 @@ export const ServerConfigSchema = z
         code: 'custom',
         path: ['MAX_PROGRAM_COST'],
         message: `above TENANT_COST_BUDGET (${config.TENANT_COST_BUDGET}): a program at the limit could never run`,
+      })
+    }
+    // A worker's heap holds its cached keys and never shrinks past a recycle: both must sit
+    // below the cap, or the scheduler's budget (WORKER_HEAP_BYTES) could never be kept.
+    // MAX_JOB_HEAP_BYTES may exceed it on purpose (such jobs run on a worker as it is and
+    // may answer 507: the test that provokes a real out-of-memory does so).
+    if (config.WORKER_HEAP_RECYCLE_BYTES >= config.WORKER_HEAP_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_HEAP_RECYCLE_BYTES'],
+        message: `not below WORKER_HEAP_BYTES (${config.WORKER_HEAP_BYTES}): a worker can never grow past its cap, so a grown one would never be replaced before it runs out of memory`,
+      })
+    }
+    if (config.KEY_CACHE_BYTES >= config.WORKER_HEAP_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_CACHE_BYTES'],
+        message: `not below WORKER_HEAP_BYTES (${config.WORKER_HEAP_BYTES}): the cached keys live in the worker's heap, which would run out of memory before the cache evicts anything`,
       })
     }
     if (config.INLINE_MAX_JOB_MS > config.INLINE_BUDGET_MS) {

@@ -47,6 +47,31 @@ describe('loadConfig', () => {
     expect(configError({ argv: ['stray'] })).toMatch(/unexpected argument "stray"/)
   })
 
+  it('keeps the worker heap settings consistent: the recycle threshold and the key cache below the cap', () => {
+    const MiB = 2 ** 20
+    expect(configError({ env: { WORKER_HEAP_BYTES: String(512 * MiB) } })).toMatch(
+      /WORKER_HEAP_RECYCLE_BYTES.*not below WORKER_HEAP_BYTES \(536870912\)/,
+    )
+    expect(
+      configError({
+        env: {
+          WORKER_HEAP_BYTES: String(512 * MiB),
+          WORKER_HEAP_RECYCLE_BYTES: String(256 * MiB),
+          KEY_CACHE_BYTES: String(512 * MiB),
+        },
+      }),
+    ).toMatch(/KEY_CACHE_BYTES.*not below WORKER_HEAP_BYTES.*before the cache evicts/)
+    // A job estimated above the cap is the operator's choice (it may answer 507), not a contradiction.
+    const config = loadConfig({
+      env: {
+        WORKER_HEAP_BYTES: String(384 * MiB),
+        WORKER_HEAP_RECYCLE_BYTES: String(256 * MiB),
+        MAX_JOB_HEAP_BYTES: String(2048 * MiB),
+      },
+    })
+    expect(config.MAX_JOB_HEAP_BYTES).toBe(2048 * MiB)
+  })
+
   it('production mode needs tokens, refuses fault injection, and validates token lists', () => {
     const acme = 'acme-7Rq2xV9kLm3pZ8wT4nB6yH1cF5dJ0gS'
     const beta = 'beta-Ke4Wm8Qz2Xr6Tn1Vb9Hy3Lp7Cd5Fg0J'

@@ -3,26 +3,33 @@ import type { ExecutorMode, ServerConfig } from '../config/ServerConfig.ts'
 import { TokenBucketLimiter } from '../http/TokenBucketLimiter.ts'
 
 /** What a job is, for the messages of a refusal. */
-export type CostedWork = 'program' | 'search' | 'job'
+export type CostedWork = 'program' | 'search' | 'key upload' | 'job'
 
 /** A job's estimated work, as the hub admits it. */
 export interface JobCost {
-  /** Cost units (he-core's `programCost` / `searchCost`). */
+  /** Cost units (he-core's `programCost` / `searchCost` / `keyUploadCost`). */
   units: number
   what: CostedWork
+  /** The most memory the job takes at once, when it is estimated (a program's peak heap, a key upload's inflated and loaded keys). */
+  peakHeapBytes?: number
+  /** What makes up the peak, for the message of a refusal. */
+  peakHeapNote?: string
 }
 
 type CostLimits = Pick<
   ServerConfig,
   'MAX_PROGRAM_COST' | 'MAX_INLINE_COST' | 'TENANT_COST_BUDGET' | 'TENANT_COST_WINDOW_MS'
 > &
-  Partial<Pick<ServerConfig, 'ADDRESS_COST_BUDGET'>>
+  Partial<Pick<ServerConfig, 'ADDRESS_COST_BUDGET' | 'MAX_JOB_HEAP_BYTES'>>
 
+const MiB = 2 ** 20
 const units = (value: number) => Math.ceil(value).toLocaleString('en-US')
+const mebibytes = (bytes: number, round: (value: number) => number) => round(bytes / MiB).toLocaleString('en-US')
 
 /**
  * Refuses work up front — before it queues, so before any worker time — by its
- * estimated cost: a program above MAX_PROGRAM_COST (LIMIT_EXCEEDED), a job above
+ * estimated cost: a program above MAX_PROGRAM_COST (LIMIT_EXCEEDED), a job whose
+ * estimated peak memory is above MAX_JOB_HEAP_BYTES (LIMIT_EXCEEDED), a job above
  * MAX_INLINE_COST on the `inline` executor (LIMIT_EXCEEDED: inline blocks the event
  * loop for the whole job), and a tenant past its TENANT_COST_BUDGET per
  * TENANT_COST_WINDOW_MS (RATE_LIMITED with Retry-After). The budget is a token bucket
@@ -56,7 +63,15 @@ export class CostAdmission {
 
   /** Checks the per-request limits (no budget spent); throws LIMIT_EXCEEDED naming the cost and the limit. */
   check(cost: JobCost, mode: ExecutorMode): void {
-    const { MAX_PROGRAM_COST, MAX_INLINE_COST } = this.#limits
+    const { MAX_PROGRAM_COST, MAX_INLINE_COST, MAX_JOB_HEAP_BYTES } = this.#limits
+    const peak = cost.peakHeapBytes
+    if (peak !== undefined && MAX_JOB_HEAP_BYTES !== undefined && peak > MAX_JOB_HEAP_BYTES) {
+      throw new HeError(
+        'LIMIT_EXCEEDED',
+        `this ${cost.what} needs about ${mebibytes(peak, Math.ceil)} MiB of memory at its peak${cost.peakHeapNote ? ` (${cost.peakHeapNote})` : ''}; this server's limit is ${mebibytes(MAX_JOB_HEAP_BYTES, Math.floor)} MiB per job (MAX_JOB_HEAP_BYTES)`,
+        { details: { peakHeapBytes: peak, limit: MAX_JOB_HEAP_BYTES, setting: 'MAX_JOB_HEAP_BYTES' } },
+      )
+    }
     if (cost.what === 'program' && cost.units > MAX_PROGRAM_COST) {
       throw new HeError(
         'LIMIT_EXCEEDED',

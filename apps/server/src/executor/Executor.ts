@@ -2,7 +2,14 @@ import type { ExecutorMode } from '../config/ServerConfig.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 
 /** Why a worker was replaced (a metrics label). */
-export type ReplacementReason = 'sealExceptions' | 'outOfMemory' | 'heapGrown' | 'fault' | 'crashed' | 'timeout'
+export type ReplacementReason =
+  | 'sealExceptions'
+  | 'outOfMemory'
+  | 'heapGrown'
+  | 'heapBudget'
+  | 'fault'
+  | 'crashed'
+  | 'timeout'
 
 /** What an executor tells the server as it runs. */
 export interface ExecutorEvents {
@@ -51,6 +58,12 @@ export interface Executor {
    * the job itself come back in the reply; a rejection means the worker failed.
    */
   run(job: WorkerJob, deadline: AbortSignal, workerId?: string): Promise<WorkerReply>
+  /**
+   * Replaces an idle worker with a fresh one (the scheduler makes room for a job whose
+   * estimated heap the worker cannot take on top of its own); false when `workerId` is
+   * not an idle worker in service. The fresh worker reports through `onWarm`.
+   */
+  recycle?(workerId: string, reason: ReplacementReason): boolean
   status(): ExecutorStatus
   /** Waits for running jobs, then stops every worker. */
   close(): Promise<void>

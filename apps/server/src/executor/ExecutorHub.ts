@@ -1,4 +1,13 @@
-import { HeError, keyUploadCost, loadSeal, peekEnvelope, sealWasmModule } from '@sealbox/he-core'
+import {
+  HeError,
+  type KeyLoadTarget,
+  type KeyUploadSize,
+  keyUploadCost,
+  keyUploadPeakHeapBytes,
+  keyUploadSize,
+  loadSeal,
+  sealWasmModule,
+} from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
@@ -33,6 +42,8 @@ export interface HubSubmitOptions {
   timeoutMs: number
   /** An evaluate job's estimated work in cost units (the route's program analysis); searches are priced here. */
   cost?: number
+  /** An evaluate job's estimated peak heap (the route's program analysis); key uploads are sized here. */
+  peakHeapBytes?: number
   /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
   client?: JobClient
 }
@@ -70,6 +81,8 @@ export class ExecutorHub {
   readonly #admission: CostAdmission
   readonly #inline: InlineAdmission
   #warm: WarmInfo | undefined
+  /** The search's parameters, under which uploaded keys are loaded into SEAL to check them (from the warm worker). */
+  #keyLoadTarget: KeyLoadTarget | undefined
   /** Full-form key bytes shared by every worker of this node (the middle key tier). */
   readonly bytesCache: KeyBytesCache
 
@@ -103,6 +116,7 @@ export class ExecutorHub {
         const events: ExecutorEvents = {
           onWarm: (info) => {
             this.#log.info({ worker: info.worker.workerId, warmMs: Math.round(info.warmMs) }, `${mode} worker warm`)
+            scheduler?.workerWarm(info.worker)
           },
           onReplaced: (workerId, reason) => {
             this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
@@ -119,6 +133,7 @@ export class ExecutorHub {
           bytesCache: this.bytesCache,
           // About one default search query: tenants interleave at that grain.
           quantum: 10,
+          workerHeapBudget: this.#config.WORKER_HEAP_BYTES,
         })
         this.#schedulers.set(mode, scheduler)
         this.#metrics.watch(mode, scheduler)
@@ -186,7 +201,7 @@ export class ExecutorHub {
     const scheduler = this.#schedulers.get(mode)
     if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
     // Refusals before any worker time: the job's own limits, then a full queue, then the budgets.
-    const cost = this.#costOf(job, options.cost)
+    const cost = this.#costOf(job, options)
     this.#admission.check(cost, mode)
     scheduler.assertCapacity(tenant)
     const client = options.client
@@ -201,6 +216,7 @@ export class ExecutorHub {
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
       cost: cost.units,
+      ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(inline
         ? { beforeRun: inline.beforeRun, afterRun: inline.afterRun }
@@ -213,19 +229,21 @@ export class ExecutorHub {
     return { ...result, mode, outcome: { ok: true, result: answered } }
   }
 
-  /** A job's estimated work: the route's program cost, he-core's search model, or a unit for small jobs. */
-  #costOf(job: WorkerJob, programCost: number | undefined): JobCost {
+  /** A job's estimated work: the route's program cost, he-core's search model, a key upload's size, or a unit for small jobs. */
+  #costOf(job: WorkerJob, options: HubSubmitOptions): JobCost {
     switch (job.type) {
       case 'evaluate':
-        return { units: programCost ?? 1, what: 'program' }
+        return {
+          units: options.cost ?? 1,
+          what: 'program',
+          ...(options.peakHeapBytes === undefined ? {} : { peakHeapBytes: options.peakHeapBytes }),
+        }
       case 'search': {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
         return { units: searchCost({ estimatedServerMs: perQuery }, job.queries.length), what: 'search' }
       }
-      // Checking a key upload, inflating it within its exact bound and loading it into SEAL;
-      // what the upload claims beyond what its bytes can hold is refused before it is inflated.
       case 'inspectKeys':
-        return { units: keyUploadCost(job.bytes.byteLength, { loaded: this.#loadsKeys(job.bytes) }), what: 'job' }
+        return this.#keyUploadCostOf(job.bytes)
       case 'fault':
         return { units: 1, what: 'job' }
       default: {
@@ -236,17 +254,51 @@ export class ExecutorHub {
   }
 
   /**
-   * Whether checking an upload loads it into SEAL (keys under the search parameters, about
-   * four times the work per byte of a structural check): by the header's fingerprint, read
-   * unverified since it only sets the price; a header that does not read is priced high.
+   * A key upload, priced and sized by what checking it inflates and loads — known from
+   * its headers and meta before anything is inflated (`keyUploadSize`): keys under the
+   * search parameters by their full size, however small the compressed upload. An upload
+   * whose framing does not read is refused by the worker before it inflates anything: it
+   * costs a pass over its bytes.
    */
-  #loadsKeys(bytes: Uint8Array): boolean {
-    const searchFingerprint = this.#warm?.search.fingerprint
+  #keyUploadCostOf(bytes: Uint8Array): JobCost {
+    const load = this.#loadTarget()
+    let size: KeyUploadSize
     try {
-      return searchFingerprint === undefined || peekEnvelope(bytes).fingerprint === searchFingerprint
+      size = keyUploadSize(bytes, { load, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
     } catch {
-      return true
+      size = {
+        uploadedBytes: bytes.byteLength,
+        inflatedBytes: bytes.byteLength,
+        loadedBytes: 0,
+        loaded: false,
+        galoisElements: 0,
+      }
     }
+    // What the worker would refuse before inflating anything is refused here, with no worker time.
+    if (size.refusal) throw size.refusal
+    const MiB = 2 ** 20
+    const mib = (value: number) => Math.ceil(value / MiB).toLocaleString('en-US')
+    const elements = size.galoisElements.toLocaleString('en-US')
+    const peakHeapNote = size.loaded
+      ? `its keys take ${mib(size.inflatedBytes)} MiB inflated and ${mib(size.loadedBytes)} MiB loaded into SEAL, the full size of the ${elements} Galois elements its meta lists, however small it is compressed: upload fewer Galois elements`
+      : `its payloads are inflated to as much as ${mib(size.inflatedBytes)} MiB to check them`
+    return { units: keyUploadCost(size), what: 'key upload', peakHeapBytes: keyUploadPeakHeapBytes(size), peakHeapNote }
+  }
+
+  /** The search's parameters from the warm worker: keys under them are loaded into SEAL at upload. */
+  #loadTarget(): KeyLoadTarget | undefined {
+    const search = this.#warm?.search
+    if (!search) return undefined
+    if (this.#keyLoadTarget?.fingerprint !== search.fingerprint) {
+      const params = search.config.params
+      this.#keyLoadTarget = {
+        fingerprint: search.fingerprint,
+        polyModulusDegree: params.polyModulusDegree,
+        keyPrimeCount: params.coeffModulusBits.length,
+        minPrimeBits: Math.min(...params.coeffModulusBits),
+      }
+    }
+    return this.#keyLoadTarget
   }
 
   /** Lets queued and running jobs finish, then stops every worker. */

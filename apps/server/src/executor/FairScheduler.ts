@@ -2,7 +2,7 @@ import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
 import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
 import { DeficitRoundRobin } from './DeficitRoundRobin.ts'
 import type { Executor } from './Executor.ts'
-import type { WorkerJob, WorkerReply } from './jobMessages.ts'
+import type { WorkerJob, WorkerReply, WorkerStats } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
 import { type JobKeys, KeyPlacement } from './KeyPlacement.ts'
 
@@ -22,6 +22,12 @@ export interface FairSchedulerOptions {
    * 10). Any positive value is fair in cost; smaller ones interleave tenants finer.
    */
   quantum?: number
+  /**
+   * The WASM heap one worker may reach (WORKER_HEAP_BYTES): a job runs on a worker only
+   * when its estimated peak fits on top of the heap the worker last reported. Default: no
+   * budget.
+   */
+  workerHeapBudget?: number
 }
 
 /** How to run one submission. */
@@ -32,6 +38,8 @@ export interface SubmitOptions {
   timeoutMs: number
   /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
   cost?: number
+  /** The most heap the job adds to its worker's (a program's peak, a key upload's keys); 0 when not estimated. */
+  peakHeapBytes?: number
   /** Called just before the job goes to the executor; what it throws refuses the job instead. */
   beforeRun?: () => void
   /** Called with the worker's reply before the submission resolves. */
@@ -55,6 +63,8 @@ interface Entry {
   bypassed: number
   /** Estimated work in cost units. */
   cost: number
+  /** Estimated peak heap, bytes (0: not estimated). */
+  peakHeapBytes: number
   hooks: Pick<SubmitOptions, 'beforeRun' | 'afterRun'>
   enqueuedAt: number
   deadlineAt: number
@@ -67,6 +77,8 @@ interface Entry {
 const LOOKAHEAD = 8
 /** Times a job may be passed over for locality before it must go next. */
 const MAX_BYPASS = 4
+/** Workers whose heap the scheduler remembers (far more than any executor runs at once). */
+const MAX_REMEMBERED_WORKERS = 256
 /** Longest Retry-After we announce, seconds (a client should not come back in hours). */
 const MAX_RETRY_AFTER_SECONDS = 600
 
@@ -108,6 +120,15 @@ export class FairScheduler {
   readonly #scheduling: SchedulingPolicy
   readonly #placement: KeyPlacement
   #lastWorker = ''
+  readonly #heapBudget: number
+  /** The WASM heap each worker reported last (when warm, then after every job). */
+  readonly #heaps = new Map<string, number>()
+  /** Workers warm and not yet given a job: a job that fits no worker may still run on a fresh one. */
+  readonly #fresh = new Set<string>()
+  /** A worker recycled to make room for a job, until a fresh worker is warm. */
+  #making: string | undefined
+  /** The smallest heap a warm worker reported: what a recycled worker comes back with. */
+  #freshHeap = Number.POSITIVE_INFINITY
 
   constructor(options: FairSchedulerOptions) {
     this.#executor = options.executor
@@ -116,6 +137,63 @@ export class FairScheduler {
     this.#scheduling = options.scheduling ?? 'affinity'
     this.#placement = new KeyPlacement(options.bytesCache)
     this.#waiting = new DeficitRoundRobin(options.quantum ?? 10)
+    this.#heapBudget = options.workerHeapBudget ?? Number.POSITIVE_INFINITY
+  }
+
+  /** A worker became warm: its heap is a fresh worker's (a worker recycled to make room has been replaced). */
+  workerWarm(worker: WorkerStats): void {
+    if (worker.heapBytes !== undefined) {
+      this.#heaps.set(worker.workerId, worker.heapBytes)
+      this.#freshHeap = Math.min(this.#freshHeap, worker.heapBytes)
+    }
+    this.#fresh.add(worker.workerId)
+    if (this.#fresh.size > MAX_REMEMBERED_WORKERS) this.#fresh.delete(this.#fresh.values().next().value as string)
+    this.#making = undefined
+    this.pump()
+  }
+
+  /** Keeps the heap a reply reports; a worker replaced after it is forgotten (its replacement reports when warm). */
+  #learnHeap(reply: WorkerReply): void {
+    const worker = reply.worker.workerId
+    this.#heaps.delete(worker)
+    if (reply.recycle || reply.worker.heapBytes === undefined) return
+    this.#heaps.set(worker, reply.worker.heapBytes)
+    // Workers that died without a reply (a deadline, a crash) are never heard of again: keep the newest few.
+    if (this.#heaps.size > MAX_REMEMBERED_WORKERS) this.#heaps.delete(this.#heaps.keys().next().value as string)
+  }
+
+  /** The heap `worker` reported last, bytes (0 when it never did). */
+  heapOf(worker: string): number {
+    return this.#heaps.get(worker) ?? 0
+  }
+
+  /**
+   * Whether `entry` may run on `worker` now: its estimated peak fits on top of the heap
+   * the worker reported last, within the budget. A fresh worker takes any job, and so
+   * does every worker when not even a fresh one could hold it (an operator may admit
+   * jobs above the budget, MAX_JOB_HEAP_BYTES ≥ WORKER_HEAP_BYTES): recycling would not
+   * help, and the engine's cap answers 507 if the job really needs more.
+   */
+  #fits(entry: Entry, worker: string): boolean {
+    const peak = entry.peakHeapBytes
+    if (peak === 0 || this.#fresh.has(worker)) return true
+    const fresh = Number.isFinite(this.#freshHeap) ? this.#freshHeap : 0
+    return this.heapOf(worker) + peak <= this.#heapBudget || fresh + peak > this.#heapBudget
+  }
+
+  /**
+   * No queue head fits an idle worker: the first one in fair order waits while the idle
+   * worker with the largest heap is replaced by a fresh one (the executor's own recycling,
+   * off every other job's path); one at a time.
+   */
+  #makeRoom(idle: readonly string[]): void {
+    if (this.#making !== undefined || !this.#executor.recycle) return
+    const grown = idle.filter((worker) => !this.#fresh.has(worker)).sort((a, b) => this.heapOf(b) - this.heapOf(a))[0]
+    if (grown === undefined) return
+    if (this.#executor.recycle(grown, 'heapBudget')) {
+      this.#making = grown
+      this.#heaps.delete(grown)
+    }
   }
 
   get executor(): Executor {
@@ -190,6 +268,7 @@ export class FairScheduler {
         keys: jobKeys?.keys,
         bypassed: 0,
         cost,
+        peakHeapBytes: Math.max(0, options.peakHeapBytes ?? 0),
         hooks: { beforeRun: options.beforeRun, afterRun: options.afterRun },
         enqueuedAt: now,
         deadlineAt: now + options.timeoutMs,
@@ -215,18 +294,33 @@ export class FairScheduler {
   /**
    * Starts waiting jobs while the executor has free slots: `chooseWorker` pairs an idle
    * worker with a job among the first tenants in fair order (affinity: the worker that
-   * holds the job's keys), for every executor alike.
+   * holds the job's keys), for every executor alike — only where the job's estimated
+   * peak heap fits on top of the worker's. When no head fits any idle worker, one is
+   * recycled to make room (`#makeRoom`) and the jobs wait for it.
    */
   pump(): void {
     while (this.#waiting.size > 0 && this.#executor.freeSlots() > 0) {
       const idle = this.#executor.idleWorkers()
       if (idle.length === 0) return
       const heads = this.#waiting.eligibleHeads(LOOKAHEAD)
-      const choice = chooseWorker(this.#scheduling, heads, idle, this.#placement.holds, this.#lastWorker, MAX_BYPASS)
+      const choice = chooseWorker(
+        this.#scheduling,
+        heads,
+        idle,
+        this.#placement.holds,
+        this.#lastWorker,
+        MAX_BYPASS,
+        (job, worker) => this.#fits(heads[job] as Entry, worker),
+      )
+      if (!choice) {
+        this.#makeRoom(idle)
+        return
+      }
       const entry = heads[choice.job] as Entry
       for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
       this.#waiting.take(entry)
       this.#lastWorker = choice.worker
+      this.#fresh.delete(choice.worker)
       this.#start(entry, choice.worker)
     }
   }
@@ -261,6 +355,7 @@ export class FairScheduler {
             this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
           }
           this.#placement.learn(reply)
+          this.#learnHeap(reply)
           entry.hooks.afterRun?.(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)

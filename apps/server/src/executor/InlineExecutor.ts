@@ -1,6 +1,6 @@
 import { retireSeal, sharedContextCache } from '@sealbox/he-core'
 import { JobRunner } from '../worker/JobRunner.ts'
-import type { Executor, ExecutorEvents, ExecutorStatus } from './Executor.ts'
+import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
@@ -87,6 +87,13 @@ export class InlineExecutor implements Executor {
     }
   }
 
+  recycle(workerId: string, reason: ReplacementReason): boolean {
+    const runner = this.#runner
+    if (workerId !== INLINE_WORKER || !runner || this.#running > 0 || !this.ready()) return false
+    this.#replace(runner, reason)
+    return true
+  }
+
   /**
    * Drops the worn instance and warms a fresh one. Its objects are deleted while the
    * instance still works (replacement comes well before node-seal breaks); then
@@ -96,7 +103,7 @@ export class InlineExecutor implements Executor {
    * executor stays out of service until the server restarts (its jobs time out; the
    * server stays ready). MAX_INLINE_COST keeps inline jobs far from the 4 GiB heap.
    */
-  #replace(worn: JobRunner, reason: NonNullable<WorkerReply['recycle']>): void {
+  #replace(worn: JobRunner, reason: ReplacementReason): void {
     this.#replacements++
     this.#events.onReplaced?.(INLINE_WORKER, reason)
     this.#runner = undefined

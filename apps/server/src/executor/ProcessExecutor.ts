@@ -150,6 +150,15 @@ export class ProcessExecutor implements Executor {
     this.#spawn()
   }
 
+  recycle(workerId: string, reason: ReplacementReason): boolean {
+    const child = [...this.#children].find(
+      (c) => `process-${c.process.pid}` === workerId && c.warm && !c.retiring && !c.pending,
+    )
+    if (!child || this.#closing) return false
+    this.#retire(child, reason)
+    return true
+  }
+
   #retire(child: Child, reason: ReplacementReason): void {
     child.retiring = true
     child.killedFor = reason

@@ -179,8 +179,15 @@ export class WorkerPoolExecutor implements Executor {
     }
   }
 
+  recycle(workerId: string, reason: ReplacementReason): boolean {
+    const thread = Number(workerId.slice('thread-'.length))
+    if (!workerId.startsWith('thread-') || !this.#idleThreads().includes(thread)) return false
+    this.#retire(thread, reason)
+    return true
+  }
+
   /**
-   * Takes a worker out of service right after its reply. The scheduler only sends a
+   * Takes a worker out of service right after its reply (or, to make room, while idle). The scheduler only sends a
    * job to a free warm worker, so no job is waiting for this thread when it is
    * terminated; its pool starts a replacement (minThreads).
    */

@@ -44,7 +44,7 @@ describe('chooseWorker', () => {
       job: 1,
       worker: 'thread-3',
     })
-    expect(chooseWorker('affinity', [job(undefined)], ['thread-2', 'thread-3'], holds, '', 4).job).toBe(0)
+    expect(chooseWorker('affinity', [job(undefined)], ['thread-2', 'thread-3'], holds, '', 4)?.job).toBe(0)
   })
 
   it('affinity never leaves a worker idle and never passes a job over more than maxBypass times', () => {
@@ -59,5 +59,28 @@ describe('chooseWorker', () => {
       job: 0,
       worker: 'thread-2',
     })
+  })
+
+  it('pairs a job only with a worker whose heap budget takes it, and nothing when none does', () => {
+    // thread-1 holds a's keys but its heap cannot take job 0 on top: job 0 goes to thread-2.
+    const notOnOne = (job: number, worker: string) => !(job === 0 && worker === 'thread-1')
+    expect(chooseWorker('affinity', [job('t/a')], ['thread-1', 'thread-2'], holds, '', 4, notOnOne)).toEqual({
+      job: 0,
+      worker: 'thread-2',
+    })
+    // Job 0 fits no idle worker: a later job that fits goes, job 0 is passed over.
+    const bigFirst = (job: number) => job !== 0
+    expect(chooseWorker('affinity', [job('t/a'), job('t/b')], ['thread-1'], holds, '', 4, bigFirst)).toEqual({
+      job: 1,
+      worker: 'thread-1',
+    })
+    // Passed over maxBypass times, it must go next: nothing runs until a worker fits it.
+    expect(chooseWorker('affinity', [job('t/a', 4), job('t/b')], ['thread-1'], holds, '', 4, bigFirst)).toBeUndefined()
+    expect(chooseWorker('affinity', [job('t/a')], ['thread-1', 'thread-2'], holds, '', 4, () => false)).toBeUndefined()
+    expect(chooseWorker('round-robin', [job('t/a')], ['thread-1', 'thread-2'], holds, '', 4, notOnOne)).toEqual({
+      job: 0,
+      worker: 'thread-2',
+    })
+    expect(chooseWorker('round-robin', [job('t/a')], ['thread-1'], holds, '', 4, notOnOne)).toBeUndefined()
   })
 })

@@ -170,7 +170,7 @@ export const WorkerReplySchema = z.object({
   cachedKeys: z.array(LoadedKeySetRefSchema).optional(),
   /** Wall time of the job inside the worker, ms. */
   runMs: z.number().nonnegative().optional(),
-  /** CPU time of the worker thread on the job, ms. */
+  /** CPU time of the worker thread on the job, ms: exact, above 0; absent where the system has no exact per-thread clock. */
   cpuMs: z.number().nonnegative().optional(),
   worker: WorkerStatsSchema,
   /** Set when this worker must be replaced after this job (and why). */

@@ -90,6 +90,7 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
           cost: cost.units,
+          peakHeapBytes: cost.peakHeapBytes,
           client: jobClient(request),
           ...executorOverride(request),
         },

@@ -20,7 +20,7 @@ import { runEvaluate } from './runEvaluate.ts'
 import { runFault } from './runFault.ts'
 import { runSearch } from './runSearch.ts'
 import { SearchService } from './SearchService.ts'
-import { bookedThreadCpuMs, threadCpuMs } from './threadCpuMs.ts'
+import { startThreadCpu } from './threadCpuMs.ts'
 
 /** How the runner is hosted: isolated hosts may crash or hang on purpose (fault tests); inline may not. */
 export interface JobRunnerOptions {
@@ -84,9 +84,8 @@ export class JobRunner implements JobContext {
   async run(job: WorkerJob): Promise<WorkerReply> {
     this.#jobs++
     const started = performance.now()
-    // Booked CPU time is exact here: the thread was woken for this job, or the previous
-    // job just ended with the exact clock. The end reads the exact clock (~0.1 ms).
-    const cpu = bookedThreadCpuMs()
+    // Exact at both ends (each read after a switch, ~0.1 ms): a job's CPU time is never 0.
+    const cpu = startThreadCpu()
     const clock = startPhaseClock()
     let result: JobResult
     let failure: HeError | undefined
@@ -100,6 +99,7 @@ export class JobRunner implements JobContext {
     const version = this.keys.version
     const cachedKeys = version === this.#reportedKeys ? undefined : this.keys.keys().map(loadedKeySetRefOf)
     this.#reportedKeys = version
+    const cpuMs = cpu.elapsedMs()
     return {
       result,
       timings: clock.timings,
@@ -110,7 +110,8 @@ export class JobRunner implements JobContext {
       runMs: performance.now() - started,
       // CPU time of this thread on the job: unlike wall time, not inflated when other
       // processes take the machine's cores (the keys benchmark normalises with it).
-      cpuMs: threadCpuMs() - cpu,
+      // Absent where the system has no exact per-thread clock.
+      ...(cpuMs === undefined ? {} : { cpuMs }),
       worker: this.stats(),
       ...this.#recycleReason(failure),
     }

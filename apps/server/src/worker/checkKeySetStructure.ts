@@ -4,11 +4,8 @@ import {
   prepareSealPayload,
   type SealPayloadShape,
   structuralPayloadLimits,
+  unloadedKeyInflateBound,
 } from '@sealbox/he-core'
-
-/** Inflated bytes allowed per compressed byte: genuine keys inflate ~1.5×; empty Galois slots add 8 bytes per n. */
-const INFLATE_RATIO = 4
-const INFLATE_SLACK = 1 << 20
 
 /**
  * Verifies the structure of keys made under parameters this worker has not built
@@ -27,7 +24,8 @@ export function checkKeySetStructure(decoded: DecodedEvaluationKeys, maxPolyModu
     if (!envelope) continue
     const limits = structuralPayloadLimits({
       maxPolyModulusDegree,
-      maxInflatedBytes: INFLATE_RATIO * envelope.payload.length + INFLATE_SLACK,
+      // The bound the upload was priced and admitted by (keyUploadSize).
+      maxInflatedBytes: unloadedKeyInflateBound(envelope.payload.length),
     })
     const { shape } = prepareSealPayload(envelope, limits)
     if (shape) shapes.push(shape)

@@ -5,7 +5,12 @@ import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
 // must keep pricing grown ciphertexts, NAF rotations, input/output bytes, key uploads and
 // the server's search in line with the worker's CPU time. Ratios within one run only (the
 // worker's CPU time, exact to microseconds, is not inflated by other processes the way
-// wall time is); the benchmark's bound is 2×, this one is generous for a loaded machine.
+// wall time is). The benchmark's bound is 2×; this one stays at 3× because the small
+// grid does not keep 2× with a clear margin: measured on this project's 2-core VM with
+// `scripts/cpuLoad.mjs` busy on every core, 1.49× and 1.62× (and 1.94×, 2.02× while other
+// work also held the machine at a load average of 18), and 2.11× without it — its cells
+// are 3 requests of 2–20 ms jobs, whose medians move by a third from run to run, and the
+// search cell alone sits at 0.15–0.25 ms per unit against the programs' 0.18–0.32.
 describe('cost model calibration (small grid)', () => {
   it('prices every cell within a few × of every other, by worker CPU time per cost unit', {
     timeout: 600_000,
@@ -34,6 +39,9 @@ describe('cost model calibration (small grid)', () => {
     const rate = (name: string) => cells.find((cell) => cell.name === name)?.msPerUnit ?? Number.NaN
     expect(rate('bfv n=4096 rotateNaf') / rate('bfv n=4096 rotateOwnKey')).toBeLessThan(2.5)
     expect(rate('bfv n=4096 rotateNaf') / rate('bfv n=4096 rotateOwnKey')).toBeGreaterThan(0.4)
-    expect(calibrationSpread(cells)).toBeLessThan(3)
+    const spread = calibrationSpread(cells)
+    const rates = cells.map((cell) => `${cell.name} ${cell.msPerUnit.toFixed(3)}`).join(', ')
+    console.log(`[calibration] small grid spread ${spread.toFixed(2)}× (ms per unit: ${rates})`)
+    expect(spread).toBeLessThan(3)
   })
 })

@@ -8,6 +8,8 @@ import {
   type HeContext,
   KeySet,
   keyUploadCost,
+  keyUploadPeakHeapBytes,
+  keyUploadSize,
   parseParams,
   parseProgram,
   programCost,
@@ -33,11 +35,14 @@ export interface CalibrationCase {
   program: ReturnType<typeof calibrationProgram>['program']
   inputs: Record<string, Uint8Array>
   keyBytes: Uint8Array | undefined
-  /** Cost units he-core's model gives the program with these keys (what the server admits it at); a key upload: `keyUploadCost`. */
+  /** Cost units he-core's model gives the program with these keys (what the server admits it at); a key upload: `keyUploadCost` of its `keyUploadSize`. */
   units: number
   /** The model's peak heap, bytes. */
   peakHeapBytes: number
 }
+
+/** The calibration server's MAX_POLY_DEGREE (its default): what keys checked without SEAL are inflated within. */
+const MAX_POLY_DEGREE = 16384
 
 /** Makes the keys and inputs of one cell and prices it (a key-upload cell: keys under other params than the server's search, checked without SEAL). */
 export async function prepareCalibrationCase(
@@ -73,15 +78,16 @@ export async function prepareCalibrationCase(
     const resolved = parseParams(params)
     const primes = resolved.coeffModulusBits.length
     const keyBytes = needsKeys ? exportEvaluationKeys(keys) : undefined
-    const cost =
-      kind === 'keyUpload'
-        ? { units: keyUploadCost(keyBytes?.byteLength ?? 0, { loaded: false }), peakHeapBytes: 0 }
-        : programCost(parseProgram(cell.program).program, {
-            scheme,
-            polyModulusDegree,
-            dataPrimes: primes - 1,
-            galoisElements: cell.galoisSteps.map((step) => galoisElementOf(polyModulusDegree, step)),
-          })
+    const uploaded =
+      kind === 'keyUpload' && keyBytes ? keyUploadSize(keyBytes, { maxPolyModulusDegree: MAX_POLY_DEGREE }) : undefined
+    const cost = uploaded
+      ? { units: keyUploadCost(uploaded), peakHeapBytes: keyUploadPeakHeapBytes(uploaded) }
+      : programCost(parseProgram(cell.program).program, {
+          scheme,
+          polyModulusDegree,
+          dataPrimes: primes - 1,
+          galoisElements: cell.galoisSteps.map((step) => galoisElementOf(polyModulusDegree, step)),
+        })
     return {
       name: `${scheme} n=${polyModulusDegree} ${kind}`,
       scheme,

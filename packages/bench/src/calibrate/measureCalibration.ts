@@ -13,6 +13,31 @@ import { measureSearchCells } from './measureSearchCells.ts'
  */
 export const WORKER_CPU_PHASE = 'cpu'
 
+/**
+ * The worker CPU milliseconds of one calibration request, from its Server-Timing. The
+ * server reads an exact per-thread clock, so a real job's time is above 0; a missing or
+ * zero reading would make the cell's rate 0 or infinite and the grid's spread
+ * meaningless, so it stops the run naming the cell and the request instead.
+ */
+export function workerCpuMsOf(cell: string, request: number, timing: Record<string, number>): number {
+  const ms = timing[WORKER_CPU_PHASE]
+  if (ms === undefined || !Number.isFinite(ms)) {
+    throw new BenchError(
+      'ENGINE_FAILED',
+      `${cell}: request ${request} reported no worker CPU time (Server-Timing has no \`${WORKER_CPU_PHASE}\`): the server has no exact per-thread clock here (Linux's /proc/thread-self/schedstat), and the calibration needs one`,
+      { details: { cell, request, timing } },
+    )
+  }
+  if (ms <= 0) {
+    throw new BenchError(
+      'ENGINE_FAILED',
+      `${cell}: request ${request} reported ${ms} ms of worker CPU time; a real job takes more than 0`,
+      { details: { cell, request, timing } },
+    )
+  }
+  return ms
+}
+
 /** The worker's wall phases of a request, reported per cell to show where its time goes (loading, running, saving). */
 export const WORKER_PHASES = ['deserialize', 'compute', 'serialize'] as const satisfies readonly TimingPhase[]
 
@@ -97,7 +122,7 @@ export async function measureCalibration(plan: CalibrationPlan): Promise<Calibra
               throw new BenchError('ENGINE_FAILED', `${cell.name}: ${String(error)}`, { cause: error })
             }
             if (i < plan.warmup) continue
-            samples.push(timing[WORKER_CPU_PHASE] ?? Number.NaN)
+            samples.push(workerCpuMsOf(cell.name, i, timing))
             for (const phase of WORKER_PHASES) phases[phase]?.push(timing[phase] ?? 0)
           }
           const workerMs = median(samples)

@@ -1,14 +1,14 @@
-import { getHeContext, keyUploadCost } from '@sealbox/he-core'
+import { getHeContext, keyUploadCost, keyUploadPeakHeapBytes, keyUploadSize } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { PrivateSearchClient, type SearchConfig, searchCost, syntheticSearchQuery } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
 import { median } from '../harness/stats.ts'
-import { type CalibrationCell, WORKER_CPU_PHASE, WORKER_PHASES } from './measureCalibration.ts'
+import { type CalibrationCell, WORKER_PHASES, workerCpuMsOf } from './measureCalibration.ts'
 
 /**
  * The server's own search in the calibration grid: uploading the search's Galois keys
  * (checked and loaded into SEAL under the search parameters, unlike the grid's other
- * key sets) priced by `keyUploadCost`, and one query priced by `searchCost`, each timed
+ * key sets) priced by `keyUploadCost` of their full size (`keyUploadSize`), and one query priced by `searchCost`, each timed
  * by the worker's CPU like the program cells.
  */
 export async function measureSearchCells(
@@ -33,7 +33,7 @@ export async function measureSearchCells(
         throw new BenchError('ENGINE_FAILED', `${what}: ${String(error)}`, { cause: error })
       }
       if (i < plan.warmup) continue
-      samples.push(timing[WORKER_CPU_PHASE] ?? Number.NaN)
+      samples.push(workerCpuMsOf(`${base.scheme} n=${base.polyModulusDegree} ${what}`, i, timing))
       for (const phase of WORKER_PHASES) phases[phase]?.push(timing[phase] ?? 0)
     }
     return {
@@ -61,10 +61,19 @@ export async function measureSearchCells(
     }
   }
   if (keys) {
-    const measured = await time('search keys', () => client.putKeySet('calibration-search', keys))
+    const measured = await time('searchKeyUpload', () => client.putKeySet('calibration-search', keys))
+    const size = keyUploadSize(keys, {
+      load: {
+        fingerprint: ctx.fingerprint,
+        polyModulusDegree: ctx.params.polyModulusDegree,
+        keyPrimeCount: ctx.coeffPrimes.length,
+      },
+      maxPolyModulusDegree: ctx.params.polyModulusDegree,
+    })
     cells.push(
-      cell('searchKeyUpload', keyUploadCost(keys.byteLength, { loaded: true }), measured, {
+      cell('searchKeyUpload', keyUploadCost(size), measured, {
         keyBytes: keys.byteLength,
+        peakHeapBytes: keyUploadPeakHeapBytes(size),
       }),
     )
   }

@@ -44,6 +44,31 @@ function packedGaloisKeysShape(payload: Uint8Array, limits: SealPayloadLimits, w
 }
 
 /**
+ * The refusal of a compressed key payload smaller than the keys its envelope lists could
+ * ever compress to under exact `limits` (`minCompressedPayloadBytes`): INVALID_ENVELOPE,
+ * before anything is inflated; undefined when the payload is large enough, not
+ * compressed, or the limits are not exact.
+ */
+export function compressedPayloadFloorError(
+  envelope: { kind: SealObjectKind; compression: EnvelopeCompression; payload: Uint8Array; meta: object },
+  limits: SealPayloadLimits,
+  what = `${envelope.kind} envelope`,
+): HeError | undefined {
+  const { kind, payload } = envelope
+  if (envelope.compression === 'none' || envelope.compression === 'packed') return undefined
+  const claimed = kind === 'galoisKeys' ? (envelope.meta as { elements?: number[] }).elements : undefined
+  const listed = claimed ? new Set(claimed).size : undefined
+  const least = minCompressedPayloadBytes(kind, limits, listed)
+  if (payload.length >= least) return undefined
+  const keys = kind === 'galoisKeys' ? `the keys of the ${listed} Galois elements it lists` : `${kind}`
+  return new HeError(
+    'INVALID_ENVELOPE',
+    `the ${what}'s ${envelope.compression} payload is ${payload.length} bytes, but ${kind === 'galoisKeys' ? `it lists ${listed} Galois elements, and their keys` : `${keys} under these parameters`} take at least ${least} bytes however they are compressed (their coefficients are random modulo primes of ${limits.minPrimeBits} bits or more): refused before inflating it`,
+    { details: { payloadBytes: payload.length, leastBytes: least, ...(listed === undefined ? {} : { listed }) } },
+  )
+}
+
+/**
  * Makes an envelope's payload safe to hand to SEAL: inflates a compressed payload
  * with a bound computed from `limits` (and the Galois elements the envelope claims),
  * then pre-parses it with `checkSealPayload`. For Galois keys the elements present
@@ -75,15 +100,8 @@ export function prepareSealPayload(
     return { payload, shape: packedGaloisKeysShape(envelope.payload, limits, what) }
   }
   if (envelope.compression !== 'none') {
-    const least = minCompressedPayloadBytes(kind, limits, listed)
-    if (payload.length < least) {
-      const keys = kind === 'galoisKeys' ? `the keys of the ${listed} Galois elements it lists` : `${kind}`
-      throw new HeError(
-        'INVALID_ENVELOPE',
-        `the ${what}'s ${envelope.compression} payload is ${payload.length} bytes, but ${kind === 'galoisKeys' ? `it lists ${listed} Galois elements, and their keys` : `${keys} under these parameters`} take at least ${least} bytes however they are compressed (their coefficients are random modulo primes of ${limits.minPrimeBits} bits or more): refused before inflating it`,
-        { details: { payloadBytes: payload.length, leastBytes: least, ...(listed === undefined ? {} : { listed }) } },
-      )
-    }
+    const tooSmall = compressedPayloadFloorError(envelope, limits, what)
+    if (tooSmall) throw tooSmall
     if (!canInflate(envelope.compression)) return { payload, shape: undefined }
     // Exact for what the envelope says it holds; a payload past it is refused as soon as it gets there.
     const bound = maxPayloadBytes(kind, limits, listed, envelope.seeded === true)

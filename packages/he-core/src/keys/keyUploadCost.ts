@@ -1,33 +1,47 @@
+import type { KeyUploadSize } from './keyUploadSize.ts'
+
 /*
  * What checking a key upload costs a worker, in the units of the program cost model
- * (`programCost`): reading the envelopes, inflating the payload within its exact bound,
- * checking every key's structure and — for keys under the server's search parameters —
- * loading them into SEAL (expanding the seeds), which costs about twice as much per
- * byte. All of it is proportional to the bytes, which a genuine key set cannot compress
- * below a fixed share of its inflated size (its coefficients are uniform modulo the
- * primes; a payload that claims more is refused before it is inflated), so the
- * compressed size the server sees prices it. Packed Galois keys cost about the same per
- * byte (unpacking in JavaScript replaces inflating), and a packed payload's length follows
- * from its header, so it cannot claim more keys than its bytes hold.
+ * (`programCost`), priced by what the check handles, as `keyUploadSize` knows it from
+ * the headers and the meta before anything is inflated — never by the compressed bytes
+ * alone, which a payload of zero keys padded up to the entropy floor makes about a
+ * tenth of what it inflates to.
  *
- * Measured by the calibration benchmark's key-upload cells
- * (`pnpm --filter @sealbox/bench benchmark:calibrate`, worker CPU time per upload):
- * 7–9 ms for 1.5–1.7 MiB checked (n = 4096), 34–63 ms for 8.6–14.5 MiB (n = 8192), and
- * 3.4 ms for the search's 0.2 MiB of Galois keys loaded into SEAL.
+ * - Keys under the server's search parameters are inflated (or unpacked), every residue
+ *   checked against its prime and loaded into SEAL, seeds expanded: the work follows the
+ *   keys' full size, exact from the parameters and the Galois elements listed.
+ * - Keys under other parameters are inflated within a multiple of their compressed size
+ *   and walked field by field without SEAL: priced by that bound.
+ *
+ * Measured on this project's VM (worker thread CPU; the calibration benchmark's key-upload
+ * cells, `pnpm --filter @sealbox/bench benchmark:calibrate`, and its small grid): 3.2–3.8 ms
+ * per MiB loaded into SEAL, genuine seeded keys and zero keys padded to the floor alike
+ * (0.78 MiB for the search's two elements in 3.9 ms, 24 MiB in 75–92 ms, 75 MiB of padded
+ * zero keys in 230–250 ms), and 0.6–0.9 ms per MiB of the inflate bound for keys checked
+ * without SEAL (6–9 ms for the 8.8 MiB bound of 1.7 MiB uploaded at n = 4096).
  */
 
-/** Units of one upload besides its bytes (envelopes, hashing set-up). */
-export const KEY_UPLOAD_UNITS_PER_OBJECT = 8
-/** Units per MiB of an uploaded (compressed) key set whose structure is checked without SEAL (other parameters). */
-export const KEY_UPLOAD_UNITS_PER_MIB = 18
-/** Units per MiB of an uploaded key set loaded into SEAL to check it (the server's search parameters). */
-export const KEY_LOAD_UNITS_PER_MIB = 40
+/** Units of one upload besides its bytes (envelopes, hashing set-up, the SEAL call). */
+export const KEY_UPLOAD_UNITS_PER_OBJECT = 6
+/** Units per MiB of the inflate bound of keys checked without SEAL (other parameters). */
+export const KEY_UPLOAD_UNITS_PER_MIB = 3
+/** Units per MiB of keys loaded into SEAL to check them (the server's search parameters), at their full size. */
+export const KEY_LOAD_UNITS_PER_MIB = 15
+
+const MiB = 2 ** 20
+
+/** Cost units of checking an upload of keys of `size` (`keyUploadSize`). */
+export function keyUploadCost(size: KeyUploadSize): number {
+  const bytes = size.loaded ? size.loadedBytes : size.inflatedBytes
+  const perMiB = size.loaded ? KEY_LOAD_UNITS_PER_MIB : KEY_UPLOAD_UNITS_PER_MIB
+  return KEY_UPLOAD_UNITS_PER_OBJECT + (perMiB * bytes) / MiB
+}
 
 /**
- * Cost units of checking an uploaded key set of `bytes` bytes; `loaded`: it is also loaded
- * into SEAL (keys under the server's search parameters; when unknown, price it so).
+ * The most memory checking an upload of `size` takes at once: keys loaded into SEAL are
+ * copied into the WASM heap inflated, and SEAL builds the keys beside that copy (measured:
+ * the heap grows by the sum); keys checked without SEAL take their inflated payloads.
  */
-export function keyUploadCost(bytes: number, options: { loaded: boolean } = { loaded: true }): number {
-  const perMiB = options.loaded ? KEY_LOAD_UNITS_PER_MIB : KEY_UPLOAD_UNITS_PER_MIB
-  return KEY_UPLOAD_UNITS_PER_OBJECT + (perMiB * bytes) / 2 ** 20
+export function keyUploadPeakHeapBytes(size: KeyUploadSize): number {
+  return size.loaded ? size.inflatedBytes + size.loadedBytes : size.inflatedBytes
 }
