@@ -137,7 +137,7 @@ export function renderSearchReport(report: SearchBenchReport): string {
       '',
       '## Batching',
       '',
-      `${b.users} users (${b.users} key sets), one query each, in one \`evaluateBatch\` call: ${ms(b.batch.median)} ms per call (median of ${b.rounds}), ${ms(b.perQuery.median)} ms per query (min ${ms(b.perQuery.min)}); all ok: ${b.allOk ? 'yes' : 'no'}.`,
+      `${b.users} users (${b.users} key sets), one query each, in one \`evaluateBatch\` call: ${ms(b.batch.median)} ms per call (median of ${b.rounds}), ${ms(b.perQuery.median)} ms per query (min ${ms(b.perQuery.min)}); every answer of every call decrypted to the plaintext oracle with its user's key set: ${b.allOk ? 'yes' : '**NO**'} (a wrong or refused answer stops the run).`,
     )
   }
   if (report.throughput) parts.push('', renderThroughputSection(report.throughput).trimEnd())
