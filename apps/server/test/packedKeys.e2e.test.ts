@@ -1,14 +1,7 @@
-import { crc32, decodeEnvelope, exportGaloisKeys, getHeContext, HeError, KeySet } from '@sealbox/he-core'
-import { SealboxClient } from '@sealbox/he-core/client'
-import {
-  PrivateSearchClient,
-  plaintextSearchScores,
-  type SearchConfig,
-  syntheticSearchDatabase,
-  syntheticSearchQuery,
-} from '@sealbox/he-core/search'
+import { decodeEnvelope, exportGaloisKeys, getHeContext, HeError, KeySet } from '@sealbox/he-core'
+import { PrivateSearchClient } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
+import { expectExactSearch, fixEnvelopeCrc, type SearchNode, startSearchNode } from './searchNode.ts'
 
 /*
  * Bit-packed Galois keys against a real server process: the search's default key upload
@@ -20,58 +13,28 @@ import { ServerNode } from '../src/testing/ServerNode.ts'
  * parameters the server has not built are checked for structure and stored.
  */
 
-const ROWS = 300
-const DIM = 6
-const TOKEN = 'token-of-packed-keys-0123456789abcdefgh'
-let node: ServerNode
-let client: SealboxClient
+let server: SearchNode
 let search: PrivateSearchClient
-let config: SearchConfig
 let packedKeys: Uint8Array
-const database = syntheticSearchDatabase({ rows: ROWS, dimension: DIM, seed: 4 })
 
 beforeAll(async () => {
-  node = await ServerNode.start({
+  server = await startSearchNode({
     name: 'packed-keys',
-    env: {
-      MODE: 'production',
-      TOKENS: `packed:${TOKEN}`,
-      WORKERS: '1',
-      SYNTHETIC_ROWS: String(ROWS),
-      SYNTHETIC_DIM: String(DIM),
-      SYNTHETIC_SEED: '4',
-      // One query ciphertext, rotations on the server: the search needs Galois keys for steps 1 and g.
-      SEARCH_BABY_STEPS: 'server',
-      SEARCH_BABY_STEP: '4',
-    },
+    rows: 300,
+    dimension: 6,
+    seed: 4,
+    // One query ciphertext, rotations on the server: the search needs Galois keys for steps 1 and g.
+    env: { SEARCH_BABY_STEPS: 'server', SEARCH_BABY_STEP: '4' },
   })
-  client = new SealboxClient({ baseUrl: node.url, token: TOKEN })
-  const { database: _facts, fingerprint: _fingerprint, ...served } = await client.searchConfig()
-  config = served
-  search = PrivateSearchClient.create(await getHeContext(config.params), config)
+  search = PrivateSearchClient.create(await getHeContext(server.config.params), server.config)
   packedKeys = search.evaluationKeys() as Uint8Array
 }, 120_000)
 afterAll(async () => {
   search?.dispose()
-  await node?.stop()
+  await server?.stop()
 })
 
-/** The raw answer to a key upload: status and the coded error. */
-async function put(id: string, body: Uint8Array): Promise<{ status: number; code?: string; message?: string }> {
-  const response = await fetch(`${node.url}/api/v1/keysets/${id}`, {
-    method: 'PUT',
-    body: body as BodyInit,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
-  })
-  const json = (await response.json()) as { error?: { code: string; message: string } }
-  return { status: response.status, ...json.error }
-}
-
-async function sealExceptions(): Promise<number> {
-  const text = await (await fetch(`${node.url}/metrics`)).text()
-  const values = [...text.matchAll(/^sealbox_worker_seal_exceptions\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]))
-  return values.reduce((sum, value) => sum + value, 0)
-}
+const put = (id: string, body: Uint8Array) => server.send('PUT', `/api/v1/keysets/${id}`, body)
 
 /** A copy of a packed key envelope with its payload edited and its checksum recomputed. */
 function forge(envelope: Uint8Array, edit: (payload: Uint8Array, view: DataView) => void): Uint8Array {
@@ -79,27 +42,21 @@ function forge(envelope: Uint8Array, edit: (payload: Uint8Array, view: DataView)
   const decoded = decodeEnvelope(bytes, { kind: 'galoisKeys' })
   expect(decoded.compression).toBe('packed')
   edit(decoded.payload, new DataView(decoded.payload.buffer, decoded.payload.byteOffset, decoded.payload.byteLength))
-  new DataView(bytes.buffer).setUint32(bytes.length - 4, crc32(bytes.subarray(0, bytes.length - 4)), true)
+  fixEnvelopeCrc(bytes)
   return bytes
 }
 
-async function searchesExactly(keySet: string, seed: number): Promise<void> {
-  const vector = syntheticSearchQuery(DIM, seed)
-  const result = await client.search(search.encryptQuery(vector), { keySet })
-  expect(Array.from(search.decryptScores(result.responses).scores)).toEqual(
-    Array.from(plaintextSearchScores(config, database, vector)),
-  )
-}
+const searchesExactly = (keySet: string, seed: number) => expectExactSearch(server, search, seed, { keySet })
 
 describe('packed Galois keys on a real server', () => {
   it('stores the packed default upload and searches with it exactly', async () => {
-    expect(config.galoisSteps.length).toBeGreaterThan(0)
+    expect(server.config.galoisSteps.length).toBeGreaterThan(0)
     expect(decodeEnvelope(packedKeys).compression).toBe('packed')
     const zstd = search.evaluationKeys({ compression: 'zstd' }) as Uint8Array
     // Per element at n = 4096 [27, 28, 28]: 2 keys of 4096 × 83 bits and a seed each; headers and meta.
-    expect(packedKeys.length).toBeLessThan(200 + config.galoisSteps.length * 2 * (65 + (4096 * 83) / 8 + 4))
+    expect(packedKeys.length).toBeLessThan(200 + server.config.galoisSteps.length * 2 * (65 + (4096 * 83) / 8 + 4))
     expect(packedKeys.length).toBeLessThan(zstd.length * 0.85)
-    const stored = await client.putKeySet('packed', packedKeys)
+    const stored = await server.client.putKeySet('packed', packedKeys)
     expect(stored.keySet.galoisElements).toEqual(
       [...decodeEnvelope(packedKeys, { kind: 'galoisKeys' }).meta.elements].sort((a, b) => a - b),
     )
@@ -139,10 +96,10 @@ describe('packed Galois keys on a real server', () => {
       expect(answer.code, what).toBe('INVALID_ENVELOPE')
       expect(answer.message, what).toMatch(message)
     }
-    expect(await sealExceptions()).toBe(0)
-    const listed = await client.listKeySets()
+    expect(await server.sealExceptions()).toBe(0)
+    const listed = await server.client.listKeySets()
     expect(listed.keySets.map((record) => record.id)).not.toContain('forged')
-    await client.putKeySet('after', packedKeys)
+    await server.client.putKeySet('after', packedKeys)
     await searchesExactly('after', 3)
   })
 
@@ -155,7 +112,7 @@ describe('packed Galois keys on a real server', () => {
     })
     using keys = KeySet.generate(other, { galois: { steps: [1, 2] } })
     const envelope = exportGaloisKeys(keys, { compression: 'packed' })
-    const stored = await client.putKeySet('other-params', envelope)
+    const stored = await server.client.putKeySet('other-params', envelope)
     expect(stored.keySet.polyModulusDegree).toBe(8192)
     const forged = await put(
       'other-forged',
@@ -163,7 +120,7 @@ describe('packed Galois keys on a real server', () => {
     )
     expect(forged.status).toBe(400)
     expect(forged.code).toBe('INVALID_ENVELOPE')
-    expect(await sealExceptions()).toBe(0)
+    expect(await server.sealExceptions()).toBe(0)
   })
 })
 
@@ -175,7 +132,7 @@ function truncated(envelope: Uint8Array): Uint8Array {
   bytes.set(envelope.subarray(0, 52 + metaLength + decoded.payload.length - 1))
   const view = new DataView(bytes.buffer)
   view.setBigUint64(40, BigInt(decoded.payload.length - 1), true)
-  view.setUint32(bytes.length - 4, crc32(bytes.subarray(0, bytes.length - 4)), true)
+  fixEnvelopeCrc(bytes)
   if (bytes.length !== envelope.length - 1) throw new HeError('INTERNAL', 'truncation went wrong')
   return bytes
 }

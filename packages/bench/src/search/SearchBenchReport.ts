@@ -4,6 +4,7 @@ import type { LoadSplit } from './measureLoadSplit.ts'
 import type { RotationCosts } from './measureRotations.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
+import type { SearchTarget } from './searchTargets.ts'
 import type { ThreadedMeasurement } from './threadedSearch.ts'
 
 /** Everything one `benchmark:search` run produced. */
@@ -19,8 +20,14 @@ export interface SearchBenchReport {
   headlineRows: SearchMeasurement[]
   /** Where one default query's load (and save) time goes, by query compression. */
   loadSplit: LoadSplit[]
-  /** The shape of Apple's PNNS example, both baby-step modes, WASM and native. */
+  /** The shape of Apple's PNNS example: the default, client-side baby steps, one ciphertext with the model's g; WASM and native. */
   apple: SearchMeasurement[]
+  /** Native's candidate configs at the main shape not measured elsewhere (each beside its WASM twin). */
+  candidates: SearchMeasurement[]
+  /** Native's candidate configs at Apple's shape not measured elsewhere (each beside its WASM twin). */
+  appleCandidates: SearchMeasurement[]
+  /** Each shape's default and kernel rows over native's best of every native row at that shape. */
+  targets: SearchTarget[]
   /** Single rotations: he-core's key-switching kernel, SEAL in WebAssembly, native SEAL. */
   rotations?: RotationCosts
   schemes: SearchMeasurement[]

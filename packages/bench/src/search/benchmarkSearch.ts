@@ -58,8 +58,10 @@ async function main(argv: string[]): Promise<void> {
         return undefined
       })
     }
+    const plan = endToEndCases(values.quick === true)
     const report = await measureEndToEnd({
-      cases: endToEndCases(values.quick === true),
+      cases: plan.cases,
+      limits: plan.limits,
       links: ['broadband', 'mobile'],
       samples: values.quick ? 5 : 15,
       cacheDir: join(here, '..', '..', '.cache'),

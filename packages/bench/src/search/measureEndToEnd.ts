@@ -4,6 +4,7 @@ import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
+  resolveSearchConfig,
   resolveSearchLink,
   type SearchConfig,
   type SearchLinkName,
@@ -14,12 +15,14 @@ import {
   transferMs,
 } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/server/testing'
+import { BenchError } from '../BenchError.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { median } from '../harness/stats.ts'
 import { loadAverage } from '../report/machineInfo.ts'
 import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
 import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import type { BrowserSearchClient } from './browserSearchClient.ts'
+import type { EndToEndLimit } from './endToEndCases.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin, renderEndToEndTwins } from './measureEndToEndTwins.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
 
@@ -46,7 +49,16 @@ export interface EndToEndRow {
   shapedBy: 'toxiproxy' | 'model'
   /** Who encrypts and decrypts: `Node` (node-seal in the benchmark's process) or `Chromium <version>` (the page). */
   client: string
-  config: { babySteps: string; babyStep: number; queryCiphertexts: number; galoisSteps: number[]; wire: string }
+  config: {
+    babySteps: string
+    babyStep: number
+    queryCiphertexts: number
+    galoisSteps: number[]
+    wire: string
+    /** n and the coefficient modulus's prime sizes the server served (its profile for this D). */
+    polyModulusDegree: number
+    coeffModulusBits: number[]
+  }
   samples: number
   encryptMs: number
   /** Bytes ÷ the link's rate (what the shaper enforces). */
@@ -84,6 +96,8 @@ export interface EndToEndReport {
   twins: EndToEndTwinRow[]
   /** Cases not measured, and why. */
   skipped: { title: string; reason: string }[]
+  /** Shapes left out as limits of the server's defaults, and why. */
+  limits: EndToEndLimit[]
 }
 
 async function processCpuSeconds(url: string): Promise<number | null> {
@@ -114,6 +128,16 @@ async function measureOverLink(
   const anonymous = new SealboxClient({ baseUrl })
   const { client } = await anonymous.createSession()
   const { database: _facts, fingerprint: _fingerprint, ...served } = await client.searchConfig()
+  if (Object.keys(c.env).length === 0) {
+    // A default row is he-core's default for this shape (its parameters follow D), or it is not that row.
+    const expected = resolveSearchConfig({ rows: c.rows, dimension: c.dimension })
+    if (served.configId !== expected.configId) {
+      throw new BenchError(
+        'ENGINE_FAILED',
+        `${c.title}: the server serves config ${served.configId} (n=${served.polyModulusDegree} [${served.params.coeffModulusBits.join(', ')}], ${served.babySteps} g=${served.babyStep}), not resolveSearchConfig's default ${expected.configId} ([${expected.params.coeffModulusBits.join(', ')}], ${expected.babySteps} g=${expected.babyStep})`,
+      )
+    }
+  }
   const config: SearchConfig = c.queryEncoding ? { ...served, compression: c.queryEncoding } : served
   const ctx = await getHeContext(config.params)
   using search = PrivateSearchClient.create(ctx, config)
@@ -219,6 +243,8 @@ function summarise(run: {
       queryCiphertexts: config.queryCiphertexts,
       galoisSteps: config.galoisSteps,
       wire: `${config.compression} / ${config.responseCompression}`,
+      polyModulusDegree: config.polyModulusDegree,
+      coeffModulusBits: config.params.coeffModulusBits,
     },
     samples: rows.length,
     encryptMs: median(rows.map((r) => r.encrypt)),
@@ -287,6 +313,8 @@ async function measureInChromium(
  */
 export async function measureEndToEnd(options: {
   cases: readonly EndToEndCase[]
+  /** Shapes left out as limits (named in the report). */
+  limits?: readonly EndToEndLimit[]
   links: readonly SearchLinkName[]
   samples: number
   cacheDir: string
@@ -375,6 +403,7 @@ export async function measureEndToEnd(options: {
     rows,
     twins,
     skipped,
+    limits: [...(options.limits ?? [])],
   }
 }
 
@@ -394,16 +423,19 @@ export function renderEndToEnd(report: EndToEndReport): string {
     'every sample decrypted to the plaintext oracle (checked outside the timing). KB = 1000 bytes. Load',
     `average ${report.loadAverageBefore.join(' / ')} before, ${report.loadAverageAfter.join(' / ')} after.`,
     '',
-    '| config | client | link | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit | exact |',
-    '| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    '| config | client | link | n [primes, bits] | baby steps | wire (query / response) | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** (min) | model | server CPU | query / response / keys KB | top hit | exact |',
+    '| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   ]
   for (const r of report.rows) {
     const link = `${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms${r.shapedBy === 'model' ? ' (modelled)' : ''}`
     lines.push(
-      `| ${r.title} | ${r.client} | ${link} | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} | ${r.exact ? 'yes' : `NO${r.noiseExhausted > 0 ? ` (noise budget exhausted in ${r.noiseExhausted} of ${r.samples})` : ''}`} |`,
+      `| ${r.title} | ${r.client} | ${link} | ${r.config.polyModulusDegree} [${r.config.coeffModulusBits.join(', ')}] | ${r.config.babySteps} g=${r.config.babyStep} (${r.config.queryCiphertexts} up, keys ${r.config.galoisSteps.join(', ') || 'none'}) | ${r.config.wire} | ${ms(r.encryptMs)} | ${ms(r.uploadMs)} | ${ms(r.serverMs)} | ${ms(r.downloadMs)} | ${ms(r.networkMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** (${ms(r.endToEndMinMs)}) | ${ms(r.modelMs)} | ${ms(r.serverCpuMs)} | ${kb(r.queryBytes)} / ${kb(r.responseBytes)} / ${kb(r.keyBytes)} | ${r.topHitFound ? 'yes' : 'NO'} | ${r.exact ? 'yes' : `NO${r.noiseExhausted > 0 ? ` (noise budget exhausted in ${r.noiseExhausted} of ${r.samples})` : ''}`} |`,
     )
   }
   for (const { title, reason } of report.skipped) lines.push('', `Not measured: ${title} — ${reason}.`)
+  for (const { title, reason } of report.limits) {
+    lines.push('', `Not measured, a limit of the server's defaults: ${title} — ${reason}.`)
+  }
   const twins = report.twins.length > 0 ? `\n${renderEndToEndTwins(report.twins)}` : ''
   return `${lines.join('\n')}\n${twins}`
 }

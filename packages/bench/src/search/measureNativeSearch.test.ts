@@ -3,8 +3,8 @@ import { syntheticSearchDatabase } from '@sealbox/he-core/search'
 import { describe, expect, it } from 'vitest'
 import { VENV_PYTHON } from '../engines/native/NativeEngine.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { prepareNativeTwin } from './measureNativeSearch.ts'
-import { prepareSearchCase, runInterleaved } from './measureSearch.ts'
+import { prepareNativeTwin, prepareNativeTwins } from './measureNativeSearch.ts'
+import { prepareSearchCase, prepareSearchFixture, runInterleaved } from './measureSearch.ts'
 
 // `npm test` makes the venv (scripts/sealbox.mjs, seal-python from PyPI) when python3 exists; only without python3 is this skipped.
 describe.skipIf(!existsSync(VENV_PYTHON))('native search twin (seal-python)', () => {
@@ -32,6 +32,29 @@ describe.skipIf(!existsSync(VENV_PYTHON))('native search twin (seal-python)', ()
       expect(native.map((r) => r.queryCompression)).toEqual(['none', 'none', 'none', 'none'])
     } finally {
       for (const item of cases) item[Symbol.dispose]()
+    }
+  })
+
+  it('serves seeded and unseeded queries of one config from one native setup, without a WASM index', async () => {
+    const database = syntheticSearchDatabase({ rows: 3000, dimension: 10, seed: 7 })
+    await using harness = await NativeSearchHarness.start()
+    using fixture = await prepareSearchFixture(
+      { rows: 3000, dimension: 10, babySteps: 'client', babyStep: 8 },
+      database,
+    )
+    const twins = await prepareNativeTwins({ label: 'client g=8', fixture }, harness, [
+      { form: 'seeded', label: 'seeded' },
+      { form: 'unseeded', label: 'unseeded' },
+    ])
+    try {
+      const [seeded, unseeded] = await runInterleaved(twins, { warmup: 1, samples: 2 })
+      expect([seeded?.exact, unseeded?.exact]).toEqual([true, true])
+      expect([seeded?.querySeeded, unseeded?.querySeeded]).toEqual([true, false])
+      // Both halves of every ciphertext: about twice the bytes.
+      expect(unseeded?.queryBytes).toBeGreaterThan(1.9 * (seeded?.queryBytes ?? 0))
+      expect(seeded?.config.queryCiphertexts).toBe(8)
+    } finally {
+      for (const twin of twins) twin[Symbol.dispose]()
     }
   })
 

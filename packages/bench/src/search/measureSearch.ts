@@ -126,9 +126,86 @@ export interface SearchCaseFixture {
   client: PrivateSearchClient
   keys: SearchKeys | null
   keyBytes: number
+  /** Key generation and export (ms). */
+  keyGenMs: number
+  /** Loading the exported keys as a server does (ms; 0 without keys). */
+  keyLoadMs: number
   vectors: Float64Array[]
   queries: Uint8Array[]
+  /** Whether `queries` carry seeds, and their median encryption time (ms). */
+  querySeeded: boolean
+  clientEncryptMs: number
   database: SearchDatabase
+}
+
+/**
+ * A config's client side without an index: its client and key set, the Galois keys loaded
+ * as a server loads them, four query vectors and their query bundles. What a native twin
+ * needs when no WASM case of that config is measured; dispose it after the twin.
+ */
+export async function prepareSearchFixture(
+  input: SearchConfigInput,
+  database: SearchDatabase,
+  options: { seeded?: boolean } = {},
+): Promise<SearchCaseFixture & Disposable> {
+  const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
+  const ctx = await getHeContext(config.params)
+  let started = performance.now()
+  const client = PrivateSearchClient.create(ctx, config)
+  const keyEnvelope = client.evaluationKeys()
+  const keyGenMs = performance.now() - started
+  started = performance.now()
+  const keys = keyEnvelope ? EvaluationKeys.load(ctx, keyEnvelope) : null
+  const keyLoadMs = keyEnvelope ? performance.now() - started : 0
+  const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 100 + i))
+  const querySeeded = options.seeded ?? true
+  const encryptTimes: number[] = []
+  const queries = vectors.map((vector) => {
+    const t = performance.now()
+    const query = client.encryptQuery(vector, { seeded: querySeeded })
+    encryptTimes.push(performance.now() - t)
+    return query
+  })
+  return {
+    config,
+    ctx,
+    client,
+    keys,
+    keyBytes: keyEnvelope?.byteLength ?? 0,
+    keyGenMs,
+    keyLoadMs,
+    vectors,
+    queries,
+    querySeeded,
+    clientEncryptMs: medianOfFinite(encryptTimes),
+    database,
+    [Symbol.dispose]() {
+      keys?.dispose()
+      client.dispose()
+    },
+  }
+}
+
+/** The config columns of a measurement. */
+export function measurementConfig(config: SearchConfig): SearchMeasurement['config'] {
+  return {
+    configId: config.configId,
+    scheme: config.scheme,
+    babySteps: config.babySteps,
+    hoistBabySteps: config.hoistBabySteps,
+    babyStep: config.babyStep,
+    galoisSteps: config.galoisSteps,
+    queryCiphertexts: config.queryCiphertexts,
+    operations: config.operations,
+    estimatedServerMs: config.estimatedServerMs,
+    nttForm: config.nttForm,
+    rows: config.rows,
+    dimension: config.dimension,
+    polyModulusDegree: config.polyModulusDegree,
+    scale: config.scale,
+    coeffModulusBits: config.params.coeffModulusBits,
+    blocks: config.blocks.length,
+  }
 }
 
 /** Processes the database for `input`, makes the client and its keys, checks one query against the oracle. */
@@ -138,27 +215,21 @@ export async function prepareSearchCase(
   database: SearchDatabase,
   options: { kernel?: SearchKernelChoice; seeded?: boolean } = {},
 ): Promise<SearchCase> {
-  const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
-  const ctx = await getHeContext(config.params)
-  const index = PrivateSearchIndex.process(ctx, database, config, { kernel: options.kernel ?? 'auto' })
-  let started = performance.now()
-  const client = PrivateSearchClient.create(ctx, config)
-  const keyEnvelope = client.evaluationKeys()
-  const keyGenMs = performance.now() - started
-  started = performance.now()
-  const keys = keyEnvelope ? EvaluationKeys.load(ctx, keyEnvelope) : null
-  const keyLoadMs = keyEnvelope ? performance.now() - started : 0
-
-  const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 100 + i))
-  const encryptTimes: number[] = []
-  const queries = vectors.map((vector) => {
-    const t = performance.now()
-    const query = client.encryptQuery(vector, { seeded: options.seeded ?? true })
-    encryptTimes.push(performance.now() - t)
-    return query
-  })
+  const fixture = await prepareSearchFixture(
+    input,
+    database,
+    options.seeded === undefined ? {} : { seeded: options.seeded },
+  )
+  const { config, ctx, client, keys, queries, vectors, keyGenMs, keyLoadMs } = fixture
+  let index: PrivateSearchIndex
+  try {
+    index = PrivateSearchIndex.process(ctx, database, config, { kernel: options.kernel ?? 'auto' })
+  } catch (error) {
+    fixture[Symbol.dispose]()
+    throw error
+  }
   const first = index.evaluate(queries[0] as Uint8Array, keys)
-  started = performance.now()
+  const started = performance.now()
   const decrypted = client.decryptScores(first.response)
   const clientDecryptMs = performance.now() - started
   const oracle = plaintextSearchScores(config, database, vectors[0] as Float64Array)
@@ -172,7 +243,7 @@ export async function prepareSearchCase(
 
   return {
     label,
-    fixture: { config, ctx, client, keys, keyBytes: keyEnvelope?.byteLength ?? 0, vectors, queries, database },
+    fixture,
     sample(record = true) {
       const cpuStart = threadCpuMs()
       const { timings } = index.evaluate(nextQuery(), keys)
@@ -194,32 +265,15 @@ export async function prepareSearchCase(
     result(): SearchMeasurement {
       return {
         label,
-        config: {
-          configId: config.configId,
-          scheme: config.scheme,
-          babySteps: config.babySteps,
-          hoistBabySteps: config.hoistBabySteps,
-          babyStep: config.babyStep,
-          galoisSteps: config.galoisSteps,
-          queryCiphertexts: config.queryCiphertexts,
-          operations: config.operations,
-          estimatedServerMs: config.estimatedServerMs,
-          nttForm: config.nttForm,
-          rows: config.rows,
-          dimension: config.dimension,
-          polyModulusDegree: config.polyModulusDegree,
-          scale: config.scale,
-          coeffModulusBits: config.params.coeffModulusBits,
-          blocks: config.blocks.length,
-        },
+        config: measurementConfig(config),
         processMs: index.processing.milliseconds,
         processedBytes: index.processing.bytes,
         keyGenMs,
-        keyBytes: keyEnvelope?.byteLength ?? 0,
+        keyBytes: fixture.keyBytes,
         keyLoadMs,
         queryBytes: (queries[0] as Uint8Array).byteLength,
         responseBytes: first.response.byteLength,
-        clientEncryptMs: medianOfFinite(encryptTimes),
+        clientEncryptMs: fixture.clientEncryptMs,
         clientDecryptMs,
         compute: spread(phases.compute),
         total: spread(phases.total),
@@ -236,7 +290,7 @@ export async function prepareSearchCase(
         },
         engine: 'wasm',
         kernel: index.kernel,
-        querySeeded: options.seeded ?? true,
+        querySeeded: fixture.querySeeded,
         queryCompression: config.compression,
         responseCompression: config.responseCompression,
         minNoiseBudget: decrypted.minNoiseBudget,
@@ -253,8 +307,7 @@ export async function prepareSearchCase(
       }
     },
     [Symbol.dispose]() {
-      keys?.dispose()
-      client.dispose()
+      fixture[Symbol.dispose]()
       index.dispose()
     },
   }

@@ -15,9 +15,16 @@ import {
   type SearchMeasurement,
 } from './measureSearch.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
-import { APPLE_DIMENSION, APPLE_ROWS, type SearchBenchGroup, type SearchBenchPlan } from './planSearchBench.ts'
+import {
+  APPLE_DEFAULT_LABEL,
+  APPLE_DIMENSION,
+  APPLE_ROWS,
+  type SearchBenchGroup,
+  type SearchBenchPlan,
+} from './planSearchBench.ts'
 import type { SearchBenchReport } from './SearchBenchReport.ts'
 import { SealCallClock } from './sealCallClock.ts'
+import { searchTargets } from './searchTargets.ts'
 import { measureThreaded, type ThreadedMeasurement } from './threadedSearch.ts'
 
 /** How much of the plan to measure, and how. */
@@ -129,13 +136,31 @@ export async function measureSearchBench(
     ? undefined
     : await measureBatch(defaults, database, 8, Math.max(3, counts.samples >> 3))
   const throughput = await options.measureThroughput?.()
+  const apple = pick('apple')
+  const appleCandidates = pick('appleCandidates')
+  const candidates = pick('candidates')
+  const targets = searchTargets([
+    {
+      shape: `V = ${APPLE_ROWS}, D = ${APPLE_DIMENSION} (Apple's shape)`,
+      wasmDefault: apple.find((m) => m.label === APPLE_DEFAULT_LABEL),
+      rows: [...apple, ...appleCandidates],
+    },
+    {
+      shape: `V = ${rows.toLocaleString('en')}, D = ${dimension}`,
+      wasmDefault: headline,
+      rows: [...headlineRows, ...tradeOff, ...candidates],
+    },
+  ])
   return {
     samples: counts,
     native: harness ? { ...harness.versions, seal: '4.1.2 (seal-python wheel, built without zstd/zlib)' } : undefined,
     headline,
     headlineRows,
     loadSplit,
-    apple: pick('apple'),
+    apple,
+    candidates,
+    appleCandidates,
+    targets,
     ...(rotations ? { rotations } : {}),
     schemes: [headline, ...pick('schemes')],
     tradeOff,

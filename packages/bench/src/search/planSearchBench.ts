@@ -1,12 +1,23 @@
-import type { SearchConfigInput, SearchKernelChoice } from '@sealbox/he-core/search'
+import { resolveSearchConfig, type SearchConfigInput, type SearchKernelChoice } from '@sealbox/he-core/search'
 import type { ThroughputPlan } from './measureServerThroughput.ts'
+import { nativeCandidates } from './nativeCandidates.ts'
 
 /** The shape of Apple's published PNNS example (swift-homomorphic-encryption): V = 4096 rows, D = 128, cosine. */
 export const APPLE_ROWS = 4096
 export const APPLE_DIMENSION = 128
 
+/** The label of the default config at Apple's shape (the WASM side of that shape's target row). */
+export const APPLE_DEFAULT_LABEL = 'Apple PNNS shape, default config'
+
 /** Which table of the report a sampled config belongs to. */
-export type SearchBenchGroup = 'headline' | 'schemes' | 'tradeOff' | 'forms' | 'apple'
+export type SearchBenchGroup =
+  | 'headline'
+  | 'schemes'
+  | 'tradeOff'
+  | 'forms'
+  | 'apple'
+  | 'candidates'
+  | 'appleCandidates'
 
 /** One config of the main table, sampled round-robin with all the others. */
 export interface SearchBenchItem {
@@ -45,7 +56,7 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
   const paddedDimension = 2 ** Math.ceil(Math.log2(dimension))
   const gs = [...new Set([1, 2, 4, 8, paddedDimension].filter((g) => g <= paddedDimension))]
   const items: SearchBenchItem[] = [
-    { group: 'headline', label: 'default config (zstd queries and responses)', input: defaults },
+    { group: 'headline', label: 'default config (its own wire)', input: defaults },
     {
       group: 'headline',
       label: 'default config, uncompressed seeded queries',
@@ -112,17 +123,24 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
     }
   }
   if (options.withApple) {
-    for (const babySteps of ['client', 'server'] as const) {
-      items.push({
+    items.push(
+      {
         group: 'apple',
-        label: `Apple PNNS shape, ${babySteps}-side baby steps`,
-        input: { rows: APPLE_ROWS, dimension: APPLE_DIMENSION, babySteps },
+        label: APPLE_DEFAULT_LABEL,
+        input: { rows: APPLE_ROWS, dimension: APPLE_DIMENSION },
         native: true,
         apple: true,
-      })
-    }
-    // One query ciphertext: the server-side g = 8, 12, 16 beside the model's, native's best among
-    // them (uncompressed, as the native wheel reads), and the model's g in SEAL's evaluator.
+      },
+      {
+        group: 'apple',
+        label: 'Apple PNNS shape, client-side baby steps',
+        input: { rows: APPLE_ROWS, dimension: APPLE_DIMENSION, babySteps: 'client' },
+        native: true,
+        apple: true,
+      },
+    )
+    // One query ciphertext with the model's g, hoisted, and in SEAL's evaluator (uncompressed,
+    // as the native wheel reads); the g native may prefer are among its candidates below.
     const apple: SearchConfigInput = {
       rows: APPLE_ROWS,
       dimension: APPLE_DIMENSION,
@@ -143,17 +161,60 @@ export function planSearchBench(options: SearchBenchPlanOptions): SearchBenchPla
       apple: true,
       kernel: 'seal',
     })
-    for (const g of [8, 12, 16]) {
-      items.push({
-        group: 'apple',
-        label: `Apple shape, server-side g=${g}, uncompressed`,
-        input: { ...apple, babyStep: g },
+  }
+  // Native's best must be native's best: every config that could be its fastest, at the main
+  // shape and at Apple's, seeded and unseeded, each beside its WASM twin.
+  addNativeCandidates(items, { rows, dimension }, 'candidates')
+  if (options.withApple) addNativeCandidates(items, { rows: APPLE_ROWS, dimension: APPLE_DIMENSION }, 'appleCandidates')
+  return { defaults, paddedDimension, items }
+}
+
+/** What makes two items the same measurement: the resolved contract, the wire, the query form, the kernel, the database. */
+function itemKey(item: SearchBenchItem): string {
+  const config = resolveSearchConfig(item.input)
+  return [
+    item.apple === true,
+    config.configId,
+    config.compression,
+    config.responseCompression,
+    config.nttForm,
+    item.seeded ?? true,
+    item.kernel ?? 'auto',
+  ].join('|')
+}
+
+/**
+ * Adds native's candidate configs (`nativeCandidates`) at one shape, uncompressed queries and
+ * responses (what the native wheel reads and writes), seeded and unseeded, each with its
+ * native twin; a config already planned gets its twin instead of a second item.
+ */
+function addNativeCandidates(
+  items: SearchBenchItem[],
+  shape: { rows: number; dimension: number },
+  group: 'candidates' | 'appleCandidates',
+): void {
+  const apple = group === 'appleCandidates'
+  const planned = new Map(items.map((item) => [itemKey(item), item]))
+  const paddedDimension = 2 ** Math.ceil(Math.log2(shape.dimension))
+  for (const { babySteps, babyStep } of nativeCandidates(paddedDimension)) {
+    for (const seeded of [true, false]) {
+      const item: SearchBenchItem = {
+        group,
+        label: `${apple ? 'Apple shape, ' : ''}${babySteps}-side g=${babyStep}, ${seeded ? 'seeded' : 'unseeded'} uncompressed`,
+        input: { ...shape, babySteps, babyStep, compression: 'none', responseCompression: 'none' },
         native: true,
-        apple: true,
-      })
+        ...(apple ? { apple: true } : {}),
+        ...(seeded ? {} : { seeded: false }),
+      }
+      const same = planned.get(itemKey(item))
+      if (same) {
+        same.native = true
+        continue
+      }
+      items.push(item)
+      planned.set(itemKey(item), item)
     }
   }
-  return { defaults, paddedDimension, items }
 }
 
 /** Pool servers with 1 and 2 workers, 4 and 16 clients; `--quick` keeps each row to a few seconds. */

@@ -1,6 +1,7 @@
 import type { SearchMeasurement } from './measureSearch.ts'
 import type { SearchBenchReport } from './SearchBenchReport.ts'
 import { KERNEL_NAMES, kb, kib, ms, side, table } from './searchReportFormat.ts'
+import type { NativeFigure, SearchTarget } from './searchTargets.ts'
 
 /** The best (lowest median total) measurement of an engine, or undefined. */
 export function bestOf(list: readonly SearchMeasurement[], engine: 'wasm' | 'native'): SearchMeasurement | undefined {
@@ -58,7 +59,7 @@ function comparisonTable(list: readonly SearchMeasurement[]): string {
 
 /** The headline configs and the best of each engine, with the best WASM over the best native. */
 export function headlineComparison(report: SearchBenchReport): string[] {
-  const all = [...report.headlineRows, ...report.tradeOff]
+  const all = [...report.headlineRows, ...report.tradeOff, ...report.candidates]
   const wasm = bestOf(all, 'wasm')
   const native = bestOf(all, 'native')
   const rows = [...report.headlineRows]
@@ -108,46 +109,40 @@ export function appleTable(list: readonly SearchMeasurement[]): string {
   return table(['who', 'baby steps', 'evaluation keys', 'query', 'response', 'server ms (min / median)', 'exact'], rows)
 }
 
-/** The WASM server total over native's best (by minimum) among `natives`, with the run's figures. */
-function targetRow(label: string, wasm: SearchMeasurement | undefined, natives: SearchMeasurement[]): string[] {
-  const native = [...natives].sort((a, b) => a.total.min - b.total.min)[0]
-  if (!wasm || !native) return [label, 'not measured', '', '', '']
-  return [
-    label,
-    `${wasm.label}: ${ms(wasm.total.min)} / ${ms(wasm.total.median)}`,
-    `${native.label}: ${ms(native.total.min)} / ${ms(native.total.median)}`,
-    `**${(wasm.total.min / native.total.min).toFixed(2)}×** / ${(wasm.total.median / native.total.median).toFixed(2)}×`,
-    wasm.exact && native.exact ? 'yes' : '**NO**',
-  ]
+/** Native's figure and the config it came from. */
+function figure(f: NativeFigure): string {
+  return `${ms(f.ms)} (${f.mode})`
 }
 
-/** One query ciphertext (server-side baby steps): the kernel's best against native's best, Apple's shape and the default shape. */
-export function kernelTargets(report: SearchBenchReport): string {
-  const oneCiphertext = (m: SearchMeasurement) => m.config.babySteps === 'server'
-  const best = (list: SearchMeasurement[]) => [...list].sort((a, b) => a.total.min - b.total.min)[0]
-  const apple = report.apple.filter(oneCiphertext)
-  const shape = [...report.headlineRows, ...report.tradeOff].filter(
-    (m) => oneCiphertext(m) && m.config.scheme === 'bgv' && m.queryCompression === 'none',
-  )
-  const wasm = (list: SearchMeasurement[], hoisted: boolean) =>
-    best(
-      list.filter((m) => m.engine === 'wasm' && m.kernel !== 'seal' && (m.config.hoistBabySteps ?? false) === hoisted),
-    )
-  const native = (list: SearchMeasurement[]) => list.filter((m) => m.engine === 'native')
-  const main = `V = ${report.headline.config.rows.toLocaleString('en')}, D = ${report.headline.config.dimension}`
+/**
+ * Each shape's default config (and the key-switching kernel's best one-ciphertext rows) over
+ * native SEAL's best of every native row of that shape in the same run, taken separately for
+ * the minimum, the median and the CPU time, each naming the native config it came from.
+ */
+export function targetTable(targets: readonly SearchTarget[]): string {
+  if (targets.length === 0) return 'Not measured (no native rows: `--no-native`, or the venv could not be made).'
   return table(
     [
-      'shape (one query ciphertext, uncompressed)',
-      'WASM kernel, best (min / median ms)',
-      'native SEAL, best',
-      'WASM ÷ native (min / median)',
+      'shape',
+      'WASM config',
+      'WASM total min / median, CPU (ms)',
+      "native's best total, min",
+      "native's best total, median",
+      "native's best CPU",
+      "**WASM ÷ native's best** (min / median / CPU)",
+      "÷ native's best with one query ciphertext (min)",
       'exact',
     ],
-    [
-      targetRow(`V = 4096, D = 128 (Apple's shape), single rotations`, wasm(apple, false), native(apple)),
-      targetRow(`V = 4096, D = 128 (Apple's shape), hoisted baby steps`, wasm(apple, true), native(apple)),
-      targetRow(`${main}, single rotations`, wasm(shape, false), native(shape)),
-      targetRow(`${main}, hoisted baby steps`, wasm(shape, true), native(shape)),
-    ],
+    targets.map((t) => [
+      t.shape,
+      `${t.what}: ${t.wasm.mode}`,
+      `${ms(t.wasm.totalMin)} / ${ms(t.wasm.totalMedian)}, ${ms(t.wasm.cpu)}`,
+      figure(t.native.totalMin),
+      figure(t.native.totalMedian),
+      figure(t.native.cpu),
+      `**${t.ratio.totalMin.toFixed(2)}×** / ${t.ratio.totalMedian.toFixed(2)}× / ${t.ratio.cpu.toFixed(2)}×`,
+      t.oneCiphertextMin === undefined ? '—' : `${t.oneCiphertextMin.toFixed(2)}×`,
+      t.wasm.exact ? 'yes' : '**NO**',
+    ]),
   )
 }

@@ -1,7 +1,7 @@
 // A worker_threads entry: one node-seal instance, the database processed for its
 // share of the blocks, then queries until closed.
 import { parentPort, workerData } from 'node:worker_threads'
-import { getHeContext, loadSeal } from '@sealbox/he-core'
+import { EvaluationKeys, getHeContext, loadSeal } from '@sealbox/he-core'
 import { PrivateSearchIndex, resolveSearchConfig, syntheticSearchDatabase } from '@sealbox/he-core/search'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
 
@@ -16,14 +16,17 @@ try {
   const config = resolveSearchConfig({ ...data.config, rows: database.rows, dimension: database.dimension })
   const ctx = await getHeContext(config.params)
   const index = PrivateSearchIndex.process(ctx, database, config, { blocks: data.blocks })
+  // The user's keys, loaded once as a server's worker caches them.
+  const keys = data.keys ? EvaluationKeys.load(ctx, data.keys) : null
   port.on('message', (message: SearchWorkerRequest) => {
     if (message.type === 'close') {
+      keys?.dispose()
       index.dispose()
       port.close()
       return
     }
     try {
-      const { response, timings } = index.evaluate(message.query, null)
+      const { response, timings } = index.evaluate(message.query, keys)
       reply({ type: 'response', id: message.id, response, timings }, [response.buffer as ArrayBuffer])
     } catch (error) {
       reply({ type: 'error', id: message.id, message: String(error) })

@@ -6,6 +6,8 @@ export interface SearchWorkerData {
   /** The synthetic database to build (each worker builds the same one from the seed). */
   database: { rows: number; dimension: number; seed: number }
   blocks: SearchBlockRange
+  /** The client's Galois keys as it uploads them (null: the config needs none), loaded once by the worker. */
+  keys: Uint8Array | null
   wasmModule: WebAssembly.Module | undefined
 }
 

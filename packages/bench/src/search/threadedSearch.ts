@@ -87,12 +87,14 @@ export async function measureThreaded(
   const config = resolveSearchConfig({ ...input, rows: database.rows, dimension: database.dimension })
   const ctx = await getHeContext(config.params)
   const ranges = splitBlocks(config.blocks.length, threads)
+  using client = PrivateSearchClient.create(ctx, config)
+  // Each worker serves the client's own keys (the default rotates on the server).
+  const keys = client.evaluationKeys()
   const workers = ranges.map(
-    (blocks) => new SearchWorker({ config: input, database, blocks, wasmModule: sealWasmModule() }),
+    (blocks) => new SearchWorker({ config: input, database, blocks, keys, wasmModule: sealWasmModule() }),
   )
   try {
     await Promise.all(workers.map((worker) => worker.ready))
-    using client = PrivateSearchClient.create(ctx, config)
     const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 200 + i))
     const queries = vectors.map((vector) => client.encryptQuery(vector))
     let id = 0

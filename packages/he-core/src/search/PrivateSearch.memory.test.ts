@@ -24,12 +24,20 @@ describe('private search memory', () => {
         const { response } = fixture.index.evaluate(fixture.client.encryptQuery(q, { seeded }), fixture.keys)
         fixture.client.rank(response, 5)
       }
+      // The kernel's own memory (outside SEAL's heap) is reserved at processing time.
+      const kernelBytes = fixture.index.heapBytes
+      expect(kernelBytes).toBeGreaterThan(0)
       // The key set makes its encryptor and decryptor on first use: long-lived, not per query.
       roundTrip()
       const report = measureHeap(roundTrip, { warmup: 10, iterations: 200 })
       expect(report.handlesAfter).toBe(report.handlesBefore)
       expect(report.heapAfter).toBe(report.heapAfterWarmup)
+      expect(fixture.index.heapBytes).toBe(kernelBytes)
     }
+    // Under SEAL's evaluator the diagonals are SEAL plaintexts: the index holds no memory of its own.
+    using fixture = await searchFixture({ rows: 100, dimension: 3 })
+    using sealIndex = PrivateSearchIndex.process(fixture.ctx, fixture.database, fixture.config, { kernel: 'seal' })
+    expect(sealIndex.heapBytes).toBe(0)
   })
 
   it('stays flat over repeated queries of the benchmark shape (V=10000, D=16)', async () => {

@@ -146,6 +146,17 @@ export class PrivateSearchIndex implements Disposable {
     return this.#dyadic ? 'dyadic' : 'seal'
   }
 
+  /**
+   * Bytes of WebAssembly memory the index's kernel holds of its own, outside SEAL's heap:
+   * its copy of every diagonal, its tables and scratch, the current user's key words. It
+   * is reserved when the index is processed and does not grow with queries or users. 0
+   * when SEAL's evaluator runs the search (the diagonals are then SEAL plaintexts, in the
+   * heap `wasmHeapBytes` reports).
+   */
+  get heapBytes(): number {
+    return this.#dyadic?.heapBytes ?? 0
+  }
+
   /** Block indices this index holds. */
   get blocks(): number[] {
     return this.#blocks.map(({ block }) => block.index)

@@ -38,6 +38,11 @@ export class DyadicSearch {
     this.#cipherWords = accumulator.shape.polys * accumulator.shape.primes.length * accumulator.shape.polyModulusDegree
   }
 
+  /** Bytes of the kernel's own WebAssembly memory (its copy of every diagonal, one query, the sums). */
+  get heapBytes(): number {
+    return this.#accumulator.heapBytes
+  }
+
   /** The kernel for this index, or undefined when the config needs SEAL (rotations, BFV, primes ≥ 2^32). */
   static prepare(
     ctx: HeContext,

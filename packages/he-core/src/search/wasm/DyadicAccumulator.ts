@@ -104,6 +104,11 @@ export class DyadicAccumulator {
     }
   }
 
+  /** Bytes of the kernel's own WebAssembly memory (primes, accumulator, query slots, every plaintext). */
+  get heapBytes(): number {
+    return this.#kernel.memory.buffer.byteLength
+  }
+
   /**
    * Copies one query's ciphertexts (polys × primes × n words each) into the kernel.
    * `verify`: refuse (INVALID_ENVELOPE) any residue at or above its prime — for words
