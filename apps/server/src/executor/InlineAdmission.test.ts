@@ -89,4 +89,30 @@ describe('InlineAdmission', () => {
     now = 10_000
     admission.admit('127.0.0.1', job, 10)
   })
+
+  it('adds what the executor has yet to build or load for the job, checked again just before it runs', () => {
+    const admission = new InlineAdmission(limits, () => 0)
+    const job = program('c')
+    // Measured warm at 0.3 ms per unit: 30 units is 9 ms.
+    admission.observe(job, 30, reply(9))
+    // Its parameters' context not built yet (say 1,800 units, about n = 8192): 549 ms, refused.
+    const cold = refusal(() => admission.admit('127.0.0.1', job, 30, () => 1800))
+    expect(cold.code).toBe('LIMIT_EXCEEDED')
+    expect(cold.message).toContain("building its parameters' context or loading its key set first")
+    expect(cold.details).toMatchObject({ coldUnits: 1800, setting: 'INLINE_MAX_JOB_MS' })
+    // A smaller build fits; by the time the job runs another job has built it.
+    let pending = 600
+    const warm = admission.admit('127.0.0.1', job, 30, () => pending)
+    pending = 0
+    warm.beforeRun()
+    // It ran warm in 9 ms: learned as 0.3 ms per unit (not 9 ms per 630), so a build of
+    // 1,700 units is still refused (519 ms).
+    warm.afterRun(reply(9))
+    expect(refusal(() => admission.admit('127.0.0.1', job, 30, () => 1700)).code).toBe('LIMIT_EXCEEDED')
+    // A cold run is learned per unit of all it did: 630 units in 189 ms is 0.3 ms per unit again.
+    const first = admission.admit('127.0.0.2', job, 30, () => 600)
+    first.beforeRun()
+    first.afterRun(reply(189))
+    admission.admit('127.0.0.2', job, 30, () => 1500)
+  })
 })

@@ -35,8 +35,10 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en-US')} ms`
  * work blocks the event loop for as long as it really takes. Each finished job, on any
  * executor, teaches its shape's milliseconds per cost unit (the worst of its last few
  * runs); a job is predicted at its shape's rate, or — a shape not seen yet — at the
- * worst rate of any recent job and never below UNSEEN_MS_PER_UNIT. A job predicted past
- * INLINE_MAX_JOB_MS is refused (LIMIT_EXCEEDED), and each client address may block the
+ * worst rate of any recent job and never below UNSEEN_MS_PER_UNIT. What the inline
+ * executor has yet to build or load for the job (its parameters' context, its key set:
+ * `coldUnits`) is added to the job's units, since the loop waits for it just the same. A
+ * job predicted past INLINE_MAX_JOB_MS is refused (LIMIT_EXCEEDED), and each client address may block the
  * loop for at most INLINE_BUDGET_MS per INLINE_BUDGET_WINDOW_MS (RATE_LIMITED): the
  * prediction is charged at admission and again, with what was learned meanwhile, just
  * before the job runs; what it took beyond that is charged after it ran.
@@ -76,16 +78,21 @@ export class InlineAdmission {
   /**
    * Admits a job of `units` from `address` (LIMIT_EXCEEDED above INLINE_MAX_JOB_MS,
    * RATE_LIMITED past the address's budget); the ticket re-checks and settles it.
+   * `coldUnits` says what the executor would first have to build or load for the job,
+   * asked at admission and again just before it runs (another job may have done it since).
    */
-  admit(address: string, job: WorkerJob, units: number): InlineTicket {
+  admit(address: string, job: WorkerJob, units: number, coldUnits: () => number = () => 0): InlineTicket {
     const shape = shapeOf(job)
-    let charged = this.#check(address, units, shape, 0)
+    let cold = coldUnits()
+    let charged = this.#check(address, units, cold, shape, 0)
     return {
       beforeRun: () => {
-        charged += this.#check(address, units, shape, charged)
+        cold = coldUnits()
+        charged += this.#check(address, units, cold, shape, charged)
       },
       afterRun: (reply) => {
-        this.observe(job, units, reply)
+        // Learned per unit of everything the run did, so a cold first run does not make warm ones look slow.
+        this.observe(job, units + cold, reply)
         const took = reply.runMs ?? 0
         if (took > charged) this.#budget.charge(address, took - charged)
       },
@@ -93,14 +100,25 @@ export class InlineAdmission {
   }
 
   /** Checks the prediction and takes what it adds to `charged` from the address's budget; returns that. */
-  #check(address: string, units: number, shape: string, charged: number): number {
+  #check(address: string, units: number, cold: number, shape: string, charged: number): number {
     const { INLINE_MAX_JOB_MS, INLINE_BUDGET_MS, INLINE_BUDGET_WINDOW_MS } = this.#limits
-    const predicted = this.predictMs(units, shape)
+    const predicted = this.predictMs(units + cold, shape)
     if (predicted > INLINE_MAX_JOB_MS) {
+      const first =
+        cold > 0
+          ? ", building its parameters' context or loading its key set first, which the inline executor has not done yet,"
+          : ''
       throw new HeError(
         'LIMIT_EXCEEDED',
-        `jobs like this one took about ${ms(predicted)} on the inline executor, which blocks the whole server while it runs; it takes jobs of at most ${ms(INLINE_MAX_JOB_MS)} (INLINE_MAX_JOB_MS): send it without x-sealbox-executor: inline`,
-        { details: { predictedMs: Math.round(predicted), limit: INLINE_MAX_JOB_MS, setting: 'INLINE_MAX_JOB_MS' } },
+        `jobs like this one${first} take about ${ms(predicted)} on the inline executor, which blocks the whole server while it runs; it takes jobs of at most ${ms(INLINE_MAX_JOB_MS)} (INLINE_MAX_JOB_MS): send it without x-sealbox-executor: inline`,
+        {
+          details: {
+            predictedMs: Math.round(predicted),
+            ...(cold > 0 ? { coldUnits: Math.round(cold) } : {}),
+            limit: INLINE_MAX_JOB_MS,
+            setting: 'INLINE_MAX_JOB_MS',
+          },
+        },
       )
     }
     const more = Math.max(0, predicted - charged)
