@@ -19,6 +19,13 @@ const RECENT_JOBS = 32
  */
 const UNSEEN_MS_PER_UNIT = 10 * COST_UNIT_MS
 
+/**
+ * Milliseconds per cost unit of the work the inline executor does before a job it is cold
+ * for (`inlineColdWork`, priced by measurement): twice the model's rate when no recent job
+ * says the machine is slower.
+ */
+const COLD_MS_PER_UNIT = 2 * COST_UNIT_MS
+
 /** One admitted inline job: checked again just before it runs, settled with what it took. */
 export interface InlineTicket {
   /** Just before the job runs (it may have waited behind others): refuses it if it is now known to be too long or its address is out of budget. */
@@ -37,7 +44,8 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en-US')} ms`
  * runs); a job is predicted at its shape's rate, or — a shape not seen yet — at the
  * worst rate of any recent job and never below UNSEEN_MS_PER_UNIT. What the inline
  * executor has yet to build or load for the job (its parameters' context, its key set:
- * `coldUnits`) is added to the job's units, since the loop waits for it just the same. A
+ * `coldUnits`) is added at the worst rate of recent jobs, since the loop waits for it
+ * just the same. A
  * job predicted past INLINE_MAX_JOB_MS is refused (LIMIT_EXCEEDED), and each client address may block the
  * loop for at most INLINE_BUDGET_MS per INLINE_BUDGET_WINDOW_MS (RATE_LIMITED): the
  * prediction is charged at admission and again, with what was learned meanwhile, just
@@ -61,11 +69,16 @@ export class InlineAdmission {
     )
   }
 
-  /** Predicted event-loop milliseconds of a job of `units` cost units and this shape. */
-  predictMs(units: number, shape: string): number {
+  /**
+   * Predicted event-loop milliseconds of a job of `units` cost units and this shape, with
+   * `coldUnits` of work the executor must first do for it (a context, a key set). That
+   * work is not the program's, and it was measured: it runs at the rate recent jobs ran at
+   * (the machine's speed now), never below COLD_MS_PER_UNIT.
+   */
+  predictMs(units: number, shape: string, coldUnits = 0): number {
     const known = this.#shapes.get(shape)
     const rate = known ? Math.max(...known) : Math.max(UNSEEN_MS_PER_UNIT, ...this.#recent)
-    return Math.max(units, 0.1) * rate
+    return Math.max(units, 0.1) * rate + coldUnits * Math.max(COLD_MS_PER_UNIT, ...this.#recent)
   }
 
   /** Learns from a job that ran on any executor (a worker's time predicts the loop's). */
@@ -102,7 +115,7 @@ export class InlineAdmission {
   /** Checks the prediction and takes what it adds to `charged` from the address's budget; returns that. */
   #check(address: string, units: number, cold: number, shape: string, charged: number): number {
     const { INLINE_MAX_JOB_MS, INLINE_BUDGET_MS, INLINE_BUDGET_WINDOW_MS } = this.#limits
-    const predicted = this.predictMs(units + cold, shape)
+    const predicted = this.predictMs(units, shape, cold)
     if (predicted > INLINE_MAX_JOB_MS) {
       const first =
         cold > 0
