@@ -80,10 +80,15 @@ export function serverPrice(params: ParamsInput, program: ProgramInput, record?:
   return admitProgram(analysis, resolved, record, { MAX_JOB_HEAP_BYTES: Number.POSITIVE_INFINITY }).units
 }
 
-/** The largest `k` (from 1) whose program `make(k)` the server prices at most `limit` units. */
-export function largestWithin(limit: number, make: (k: number) => ProgramInput, price: (p: ProgramInput) => number) {
+/** The largest `k` (from 1, at most `maxK`) whose program `make(k)` the server prices at most `limit` units. */
+export function largestWithin(
+  limit: number,
+  make: (k: number) => ProgramInput,
+  price: (p: ProgramInput) => number,
+  maxK = Number.POSITIVE_INFINITY,
+) {
   let k = 1
-  while (price(make(k + 1)) <= limit) k++
+  while (k < maxK && price(make(k + 1)) <= limit) k++
   return k
 }
 
