@@ -4,6 +4,7 @@ import {
   encodeBundle,
   encodeEnvelope,
   exportEvaluationKeys,
+  exportGaloisKeys,
   getHeContext,
   KeySet,
 } from '@sealbox/he-core'
@@ -128,7 +129,10 @@ describe('forged key payloads (a real server process)', () => {
   it('Galois keys labelled relinKeys, and relin keys labelled galoisKeys: 400 INVALID_ENVELOPE', async () => {
     const tenant = (await server.client.createSession()).client
     const token = tenant.token as string
-    const galois = decodeEnvelope(side.keys as Uint8Array, { kind: 'galoisKeys' })
+    const ctx = await getHeContext(side.config.params)
+    using keys = KeySet.generate(ctx, { relin: true, galois: { steps: [1] } })
+    // SEAL's own save (zstd): a packed payload says what it is, and no encoder labels it relinKeys.
+    const galois = decodeEnvelope(exportGaloisKeys(keys, { compression: 'zstd' }), { kind: 'galoisKeys' })
     const asRelin = encodeEnvelope({
       kind: 'relinKeys',
       fingerprint: galois.fingerprint,
@@ -136,8 +140,6 @@ describe('forged key payloads (a real server process)', () => {
       seeded: galois.seeded,
       payload: galois.payload,
     })
-    const ctx = await getHeContext(side.config.params)
-    using keys = KeySet.generate(ctx, { relin: true })
     const relin = decodeBundle(exportEvaluationKeys(keys)).items.find((item) => item.kind === 'relinKeys')
     if (!relin) throw new Error('no relinearization keys in the export')
     const asGalois = encodeEnvelope({
