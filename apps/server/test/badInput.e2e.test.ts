@@ -6,7 +6,11 @@ import { errorOf, raw, type SearchSide, searchSide, startServer, type TestServer
 
 const database = { rows: 300, dim: 6, seed: 7 }
 
-/** Every item of the bad-input list: a coded 4xx, the server up, memory flat, nothing stored lost. */
+/**
+ * Every kind of bad input a client can send — bodies, envelopes, params, key sets, programs,
+ * sizes — is answered with a coded 4xx; afterwards the server is up, its memory flat and
+ * nothing stored is lost.
+ */
 describe('bad input', () => {
   let server: TestServer
   let side: SearchSide

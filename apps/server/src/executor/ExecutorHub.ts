@@ -208,9 +208,18 @@ export class ExecutorHub {
     // A client that picks `inline` on a server configured for another executor (npm start) is
     // admitted by measured time and its address's budget; an operator's EXECUTOR=inline is a
     // measurement set up on purpose (the bench's inline rows), limited by MAX_INLINE_COST only.
+    const executor = scheduler.executor
     const inline =
       mode === 'inline' && mode !== this.defaultMode
-        ? this.#inline.admit(client?.address ?? 'unknown', job, cost.units)
+        ? this.#inline.admit(
+            client?.address ?? 'unknown',
+            job,
+            cost.units,
+            // What the loop would first build or load for it (a context, a key set), priced too.
+            executor instanceof InlineExecutor
+              ? () => executor.coldUnits(job, (keySet) => this.bytesCache.get(keySet)?.byteLength)
+              : undefined,
+          )
         : undefined
     this.#admission.charge(tenant, cost, client?.anonymous ? client.address : undefined)
     const result = await scheduler.submit(tenant, job, {

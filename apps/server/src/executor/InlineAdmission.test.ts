@@ -89,4 +89,44 @@ describe('InlineAdmission', () => {
     now = 10_000
     admission.admit('127.0.0.1', job, 10)
   })
+
+  it('adds what the executor has yet to build or load for the job, checked again just before it runs', () => {
+    const admission = new InlineAdmission(limits, () => 0)
+    const job = program('c')
+    const coldRate = 2 * COST_UNIT_MS
+    // Measured warm at 0.3 ms per unit: 30 units is 9 ms.
+    admission.observe(job, 30, reply(9))
+    // Its parameters' context not built yet (1,800 units, about n = 8192): 9 ms plus 1,800
+    // units at twice the model's rate (the recent jobs were faster), past 500 ms: refused.
+    expect(9 + 1800 * coldRate).toBeGreaterThan(500)
+    const cold = refusal(() => admission.admit('127.0.0.1', job, 30, () => 1800))
+    expect(cold.code).toBe('LIMIT_EXCEEDED')
+    expect(cold.message).toContain("building its parameters' context or loading its key set first")
+    expect(cold.details).toMatchObject({ coldUnits: 1800, setting: 'INLINE_MAX_JOB_MS' })
+    // A smaller build fits; by the time the job runs another job has built it, so the run
+    // is warm (nothing cold is asked again) and teaches 0.3 ms per unit, as before.
+    let pending = 600
+    const warm = admission.admit('127.0.0.1', job, 30, () => pending)
+    pending = 0
+    warm.beforeRun()
+    warm.afterRun(reply(9))
+    // A cold run is learned per unit of all it did: 630 units in 1,260 ms is 2 ms per unit,
+    // so the same program, warm, is now predicted at 60 ms, and with a 600-unit build at
+    // that recent rate (1.2 s) refused.
+    const first = admission.admit('127.0.0.2', job, 30, () => 600)
+    first.beforeRun()
+    first.afterRun(reply(1260))
+    admission.admit('127.0.0.2', job, 30)
+    expect(refusal(() => admission.admit('127.0.0.2', job, 30, () => 600)).code).toBe('LIMIT_EXCEEDED')
+  })
+
+  it('prices cold work at the machine’s recent rate, not at the prior of a program never measured', () => {
+    const admission = new InlineAdmission(limits, () => 0)
+    // A new program (10 units at 10× the model's rate: 22 ms) at parameters whose context
+    // is 370 units to build (n = 4096): at twice the model's rate 163 ms, admitted.
+    admission.admit('127.0.0.1', program('n'), 10, () => 370)
+    // Recent jobs ran at 2 ms per unit (a loaded machine): the same build is 740 ms, refused.
+    admission.observe(program('slow'), 100, reply(200))
+    expect(refusal(() => admission.admit('127.0.0.1', program('n'), 10, () => 370)).code).toBe('LIMIT_EXCEEDED')
+  })
 })

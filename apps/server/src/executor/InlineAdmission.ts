@@ -19,6 +19,13 @@ const RECENT_JOBS = 32
  */
 const UNSEEN_MS_PER_UNIT = 10 * COST_UNIT_MS
 
+/**
+ * Milliseconds per cost unit of the work the inline executor does before a job it is cold
+ * for (`inlineColdWork`, priced by measurement): twice the model's rate when no recent job
+ * says the machine is slower.
+ */
+const COLD_MS_PER_UNIT = 2 * COST_UNIT_MS
+
 /** One admitted inline job: checked again just before it runs, settled with what it took. */
 export interface InlineTicket {
   /** Just before the job runs (it may have waited behind others): refuses it if it is now known to be too long or its address is out of budget. */
@@ -35,8 +42,11 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en-US')} ms`
  * work blocks the event loop for as long as it really takes. Each finished job, on any
  * executor, teaches its shape's milliseconds per cost unit (the worst of its last few
  * runs); a job is predicted at its shape's rate, or — a shape not seen yet — at the
- * worst rate of any recent job and never below UNSEEN_MS_PER_UNIT. A job predicted past
- * INLINE_MAX_JOB_MS is refused (LIMIT_EXCEEDED), and each client address may block the
+ * worst rate of any recent job and never below UNSEEN_MS_PER_UNIT. What the inline
+ * executor has yet to build or load for the job (its parameters' context, its key set:
+ * `coldUnits`) is added at the worst rate of recent jobs, since the loop waits for it
+ * just the same. A
+ * job predicted past INLINE_MAX_JOB_MS is refused (LIMIT_EXCEEDED), and each client address may block the
  * loop for at most INLINE_BUDGET_MS per INLINE_BUDGET_WINDOW_MS (RATE_LIMITED): the
  * prediction is charged at admission and again, with what was learned meanwhile, just
  * before the job runs; what it took beyond that is charged after it ran.
@@ -59,11 +69,16 @@ export class InlineAdmission {
     )
   }
 
-  /** Predicted event-loop milliseconds of a job of `units` cost units and this shape. */
-  predictMs(units: number, shape: string): number {
+  /**
+   * Predicted event-loop milliseconds of a job of `units` cost units and this shape, with
+   * `coldUnits` of work the executor must first do for it (a context, a key set). That
+   * work is not the program's, and it was measured: it runs at the rate recent jobs ran at
+   * (the machine's speed now), never below COLD_MS_PER_UNIT.
+   */
+  predictMs(units: number, shape: string, coldUnits = 0): number {
     const known = this.#shapes.get(shape)
     const rate = known ? Math.max(...known) : Math.max(UNSEEN_MS_PER_UNIT, ...this.#recent)
-    return Math.max(units, 0.1) * rate
+    return Math.max(units, 0.1) * rate + coldUnits * Math.max(COLD_MS_PER_UNIT, ...this.#recent)
   }
 
   /** Learns from a job that ran on any executor (a worker's time predicts the loop's). */
@@ -76,16 +91,21 @@ export class InlineAdmission {
   /**
    * Admits a job of `units` from `address` (LIMIT_EXCEEDED above INLINE_MAX_JOB_MS,
    * RATE_LIMITED past the address's budget); the ticket re-checks and settles it.
+   * `coldUnits` says what the executor would first have to build or load for the job,
+   * asked at admission and again just before it runs (another job may have done it since).
    */
-  admit(address: string, job: WorkerJob, units: number): InlineTicket {
+  admit(address: string, job: WorkerJob, units: number, coldUnits: () => number = () => 0): InlineTicket {
     const shape = shapeOf(job)
-    let charged = this.#check(address, units, shape, 0)
+    let cold = coldUnits()
+    let charged = this.#check(address, units, cold, shape, 0)
     return {
       beforeRun: () => {
-        charged += this.#check(address, units, shape, charged)
+        cold = coldUnits()
+        charged += this.#check(address, units, cold, shape, charged)
       },
       afterRun: (reply) => {
-        this.observe(job, units, reply)
+        // Learned per unit of everything the run did, so a cold first run does not make warm ones look slow.
+        this.observe(job, units + cold, reply)
         const took = reply.runMs ?? 0
         if (took > charged) this.#budget.charge(address, took - charged)
       },
@@ -93,14 +113,25 @@ export class InlineAdmission {
   }
 
   /** Checks the prediction and takes what it adds to `charged` from the address's budget; returns that. */
-  #check(address: string, units: number, shape: string, charged: number): number {
+  #check(address: string, units: number, cold: number, shape: string, charged: number): number {
     const { INLINE_MAX_JOB_MS, INLINE_BUDGET_MS, INLINE_BUDGET_WINDOW_MS } = this.#limits
-    const predicted = this.predictMs(units, shape)
+    const predicted = this.predictMs(units, shape, cold)
     if (predicted > INLINE_MAX_JOB_MS) {
+      const first =
+        cold > 0
+          ? ", building its parameters' context or loading its key set first, which the inline executor has not done yet,"
+          : ''
       throw new HeError(
         'LIMIT_EXCEEDED',
-        `jobs like this one took about ${ms(predicted)} on the inline executor, which blocks the whole server while it runs; it takes jobs of at most ${ms(INLINE_MAX_JOB_MS)} (INLINE_MAX_JOB_MS): send it without x-sealbox-executor: inline`,
-        { details: { predictedMs: Math.round(predicted), limit: INLINE_MAX_JOB_MS, setting: 'INLINE_MAX_JOB_MS' } },
+        `jobs like this one${first} take about ${ms(predicted)} on the inline executor, which blocks the whole server while it runs; it takes jobs of at most ${ms(INLINE_MAX_JOB_MS)} (INLINE_MAX_JOB_MS): send it without x-sealbox-executor: inline`,
+        {
+          details: {
+            predictedMs: Math.round(predicted),
+            ...(cold > 0 ? { coldUnits: Math.round(cold) } : {}),
+            limit: INLINE_MAX_JOB_MS,
+            setting: 'INLINE_MAX_JOB_MS',
+          },
+        },
       )
     }
     const more = Math.max(0, predicted - charged)

@@ -1,7 +1,9 @@
-import { retireSeal, sharedContextCache } from '@sealbox/he-core'
+import { type ParamsInput, parseParams, retireSeal, sharedContextCache } from '@sealbox/he-core'
 import { JobRunner } from '../worker/JobRunner.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
+import { contextBuildUnits, keyLoadUnits } from './inlineColdWork.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** The inline executor's one worker, as its replies name it. */
@@ -12,7 +14,8 @@ const INLINE_WORKER = 'inline'
  * a job computes, no other request (health checks included) is answered, and a job
  * cannot be stopped at its deadline — so it runs one job at a time, lets the loop
  * answer what waits before each, and the hub admits only small jobs here
- * (MAX_INLINE_COST, and by measured time: `InlineAdmission`). Like a worker, its SEAL instance is replaced when a reply says
+ * (MAX_INLINE_COST, and by measured time with what this instance has yet to build or
+ * load for the job: `InlineAdmission`, `coldUnits`). Like a worker, its SEAL instance is replaced when a reply says
  * so after SEAL_ERROR_RECYCLE caught exceptions: the thread cannot be replaced, so
  * the runner, the cached contexts and the node-seal instance are dropped and a fresh
  * WASM instance is made from the same compiled module. Until it
@@ -61,6 +64,35 @@ export class InlineExecutor implements Executor {
 
   freeSlots(): number {
     return this.ready() ? 1 - this.#running : 0
+  }
+
+  /**
+   * Cost units of the work `job` would make the loop do before its own because this
+   * instance has not done it yet (`inlineColdWork`): building its parameters' context,
+   * loading its key set — from the node's bytes cache when `fullFormBytes` knows the key
+   * set's full form there, else from the store. Zero once both are at hand.
+   */
+  coldUnits(job: WorkerJob, fullFormBytes: (keySet: KeySetRef) => number | undefined): number {
+    let units = 0
+    if (job.type === 'evaluate') {
+      try {
+        const params = parseParams(job.params as ParamsInput)
+        // The thread's shared cache is where the job will look (`acquireHeContext`).
+        if (!sharedContextCache().has(params)) units += contextBuildUnits(params)
+      } catch {
+        // Parameters that do not parse are refused in the job before any context is built.
+      }
+    }
+    if ((job.type === 'evaluate' || job.type === 'search') && job.keys && !this.#holdsKeys(job.keys)) {
+      units += keyLoadUnits({ storedBytes: job.keys.bytes, fullFormBytes: fullFormBytes(keySetOf(job.keys)) })
+    }
+    return units
+  }
+
+  /** Whether this instance's key cache holds the key set (under any parameters' fingerprint). */
+  #holdsKeys(ref: KeySetRef): boolean {
+    const prefix = `${keySetCacheKey(keySetOf(ref))}/`
+    return this.#runner?.keys.keys().some((key) => key.startsWith(prefix)) ?? false
   }
 
   /** The event loop, when it may start a job: one worker, scheduled like a pool's. */

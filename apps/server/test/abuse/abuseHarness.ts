@@ -14,8 +14,9 @@ import { raw } from '../harness.ts'
  * attack's own JavaScript cannot delay it — asks `/healthz` on a fresh connection
  * every few milliseconds, like a kubelet. A test asserts the attack's answer and that
  * the prober's p99 stayed under `healthzLimitMs` (the liveness bound, or a multiple of the idle
- * baseline on a busy machine), and records both in the report
- * the closing notes quote (node_modules/.abuse-report.jsonl).
+ * baseline on a busy machine), and records both in the abuse report
+ * (node_modules/.abuse-report.jsonl): one row per attack with what it got and what the
+ * server's other clients saw meanwhile, for people to read the measured figures from.
  */
 
 /** What "stays fast for everyone else" means: a liveness probe with a one-second timeout never fires. */
@@ -264,6 +265,15 @@ export function longestJobMs(headers: readonly (string | null | undefined)[]): n
 /** A server's Prometheus text (`GET /metrics`). */
 export async function metricsText(url: string): Promise<string> {
   return (await fetch(`${url}/metrics`)).text()
+}
+
+/**
+ * The server's own longest event-loop delay since this was last asked, ms
+ * (`sealbox_nodejs_eventloop_lag_max_seconds`: the histogram restarts at every scrape). Unlike
+ * a probe's latency it does not include the probe's own wait for a core on a busy machine.
+ */
+export async function loopDelayMaxMs(url: string): Promise<number> {
+  return Math.round(metricSum(await metricsText(url), 'sealbox_nodejs_eventloop_lag_max_seconds') * 1000)
 }
 
 /** Sum of a Prometheus metric's samples (all label sets). */

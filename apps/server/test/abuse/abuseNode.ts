@@ -25,18 +25,23 @@ export interface Victim {
 export interface AbuseNode {
   node: ServerNode
   url: string
-  /** A client with no token. */
+  /** A client with no token (it never retries, nor do the clients it makes). */
   client: SealboxClient
   victim: Victim
   stop(): Promise<void>
 }
 
-/** Starts a `ServerNode` with ABUSE_SERVER_ENV, then `env` over it, and warms a victim tenant. */
-export async function startAbuseNode(name: string, env: Record<string, string> = {}): Promise<AbuseNode> {
+/**
+ * Starts a `ServerNode` with ABUSE_SERVER_ENV, then `env` over it (a setting given as
+ * `undefined` is left unset, so the server's own default applies), and warms a victim
+ * tenant. Its clients never retry: a 502, 503 or 504 an attacker or the victim got is
+ * what the test must see, not something a retry hides.
+ */
+export async function startAbuseNode(name: string, env: Record<string, string | undefined> = {}): Promise<AbuseNode> {
   const node = await ServerNode.start({ name: `abuse-${name}`, env: { ...ABUSE_SERVER_ENV, ...env } })
   let side: SearchSide | undefined
   try {
-    const client = new SealboxClient({ baseUrl: node.url })
+    const client = new SealboxClient({ baseUrl: node.url, retry: false })
     const victimClient = (await client.createSession()).client
     side = await searchSide(victimClient, ABUSE_DATABASE)
     await victimClient.putKeySet('k', side.keys as Uint8Array)

@@ -1,15 +1,20 @@
 import {
+  analyzeProgram,
   encodeBatch,
   encodeEnvelope,
   encryptSymmetric,
   type HeContext,
   type KeySet,
+  type ParamsInput,
   type ProgramInput,
+  parseParams,
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
 import { fakeSealPayload } from '@sealbox/he-core/testing'
+import { admitProgram } from '../../src/app/programAdmission.ts'
+import type { KeySetRecord } from '../../src/store/KeyStore.ts'
 
 /*
  * The HE programs and parameters the abuse suite sends, in one place so each attack
@@ -43,10 +48,54 @@ export const transparentProgram: ProgramInput = {
   outputs: ['r'],
 }
 
-/** A zstd ciphertext envelope of [1, 2, 3] under `keys`, as a program's input. */
-export function encryptedInput(ctx: HeContext, keys: KeySet): Uint8Array {
+/**
+ * Products of grown ciphertexts, nothing relinearized: x² (3 polynomials), x⁴ (5), then
+ * `products` copies of x⁴ · x² (7 each, SEAL's general product loop) summed. One input, so
+ * its body is small; per cost unit among the slowest programs the model admits.
+ */
+export function grownProductsProgram(products: number): ProgramInput {
+  const names = Array.from({ length: products }, (_, i) => `p${i}`)
+  return {
+    version: 1,
+    inputs: [{ name: 'x', kind: 'ciphertext' }],
+    steps: [
+      { op: 'square', a: 'x', out: 's3' },
+      { op: 'square', a: 's3', out: 's5' },
+      ...names.map((out) => ({ op: 'multiply' as const, a: 's5', b: 's3', out })),
+      ...names
+        .slice(1)
+        .map((name, i) => ({ op: 'add' as const, a: i === 0 ? 'p0' : `t${i - 1}`, b: name, out: `t${i}` })),
+    ],
+    outputs: [products === 1 ? 'p0' : `t${products - 2}`],
+  }
+}
+
+/**
+ * A program's price in cost units exactly as the server admits it (`admitProgram`: with
+ * the stored key set it runs with, `record`), without the per-job heap bound.
+ */
+export function serverPrice(params: ParamsInput, program: ProgramInput, record?: KeySetRecord): number {
+  const resolved = parseParams(params)
+  const analysis = analyzeProgram(program, resolved)
+  return admitProgram(analysis, resolved, record, { MAX_JOB_HEAP_BYTES: Number.POSITIVE_INFINITY }).units
+}
+
+/** The largest `k` (from 1, at most `maxK`) whose program `make(k)` the server prices at most `limit` units. */
+export function largestWithin(
+  limit: number,
+  make: (k: number) => ProgramInput,
+  price: (p: ProgramInput) => number,
+  maxK = Number.POSITIVE_INFINITY,
+) {
+  let k = 1
+  while (k < maxK && price(make(k + 1)) <= limit) k++
+  return k
+}
+
+/** A zstd ciphertext envelope of [seed, 2, 3] under `keys`, as a program's input. */
+export function encryptedInput(ctx: HeContext, keys: KeySet, seed = 1): Uint8Array {
   return withScope((scope) =>
-    saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [1, 2, 3], scope), scope), {
+    saveSealObject(encryptSymmetric(keys, encodeBatch(ctx, [seed, 2, 3], scope), scope), {
       kind: 'ciphertext',
       fingerprint: ctx.fingerprint,
       keySetId: keys.id,
@@ -56,16 +105,24 @@ export function encryptedInput(ctx: HeContext, keys: KeySet): Uint8Array {
 }
 
 /**
+ * A ciphertext envelope with a fake SEAL payload (40 bytes, under a made-up fingerprint):
+ * every check before a worker reads it passes, and a worker that does read it refuses it.
+ */
+export function fakeInput(): Uint8Array {
+  return encodeEnvelope({
+    kind: 'ciphertext',
+    fingerprint: '00112233445566778899aabbccddeeff',
+    payload: fakeSealPayload(40),
+  })
+}
+
+/**
  * The evaluate body of an n = 16384 BFV program of `multiplies` multiplies (no keys needed):
  * one costs ≈ 520 cost units (the multiply ≈ 430, loading 2 × 2 MiB and saving 3 MiB the rest), two ≈ 1,180. Its inputs are envelopes with a fake SEAL payload:
  * a request refused at admission never reads them, and one admitted fails in the worker at once.
  */
 export function multiplyBody(multiplies: 1 | 2): Uint8Array {
-  const fake = encodeEnvelope({
-    kind: 'ciphertext',
-    fingerprint: '00112233445566778899aabbccddeeff',
-    payload: fakeSealPayload(40),
-  })
+  const fake = fakeInput()
   return encodeEvaluateRequest({
     params: { scheme: 'bfv', polyModulusDegree: 16384, plainModulus: { batchingBits: 20 } },
     program: {

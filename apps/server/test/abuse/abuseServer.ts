@@ -38,7 +38,7 @@ export interface AbuseServer {
   pid: number
   /** What the server printed so far. */
   output(): string
-  /** A client with no token. */
+  /** A client with no token (it never retries, nor do the clients it makes). */
   client: SealboxClient
   /** A search client and oracle for ABUSE_DATABASE; disposed by `stop()`. */
   searchSide(client?: SealboxClient): Promise<SearchSide>
@@ -77,7 +77,8 @@ export async function spawnAbuseServer(
     await rm(dataDir, { recursive: true, force: true })
     throw error
   }
-  const client = new SealboxClient({ baseUrl: node.url })
+  // Never retried: a 502, 503 or 504 an attacker or a victim got must reach the test.
+  const client = new SealboxClient({ baseUrl: node.url, retry: false })
   return {
     url: node.url,
     pid: node.pid as number,

@@ -1,8 +1,10 @@
 import {
   decodeBundle,
+  decodeEnvelope,
   encodeBundle,
   encodeEnvelope,
   exportEvaluationKeys,
+  exportGaloisKeys,
   getHeContext,
   KeySet,
 } from '@sealbox/he-core'
@@ -128,13 +130,9 @@ describe('forged key payloads (a real server process)', () => {
     const tenant = (await server.client.createSession()).client
     const token = tenant.token as string
     const ctx = await getHeContext(side.config.params)
-    // Both kinds in SEAL's own (zstd) format: the served search's upload is packed, which
-    // only a Galois-key envelope can carry, so relabelling it would be refused client-side.
     using keys = KeySet.generate(ctx, { relin: true, galois: { steps: [1] } })
-    const items = decodeBundle(exportEvaluationKeys(keys, { compression: 'zstd' })).items
-    const galois = items.find((item) => item.kind === 'galoisKeys')
-    const relin = items.find((item) => item.kind === 'relinKeys')
-    if (!galois || !relin) throw new Error('the export lacks relinearization or Galois keys')
+    // SEAL's own save (zstd): a packed payload says what it is, and no encoder labels it relinKeys.
+    const galois = decodeEnvelope(exportGaloisKeys(keys, { compression: 'zstd' }), { kind: 'galoisKeys' })
     const asRelin = encodeEnvelope({
       kind: 'relinKeys',
       fingerprint: galois.fingerprint,
@@ -142,6 +140,8 @@ describe('forged key payloads (a real server process)', () => {
       seeded: galois.seeded,
       payload: galois.payload,
     })
+    const relin = decodeBundle(exportEvaluationKeys(keys)).items.find((item) => item.kind === 'relinKeys')
+    if (!relin) throw new Error('no relinearization keys in the export')
     const asGalois = encodeEnvelope({
       kind: 'galoisKeys',
       fingerprint: relin.fingerprint,

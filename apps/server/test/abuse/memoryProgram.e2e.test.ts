@@ -117,12 +117,14 @@ describe('memory is priced: peak heap bounded per job, grown workers replaced', 
     // waits behind the attacker's jobs (the second one's queue time includes the replacement's
     // warm-up), never for a hung worker: a generous bound from this run's own numbers.
     expect(victim.searches).toBeGreaterThanOrEqual(1)
+    // Its client never retries: a 502, 503 or 504 would be counted here.
+    expect(victim.failed).toEqual({})
     const attackerMs = (result.first.timing.total ?? 0) + (result.second.timing.total ?? 0)
     expect(victim.max).toBeLessThan(2 * attackerMs + 10 * baseline.max)
     expectHealthy({
       attack: 'memory',
       test: `${FILE} › a memory program then a slow-load program`,
-      answer: `200, 200; victim p50 ${baseline.p50} → ${victim.p50} ms (attacker's jobs ${attackerMs.toFixed(0)} ms)`,
+      answer: `200, 200; victim p50 ${baseline.p50} → ${victim.p50} ms, max ${victim.max} ms (bound ${Math.round(2 * attackerMs + 10 * baseline.max)}; attacker's jobs ${attackerMs.toFixed(0)} ms), no failure`,
       during: health,
       idle,
     })

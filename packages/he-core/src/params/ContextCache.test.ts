@@ -64,6 +64,21 @@ describe('ContextCache', () => {
     expect(cache.size).toBe(0)
   })
 
+  it('says whether a context is built (or being built) without building one', async () => {
+    using cache = new ContextCache({ maxBytes: 1 })
+    expect(cache.has(bfv(4096, 20))).toBe(false)
+    expect(cache.size).toBe(0)
+    const building = cache.acquire(bfv(4096, 20))
+    expect(cache.has(bfv(4096, 20))).toBe(true)
+    const lease = await building
+    // The same parameters resolved, or spelled another way, are the same context.
+    expect(cache.has(lease.ctx.params)).toBe(true)
+    expect(cache.has(bfv(4096, 21))).toBe(false)
+    lease.release()
+    // Released past the byte budget: deleted, so the next acquire builds it again.
+    expect(cache.has(bfv(4096, 20))).toBe(false)
+  })
+
   it('validates before building: a fractional scale or an unknown n never becomes a context', async () => {
     using cache = new ContextCache()
     for (const input of [

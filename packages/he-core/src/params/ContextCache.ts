@@ -108,6 +108,15 @@ export class ContextCache implements Disposable {
     return { ctx, release, [Symbol.dispose]: release }
   }
 
+  /**
+   * Whether the context for `input` (validated first) is built or being built here, so
+   * that `acquire` or `get` would not build it: a caller that must not block for a
+   * build (the server's inline executor) prices one by this before it asks.
+   */
+  has(input: ParamsInput | ResolvedParams, options: ParseParamsOptions = {}): boolean {
+    return this.#entries.has(this.#keyOf(input, options).key)
+  }
+
   /** A context already built here with this fingerprint (e.g. to load an envelope). */
   byFingerprint(fingerprint: string): HeContext | undefined {
     for (const entry of this.#entries.values()) if (entry.context?.fingerprint === fingerprint) return entry.context
@@ -140,10 +149,15 @@ export class ContextCache implements Disposable {
     this.dispose()
   }
 
-  #entry(input: ParamsInput | ResolvedParams, options: ParseParamsOptions): Entry {
+  /** The validated parameters of `input` and the key they are cached under. */
+  #keyOf(input: ParamsInput | ResolvedParams, options: ParseParamsOptions): { params: ResolvedParams; key: string } {
     // Resolved params are re-validated too: they may come from a file or a peer.
     const params = parseParams(isResolved(input) ? paramsInputOf(input) : input, options)
-    const key = JSON.stringify(params)
+    return { params, key: JSON.stringify(params) }
+  }
+
+  #entry(input: ParamsInput | ResolvedParams, options: ParseParamsOptions): Entry {
+    const { params, key } = this.#keyOf(input, options)
     const existing = this.#entries.get(key)
     if (existing) return existing
     const build = async (): Promise<HeContext> => {
