@@ -50,6 +50,21 @@ describe('CostAdmission', () => {
     now = 20_000
     admission.charge('a', { units: 1000, what: 'program' })
   })
+
+  it('charges a cold context’s build beside the job, but never more than a budget can hold, and not against MAX_PROGRAM_COST', () => {
+    const admission = new CostAdmission(limits, () => 0)
+    // The per-request limit prices the request itself: a 900-unit program with a 5,000-unit build passes it.
+    admission.check({ units: 900, what: 'program', coldUnits: 5000 }, 'pool')
+    // 100 + 1,200 of build, twice: 2,600 of 3,000 spent, so a third is refused naming the build.
+    admission.charge('a', { units: 100, what: 'program', coldUnits: 1200 })
+    admission.charge('a', { units: 100, what: 'program', coldUnits: 1200 })
+    const limited = refusal(() => admission.charge('a', { units: 100, what: 'program', coldUnits: 1200 }))
+    expect(limited.code).toBe('RATE_LIMITED')
+    expect(limited.message).toContain('costs about 1,300 cost units (1,200 of them building the context')
+    // A build above the whole budget is charged as the budget: such parameters stay usable once per window.
+    admission.charge('b', { units: 100, what: 'program', coldUnits: 50_000 })
+    expect(refusal(() => admission.charge('b', { units: 1, what: 'program' })).code).toBe('RATE_LIMITED')
+  })
 })
 
 describe('CostAdmission per client address (local mode)', () => {

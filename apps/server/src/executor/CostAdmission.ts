@@ -14,6 +14,17 @@ export interface JobCost {
   peakHeapBytes?: number
   /** What makes up the peak, for the message of a refusal. */
   peakHeapNote?: string
+  /**
+   * Work a worker may first have to do for the job that is not the job's own (building
+   * its parameters' context): charged to the tenant and weighed by the fair queue, but not
+   * held against the per-request limits, which price what the request itself asks for.
+   */
+  coldUnits?: number
+}
+
+/** All the units a job is charged and scheduled by: its own and the cold work before it. */
+export function chargedUnits(cost: JobCost): number {
+  return cost.units + (cost.coldUnits ?? 0)
 }
 
 type CostLimits = Pick<
@@ -95,15 +106,23 @@ export class CostAdmission {
    * then neither is spent.
    */
   charge(tenant: string, cost: JobCost, anonymousAddress?: string): void {
-    if (anonymousAddress !== undefined && !this.#addressBudget.has(anonymousAddress, cost.units)) {
+    // A build is charged up to what a budget can hold beside the job, so parameters whose
+    // context costs more than a whole budget are still usable, once per window.
+    const budget =
+      anonymousAddress === undefined
+        ? this.#limits.TENANT_COST_BUDGET
+        : Math.min(this.#limits.TENANT_COST_BUDGET, this.#addressLimit)
+    const room = Math.max(0, budget - cost.units)
+    const charged = cost.units + Math.min(cost.coldUnits ?? 0, room)
+    if (anonymousAddress !== undefined && !this.#addressBudget.has(anonymousAddress, charged)) {
       this.#refuse(cost, 'the sessions of this client address have', 'ADDRESS_COST_BUDGET', this.#addressLimit, () =>
-        this.#addressBudget.take(anonymousAddress, cost.units),
+        this.#addressBudget.take(anonymousAddress, charged),
       )
     }
     this.#refuse(cost, 'this tenant has', 'TENANT_COST_BUDGET', this.#limits.TENANT_COST_BUDGET, () =>
-      this.#budget.take(tenant, cost.units),
+      this.#budget.take(tenant, charged),
     )
-    if (anonymousAddress !== undefined) this.#addressBudget.charge(anonymousAddress, cost.units)
+    if (anonymousAddress !== undefined) this.#addressBudget.charge(anonymousAddress, charged)
   }
 
   /** Runs `take`; its RATE_LIMITED becomes one that names the budget and who spent it. */
@@ -116,11 +135,11 @@ export class CostAdmission {
       const retryAfterSeconds = Number(error.details?.retryAfterSeconds ?? 1)
       throw new HeError(
         'RATE_LIMITED',
-        `this ${cost.what} costs about ${units(cost.units)} cost units and ${who} spent the budget of ${units(limit)} per ${TENANT_COST_WINDOW_MS / 1000} s (${setting} per TENANT_COST_WINDOW_MS); enough is back in ${retryAfterSeconds} s`,
+        `this ${cost.what} costs about ${units(chargedUnits(cost))} cost units${cost.coldUnits ? ` (${units(cost.coldUnits)} of them building the context of parameters no worker has used lately)` : ''} and ${who} spent the budget of ${units(limit)} per ${TENANT_COST_WINDOW_MS / 1000} s (${setting} per TENANT_COST_WINDOW_MS); enough is back in ${retryAfterSeconds} s`,
         {
           details: {
             retryAfterSeconds,
-            cost: Math.ceil(cost.units),
+            cost: Math.ceil(chargedUnits(cost)),
             limit,
             windowMs: TENANT_COST_WINDOW_MS,
             setting,

@@ -6,14 +6,17 @@ import {
   keyUploadPeakHeapBytes,
   keyUploadSize,
   loadSeal,
+  parseParams,
   sealWasmModule,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
-import { CostAdmission, type JobCost } from './CostAdmission.ts'
+import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
+import { contextBuildUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineAdmission } from './InlineAdmission.ts'
@@ -33,6 +36,12 @@ import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** 32-bit WebAssembly's own heap limit. */
 const WASM_HEAP_LIMIT = 4096 * 1024 * 1024
+
+/**
+ * How many parameter sets the hub remembers a worker building lately: about what a
+ * worker's context cache (CONTEXT_CACHE_BYTES) holds of them.
+ */
+const RECENT_PARAMS = 16
 
 /** Options of one submission through the hub. */
 export interface HubSubmitOptions {
@@ -85,6 +94,13 @@ export class ExecutorHub {
   #keyLoadTarget: KeyLoadTarget | undefined
   /** Full-form key bytes shared by every worker of this node (the middle key tier). */
   readonly bytesCache: KeyBytesCache
+  /**
+   * Parameters an evaluate job ran under lately (their validated form): a job under others
+   * is charged its context's build (`contextBuildUnits`), which its worker does first —
+   * 2–6 s at n = 16384 for a program priced at a few dozen units. Server-wide, not per
+   * worker: with several workers a job may still build a context another worker holds.
+   */
+  readonly #recentParams = new LRUCache<string, true>({ max: RECENT_PARAMS })
 
   constructor(options: { config: ServerConfig; setup: WorkerSetup; metrics: ServerMetrics; log: FastifyBaseLogger }) {
     this.#config = options.config
@@ -201,7 +217,12 @@ export class ExecutorHub {
     const scheduler = this.#schedulers.get(mode)
     if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
     // Refusals before any worker time: the job's own limits, then a full queue, then the budgets.
-    const cost = this.#costOf(job, options)
+    const paramsKey = job.type === 'evaluate' ? paramsKeyOf(job.params) : undefined
+    const cost = this.#costOf(
+      job,
+      options,
+      mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey),
+    )
     this.#admission.check(cost, mode)
     scheduler.assertCapacity(tenant)
     const client = options.client
@@ -224,7 +245,7 @@ export class ExecutorHub {
     this.#admission.charge(tenant, cost, client?.anonymous ? client.address : undefined)
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
-      cost: cost.units,
+      cost: chargedUnits(cost),
       ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(inline
@@ -232,20 +253,28 @@ export class ExecutorHub {
         : { afterRun: (reply: WorkerReply) => this.#inline.observe(job, cost.units, reply) }),
     })
     this.#metrics.job(mode, result.reply)
+    // Answered, the worker built (or held) the job's context: the next job under it is warm.
+    if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
     const answered = result.reply.result
     if (answered.type === 'failed') return { ...result, mode, outcome: { ok: false, error: answered.error } }
     if (!answers(job, answered)) throw new HeError('INTERNAL', `worker answered ${answered.type} to a ${job.type} job`)
     return { ...result, mode, outcome: { ok: true, result: answered } }
   }
 
-  /** A job's estimated work: the route's program cost, he-core's search model, a key upload's size, or a unit for small jobs. */
-  #costOf(job: WorkerJob, options: HubSubmitOptions): JobCost {
+  /**
+   * A job's estimated work: the route's program cost (with its context's build when no
+   * worker ran its parameters lately, `coldContext`; the inline executor prices its own
+   * cold work by what its one SEAL instance holds), he-core's search model, a key upload's
+   * size, or a unit for small jobs.
+   */
+  #costOf(job: WorkerJob, options: HubSubmitOptions, coldContext: boolean): JobCost {
     switch (job.type) {
       case 'evaluate':
         return {
           units: options.cost ?? 1,
           what: 'program',
           ...(options.peakHeapBytes === undefined ? {} : { peakHeapBytes: options.peakHeapBytes }),
+          ...(coldContext ? { coldUnits: contextBuildUnits(parseParams(job.params)) } : {}),
         }
       case 'search': {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
@@ -315,4 +344,9 @@ export class ExecutorHub {
     await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.drain()))
     await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.executor.close()))
   }
+}
+
+/** The key a job's parameters are remembered under: their validated form, as the context cache keys them. */
+function paramsKeyOf(params: Parameters<typeof parseParams>[0]): string {
+  return JSON.stringify(parseParams(params))
 }

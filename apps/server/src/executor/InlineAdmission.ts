@@ -21,7 +21,7 @@ const UNSEEN_MS_PER_UNIT = 10 * COST_UNIT_MS
 
 /**
  * Milliseconds per cost unit of the work the inline executor does before a job it is cold
- * for (`inlineColdWork`, priced by measurement): twice the model's rate when no recent job
+ * for (`coldWorkCost`, priced by measurement): twice the model's rate when no recent job
  * says the machine is slower.
  */
 const COLD_MS_PER_UNIT = 2 * COST_UNIT_MS

@@ -1,7 +1,7 @@
 import { type ParamsInput, parseParams, retireSeal, sharedContextCache } from '@sealbox/he-core'
 import { JobRunner } from '../worker/JobRunner.ts'
+import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
-import { contextBuildUnits, keyLoadUnits } from './inlineColdWork.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
@@ -68,7 +68,7 @@ export class InlineExecutor implements Executor {
 
   /**
    * Cost units of the work `job` would make the loop do before its own because this
-   * instance has not done it yet (`inlineColdWork`): building its parameters' context,
+   * instance has not done it yet (`coldWorkCost`): building its parameters' context,
    * loading its key set — from the node's bytes cache when `fullFormBytes` knows the key
    * set's full form there, else from the store. Zero once both are at hand.
    */

@@ -1,10 +1,10 @@
 import { COST_UNIT_MS, parseParams } from '@sealbox/he-core'
 import { describe, expect, it } from 'vitest'
-import { contextBuildUnits, keyLoadUnits } from './inlineColdWork.ts'
+import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 
 const ms = (units: number) => units * COST_UNIT_MS
 
-describe('inline cold work', () => {
+describe('cold work cost', () => {
   it('prices building a context as measured: ~0.1 s at n = 4096, ~0.4 s at n = 8192, ~2 s at n = 16384', () => {
     const at = (n: number) =>
       ms(contextBuildUnits(parseParams({ scheme: 'bgv', polyModulusDegree: n, plainModulus: { batchingBits: 20 } })))

@@ -1,13 +1,15 @@
 import type { ResolvedParams } from '@sealbox/he-core'
 
 /*
- * What a job makes the inline executor do before its own work when that executor's
- * SEAL instance has not done it yet: build the context of the job's parameters, load the
- * job's key set. The program cost model prices a job as if both were at hand (a worker
- * keeps them between jobs), but on the event loop a build or a load blocks everything
- * just as the job does, and it can take far longer than the job: a 56-unit program at
- * n = 16384 ran 3–6 s inline, nearly all of it building the context, and a one-rotation
- * program with a large key set spends seconds loading the keys. In cost units
+ * What a job makes a SEAL instance do before its own work when that instance has not
+ * done it yet: build the context of the job's parameters, load the job's key set. The
+ * program cost model prices a job as if both were at hand (a worker keeps them between
+ * jobs), but the first job at new parameters pays for the build, and it can take far
+ * longer than the job: a 56-unit program at n = 16384 ran 3–6 s, nearly all of it
+ * building the context, and a one-rotation program with a large key set spends seconds
+ * loading the keys. On the event loop (the inline executor) both block everything; on a
+ * worker they hold that worker, so the hub charges a build to the tenant and weighs it in
+ * the fair queue (ExecutorHub). In cost units
  * (COST_UNIT_MS each), measured on this project's VM with node-seal 7 (thread CPU time):
  *
  * - a context: 75–118 ms at n = 4096 (3 primes), 230–440 ms at n = 8192 (4–5 primes),
