@@ -269,7 +269,7 @@ export const ServerConfigSchema = z
       .max(1e12)
       .default(300_000)
       .describe(
-        'Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches, programs, key uploads); past it: 429. The default is about one worker thread for the whole window (300,000 × COST_UNIT_MS 0.22 ms ≈ 66 s per minute; a default search is about 41 units). In local mode the sessions of one client address also share ADDRESS_COST_BUDGET.',
+        'Cost units one tenant may spend per TENANT_COST_WINDOW_MS (searches, programs, key uploads); past it: 429. The default is about one worker thread for the whole window (300,000 × COST_UNIT_MS 0.22 ms ≈ 66 s per minute; a default search is about 28 units). In local mode the sessions of one client address also share ADDRESS_COST_BUDGET.',
       ),
     ADDRESS_COST_BUDGET: z.coerce
       .number()

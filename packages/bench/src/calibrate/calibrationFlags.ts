@@ -18,10 +18,16 @@ export const CalibrationFlagsSchema = z
     repeat: numberFlag('repeat', 1, 200)
       .default(8)
       .meta({ value: 'N', description: 'times each program repeats its op (longer jobs time better)' }),
+    passes: numberFlag('passes', 1, 100).default(3).meta({
+      value: 'N',
+      description: 'sweeps of the whole grid (a burst of load lands on few samples of each cell)',
+    }),
     requests: numberFlag('requests', 1, 10_000)
-      .default(7)
-      .meta({ value: 'N', description: 'measured requests per cell (the median is reported)' }),
-    warmup: numberFlag('warmup', 0, 1000).default(2).meta({ value: 'N', description: 'unrecorded requests per cell' }),
+      .default(3)
+      .meta({ value: 'N', description: 'measured requests per cell per pass (the median of all passes is reported)' }),
+    warmup: numberFlag('warmup', 0, 1000)
+      .default(1)
+      .meta({ value: 'N', description: 'unrecorded requests per cell per pass' }),
     quick: z.boolean().default(false).meta({ description: 'a small grid (n=4096, 3 requests) to check the set-up' }),
   })
   .strict()

@@ -54,6 +54,11 @@ export interface CalibrationCell {
   workerMs: number
   /** workerMs / units. */
   msPerUnit: number
+  /**
+   * The fastest request's worker CPU milliseconds per unit: the job's own cost, since other
+   * work on the machine (a busy SMT sibling, the host) only ever adds CPU time to a job.
+   */
+  fastestMsPerUnit: number
   samples: number[]
   /** A key-upload cell: the bytes uploaded. */
   keyBytes?: number
@@ -70,17 +75,98 @@ export interface CalibrationPlan {
   repeat: number
   requests: number
   warmup: number
+  /** Sweeps of the whole grid (default 1); each cell gets `warmup` + `requests` requests per sweep. */
+  passes?: number
   /** Also the server's own search: its key upload and one query (`measureSearchCells`). */
   search?: boolean
   /** Called with a line of progress. */
   log?: (line: string) => void
 }
 
+/** One cell's worker CPU samples and wall phase samples. */
+export interface WorkerSamples {
+  samples: number[]
+  phases: Record<string, number[]>
+}
+
+/**
+ * Sends `warmup` unrecorded then `requests` recorded requests, one at a time, and
+ * returns the worker CPU time of each recorded one and its wall phases.
+ */
+export async function timeWorker(
+  name: string,
+  request: (i: number) => Promise<{ timing: Record<string, number> }>,
+  plan: Pick<CalibrationPlan, 'warmup' | 'requests'>,
+): Promise<WorkerSamples> {
+  const measured: WorkerSamples = {
+    samples: [],
+    phases: Object.fromEntries(WORKER_PHASES.map((phase) => [phase, [] as number[]])),
+  }
+  for (let i = 0; i < plan.warmup + plan.requests; i++) {
+    let timing: Record<string, number>
+    try {
+      timing = (await request(i)).timing
+    } catch (error) {
+      throw new BenchError('ENGINE_FAILED', `${name}: ${String(error)}`, { cause: error })
+    }
+    if (i < plan.warmup) continue
+    measured.samples.push(workerCpuMsOf(name, i, timing))
+    for (const phase of WORKER_PHASES) measured.phases[phase]?.push(timing[phase] ?? 0)
+  }
+  return measured
+}
+
+/** What a cell is, before it is measured. */
+export type CalibrationCellSpec = Omit<
+  CalibrationCell,
+  'workerMs' | 'msPerUnit' | 'fastestMsPerUnit' | 'samples' | 'phases'
+>
+
+/** The cells measured so far, each with the samples of every pass joined. */
+class CalibrationTally {
+  readonly #cells = new Map<string, { spec: CalibrationCellSpec; measured: WorkerSamples }>()
+
+  /** Adds one pass's samples of a cell; returns the cell as measured so far. */
+  add(spec: CalibrationCellSpec, measured: WorkerSamples): CalibrationCell {
+    const before = this.#cells.get(spec.name)?.measured
+    const joined: WorkerSamples = {
+      samples: [...(before?.samples ?? []), ...measured.samples],
+      phases: Object.fromEntries(
+        Object.entries(measured.phases).map(([phase, values]) => [
+          phase,
+          [...(before?.phases[phase] ?? []), ...values],
+        ]),
+      ),
+    }
+    this.#cells.set(spec.name, { spec, measured: joined })
+    return cellOf(spec, joined)
+  }
+
+  cells(): CalibrationCell[] {
+    return [...this.#cells.values()].map(({ spec, measured }) => cellOf(spec, measured))
+  }
+}
+
+function cellOf(spec: CalibrationCellSpec, { samples, phases }: WorkerSamples): CalibrationCell {
+  const workerMs = median(samples)
+  return {
+    ...spec,
+    workerMs,
+    msPerUnit: workerMs / spec.units,
+    fastestMsPerUnit: Math.min(...samples) / spec.units,
+    samples,
+    phases: Object.fromEntries(Object.entries(phases).map(([phase, values]) => [phase, median(values)])),
+  }
+}
+
 /**
  * Runs every cell of the grid on a real server (one pool worker, so the worker runs
  * nothing else), one request at a time, and returns each cell's median worker time
- * per cost unit. A cell is measured after `warmup` requests (context, keys cached).
- * With `search`, the server's own search follows (its key upload and a query).
+ * per cost unit. The grid is swept `passes` times, each cell after `warmup` requests in
+ * every pass (its context and keys cached again if the worker evicted them meanwhile):
+ * a burst of load on the shared machine then lands on a few samples of many cells, not
+ * on every sample of a few. With `search`, the server's own search (its key upload and
+ * a query) ends each pass.
  */
 export async function measureCalibration(plan: CalibrationPlan): Promise<CalibrationCell[]> {
   const node = await ServerNode.start({
@@ -93,74 +179,68 @@ export async function measureCalibration(plan: CalibrationPlan): Promise<Calibra
       MAX_PROGRAM_STEPS: '1000',
     },
   })
-  const cells: CalibrationCell[] = []
+  const tally = new CalibrationTally()
+  const log = (cell: CalibrationCell) =>
+    plan.log?.(
+      `[calibrate] ${cell.name}: ${cell.units.toFixed(1)} units, ${cell.workerMs.toFixed(1)} ms, ${cell.msPerUnit.toFixed(3)} ms/unit (${cell.samples.length} samples)`,
+    )
+  const cases = new Map<string, Awaited<ReturnType<typeof prepareCalibrationCase>>>()
   try {
     const { client } = await new SealboxClient({ baseUrl: node.url }).createSession()
-    for (const scheme of plan.schemes) {
-      for (const degree of plan.degrees) {
-        for (const kind of plan.kinds) {
-          const cell = await prepareCalibrationCase(scheme, degree, kind, plan.repeat)
-          const keySet = `${scheme}-${degree}-${kind}`.toLowerCase()
-          const upload = kind === 'keyUpload'
-          if (cell.keyBytes && !upload) await client.putKeySet(keySet, cell.keyBytes)
-          const call = {
-            params: cell.params,
-            program: cell.program,
-            inputs: cell.inputs,
-            ...(cell.keyBytes ? { keySet } : {}),
-          }
-          // A key-upload cell times the upload itself (replacing the same key set each time).
-          const request = () =>
-            upload && cell.keyBytes ? client.putKeySet(keySet, cell.keyBytes) : client.evaluate(call)
-          const samples: number[] = []
-          const phases = Object.fromEntries(WORKER_PHASES.map((phase) => [phase, [] as number[]]))
-          for (let i = 0; i < plan.warmup + plan.requests; i++) {
-            let timing: Record<string, number>
-            try {
-              timing = (await request()).timing
-            } catch (error) {
-              throw new BenchError('ENGINE_FAILED', `${cell.name}: ${String(error)}`, { cause: error })
+    for (let pass = 0; pass < (plan.passes ?? 1); pass++) {
+      for (const scheme of plan.schemes) {
+        for (const degree of plan.degrees) {
+          for (const kind of plan.kinds) {
+            const keySet = `${scheme}-${degree}-${kind}`.toLowerCase()
+            const upload = kind === 'keyUpload'
+            let cell = cases.get(keySet)
+            if (!cell) {
+              cell = await prepareCalibrationCase(scheme, degree, kind, plan.repeat)
+              cases.set(keySet, cell)
+              if (cell.keyBytes && !upload) await client.putKeySet(keySet, cell.keyBytes)
             }
-            if (i < plan.warmup) continue
-            samples.push(workerCpuMsOf(cell.name, i, timing))
-            for (const phase of WORKER_PHASES) phases[phase]?.push(timing[phase] ?? 0)
+            const { keyBytes } = cell
+            const call = {
+              params: cell.params,
+              program: cell.program,
+              inputs: cell.inputs,
+              ...(keyBytes ? { keySet } : {}),
+            }
+            // A key-upload cell times the upload itself (replacing the same key set each time).
+            const measured = await timeWorker(
+              cell.name,
+              () => (upload && keyBytes ? client.putKeySet(keySet, keyBytes) : client.evaluate(call)),
+              plan,
+            )
+            const spec: CalibrationCellSpec = {
+              name: cell.name,
+              scheme,
+              polyModulusDegree: degree,
+              kind,
+              units: cell.units,
+              peakHeapBytes: cell.peakHeapBytes,
+              ...(upload ? { keyBytes: keyBytes?.byteLength ?? 0 } : {}),
+            }
+            log(tally.add(spec, measured))
           }
-          const workerMs = median(samples)
-          cells.push({
-            name: cell.name,
-            scheme,
-            polyModulusDegree: degree,
-            kind,
-            units: cell.units,
-            peakHeapBytes: cell.peakHeapBytes,
-            workerMs,
-            msPerUnit: workerMs / cell.units,
-            samples,
-            ...(upload ? { keyBytes: cell.keyBytes?.byteLength ?? 0 } : {}),
-            phases: Object.fromEntries(Object.entries(phases).map(([phase, values]) => [phase, median(values)])),
-          })
-          plan.log?.(
-            `[calibrate] ${cell.name}: ${cell.units.toFixed(1)} units, ${workerMs.toFixed(1)} ms, ${(workerMs / cell.units).toFixed(3)} ms/unit`,
-          )
         }
       }
-    }
-    if (plan.search) {
-      for (const cell of await measureSearchCells(client, plan)) {
-        cells.push(cell)
-        plan.log?.(
-          `[calibrate] ${cell.name}: ${cell.units.toFixed(1)} units, ${cell.workerMs.toFixed(1)} ms, ${cell.msPerUnit.toFixed(3)} ms/unit`,
-        )
+      if (plan.search) {
+        for (const { spec, measured } of await measureSearchCells(client, plan)) log(tally.add(spec, measured))
       }
     }
   } finally {
     await node.stop()
   }
-  return cells
+  return tally.cells()
 }
 
-/** The grid's spread: the largest ms per unit over the smallest. */
-export function calibrationSpread(cells: readonly CalibrationCell[]): number {
-  const rates = cells.map((cell) => cell.msPerUnit)
+/**
+ * The grid's spread: the largest ms per unit over the smallest, by each cell's median
+ * request (`'median'`: the model's error and this run's noise) or its fastest
+ * (`'fastest'`: the model's error alone).
+ */
+export function calibrationSpread(cells: readonly CalibrationCell[], by: 'median' | 'fastest' = 'median'): number {
+  const rates = cells.map((cell) => (by === 'median' ? cell.msPerUnit : cell.fastestMsPerUnit))
   return Math.max(...rates) / Math.min(...rates)
 }

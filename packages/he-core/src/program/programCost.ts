@@ -48,7 +48,7 @@ export { COST_UNIT_MS } from './costUnit.ts'
  * before they were counted.
  */
 export const LOAD_UNITS_PER_OBJECT = 0.5
-export const LOAD_UNITS_PER_MIB = 14
+export const LOAD_UNITS_PER_MIB = 9
 export const SAVE_UNITS_PER_OBJECT = 5
 export const SAVE_UNITS_PER_MIB = 11
 

@@ -287,10 +287,11 @@ export function chooseBabyStep(
  * Worker CPU milliseconds a search job takes per millisecond of its estimate
  * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans):
  * the calibration benchmark's search cell (`pnpm --filter @sealbox/bench
- * benchmark:calibrate`) measured 9.3–10.4 ms of worker CPU for a default query estimated
- * at 6.05 ms.
+ * benchmark:calibrate`) measured 5.9 ms of worker CPU for a default query estimated at
+ * 6.06 ms (one packed query ciphertext, rotations in the key-switching kernel; the
+ * 16-ciphertext default it replaced took 9.3–10.4).
  */
-export const SEARCH_CPU_PER_ESTIMATED_MS = 1.5
+export const SEARCH_CPU_PER_ESTIMATED_MS = 1
 
 /**
  * A search job's cost in the units of the program cost model (`programCost`): `queries` ×
