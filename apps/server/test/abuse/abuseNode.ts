@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { expect } from 'vitest'
@@ -195,4 +196,11 @@ export async function sessionFrom(url: string, localAddress: string): Promise<st
   const answer = await requestFrom(url, localAddress, { method: 'POST', path: '/api/v1/session' })
   if (answer.status !== 201) throw new Error(`no session from ${localAddress}: ${answer.status} ${answer.code}`)
   return answer.json.token as string
+}
+
+/** Peak and current resident set size of a process, from /proc (Linux). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') }
 }

@@ -49,19 +49,22 @@ export const transparentProgram: ProgramInput = {
 }
 
 /**
- * Products of grown ciphertexts, nothing relinearized: x² (3 polynomials), x⁴ (5), then
- * `products` copies of x⁴ · x² (7 each, SEAL's general product loop) summed. One input, so
- * its body is small; per cost unit among the slowest programs the model admits.
+ * Products of grown ciphertexts, nothing relinearized: x squared `squarings` times (3, 5
+ * and, with three, 9 polynomials), then `products` copies of the last two squares' product
+ * (7 or 13 polynomials each, SEAL's general product loop) summed. One input, so its body is
+ * small; per cost unit among the slowest programs the model admits, and with three
+ * squarings at a large n the most heap for the fewest bytes sent.
  */
-export function grownProductsProgram(products: number): ProgramInput {
+export function grownProductsProgram(products: number, squarings: 2 | 3 = 2): ProgramInput {
   const names = Array.from({ length: products }, (_, i) => `p${i}`)
+  const squares = ['s3', 's5', 's9'].slice(0, squarings)
+  const [smaller, larger] = squares.slice(-2) as [string, string]
   return {
     version: 1,
     inputs: [{ name: 'x', kind: 'ciphertext' }],
     steps: [
-      { op: 'square', a: 'x', out: 's3' },
-      { op: 'square', a: 's3', out: 's5' },
-      ...names.map((out) => ({ op: 'multiply' as const, a: 's5', b: 's3', out })),
+      ...squares.map((out, i) => ({ op: 'square' as const, a: i === 0 ? 'x' : (squares[i - 1] as string), out })),
+      ...names.map((out) => ({ op: 'multiply' as const, a: larger, b: smaller, out })),
       ...names
         .slice(1)
         .map((name, i) => ({ op: 'add' as const, a: i === 0 ? 'p0' : `t${i - 1}`, b: name, out: `t${i}` })),

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import { getHeContext } from '@sealbox/he-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -10,7 +9,7 @@ import {
   metricsText,
   putKeySetRaw,
 } from './abuseHarness.ts'
-import { type AbuseNode, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
+import { type AbuseNode, memoryOf, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
 import { galoisKeyBomb, type KeyBomb } from './keyBomb.ts'
 
 /*
@@ -36,13 +35,6 @@ const REFUSAL_FACTOR = 20
 const MAX_RSS_GROWTH = 600 * 2 ** 20
 /** Generous: the victim's slowest search while bombs are refused, vs its idle median (plus the refusal bound). */
 const VICTIM_FACTOR = 20
-
-/** Peak and current resident set size of a process, from /proc (Linux). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') }
-}
 
 describe('the Galois key bomb is refused before it is inflated', () => {
   let server: AbuseNode

@@ -9,6 +9,7 @@ import {
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { grownProductsProgram } from './abusePrograms.ts'
 
 /*
  * Programs that need memory rather than time: grown products kept alive at once, and
@@ -21,21 +22,7 @@ export const MEMORY_PARAMS = { scheme: 'bgv', polyModulusDegree: 16384, plainMod
 
 /** Grows x to sizes 3, 5 and 9 (no relinearization), then keeps `products` size-13 products alive until a final sum. */
 export function memoryProgram(products: number): ProgramInput {
-  const names = Array.from({ length: products }, (_, i) => `p${i}`)
-  return {
-    version: 1,
-    inputs: [{ name: 'x', kind: 'ciphertext' }],
-    steps: [
-      { op: 'square', a: 'x', out: 's3' },
-      { op: 'square', a: 's3', out: 's5' },
-      { op: 'square', a: 's5', out: 's9' },
-      ...names.map((out) => ({ op: 'multiply' as const, a: 's9', b: 's5', out })),
-      ...names
-        .slice(1)
-        .map((name, i) => ({ op: 'add' as const, a: i === 0 ? 'p0' : `t${i - 1}`, b: name, out: `t${i}` })),
-    ],
-    outputs: [`t${products - 2}`],
-  }
+  return grownProductsProgram(products, 3)
 }
 
 /**

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import {
   getHeContext,
   type HeContext,
@@ -18,7 +17,7 @@ import {
   metricsText,
   putKeySetRaw,
 } from './abuseHarness.ts'
-import { type AbuseNode, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
+import { type AbuseNode, memoryOf, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
 import { type PaddedKeys, paddedGaloisKeys } from './paddedKeys.ts'
 
 /*
@@ -46,13 +45,6 @@ const VICTIM_FACTOR = 20
 const SMALL_ELEMENTS = 200
 /** The victim's searches per attack: its own budget is TENANT_BUDGET too. */
 const VICTIM_SEARCHES = 8
-
-/** Peak and current resident set size of a process, from /proc (Linux). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') }
-}
 
 describe('a key upload padded to the entropy floor is priced and bounded by its inflated size', () => {
   let server: AbuseNode

@@ -5,7 +5,7 @@ import type { KeySetRecord } from '../../src/store/KeyStore.ts'
 import { untilQueue } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
 import { type AbuseNode, startAbuseNode } from './abuseNode.ts'
-import { encryptedInput, largestWithin, serverPrice } from './abusePrograms.ts'
+import { encryptedInput, grownProductsProgram, largestWithin, serverPrice } from './abusePrograms.ts'
 
 /*
  * The cost model used to underprice real work: grown ciphertexts ran 5–10× their price
@@ -43,25 +43,6 @@ const OWN_KEY_STEP = 4
 const FLOOD = 6
 /** How far above the charged rate a program's CPU time per unit may be: the calibration's 2×. */
 const CALIBRATION_FACTOR = 2
-
-/** x², x⁴, x⁸ by squares without relinearization (3, 5, 9 polynomials), then `products` of x⁸ · x⁴ (13) summed. */
-function grownProgram(products: number): ProgramInput {
-  const names = Array.from({ length: products }, (_, i) => `p${i}`)
-  return {
-    version: 1,
-    inputs: [{ name: 'x', kind: 'ciphertext' }],
-    steps: [
-      { op: 'square', a: 'x', out: 's3' },
-      { op: 'square', a: 's3', out: 's5' },
-      { op: 'square', a: 's5', out: 's9' },
-      ...names.map((out) => ({ op: 'multiply' as const, a: 's9', b: 's5', out })),
-      ...names
-        .slice(1)
-        .map((name, i) => ({ op: 'add' as const, a: i === 0 ? 'p0' : `t${i - 1}`, b: name, out: `t${i}` })),
-    ],
-    outputs: [products === 1 ? 'p0' : `t${products - 2}`],
-  }
-}
 
 /** `count` rotations by `step` in a row. */
 function rotations(step: number): (count: number) => ProgramInput {
@@ -107,7 +88,11 @@ describe('the cost model prices grown ciphertexts and NAF rotations as they run'
     using keys = KeySet.generate(ctx, { galois: { steps: NAF_TERMS } })
     const record = (await attacker.putKeySet('naf', exportEvaluationKeys(keys))).keySet as KeySetRecord
     const x = encryptedInput(ctx, keys)
-    const products = largestWithin(MAX_PROGRAM_COST, grownProgram, (p) => serverPrice(PARAMS, p))
+    const products = largestWithin(
+      MAX_PROGRAM_COST,
+      (n) => grownProductsProgram(n, 3),
+      (p) => serverPrice(PARAMS, p),
+    )
     const rotated = (step: number) => {
       const program = rotations(step)(
         largestWithin(MAX_PROGRAM_COST, rotations(step), (p) => serverPrice(PARAMS, p, record), MAX_STEPS),
@@ -117,7 +102,7 @@ describe('the cost model prices grown ciphertexts and NAF rotations as they run'
         run: (client: SealboxClient) => client.evaluate({ params: PARAMS, program, inputs: { x }, keySet: 'naf' }),
       }
     }
-    const grown = grownProgram(products)
+    const grown = grownProductsProgram(products, 3)
     programs = [
       {
         kind: 'grown',
