@@ -1,26 +1,13 @@
-import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { describe, expect, inject } from 'vitest'
 import { runAxe } from './support/axe.ts'
+import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
 import { PANEL_NAMES } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
-/** BFV n = 8192, [51, 51, 51]: two multiplications fit, the third exhausts the budget. */
-const EXHAUSTED: WorkspaceInput = {
-  version: 1,
-  params: { scheme: 'bfv', polyModulusDegree: 8192, coeffModulus: [51, 51, 51] },
-  variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
-  steps: [
-    { op: 'multiply', a: 'x', b: 'x', out: 'r1' },
-    { op: 'relinearize', a: 'r1', out: 'r2' },
-    { op: 'multiply', a: 'r2', b: 'x', out: 'r3' },
-    { op: 'relinearize', a: 'r3', out: 'r4' },
-    { op: 'multiply', a: 'r4', b: 'x', out: 'r5' },
-  ],
-  print: ['r5'],
-}
+const EXHAUSTED = exhaustedWorkspace()
 
 /*
  * Accessibility of the sandbox in Chromium, on a workspace with something in every

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { WorkspaceInput } from '@sealbox/he-core'
 import { expect, inject } from 'vitest'
 import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
 import { WEB_ROOT } from './support/buildApp.ts'
+import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { venvPython } from './support/venvPython.ts'
@@ -19,20 +19,7 @@ import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 const run = promisify(execFile)
 
-/** BFV n = 8192, [51, 51, 51]: the third multiplication has no budget left. */
-const EXHAUSTED: WorkspaceInput = {
-  version: 1,
-  params: { scheme: 'bfv', polyModulusDegree: 8192, coeffModulus: [51, 51, 51] },
-  variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3, 4, 5, 6, 7, 8] }],
-  steps: [
-    { op: 'multiply', a: 'x', b: 'x', out: 'r1' },
-    { op: 'relinearize', a: 'r1', out: 'r2' },
-    { op: 'multiply', a: 'r2', b: 'x', out: 'r3' },
-    { op: 'relinearize', a: 'r3', out: 'r4' },
-    { op: 'multiply', a: 'r4', b: 'x', out: 'r5' },
-  ],
-  print: ['r5'],
-}
+const EXHAUSTED = exhaustedWorkspace([1, 2, 3, 4, 5, 6, 7, 8])
 
 interface Exit {
   code: number

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { WorkspaceInput } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
 import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
+import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
 import { saveDebugShot } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
@@ -22,20 +22,7 @@ const NARROW = { width: 390, height: 844 }
 /** The Server panel's executor choices, as the chips read. */
 const EXECUTOR_LABELS = ['Server default', 'Pool (worker threads)', 'Inline (event loop)', 'Process (child processes)']
 
-/** BFV n = 8192, [51, 51, 51]: two multiplications fit, the third exhausts the budget. */
-const EXHAUSTED: WorkspaceInput = {
-  version: 1,
-  params: { scheme: 'bfv', polyModulusDegree: 8192, coeffModulus: [51, 51, 51] },
-  variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3] }],
-  steps: [
-    { op: 'multiply', a: 'x', b: 'x', out: 'r1' },
-    { op: 'relinearize', a: 'r1', out: 'r2' },
-    { op: 'multiply', a: 'r2', b: 'x', out: 'r3' },
-    { op: 'relinearize', a: 'r3', out: 'r4' },
-    { op: 'multiply', a: 'r4', b: 'x', out: 'r5' },
-  ],
-  print: ['r5'],
-}
+const EXHAUSTED = exhaustedWorkspace()
 
 async function alerts(page: Page): Promise<string[]> {
   return page.getByRole('alert').allTextContents()
