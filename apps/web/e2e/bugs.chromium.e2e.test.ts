@@ -353,6 +353,10 @@ describe('new-user bugs in Chromium', () => {
     // A second key set: a new secret key with its own relinearization and Galois keys.
     await page.getByText('Make a new one').click()
     await page.getByRole('button', { name: 'Generate keys' }).click()
+    await page
+      .getByRole('alertdialog', { name: 'Replace the secret key?' })
+      .getByRole('button', { name: /^Make a new secret key/ })
+      .click()
     await page.getByTestId('worker-ready').waitFor()
     await expect.poll(() => page.getByTestId('key-galoisKeys').textContent()).toMatch(/ready/)
     await createVariable(page, 'x', '1, 2, 3')

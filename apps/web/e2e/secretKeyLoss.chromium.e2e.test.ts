@@ -7,7 +7,7 @@ import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 /*
  * Every way to replace a workspace that holds a secret key — an example, Start over, new
- * parameters — asks first, names the key it drops and what else goes, and offers the key
+ * parameters, a new secret key on the Keys panel — asks first, names the key it drops and what else goes, and offers the key
  * file before anything is lost. Each test builds its own workspace.
  */
 
@@ -127,6 +127,46 @@ test('new parameters name the secret key and the values they discard and offer t
     })
     .click()
   await expect.poll(() => page.getByTestId('params-in-use').textContent(), { timeout: 60_000 }).toMatch(/n = 8192/)
+  await expect(variableNames(page)).resolves.toEqual([])
+  expect(errors).toEqual([])
+})
+
+test('"Make a new one" on Keys names the secret key and the ciphertexts it drops and offers the key first; keeping changes nothing', async ({
+  sandbox: { page, errors },
+}) => {
+  const keySet = await workspaceWithKeys(page)
+  await page.getByText('Make a new one').click()
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  const confirm = page.getByRole('alertdialog', { name: 'Replace the secret key?' })
+  await expect(confirm.getByTestId('new-secret-key-loss').textContent()).resolves.toMatch(
+    new RegExp(
+      `^A new secret key removes: the secret key of key set ${keySet}, 1 other key and 2 ciphertexts \\(alpha, alpha2\\)\\. Whatever was encrypted under this secret key`,
+    ),
+  )
+  await expect(downloaded(page, confirm.getByRole('button', { name: 'Download the secret key first' }))).resolves.toBe(
+    'secretKey.bfv-4096.sbx',
+  )
+  await confirm.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
+  const replace = confirm.getByRole('button', {
+    name: `Make a new secret key (drops the secret key of key set ${keySet}, 1 other key and 2 ciphertexts)`,
+  })
+  await replace.waitFor()
+  await expect(inside(replace, confirm)).resolves.toBe(true)
+
+  // Kept: the same key set, the same ciphertexts.
+  await confirm.getByRole('button', { name: 'Keep the current secret key' }).click()
+  await expect(confirm.count()).resolves.toBe(0)
+  await expect(page.getByText(`key set ${keySet}`, { exact: true }).count()).resolves.toBe(1)
+  await expect(variableNames(page)).resolves.toEqual(['alpha', 'alpha2'])
+
+  // Confirmed: a new key set, and the ciphertexts of the old one are gone.
+  await openPanel(page, 'Keys')
+  await page.getByText('Make a new one').click()
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await replace.click()
+  await expect
+    .poll(() => page.getByText(/^key set [0-9a-f]{8}$/).textContent(), { timeout: 60_000 })
+    .not.toBe(`key set ${keySet}`)
   await expect(variableNames(page)).resolves.toEqual([])
   expect(errors).toEqual([])
 })

@@ -28,6 +28,12 @@ describe('workspaceLosses', () => {
     ])
     // New parameters keep the pipeline.
     expect(workspaceLosses(state, { pipeline: false })).not.toContain('a pipeline of 1 step')
+    // A new secret key drops the keys and the ciphertexts only.
+    expect(workspaceLosses(state, { pipeline: false, plaintexts: false })).toEqual([
+      'the secret key of key set 1a2b3c4d',
+      '2 other keys',
+      '2 ciphertexts (alpha, alpha2)',
+    ])
   })
 
   it('labels the destructive button with what goes, the secret key first', () => {

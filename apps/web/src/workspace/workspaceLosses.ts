@@ -21,9 +21,13 @@ function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`
 }
 
-/** What a replacement drops; `pipeline: false` when the steps stay (new parameters keep them). */
+/**
+ * What a replacement drops: `pipeline: false` when the steps stay (new parameters keep
+ * them); `plaintexts: false` when plaintexts stay (a new secret key drops only ciphertexts).
+ */
 export interface LossOptions {
   pipeline?: boolean
+  plaintexts?: boolean
 }
 
 /** How the label names the losses: "replaces" (default), "including", "discards"… */
@@ -41,7 +45,8 @@ export function workspaceLosses(state: WorkspaceState, options: LossOptions = {}
   if (state.keys.secretKey) lost.push(`the ${secretKeyName(state)}`)
   const others = (['publicKey', 'relinKeys', 'galoisKeys'] as const).filter((kind) => state.keys[kind])
   if (others.length > 0) lost.push(plural(others.length, state.keys.secretKey ? 'other key' : 'key'))
-  for (const kind of ['ciphertext', 'plaintext'] as const) {
+  const kinds = options.plaintexts === false ? (['ciphertext'] as const) : (['ciphertext', 'plaintext'] as const)
+  for (const kind of kinds) {
     const names = state.variables.filter((v) => v.kind === kind).map((v) => v.name)
     if (names.length > 0) lost.push(`${plural(names.length, kind)} (${names.join(', ')})`)
   }

@@ -1,16 +1,22 @@
 import { describeParams, type HeError, normalizeSteps, parseParams } from '@sealbox/he-core'
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
+import { LossWarning, SecretKeyDownloadButton } from '../../app/LossWarning.tsx'
 import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import { generateKeys, type KeyChoice } from '../../sandbox/actions/keyActions.ts'
+import { ConfirmNotice } from '../../ui/ConfirmNotice.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
 import { formatBytes } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
+import { type LossOptions, replacingLabel } from '../../workspace/workspaceLosses.ts'
 
 type GaloisMode = 'none' | 'powerOfTwo' | 'steps'
 
 /** Above this, generation takes long enough (and the keys are big enough) to ask first. */
 const LARGE_KEYS_BYTES = 64 * 2 ** 20
+
+/** A new secret key drops the keys and the ciphertexts; plaintexts and the pipeline stay. */
+const NEW_SECRET_KEY_LOSSES: LossOptions = { pipeline: false, plaintexts: false }
 
 function parseSteps(text: string, n: number): { ok: true; steps: number[] } | { ok: false; message: string } {
   const parts = text
@@ -36,7 +42,8 @@ function parseSteps(text: string, n: number): { ok: true; steps: number[] } | { 
  */
 export function KeyGenerator() {
   const sandbox = useSandbox()
-  const { applied, keys } = useWorkspace()
+  const state = useWorkspace()
+  const { applied, keys } = state
   const { job } = useActivity()
   const [relin, setRelin] = useState(true)
   const [galoisMode, setGaloisMode] = useState<GaloisMode>('steps')
@@ -45,6 +52,12 @@ export function KeyGenerator() {
   const [fresh, setFresh] = useState(false)
   const [error, setError] = useState<HeError>()
   const [confirmLarge, setConfirmLarge] = useState(false)
+  const [confirmNewSecret, setConfirmNewSecret] = useState(false)
+  const newSecretPrompt = useRef<HTMLDivElement>(null)
+
+  useEffect(() => {
+    if (confirmNewSecret) newSecretPrompt.current?.focus()
+  }, [confirmNewSecret])
 
   const facts = useMemo(() => (applied ? describeParams(parseParams(applied.input)) : undefined), [applied])
   if (!applied || !facts) return null
@@ -78,6 +91,7 @@ export function KeyGenerator() {
 
   const run = async () => {
     setConfirmLarge(false)
+    setConfirmNewSecret(false)
     setError(undefined)
     const outcome = await generateKeys(sandbox, choice())
     if (!outcome.ok && outcome.error.code !== 'CANCELLED') setError(outcome.error)
@@ -89,7 +103,8 @@ export function KeyGenerator() {
       aria-label="Generate keys"
       onSubmit={(event) => {
         event.preventDefault()
-        if (large) setConfirmLarge(true)
+        if (hasSecret && fresh) setConfirmNewSecret(true)
+        else if (large) setConfirmLarge(true)
         else void run()
       }}
     >
@@ -196,6 +211,30 @@ export function KeyGenerator() {
         <span className="muted">Total about {formatBytes(total)}</span>
       </div>
 
+      {confirmNewSecret && hasSecret && fresh ? (
+        <div ref={newSecretPrompt} tabIndex={-1} data-testid="new-secret-key-prompt">
+          <ConfirmNotice
+            label="Replace the secret key?"
+            title="A new secret key cannot decrypt what the current one encrypted."
+            before={<SecretKeyDownloadButton />}
+            choices={[
+              {
+                label: replacingLabel('Make a new secret key', state, { ...NEW_SECRET_KEY_LOSSES, verb: 'drops' }),
+                tone: 'danger',
+                onChoose: () => {
+                  setConfirmNewSecret(false)
+                  if (large) setConfirmLarge(true)
+                  else void run()
+                },
+              },
+              { label: 'Keep the current secret key', onChoose: () => setConfirmNewSecret(false) },
+            ]}
+          >
+            <LossWarning lead="A new secret key removes" options={NEW_SECRET_KEY_LOSSES} testId="new-secret-key-loss" />
+            <p>The pipeline and any plaintexts stay.</p>
+          </ConfirmNotice>
+        </div>
+      ) : null}
       {confirmLarge ? (
         <div className="notice notice-warning" role="alertdialog" aria-label="Generate large keys?">
           <div className="notice-body">
