@@ -121,9 +121,21 @@ test('step hints, pre-run warnings and the prediction name ops as the step menu 
   await page.getByRole('button', { name: 'Create context' }).click()
   await page.getByTestId('next-step').waitFor({ timeout: 60_000 })
   await openPanel(page, 'Keys')
+  // Every text the busy status bar shows while the keys are made, as it is drawn.
+  await page.evaluate(() => {
+    const seen: string[] = []
+    ;(window as unknown as { jobLabels: string[] }).jobLabels = seen
+    new MutationObserver(() => {
+      const label = document.querySelector('[data-testid="job-label"]')?.textContent
+      if (label && seen.at(-1) !== label) seen.push(label)
+    }).observe(document.body, { subtree: true, childList: true, characterData: true })
+  })
   // The default keys: relinearization keys, Galois keys for step 1 only — the row swap below lacks its key.
   await page.getByRole('button', { name: 'Generate keys' }).click()
   await page.getByTestId('key-secretKey').getByText('ready').waitFor({ timeout: 60_000 })
+  const jobLabels = await page.evaluate(() => (window as unknown as { jobLabels: string[] }).jobLabels)
+  expect(jobLabels.join('\n')).toMatch(/serializing the (secret key|public key|relinearization keys|Galois keys)/)
+  expect(rawIdentifiers(jobLabels.join('\n'))).toEqual([])
   await openPanel(page, 'Variables')
   await page.getByLabel('Name', { exact: true }).fill('x')
   await page.getByLabel('Values').fill('1, 2, 3')
@@ -294,6 +306,53 @@ test('drops the "Opened a shared workspace" banner on Start over', async ({ sand
   await page.getByRole('dialog').getByRole('button', { name: 'Remove everything' }).click()
   await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
   await expect(banner.count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test("a link's refusal and a step's scale mismatch name steps and fields as the step menu and the step card do", async ({
+  sandbox: { page, errors },
+}) => {
+  const url = inject('sandboxUrl')
+  await page.setViewportSize(WIDE)
+  // A link that relinearizes but asks for no relinearization keys is refused, in the step menu's words.
+  await page.goto(
+    workspaceLink(url, {
+      version: 1,
+      params: { scheme: 'bfv', polyModulusDegree: 4096 },
+      keys: { relin: false },
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2] }],
+      steps: [
+        { op: 'multiply', a: 'x', b: 'x', out: 'xx' },
+        { op: 'relinearize', a: 'xx', out: 'r' },
+      ],
+      print: ['r'],
+    }),
+  )
+  const banner = page.locator('.banner').getByText(/^The shared workspace could not be rebuilt/)
+  await banner.waitFor({ timeout: 60_000 })
+  const refusal = (await banner.textContent()) ?? ''
+  expect(refusal).toMatch(/: Step 2 \(Relinearize\): needs relinearization keys/)
+  expect(rawIdentifiers(refusal)).toEqual([])
+
+  // CKKS: adding x² (scale 2^80) to x (2^40) stops with advice naming the step's "align levels" checkbox.
+  await page.goto('about:blank')
+  await openWorkspaceLink(
+    page,
+    workspaceLink(url, {
+      version: 1,
+      params: { scheme: 'ckks', polyModulusDegree: 8192 },
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2] }],
+      steps: [
+        { op: 'square', a: 'x', out: 'xx' },
+        { op: 'add', a: 'xx', b: 'x', out: 's' },
+      ],
+      print: ['s'],
+    }),
+    2,
+  )
+  const stopped = (await page.getByTestId('step-2').getByRole('alert').textContent()) ?? ''
+  expect(stopped).toMatch(/^Stopped here\. Step 2 \(Add\): .*tick “align levels” on the step/)
+  expect(rawIdentifiers(stopped)).toEqual([])
   expect(errors).toEqual([])
 })
 

@@ -1,3 +1,4 @@
+import { formWords } from '../ui/formWords.ts'
 import { useActivity, useSandbox } from './SandboxContext.tsx'
 
 /** A dismissible one-line message about the workspace as a whole (restored, imported, storage problems). */
@@ -7,7 +8,8 @@ export function NoticeBanner() {
   if (!notice) return null
   return (
     <div className={`banner banner-${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'}>
-      <span>{notice.text}</span>
+      {/* Notices may carry he-core's messages (a refused link): said in the form's words. */}
+      <span>{formWords(notice.text)}</span>
       <button
         type="button"
         className="button-ghost"

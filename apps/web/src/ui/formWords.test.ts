@@ -147,13 +147,36 @@ describe('what the sandbox shows carries no internal identifiers', () => {
     }
   })
 
+  it("names the align field as the step's checkbox reads", () => {
+    expect(
+      formWords(
+        "step 3 (add): 'a' has scale 40 but 'b' has 80; rescale to match, or set align: true if they differ only by rescaling round-off",
+      ),
+    ).toBe(
+      "Step 3 (Add): 'a' has scale 40 but 'b' has 80; rescale to match, or tick “align levels” on the step if they differ only by rescaling round-off",
+    )
+    expect(
+      formWords(
+        "step 2 (add): 'a' is at level 2 but 'b' is at level 1; modSwitch the higher one down (or set align: true)",
+      ),
+    ).toBe(
+      "Step 2 (Add): 'a' is at level 2 but 'b' is at level 1; bring the higher one down with “Mod-switch to next level” (or tick “align levels” on the step)",
+    )
+  })
+
   it('finds what it is for', () => {
-    expect(rawIdentifiers('Step 4 (rotateRows): see (square) at tc128 — Coeff modulus (slots)')).toEqual([
+    expect(
+      rawIdentifiers(
+        'Step 4 (rotateRows): see (square) at tc128 — Coeff modulus (slots); modSwitch or set align: true',
+      ),
+    ).toEqual([
       'rotateRows',
       '(rotateRows)',
       '(square)',
       'tc128',
       'Coeff modulus',
+      'align: true',
+      'modSwitch',
       '(slots)',
     ])
   })

@@ -28,6 +28,9 @@ const OP_SUBJECT = new RegExp(`: (${OP_ALTERNATIVES}) (needs|has|is|would)\\b`, 
 /** "use square/multiply with relinearize and rescaleToNext": advice naming ops up to the clause's end. */
 const ADVICE = /\buse ([^;)]+)/g
 const OP_WORD = new RegExp(`(^|[\\s/,(])(${OP_ALTERNATIVES})(?=$|[\\s/,.;)])`, 'g')
+/** he-core's advice on operands at different levels or scales names the step's `align` field. */
+const ALIGN_FIELD = /\bset align: true\b/g
+const MOD_SWITCH_DOWN = /\bmodSwitch the higher one down\b/g
 /** SEAL's security level names, as the form's Security level choices read ("128-bit"). */
 const SECURITY = /\btc(128|192|256)\b/g
 
@@ -40,7 +43,8 @@ function quoted(op: string): string {
  * ("(coeffModulus)" → "(Coefficient modulus)", "scaleBits is at most 60" → "The scale is
  * at most 2^60"), ops the step menu's names ("step 4 (rotateRows)" → "Step 4 (Rotate
  * rows)", "rescaleToNext" → "“Rescale to next level”"), security levels the form's
- * ("tc128" → "128-bit security") and "coeff modulus" the form's "coefficient modulus".
+ * ("tc128" → "128-bit security"), "coeff modulus" the form's "coefficient modulus" and
+ * "set align: true" the step's checkbox ("tick “align levels” on the step").
  */
 export function formWords(message: string): string {
   let text = message.replace(/\(([A-Za-z][\w.]*)(?:\[(\d+)\])?\)$/, (whole, field: string, index?: string) => {
@@ -53,6 +57,8 @@ export function formWords(message: string): string {
   text = text.replace(/\b([Cc])oeff modulus\b/g, (_whole, c: string) => `${c === 'C' ? 'C' : 'c'}oefficient modulus`)
   text = text.replace(/\bn=(\d+)/g, 'n = $1')
   text = text.replace(SECURITY, '$1-bit security')
+  text = text.replace(MOD_SWITCH_DOWN, `bring the higher one down with ${quoted('modSwitchToNext')}`)
+  text = text.replace(ALIGN_FIELD, 'tick “align levels” on the step')
   text = text.replace(STEP_LABEL, (_whole, index: string, op: string) => `Step ${index} (${opLabel(op)})`)
   text = text.replace(OP_IN_PARENS, (whole, op: string) => (OP_SET.has(op) ? `(${opLabel(op)})` : whole))
   text = text.replace(OP_SUBJECT, (_whole, op: string, verb: string) => `: ${quoted(op)} ${verb}`)

@@ -11,6 +11,9 @@ const PATTERNS: readonly RegExp[] = [
   // SEAL's security level names and he-core's short "coeff modulus".
   /\btc(128|192|256)\b/g,
   /\b[Cc]oeff modulus\b/g,
+  // A step's fields as he-core spells them: the step card has an "align levels" checkbox.
+  /\balign: true\b/g,
+  /\bmodSwitch\b/g,
   // The assistant's field ids in parentheses.
   /\((slots|multiplications|depth|plainBits|precisionBits|security)\)/g,
 ]

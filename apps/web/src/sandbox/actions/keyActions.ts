@@ -1,8 +1,11 @@
 import { HeError, peekEnvelope } from '@sealbox/he-core'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { KeyReport } from '../../worker/protocol.ts'
+import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
 import type { KeyEntry, KeyKind, KeysState, WorkspaceState } from '../../workspace/workspaceState.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
+
+export { KEY_NOUNS }
 
 /** What to generate: evaluation keys are made for exactly what is chosen. */
 export interface KeyChoice {
@@ -17,14 +20,6 @@ export const KEY_LABELS: Record<KeyKind, string> = {
   secretKey: 'Secret key',
   publicKey: 'Public key',
   relinKeys: 'Relinearization keys',
-  galoisKeys: 'Galois keys',
-}
-
-/** Each key inside a sentence, in the Keys panel's words ("Galois" keeps its capital). */
-export const KEY_NOUNS: Record<KeyKind, string> = {
-  secretKey: 'secret key',
-  publicKey: 'public key',
-  relinKeys: 'relinearization keys',
   galoisKeys: 'Galois keys',
 }
 

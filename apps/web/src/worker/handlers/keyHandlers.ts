@@ -12,6 +12,7 @@ import {
   saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
 import type { KeyReport, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
 
@@ -133,7 +134,8 @@ export function generateKeys(
   const timings = keySet.timings
   const keys: KeyReport[] = []
   for (const [index, kind] of kinds.entries()) {
-    progress(`serializing ${kind}`, index + 1, total)
+    // The status bar shows this: the key as the Keys panel names it.
+    progress(`serializing the ${KEY_NOUNS[kind]}`, index + 1, total)
     const ms = timings[kind]
     keys.push(
       report(session, kind, request.seeded, kind === 'secretKey' && !fresh ? undefined : ms, keySet.galoisSteps),
