@@ -356,6 +356,48 @@ test("a link's refusal and a step's scale mismatch name steps and fields as the 
   expect(errors).toEqual([])
 })
 
+test('BFV results that wrapped around the plain modulus t are marked with the exact values, not ✓', async ({
+  sandbox: { page, errors },
+}) => {
+  const url = inject('sandboxUrl')
+  await page.setViewportSize(WIDE)
+  await page.goto(
+    workspaceLink(url, {
+      version: 1,
+      params: { scheme: 'bfv', polyModulusDegree: 4096 },
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1000, 2000] }],
+      steps: [
+        { op: 'multiply', a: 'x', b: 'x', out: 'xx' },
+        { op: 'add', a: 'x', b: 'x', out: 'twice' },
+      ],
+      print: ['xx', 'twice'],
+    }),
+  )
+  const first = page.getByTestId('step-1')
+  const warning = first.getByTestId('step-wrapped')
+  await warning.waitFor({ timeout: 120_000 })
+  const text = (await warning.textContent()) ?? ''
+  const match = text.match(
+    /^Wrapped around\. These values wrapped around the plain modulus t = (\d+) in 2 slots: the exact results are 1000000, 4000000; use a larger plain modulus\.$/,
+  )
+  expect(match, text).not.toBeNull()
+  // What it says is so: 1000² is past (t − 1)/2, and the decrypted value is 1000² modulo t, centred.
+  const t = BigInt(match?.[1] ?? '0')
+  expect(1000000n > (t - 1n) / 2n).toBe(true)
+  const centred = (v: bigint) => {
+    const r = ((v % t) + t) % t
+    return r > (t - 1n) / 2n ? r - t : r
+  }
+  await expect(first.getByTestId('step-result').textContent()).resolves.toContain(String(centred(1000000n)))
+  await expect(first.getByLabel('done').count()).resolves.toBe(0)
+  await first.getByRole('img', { name: 'wrapped around the plain modulus' }).waitFor()
+  // x + x fits: its ✓ stays, with no warning.
+  const second = page.getByTestId('step-2')
+  await second.getByTestId('step-result').getByLabel('done').waitFor()
+  await expect(second.getByTestId('step-wrapped').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
 test('one main landmark, and focus kept after Create context, Generate keys, Encode and encrypt, Add step, Run all', async ({
   sandbox: { page, errors },
 }) => {

@@ -228,6 +228,10 @@ export const exactComparison = z.object({
   maxError: z.number().optional(),
   /** BFV/BGV: slots whose decrypted value is not the exact one. */
   wrongSlots: z.number().optional(),
+  /** BFV/BGV: slots whose result wrapped around the plain modulus t (right mod t, not over the integers). */
+  wrappedSlots: z.number().optional(),
+  /** BFV/BGV: the integer results of the first wrapped slots. */
+  wrappedExact: z.array(z.bigint()).optional(),
 })
 export type ExactComparison = z.infer<typeof exactComparison>
 export const comparedReply = z.object({ type: z.literal('compared'), id, results: z.array(exactComparison) })

@@ -8,6 +8,7 @@ import { NeedsContext } from '../NeedsContext.tsx'
 import { NoiseChart } from './NoiseChart.tsx'
 import { OpSelect } from './OpSelect.tsx'
 import { StepCard } from './StepCard.tsx'
+import { usePipelineComparison } from './usePipelineComparison.ts'
 
 /** Functions: a pipeline of HE steps over the workspace, run one step at a time or all at once. */
 export function FunctionsPanel() {
@@ -26,6 +27,8 @@ function Pipeline() {
   const [error, setError] = useState<HeError>()
   const check = useMemo(() => checkPipeline(state), [state])
   const { applied, pipeline, variables } = state
+  const results = useMemo(() => variables.filter((v) => v.origin === 'pipeline'), [variables])
+  const comparisons = usePipelineComparison(check.program, applied?.input.scheme ?? 'ckks', results)
   if (!applied) return null
   const busy = job !== undefined
   const blocking = check.problems[0]
@@ -97,6 +100,7 @@ function Pipeline() {
                 result={variables.find((v) => v.name === entry.out && v.origin === 'pipeline')}
                 busy={busy}
                 problem={check.problems.find((p) => p.stepIndex === index)?.message}
+                comparison={comparisons.get(entry.out)}
               />
             ))}
           </ol>

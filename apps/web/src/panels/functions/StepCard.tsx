@@ -1,10 +1,12 @@
 import { PROGRAM_OPS, type SchemeName } from '@sealbox/he-core'
 import type { KeyboardEvent } from 'react'
-import { useSandbox } from '../../app/SandboxContext.tsx'
+import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import { decryptAnyway } from '../../sandbox/actions/learningActions.ts'
 import { changeStep, moveStep, removeStep, runOneStep } from '../../sandbox/actions/pipelineActions.ts'
 import { formatMs } from '../../ui/format.ts'
 import { formWords } from '../../ui/formWords.ts'
+import type { ExactComparison } from '../../worker/protocol.ts'
+import { formatValue } from '../../workspace/parseValues.ts'
 import { hasOperandB, hasRotationSteps, isProgramOp } from '../../workspace/pipeline.ts'
 import type { PipelineEntry, VariableEntry } from '../../workspace/workspaceState.ts'
 import { Preview, ValueFacts } from '../variables/ValueFacts.tsx'
@@ -40,6 +42,26 @@ function OperandSelect({
 }
 
 /**
+ * BFV/BGV: a result decrypted right modulo t whose integer value wrapped around t says so,
+ * with the exact values (the ✓ would call it correct). Nothing otherwise.
+ */
+function WrapWarning({ comparison, plainModulus }: { comparison: ExactComparison | undefined; plainModulus?: bigint }) {
+  const slots = comparison?.wrappedSlots ?? 0
+  // Wrong slots mean garbage (noise), not wrapping: that is said elsewhere.
+  if (!comparison || slots === 0 || (comparison.wrongSlots ?? 0) > 0) return null
+  const exact = comparison.wrappedExact ?? []
+  const more = slots > exact.length ? ', …' : ''
+  return (
+    <p className="step-warning" role="status" data-testid="step-wrapped">
+      <strong>Wrapped around.</strong> These values wrapped around the plain modulus t
+      {plainModulus === undefined ? '' : ` = ${plainModulus}`} in {slots} slot{slots === 1 ? '' : 's'}: the exact
+      results are {exact.map(formatValue).join(', ')}
+      {more}; use a larger plain modulus.
+    </p>
+  )
+}
+
+/**
  * One pipeline step: operation, operands from the workspace (and earlier results),
  * its parameter, the name of its result, and what its last run did. Alt+↑/↓ moves it.
  */
@@ -52,6 +74,7 @@ export function StepCard({
   result,
   busy,
   problem,
+  comparison,
 }: {
   entry: PipelineEntry
   index: number
@@ -61,8 +84,11 @@ export function StepCard({
   result: VariableEntry | undefined
   busy: boolean
   problem: string | undefined
+  /** BFV/BGV: the result next to the plain oracle's, once the worker has compared them. */
+  comparison?: ExactComparison | undefined
 }) {
   const sandbox = useSandbox()
+  const { applied } = useWorkspace()
   const info = isProgramOp(entry.op) ? PROGRAM_OPS[entry.op] : undefined
   const kindOf = (field: 'a' | 'b') => info?.operands.find((o) => o.field === field)?.kind ?? 'ciphertext'
   const optionsFor = (field: 'a' | 'b') => {
@@ -82,7 +108,19 @@ export function StepCard({
   const last = entry.last
   // A result made under other parameters, keys or variables no longer exists: its ✓ would mislead.
   const stale = last?.status === 'ok' && result === undefined
-  const tone = last?.status === 'failed' ? 'step-failed' : stale ? 'step-stale' : last?.status === 'ok' ? 'step-ok' : ''
+  // BFV/BGV results are right modulo t; the plain oracle over the integers says whether they wrapped.
+  const wrapped =
+    last?.status === 'ok' && !stale && (comparison?.wrappedSlots ?? 0) > 0 && (comparison?.wrongSlots ?? 0) === 0
+  const tone =
+    last?.status === 'failed'
+      ? 'step-failed'
+      : stale
+        ? 'step-stale'
+        : wrapped
+          ? 'step-wrapped'
+          : last?.status === 'ok'
+            ? 'step-ok'
+            : ''
   return (
     <li className={`step-card ${tone}`} data-testid={`step-${index + 1}`} aria-label={label} onKeyDown={onKeyDown}>
       <div className="step-main">
@@ -230,14 +268,28 @@ export function StepCard({
             run the step again.
           </p>
         ) : last?.status === 'ok' ? (
-          <div className="step-done">
-            <span className="step-check" role="img" aria-label="done">
-              ✓
-            </span>
-            <span className="mono">{formatMs(last.timeMs)}</span>
-            <ValueFacts level={last.level} size={last.size} scaleBits={last.scaleBits} noiseBudget={last.noiseBudget} />
-            {result ? <Preview values={result.preview} noiseBudget={result.noiseBudget} /> : null}
-          </div>
+          <>
+            <div className="step-done">
+              {wrapped ? (
+                <span className="step-wrap-mark" role="img" aria-label="wrapped around the plain modulus">
+                  ⚠
+                </span>
+              ) : (
+                <span className="step-check" role="img" aria-label="done">
+                  ✓
+                </span>
+              )}
+              <span className="mono">{formatMs(last.timeMs)}</span>
+              <ValueFacts
+                level={last.level}
+                size={last.size}
+                scaleBits={last.scaleBits}
+                noiseBudget={last.noiseBudget}
+              />
+              {result ? <Preview values={result.preview} noiseBudget={result.noiseBudget} /> : null}
+            </div>
+            <WrapWarning comparison={comparison} plainModulus={applied?.plainModulus} />
+          </>
         ) : problem ? (
           <p className="step-warning">{problem}</p>
         ) : (

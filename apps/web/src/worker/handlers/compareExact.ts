@@ -1,25 +1,25 @@
 import { parseProgram, runProgramPlain } from '@sealbox/he-core'
 import type { ExactComparison, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
+import { INTEGER_MODULUS, plainWraps } from './plainWraps.ts'
 import { decodeValue, PREVIEW_SLOTS } from './variableHandlers.ts'
 
 /**
  * Runs the program on the cleartext of its inputs (he-core's plain oracle, over every
  * slot) and compares each output the workspace holds with its decrypted value: the
  * largest error for CKKS, the number of wrong slots for BFV/BGV (garbage after the
- * noise budget ran out). Outputs not made yet are compared by their exact values only.
+ * noise budget ran out, and the slots that wrapped around t although decrypted right).
+ * Outputs not made yet are compared by their exact values only.
  */
 export function compareExact(session: WorkerSession, request: RequestOf<'compareExact'>): ExactComparison[] {
   const ctx = session.context
   const { program } = parseProgram(request.program)
   const inputs: Record<string, ReadonlyArray<number | bigint>> = {}
   for (const input of program.inputs) inputs[input.name] = decodeValue(session, session.requireValue(input.name))
-  const exact = runProgramPlain(
-    program,
-    { scheme: ctx.scheme, polyModulusDegree: ctx.params.polyModulusDegree, plainModulus: ctx.plainModulus },
-    inputs,
-  )
+  const target = { scheme: ctx.scheme, polyModulusDegree: ctx.params.polyModulusDegree }
+  const exact = runProgramPlain(program, { ...target, plainModulus: ctx.plainModulus }, inputs)
   const ckks = ctx.scheme === 'ckks'
+  const integers = ckks ? {} : runProgramPlain(program, { ...target, plainModulus: INTEGER_MODULUS }, inputs)
   return program.outputs.map((name): ExactComparison => {
     const expected = exact[name] ?? []
     const head = expected.slice(0, PREVIEW_SLOTS) as bigint[] | number[]
@@ -33,6 +33,12 @@ export function compareExact(session: WorkerSession, request: RequestOf<'compare
     }
     let wrongSlots = 0
     for (const [i, x] of expected.entries()) if (actual[i] !== x) wrongSlots++
-    return { name, expected: head, wrongSlots }
+    const wraps = plainWraps(expected as bigint[], (integers[name] ?? []) as bigint[])
+    return {
+      name,
+      expected: head,
+      wrongSlots,
+      ...(wraps ? { wrappedSlots: wraps.slots, wrappedExact: wraps.exact } : {}),
+    }
   })
 }
