@@ -9,7 +9,14 @@ import {
   metricsText,
   putKeySetRaw,
 } from './abuseHarness.ts'
-import { type AbuseNode, memoryOf, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
+import {
+  type AbuseNode,
+  memoryOf,
+  startAbuseNode,
+  type VictimStats,
+  victimBaseline,
+  victimDuring,
+} from './abuseNode.ts'
 import { galoisKeyBomb, type KeyBomb } from './keyBomb.ts'
 
 /*

@@ -17,7 +17,14 @@ import {
   metricsText,
   putKeySetRaw,
 } from './abuseHarness.ts'
-import { type AbuseNode, memoryOf, startAbuseNode, type VictimStats, victimBaseline, victimDuring } from './abuseNode.ts'
+import {
+  type AbuseNode,
+  memoryOf,
+  startAbuseNode,
+  type VictimStats,
+  victimBaseline,
+  victimDuring,
+} from './abuseNode.ts'
 import { type PaddedKeys, paddedGaloisKeys } from './paddedKeys.ts'
 
 /*
