@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
 import { expect, inject } from 'vitest'
 import { rawIdentifiers } from '../src/ui/rawIdentifiers.ts'
@@ -89,6 +89,34 @@ test('says before download that an exhausted pipeline stops at step 5, and every
       // Nothing printed, the panel's sentence alone on stderr (no stack trace), exit code 1.
       expect({ file, ...exit }).toEqual({ file, code: 1, stdout: '', stderr: `${sentence}\n` })
     }
+
+    // The browser module exports main(print): it throws what the panel says, with the sentence.
+    await page.getByTestId('language-js').check({ force: true })
+    await page.getByTestId('flavour-browser').check({ force: true })
+    await expect(page.getByTestId('expected-stop').textContent()).resolves.toBe(sentence)
+    const promised = (await stops.textContent()) ?? ''
+    expect(promised).toMatch(/main\(print\) throws an Error named NoiseBudgetExhausted/)
+    expect(promised).not.toMatch(/stderr|exit/)
+    const module = join(tmp, 'sealbox-workspace.browser.mjs')
+    await writeFile(module, (await page.getByTestId('generated-code').textContent()) ?? '')
+    const driver = join(tmp, 'drive.mjs')
+    await writeFile(
+      driver,
+      [
+        `const { main } = await import(${JSON.stringify(`./${basename(module)}`)})`,
+        'try {',
+        '  await main((line) => console.log(line))',
+        '} catch (error) {',
+        "  console.error(error.name + ': ' + error.message)",
+        '  process.exit(3)',
+        '}',
+      ].join('\n'),
+    )
+    expect(await exitOf(process.execPath, [driver], tmp)).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `NoiseBudgetExhausted: ${sentence}\n`,
+    })
     expect(errors).toEqual([])
   } finally {
     await rm(tmp, { recursive: true, force: true })

@@ -161,8 +161,12 @@ function CodeView() {
             <p className="field-label">It stops at step {promise.step} and prints nothing</p>
             <p className="field-help">
               {promise.exhausted
-                ? 'Like the sandbox, the program checks every result’s noise budget and refuses to print garbage. It writes this line to stderr and exits with code 1:'
-                : 'The sandbox stopped there, so the program fails there too (exit code 1). The sandbox said:'}
+                ? flavour === 'node'
+                  ? 'Like the sandbox, the program checks every result’s noise budget and refuses to print garbage. It writes this line to stderr and exits with code 1:'
+                  : 'Like the sandbox, the module checks every result’s noise budget and refuses to print garbage: main(print) throws an Error named NoiseBudgetExhausted whose message is this line:'
+                : flavour === 'node'
+                  ? 'The sandbox stopped there, so the program fails there too (exit code 1). The sandbox said:'
+                  : 'The sandbox stopped there, so main(print) throws there too. The sandbox said:'}
             </p>
             {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
             <pre className="expected expected-stop" data-testid="expected-stop" tabIndex={0}>
