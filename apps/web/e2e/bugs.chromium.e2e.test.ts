@@ -208,7 +208,8 @@ describe('new-user bugs in Chromium', () => {
     expect(message).toMatch(/^Step 2 \(Relinearize\): there is no value called 'r1' yet/)
     expect(message).not.toMatch(/step 2 \(relinearize\):.*step 2 \(relinearize\)/i)
     await page.getByRole('button', { name: 'Run all steps' }).click()
-    await page.getByTestId('step-2').getByLabel('done').waitFor({ timeout: 60_000 })
+    // The products wrap around t: ⚠ replaces ✓ once the exact comparison is in, so wait for either.
+    await page.getByTestId('step-2').getByRole('img', { name: FINISHED }).waitFor({ timeout: 60_000 })
     expect(errors).toEqual([])
   })
 
