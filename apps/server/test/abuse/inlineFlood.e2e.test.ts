@@ -70,6 +70,8 @@ const INLINE_BUDGET_WINDOW_MS = 10_000
  */
 const HEALTHZ_MAX_MS = 1500
 const CONTROL_FACTOR = 2
+/** How far above the bound one probe may be delayed on the test's own side (the loop itself is held to the bound). */
+const PROBE_OUTLIER_FACTOR = 3
 const healthzBound = (idle: HealthStats, control: HealthStats, longestJob: number) =>
   Math.max(
     HEALTHZ_MAX_MS,
@@ -266,7 +268,13 @@ describe('the inline flood cannot stall the event loop', () => {
     // No admitted job was longer than the inline bound in CPU time (its wall time grows with the machine's load).
     expect(cpu).toBeLessThanOrEqual(INLINE_MAX_JOB_MS)
     expect(run.health.failures).toBe(0)
-    expect(run.health.max).toBeLessThan(bound)
+    // What a flood can stall is the server's event loop: its own delay monitor (reset at each
+    // scrape, read right after the flood) stays within one job's bound.
+    expect(run.loopDelayMs).toBeLessThan(bound)
+    // The prober's view adds its own machine's scheduling: at CI's load one probe of 1.56 s was
+    // seen while the server's loop never waited more than 87 ms. It must still stay far below
+    // the stall this guards against (11.7 s before inline jobs were bounded and taken one at a time).
+    expect(run.health.max).toBeLessThan(PROBE_OUTLIER_FACTOR * bound)
     expect(run.victim.failed).toEqual({})
     expect(run.victim.max).toBeLessThan(VICTIM_FACTOR * baseline.p50 + bound)
     recordAbuse({
