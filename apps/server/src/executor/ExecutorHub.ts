@@ -7,6 +7,7 @@ import {
   keyUploadSize,
   loadSeal,
   parseParams,
+  type ResolvedParams,
   sealWasmModule,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
@@ -217,12 +218,11 @@ export class ExecutorHub {
     const scheduler = this.#schedulers.get(mode)
     if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
     // Refusals before any worker time: the job's own limits, then a full queue, then the budgets.
-    const paramsKey = job.type === 'evaluate' ? paramsKeyOf(job.params) : undefined
-    const cost = this.#costOf(
-      job,
-      options,
-      mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey),
-    )
+    // An evaluate job's parameters, validated once: remembered under their JSON, as the context cache keys them.
+    const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
+    const paramsKey = params === undefined ? undefined : JSON.stringify(params)
+    const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
+    const cost = this.#costOf(job, options, cold ? params : undefined)
     this.#admission.check(cost, mode)
     scheduler.assertCapacity(tenant)
     const client = options.client
@@ -262,19 +262,19 @@ export class ExecutorHub {
   }
 
   /**
-   * A job's estimated work: the route's program cost (with its context's build when no
-   * worker ran its parameters lately, `coldContext`; the inline executor prices its own
-   * cold work by what its one SEAL instance holds), he-core's search model, a key upload's
-   * size, or a unit for small jobs.
+   * A job's estimated work: the route's program cost (with the build of `coldContext`,
+   * its parameters when no worker ran them lately; the inline executor prices its own cold
+   * work by what its one SEAL instance holds), he-core's search model, a key upload's size,
+   * or a unit for small jobs.
    */
-  #costOf(job: WorkerJob, options: HubSubmitOptions, coldContext: boolean): JobCost {
+  #costOf(job: WorkerJob, options: HubSubmitOptions, coldContext: ResolvedParams | undefined): JobCost {
     switch (job.type) {
       case 'evaluate':
         return {
           units: options.cost ?? 1,
           what: 'program',
           ...(options.peakHeapBytes === undefined ? {} : { peakHeapBytes: options.peakHeapBytes }),
-          ...(coldContext ? { coldUnits: contextBuildUnits(parseParams(job.params)) } : {}),
+          ...(coldContext ? { coldUnits: contextBuildUnits(coldContext) } : {}),
         }
       case 'search': {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
@@ -344,9 +344,4 @@ export class ExecutorHub {
     await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.drain()))
     await Promise.all([...this.#schedulers.values()].map((scheduler) => scheduler.executor.close()))
   }
-}
-
-/** The key a job's parameters are remembered under: their validated form, as the context cache keys them. */
-function paramsKeyOf(params: Parameters<typeof parseParams>[0]): string {
-  return JSON.stringify(parseParams(params))
 }

@@ -5,8 +5,6 @@ import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
 import type { KeyEntry, KeyKind, KeysState, WorkspaceState } from '../../workspace/workspaceState.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
 
-export { KEY_NOUNS }
-
 /** What to generate: evaluation keys are made for exactly what is chosen. */
 export interface KeyChoice {
   freshSecretKey: boolean
