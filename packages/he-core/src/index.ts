@@ -171,7 +171,7 @@ export {
   runProgram,
   type StepReport,
 } from './program/runProgram.ts'
-export { type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
+export { centredMod, type PlainSlots, type PlainTarget, runProgramPlain } from './program/runProgramPlain.ts'
 export { StepReportSchema } from './program/StepReport.ts'
 export { adopt, disown, type SealHandle, SealScope, withScope } from './scope/SealScope.ts'
 export {

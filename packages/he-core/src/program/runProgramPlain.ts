@@ -15,7 +15,8 @@ export interface PlainTarget {
   plainModulus?: bigint | undefined
 }
 
-function centred(value: bigint, t: bigint): bigint {
+/** `value` modulo `t`, centred in (−t/2, t/2] as BFV/BGV batch decoding gives it. */
+export function centredMod(value: bigint, t: bigint): bigint {
   const r = ((value % t) + t) % t
   return r > (t - 1n) / 2n ? r - t : r
 }
@@ -49,13 +50,13 @@ export function runProgramPlain(
     const given = inputs[name] ?? []
     const padded: Slots = Array.from({ length: slots }, (_, i) => {
       const v = given[i] ?? 0
-      return ckks ? Number(v) : centred(BigInt(v), t)
+      return ckks ? Number(v) : centredMod(BigInt(v), t)
     })
     values.set(name, padded)
   }
   const get = (name: string) => values.get(name) as Slots
   const map2 = (a: Slots, b: Slots, f: (x: number, y: number) => number, g: (x: bigint, y: bigint) => bigint): Slots =>
-    a.map((x, i) => (ckks ? f(Number(x), Number(b[i])) : centred(g(BigInt(x), BigInt(b[i] as bigint)), t)))
+    a.map((x, i) => (ckks ? f(Number(x), Number(b[i])) : centredMod(g(BigInt(x), BigInt(b[i] as bigint)), t)))
   const env: PlainEnv = {
     ckks,
     slots,
@@ -91,7 +92,7 @@ export function runProgramPlain(
     sum(a) {
       const total = ckks
         ? a.reduce<number>((s, x) => s + Number(x), 0)
-        : centred(
+        : centredMod(
             a.reduce<bigint>((s, x) => s + BigInt(x), 0n),
             t,
           )

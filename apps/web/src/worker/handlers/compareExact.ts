@@ -1,4 +1,4 @@
-import { parseProgram, runProgramPlain } from '@sealbox/he-core'
+import { centredMod, type PlainSlots, parseProgram, runProgramPlain } from '@sealbox/he-core'
 import type { ExactComparison, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
 import { INTEGER_MODULUS, plainWraps } from './plainWraps.ts'
@@ -16,10 +16,21 @@ export function compareExact(session: WorkerSession, request: RequestOf<'compare
   const { program } = parseProgram(request.program)
   const inputs: Record<string, ReadonlyArray<number | bigint>> = {}
   for (const input of program.inputs) inputs[input.name] = decodeValue(session, session.requireValue(input.name))
-  const target = { scheme: ctx.scheme, polyModulusDegree: ctx.params.polyModulusDegree }
-  const exact = runProgramPlain(program, { ...target, plainModulus: ctx.plainModulus }, inputs)
   const ckks = ctx.scheme === 'ckks'
-  const integers = ckks ? {} : runProgramPlain(program, { ...target, plainModulus: INTEGER_MODULUS }, inputs)
+  const t = ctx.plainModulus
+  // BFV/BGV: the oracle runs once, over the integers. Every op is slot-wise ring arithmetic,
+  // so those results centred mod t are the results mod t; where the two differ, it wrapped.
+  const integers = runProgramPlain(
+    program,
+    { scheme: ctx.scheme, polyModulusDegree: ctx.params.polyModulusDegree, plainModulus: ckks ? t : INTEGER_MODULUS },
+    inputs,
+  )
+  const exact: Record<string, PlainSlots> =
+    ckks || t === undefined
+      ? integers
+      : Object.fromEntries(
+          Object.entries(integers).map(([name, slots]) => [name, (slots as bigint[]).map((x) => centredMod(x, t))]),
+        )
   return program.outputs.map((name): ExactComparison => {
     const expected = exact[name] ?? []
     const head = expected.slice(0, PREVIEW_SLOTS) as bigint[] | number[]
