@@ -179,6 +179,17 @@ function ensureNativeSeal() {
  * paths: a checkout whose .tools links to another checkout's (a git worktree) then
  * writes the same shims, and leaves the other checkout's alone.
  */
+/**
+ * The repo's commit-msg check (.githooks/commit-msg → scripts/commitMsg.mjs): set as
+ * git's hooks path in a git checkout, unless the user already chose one of their own.
+ */
+function ensureCommitHook() {
+  if (!existsSync(join(ROOT, '.git'))) return
+  const current = spawnSync('git', ['config', '--get', 'core.hooksPath'], { cwd: ROOT, encoding: 'utf8' })
+  if (current.error || current.stdout.trim() !== '') return
+  run('git', ['config', 'core.hooksPath', '.githooks'], { cwd: ROOT })
+}
+
 function writeShim(path, text) {
   if (existsSync(path) && readFileSync(path, 'utf8') === text) return
   writeFileSync(path, text, { mode: 0o755 })
@@ -207,6 +218,7 @@ function main() {
     npm_config_engine_strict: 'false',
   }
   ensureDependencies(nodeBin, pnpmEntry, env)
+  ensureCommitHook()
   if (spec.packages.length > 0) ensureTestPackages(spec.packages)
   if (spec.native) ensureNativeSeal()
   if (!spec.script) return
