@@ -184,6 +184,26 @@ function writeShim(path, text) {
   writeFileSync(path, text, { mode: 0o755 })
 }
 
+/**
+ * `npm start` serves the demo database unless the user chose one: `DATABASE=my.npy npm start`
+ * and `npm start -- --database=my.npy` both win over that default (a flag the script added
+ * would beat the variable, silently dropping a setting the user gave). Says which one runs.
+ */
+export function startDatabaseArgs(args, env) {
+  const flag = args.find((arg) => arg === '--database' || arg.startsWith('--database='))
+  if (flag !== undefined) {
+    const value = flag === '--database' ? args[args.indexOf(flag) + 1] : flag.slice('--database='.length)
+    log(`database: ${value} (from --database)`)
+    return []
+  }
+  if (env.DATABASE) {
+    log(`database: ${env.DATABASE} (from DATABASE)`)
+    return []
+  }
+  log('database: demo (npm start’s default; DATABASE=<file> or -- --database=<file> serves another)')
+  return ['--database=demo']
+}
+
 function main() {
   const [command = 'test', ...rest] = process.argv.slice(2)
   const spec = COMMANDS[command]
@@ -210,7 +230,8 @@ function main() {
   if (spec.packages.length > 0) ensureTestPackages(spec.packages)
   if (spec.native) ensureNativeSeal()
   if (!spec.script) return
-  process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...rest], { cwd: ROOT, env }))
+  const args = command === 'start' ? [...startDatabaseArgs(rest, process.env), ...rest] : rest
+  process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...args], { cwd: ROOT, env }))
 }
 
-main()
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) main()
