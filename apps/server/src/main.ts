@@ -99,6 +99,8 @@ try {
   process.stderr.write(
     `sealbox: ready — ${address}, ${config.MODE} mode, key store ${store} (docs at ${address}/docs)\n`,
   )
+  const heapWarning = app.sealbox.hub.heapPlan?.warning
+  if (heapWarning) process.stderr.write(`sealbox: warning — ${heapWarning}\n`)
   app.log.info(
     { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE, store, database, address },
     'ready: workers warm, database processed',

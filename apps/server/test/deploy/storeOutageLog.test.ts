@@ -52,7 +52,7 @@ describe('the log during a key-store outage', () => {
         const response = await fetch(`${node.url}/api/v1/search?keySet=main`, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/octet-stream' },
-          body: keyed.query,
+          body: keyed.query as BodyInit,
         })
         await response.arrayBuffer()
         statuses.push(response.status)
