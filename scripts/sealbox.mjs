@@ -11,9 +11,10 @@
 // Everything lands in .tools/ and node_modules/; a second run downloads nothing.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeShimText } from './nodeShim.mjs'
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 const TOOLS = join(ROOT, '.tools')
@@ -175,12 +176,12 @@ function ensureNativeSeal() {
 }
 
 /**
- * Writes a shim in .tools/bin unless it already says `text`. The paths in it are real
- * paths: a checkout whose .tools links to another checkout's (a git worktree) then
- * writes the same shims, and leaves the other checkout's alone.
+ * Writes a shim in .tools/bin unless it already says `text`. A checkout whose .tools is a
+ * link to another checkout's (a git worktree) uses the shims it finds there as they are:
+ * rewriting them would change another checkout's files under processes running them.
  */
 function writeShim(path, text) {
-  if (existsSync(path) && readFileSync(path, 'utf8') === text) return
+  if (existsSync(path) && (lstatSync(TOOLS).isSymbolicLink() || readFileSync(path, 'utf8') === text)) return
   writeFileSync(path, text, { mode: 0o755 })
 }
 
@@ -220,7 +221,7 @@ function main() {
   writeShim(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "${realpathSync(pnpmEntry)}" "$@"\n`)
   // .tools/bin/node is the Node that runs sealbox (24 fetched above, or a recent system one):
   // what a service unit starts the built server with (deploy/systemd/sealbox.service).
-  writeShim(join(shimDir, 'node'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "$@"\n`)
+  writeShim(join(shimDir, 'node'), nodeShimText(realpathSync(nodeBin), realpathSync(TOOLS)))
   const env = {
     ...process.env,
     PATH: `${shimDir}:${dirname(nodeBin)}:${process.env.PATH}`,
