@@ -307,6 +307,28 @@ describe('deploy/README.md, as written', () => {
     for (const node of nodes) expect(await node.log()).toMatch(/key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/sealbox/)
   })
 
+  it('means what it says about sslmode with node-postgres: require verifies, uselibpqcompat=true does not', async () => {
+    const url = (query: string) => `postgres://sealbox:${PASSWORD}@127.0.0.1:${postgres.port}/sealbox?${query}`
+    const connects = async (query: string) => {
+      const client = new pg.Client({ connectionString: url(query) })
+      try {
+        await client.connect()
+        return (await client.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'))
+          .rows[0]
+      } catch (error) {
+        return String(error)
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    }
+    // The doc's own certificate authority is no system CA: plain `require` checks the chain and fails.
+    expect(await connects('sslmode=require')).toMatch(
+      /unable to verify the first certificate|self[- ]signed certificate/,
+    )
+    expect(await connects('uselibpqcompat=true&sslmode=require')).toEqual({ ssl: true })
+    expect(await connects(`sslmode=verify-full&sslrootcert=${join(etc, 'db-ca.crt')}`)).toEqual({ ssl: true })
+  })
+
   it('renders an nginx site that Debian’s nginx accepts: HTTP/2 over TLS with HSTS, and HTTP redirected to HTTPS', async () => {
     expect(tlsSite).toMatch(/listen 127\.0\.0\.1:\d+ ssl( http2)?;/)
     expect(tlsSite).toContain(`server_name ${SERVER_NAME};`)
