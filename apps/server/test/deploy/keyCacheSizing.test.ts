@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { waitFor } from '../../src/testing/debianTools.ts'
 import { ServerNode } from '../../src/testing/ServerNode.ts'
 import { drillNodeEnv } from './drillKit.ts'
 
@@ -35,6 +36,8 @@ describe('KEY_CACHE_BYTES against WORKER_HEAP_RECYCLE_BYTES', () => {
       }),
     })
     try {
+      // main.ts prints the warning once the workers are warm, which /readyz may announce first.
+      await waitFor('the heap warning', async () => (await node.log()).includes('sealbox: warning'))
       const log = await node.log()
       const warning =
         /sealbox: warning — KEY_CACHE_BYTES \(128 MiB\) \+ a fresh worker's heap \((\d+) MiB.*not below WORKER_HEAP_RECYCLE_BYTES \(128 MiB\).*Set KEY_CACHE_BYTES below (\d+) MiB/.exec(
@@ -55,6 +58,8 @@ describe('KEY_CACHE_BYTES against WORKER_HEAP_RECYCLE_BYTES', () => {
       env: drillNodeEnv({ TOKENS: 'alice:alice-token-0123456789abcdefghijKLMNOPQR', LOG_LEVEL: 'info' }),
     })
     try {
+      // pino writes asynchronously; main.ts logs "ready: workers warm" after any warning it prints.
+      await waitFor('the ready log line', async () => (await node.log()).includes('ready: workers warm'))
       const log = await node.log()
       expect(log).not.toContain('sealbox: warning')
       const plan = log
