@@ -11,9 +11,10 @@
 // Everything lands in .tools/ and node_modules/; a second run downloads nothing.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeShimText } from './nodeShim.mjs'
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 const TOOLS = join(ROOT, '.tools')
@@ -175,9 +176,9 @@ function ensureNativeSeal() {
 }
 
 /**
- * Writes a shim in .tools/bin unless it already says `text`. The paths in it are real
- * paths: a checkout whose .tools links to another checkout's (a git worktree) then
- * writes the same shims, and leaves the other checkout's alone.
+ * Writes a shim in .tools/bin unless it already says `text`. A checkout whose .tools is a
+ * link to another checkout's (a git worktree) uses the shims it finds there as they are:
+ * rewriting them would change another checkout's files under processes running them.
  */
 /**
  * The repo's commit-msg check (.githooks/commit-msg → scripts/commitMsg.mjs): set as
@@ -191,8 +192,28 @@ function ensureCommitHook() {
 }
 
 function writeShim(path, text) {
-  if (existsSync(path) && readFileSync(path, 'utf8') === text) return
+  if (existsSync(path) && (lstatSync(TOOLS).isSymbolicLink() || readFileSync(path, 'utf8') === text)) return
   writeFileSync(path, text, { mode: 0o755 })
+}
+
+/**
+ * `npm start` serves the demo database unless the user chose one: `DATABASE=my.npy npm start`
+ * and `npm start -- --database=my.npy` both win over that default (a flag the script added
+ * would beat the variable, silently dropping a setting the user gave). Says which one runs.
+ */
+export function startDatabaseArgs(args, env) {
+  const flag = args.find((arg) => arg === '--database' || arg.startsWith('--database='))
+  if (flag !== undefined) {
+    const value = flag === '--database' ? args[args.indexOf(flag) + 1] : flag.slice('--database='.length)
+    log(`database: ${value} (from --database)`)
+    return []
+  }
+  if (env.DATABASE) {
+    log(`database: ${env.DATABASE} (from DATABASE)`)
+    return []
+  }
+  log('database: demo (npm start’s default; DATABASE=<file> or -- --database=<file> serves another)')
+  return ['--database=demo']
 }
 
 function main() {
@@ -211,7 +232,7 @@ function main() {
   writeShim(join(shimDir, 'pnpm'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "${realpathSync(pnpmEntry)}" "$@"\n`)
   // .tools/bin/node is the Node that runs sealbox (24 fetched above, or a recent system one):
   // what a service unit starts the built server with (deploy/systemd/sealbox.service).
-  writeShim(join(shimDir, 'node'), `#!/bin/sh\nexec "${realpathSync(nodeBin)}" "$@"\n`)
+  writeShim(join(shimDir, 'node'), nodeShimText(realpathSync(nodeBin), realpathSync(TOOLS)))
   const env = {
     ...process.env,
     PATH: `${shimDir}:${dirname(nodeBin)}:${process.env.PATH}`,
@@ -222,7 +243,8 @@ function main() {
   if (spec.packages.length > 0) ensureTestPackages(spec.packages)
   if (spec.native) ensureNativeSeal()
   if (!spec.script) return
-  process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...rest], { cwd: ROOT, env }))
+  const args = command === 'start' ? [...startDatabaseArgs(rest, process.env), ...rest] : rest
+  process.exit(run(nodeBin, [pnpmEntry, 'run', spec.script, ...args], { cwd: ROOT, env }))
 }
 
-main()
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) main()

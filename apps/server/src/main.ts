@@ -30,6 +30,11 @@ try {
 }
 
 const store = describeKeyStore(config.KEY_STORE)
+// Which database runs and why is never a guess (a DATABASE the user set must not be silently replaced).
+const database =
+  config.DATABASE === 'synthetic'
+    ? `synthetic (${config.SYNTHETIC_ROWS} rows × ${config.SYNTHETIC_DIM})`
+    : config.DATABASE
 if (inferred.note) process.stderr.write(`sealbox: ${inferred.note}\n`)
 let app: Awaited<ReturnType<typeof buildServer>>
 try {
@@ -88,14 +93,16 @@ try {
 try {
   // One plain line for people (and scripts) whatever the log level; pino's JSON is for machines.
   process.stderr.write(
-    `sealbox: listening on ${address}, key store ${store} (workers warming up; /readyz says when ready)\n`,
+    `sealbox: listening on ${address}, key store ${store}, database ${database} (workers warming up; /readyz says when ready)\n`,
   )
   await app.sealbox.warmup
   process.stderr.write(
     `sealbox: ready — ${address}, ${config.MODE} mode, key store ${store} (docs at ${address}/docs)\n`,
   )
+  const heapWarning = app.sealbox.hub.heapPlan?.warning
+  if (heapWarning) process.stderr.write(`sealbox: warning — ${heapWarning}\n`)
   app.log.info(
-    { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE, store, address },
+    { executor: config.EXECUTOR, workers: config.WORKERS, mode: config.MODE, store, database, address },
     'ready: workers warm, database processed',
   )
 } catch (error) {

@@ -82,6 +82,19 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
     expect(example.normalize(stdout)).toBe(example.normalize(example.promised))
   })
 
+  it('installs the sealbox-search command, which runs from the built dist', async () => {
+    const help = await run(join(project, 'node_modules', '.bin', 'sealbox-search'), ['--help'], { cwd: project, env })
+    expect(help.stdout).toMatch(/^usage: sealbox-search --url <base URL>/)
+    const refused = await run(join(project, 'node_modules', '.bin', 'sealbox-search'), ['--url', 'ftp://x'], {
+      cwd: project,
+      env,
+    }).catch((error: { code?: number; stderr?: string }) => error)
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--url must be an http:// or https:// URL'),
+    })
+  })
+
   it('imports @sealbox/he-core/client from the built dist without loading node-seal', async () => {
     const loaded = await modulesLoadedBy('@sealbox/he-core/client', { cwd: project })
     expect(loaded).toContain(`file://${installed}/dist/client/index.js`)

@@ -348,6 +348,17 @@ export const ServerConfigSchema = z
         message: `not below WORKER_HEAP_BYTES (${config.WORKER_HEAP_BYTES}): a worker can never grow past its cap, so a grown one would never be replaced before it runs out of memory`,
       })
     }
+    // The cached keys share the worker's heap with SEAL and the processed database, and a
+    // worker above WORKER_HEAP_RECYCLE_BYTES is replaced: a cache as large as the threshold
+    // makes every worker replace itself (losing its keys) each time its cache fills.
+    // (Equal is warned about once the workers are warm, with the fresh heap measured: checkKeyCacheFits.)
+    if (config.KEY_CACHE_BYTES > config.WORKER_HEAP_RECYCLE_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_CACHE_BYTES'],
+        message: `above WORKER_HEAP_RECYCLE_BYTES (${config.WORKER_HEAP_RECYCLE_BYTES}): cached keys share the worker's heap with SEAL and the processed database, so a worker would be replaced (and lose its keys) whenever its cache fills; keep KEY_CACHE_BYTES + a fresh worker's heap (logged at start) below WORKER_HEAP_RECYCLE_BYTES`,
+      })
+    }
     if (config.KEY_CACHE_BYTES >= config.WORKER_HEAP_BYTES) {
       ctx.addIssue({
         code: 'custom',

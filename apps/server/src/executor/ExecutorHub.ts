@@ -17,6 +17,7 @@ import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
+import { checkKeyCacheFits, type WorkerHeapPlan } from './checkKeyCacheFits.ts'
 import { contextBuildUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
@@ -115,6 +116,9 @@ export class ExecutorHub {
     options.metrics.watchBytesCache(this.bytesCache)
   }
 
+  /** A warm worker's heap against KEY_CACHE_BYTES and WORKER_HEAP_RECYCLE_BYTES, once known (main.ts prints its warning). */
+  heapPlan: WorkerHeapPlan | undefined
+
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
@@ -157,8 +161,13 @@ export class ExecutorHub {
         return executor.start()
       }),
     )
-    this.#warm = warmed[0]
-    return warmed[0] as WarmInfo
+    const first = warmed[0] as WarmInfo
+    this.heapPlan = checkKeyCacheFits(this.#config, first.worker.heapBytes)
+    if (this.heapPlan?.warning) this.#log.warn(this.heapPlan, this.heapPlan.warning)
+    else if (this.heapPlan)
+      this.#log.info(this.heapPlan, 'worker heap: fresh + KEY_CACHE_BYTES below WORKER_HEAP_RECYCLE_BYTES')
+    this.#warm = first
+    return first
   }
 
   #create(mode: ExecutorMode, events: ExecutorEvents, wasmModule: WebAssembly.Module | undefined): Executor {

@@ -147,14 +147,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: 
         )
       : coded
   answeredCodes.set(request, coded.code)
+  // An outage the store logged itself (RateLimitedStoreLog: one line per kind per 10 s, no
+  // stack): the request's own line carries its code, and nothing more is logged per request.
+  const storeOutage = coded.code === 'STORE_UNAVAILABLE' && STORE_OUTAGE_REASONS.has(coded.details?.reason)
   if (internal) request.log.error({ err: thrown }, 'internal error')
-  else if (
-    status >= 500 &&
-    !LOAD_CODES.has(coded.code) &&
-    !(coded.code === 'STORE_UNAVAILABLE' && STORE_OUTAGE_REASONS.has(coded.details?.reason))
-  )
+  else if (status >= 500 && !LOAD_CODES.has(coded.code) && !storeOutage)
     request.log.error({ err: coded }, coded.message)
-  else if (coded.cause !== undefined) request.log.info({ err: coded }, `refused: ${coded.code}`)
+  else if (coded.cause !== undefined && !storeOutage) request.log.info({ err: coded }, `refused: ${coded.code}`)
   const seconds = error.details?.retryAfterSeconds
   if (typeof seconds === 'number' || RETRYABLE.has(error.code)) {
     reply.header('retry-after', String(typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : 1))

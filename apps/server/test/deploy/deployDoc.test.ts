@@ -1,159 +1,172 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { request as httpRequest } from 'node:http'
-import { connect as http2Connect, type IncomingHttpHeaders } from 'node:http2'
+import { chown, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { HeError, SealboxClient } from '@sealbox/he-core/client'
+import {
+  demoSearchDatabase,
+  embedText,
+  plaintextSearchScores,
+  topKIndices,
+  verifySearchConfig,
+} from '@sealbox/he-core/search'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, postgresBinDir, runCommand } from '../../src/testing/debianTools.ts'
+import { freePort, isRoot, postgresBinDir, runCommand, waitFor } from '../../src/testing/debianTools.ts'
 import { BUILT_MAIN, ServerNode } from '../../src/testing/ServerNode.ts'
 import { TempNginx } from '../../src/testing/TempNginx.ts'
 import { TempPostgres } from '../../src/testing/TempPostgres.ts'
-import { DRILL_ROWS, type KeyedSearch, keyedSearch } from './drillKit.ts'
+import {
+  buildEnv,
+  docBlock,
+  docBlockOrder,
+  http2Get,
+  httpRedirect,
+  type ReaderHost,
+  readerHost,
+  runAsReader,
+  SERVER_NAME,
+  substitute,
+} from './deployDocKit.ts'
 
 /*
- * deploy/README.md, followed as written on loopback: the blocks it marks `deploy-test`
- * are read from the file and run — the SQL that makes the role and its grants (as the
- * cluster's superuser, like `runuser -u postgres -- psql`), the shell that makes the
- * tokens once, the build command a node host runs (`npm run build`), the settings file of
- * a node, and the command that renders the nginx site (TLS, HTTP/2, HSTS, the redirect
- * from HTTP) — against a throwaway cluster from Debian's PostgreSQL, two built nodes run
- * by plain Node, and Debian's nginx. What differs from a real host, and only that:
- * /etc/sealbox and /etc/ssl are a temporary directory, db.internal:5432 is the cluster's
- * loopback port, the nodes' and nginx's addresses are free loopback ports, the
- * certificate is self-signed, and the nodes are test-sized (WORKERS=1, a small database,
- * SEARCH_BABY_STEPS=server so searches need the keys in the store). The keyed searches go
- * through a plain-HTTP rendering of the same site (SealboxClient's fetch does not take a
- * private CA); the TLS site is checked with Node's HTTP/2 client.
+ * deploy/README.md (and KEY-STORE.md's backup and restore), followed as its reader does:
+ * as root, in a directory `postgres` cannot read, the marked blocks in the doc's order, each
+ * run by bash as written. What differs from a real host, and only that: /etc/sealbox,
+ * /etc/ssl, /etc/systemd/system and PostgreSQL's configuration directory are directories of
+ * this test; the cluster is a throwaway one from Debian's binaries on a loopback port, its
+ * TLS switched on with the doc's certificates (ALTER SYSTEM + reload, for the doc's
+ * postgresql.conf lines and restart); db.internal, 10.0.0.x and port 443 are loopback
+ * addresses and free ports; the sealbox user is named for this run and removed after; the
+ * host's `apt-get`, `systemctl`, `journalctl` and the operator's `editor` are stand-ins
+ * (deployDocKit.ts) that record what they were asked, apt-get acting as on a host whose
+ * NodeSource `nodejs` already provides npm; nodes are test-sized (one worker, the demo
+ * database, SEARCH_BABY_STEPS=server so searches need keys in the store) and run by plain
+ * Node from the build the doc's `npm run build` made. The client example runs from that
+ * build against nginx's TLS site, trusting the doc's self-signed certificate through
+ * NODE_EXTRA_CA_CERTS.
  */
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
-const DEPLOY_README = fileURLToPath(new URL('../../../../deploy/README.md', import.meta.url))
+const README = fileURLToPath(new URL('../../../../deploy/README.md', import.meta.url))
+const KEY_STORE_DOC = fileURLToPath(new URL('../../../../deploy/KEY-STORE.md', import.meta.url))
+const BUILT_SEARCH_BIN = join(ROOT, 'packages/he-core/dist/node/sealboxSearchMain.js')
 const PASSWORD = 'test-password-for-the-sealbox-role'
-/** The name the doc's nginx step serves. */
-const SERVER_NAME = 'sealbox.example.com'
+/** The steps this test takes, in the order the doc gives them. */
+const DOC_ORDER = [
+  'db-host',
+  'grants',
+  'db-tls',
+  'tokens',
+  'node-host',
+  'env',
+  'nginx',
+  'test-cert',
+  'client',
+  'rolling-restart',
+]
 
-/** The fenced block after `<!-- deploy-test: name -->` in the deploy README, dedented. */
-function docBlock(readme: string, name: string): string {
-  const marker = readme.indexOf(`<!-- deploy-test: ${name} -->`)
-  if (marker < 0) throw new HeError('INTERNAL', `deploy/README.md has no "deploy-test: ${name}" block`)
-  const match = /\n( *)```\w*\n([\s\S]*?)\n *```/.exec(readme.slice(marker))
-  if (!match) throw new HeError('INTERNAL', `the "${name}" marker is not followed by a fenced block`)
-  const indent = match[1] as string
-  return (match[2] as string)
-    .split('\n')
-    .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
-    .join('\n')
-}
-
-/** `text` with each `[from, to]` replaced; a `from` the doc no longer says fails the test (never run it on /etc). */
-function substitute(text: string, pairs: ReadonlyArray<readonly [string, string]>): string {
-  let out = text
-  for (const [from, to] of pairs) {
-    if (!out.includes(from)) throw new HeError('INTERNAL', `deploy/README.md no longer says "${from}"`)
-    out = out.replaceAll(from, to)
-  }
-  return out
-}
-
-/** The environment a build runs in: the test runner's own variables (NODE_ENV=test, VITEST…) left out. */
-function buildEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')),
-  )
-}
-
-/** An answer from nginx's TLS site over HTTP/2, trusting `ca` for `SERVER_NAME`. */
-async function http2Get(
-  port: number,
-  ca: string,
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<{ headers: IncomingHttpHeaders; body: string }> {
-  const session = http2Connect(`https://127.0.0.1:${port}`, { ca, servername: SERVER_NAME })
-  try {
-    return await new Promise((resolve, reject) => {
-      session.once('error', reject)
-      const stream = session.request({ ':path': path, ':authority': SERVER_NAME, ...headers })
-      let body = ''
-      let answer: IncomingHttpHeaders = {}
-      stream.on('response', (received) => {
-        answer = received
-      })
-      stream.setEncoding('utf8')
-      stream.on('data', (chunk: string) => {
-        body += chunk
-      })
-      stream.once('end', () => resolve({ headers: answer, body }))
-      stream.once('error', reject)
-    })
-  } finally {
-    session.close()
-  }
-}
-
-/** The status and Location of a plain-HTTP request to nginx's port-80 server, as a browser sends it. */
-function httpRedirect(port: number, path: string): Promise<{ status: number; location: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host: SERVER_NAME } }, (response) => {
-      response.resume()
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location }))
-    })
-    req.once('error', reject)
-    req.end()
-  })
-}
-
-let dir: string
+let readme: string
+let keyStoreDoc: string
+let host: ReaderHost
+let etc: string
+let pgConf: string
+let clientDir: string
+let user: string
+let userAdded = false
 let postgres: TempPostgres
+let nodeEnv: Record<string, string>
 let nodes: ServerNode[] = []
-let nginx: TempNginx
 let tlsNginx: TempNginx
 let tlsPort: number
 let httpPort: number
 let tlsSite: string
 let certificate: string
 let tokens: Map<string, string>
-let keyed: KeyedSearch
+
+/** A node's settings file as systemd's EnvironmentFile reads it. */
+function parseEnvFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const line of text.split('\n')) {
+    const match = /^([A-Z_]+)=(.*)$/.exec(line)
+    if (match) env[match[1] as string] = match[2] as string
+  }
+  return env
+}
+
+/** The five hits of the demo database for `text`, by the plaintext oracle, as `id`s. */
+async function oracleIds(url: string, token: string, text: string): Promise<string[]> {
+  const config = verifySearchConfig(await new SealboxClient({ baseUrl: url, token }).searchConfig())
+  const database = demoSearchDatabase(config.dimension)
+  const rows = topKIndices(plaintextSearchScores(config, database, embedText(text, config.dimension)), 5)
+  return rows.map((row) => String(database.ids[row]))
+}
+
+function startNode(name: string, port?: number, waitReady = true): Promise<ServerNode> {
+  return ServerNode.start({ name, entry: 'built', env: nodeEnv, ...(port ? { port } : {}), waitReady })
+}
 
 beforeAll(async () => {
-  const readme = await readFile(DEPLOY_README, 'utf8')
-  // Step 3's build, the command as the doc writes it (`npm run build`), in this checkout.
-  const build = docBlock(readme, 'node-host')
-    .split('\n')
-    .find((line) => line.startsWith('npm run build'))
-  if (!build) throw new HeError('INTERNAL', 'deploy/README.md step 3 no longer runs `npm run build`')
-  await run('/bin/sh', ['-c', build.replace(/\s+#.*$/, '')], {
-    cwd: ROOT,
-    env: buildEnv(),
-    timeout: 600_000,
-    maxBuffer: 64 * 2 ** 20,
-  })
-  dir = await mkdtemp(join(tmpdir(), 'sealbox-deploy-doc-'))
-  const etc = join(dir, 'etc-sealbox')
+  if (!isRoot()) throw new HeError('INTERNAL', 'the deploy guide is run as root, and so is its test')
+  readme = await readFile(README, 'utf8')
+  keyStoreDoc = await readFile(KEY_STORE_DOC, 'utf8')
+  const home = await mkdtemp(join(tmpdir(), 'sealbox-deploy-doc-')) // 0700: root's alone
+  etc = join(home, 'etc-sealbox')
+  host = await readerHost(home, join(etc, 'sealbox.env'))
+  user = `sbxdoc${process.pid}`
+  pgConf = await mkdtemp(join(tmpdir(), 'sealbox-deploy-pgconf-'))
+  const pgUid = Number((await runCommand('id', ['-u', 'postgres'])).stdout.trim())
+  await chown(pgConf, pgUid, pgUid)
+  const asReader = (script: string, options: Parameters<typeof runAsReader>[2] = {}) =>
+    runAsReader(host, script, options)
 
-  // Step 1: the role, the database and the grants, as the superuser.
+  // Step 1: PostgreSQL; sealbox-db.sql written in the reader's directory and fed to psql.
   postgres = await TempPostgres.start()
-  const sqlFile = join(dir, 'sealbox-db.sql')
-  await writeFile(sqlFile, docBlock(readme, 'grants').replaceAll('CHANGE-ME', PASSWORD))
-  await runCommand(join(postgresBinDir(), 'psql'), [
-    '-v',
-    'ON_ERROR_STOP=1',
-    '-q',
-    '-d',
-    postgres.url('postgres'),
-    '-f',
-    sqlFile,
-  ])
+  await writeFile(join(home, 'sealbox-db.sql'), `${docBlock(readme, 'grants').replaceAll('CHANGE-ME', PASSWORD)}\n`)
+  const pgEnv = { PGHOST: '127.0.0.1', PGPORT: String(postgres.port) }
+  await asReader(docBlock(readme, 'db-host'), { env: pgEnv })
+  // The database's certificates, made by the doc's openssl commands, then TLS switched on.
+  const tlsDir = join(home, 'pg-tls')
+  await asReader(
+    substitute(docBlock(readme, 'db-tls'), [
+      ['/etc/postgresql/sealbox-tls', tlsDir],
+      ['/etc/postgresql/15/main/', `${pgConf}/`],
+      ['IP:10.0.0.5', 'IP:127.0.0.1'],
+    ]),
+  )
+  const admin = new pg.Client({ connectionString: postgres.url() })
+  await admin.connect()
+  try {
+    await admin.query(`ALTER SYSTEM SET ssl_cert_file = '${pgConf}/sealbox-db.crt'`)
+    await admin.query(`ALTER SYSTEM SET ssl_key_file = '${pgConf}/sealbox-db.key'`)
+    await admin.query('ALTER SYSTEM SET ssl = on')
+    await admin.query('SELECT pg_reload_conf()')
+  } finally {
+    await admin.end()
+  }
+  await waitFor('PostgreSQL to serve TLS', async () => {
+    const probe = new pg.Client({ connectionString: postgres.url() })
+    await probe.connect()
+    try {
+      return (await probe.query<{ ssl: string }>('SHOW ssl')).rows[0]?.ssl === 'on'
+    } finally {
+      await probe.end()
+    }
+  })
 
-  // Step 2: the tokens, made once.
-  await runCommand('/bin/bash', ['-euc', docBlock(readme, 'tokens').replaceAll('/etc/sealbox', etc)])
+  // Step 2: the user and the tokens.
+  const users: Array<readonly [string, string]> = [
+    ['id -u sealbox', `id -u ${user}`],
+    ['nologin sealbox', `nologin ${user}`],
+  ]
+  userAdded = true // from here on the user may exist: afterAll removes it
+  await asReader(
+    substitute(docBlock(readme, 'tokens'), [...users, ['/etc/sealbox', etc], ['chown sealbox:', `chown ${user}:`]]),
+  )
   tokens = new Map(
     (await readFile(join(etc, 'tokens'), 'utf8'))
       .trim()
@@ -161,32 +174,42 @@ beforeAll(async () => {
       .map((line) => line.split(':') as [string, string]),
   )
 
-  // Step 3: the settings file of each node, then two built nodes.
-  const env: Record<string, string> = {}
-  for (const line of docBlock(readme, 'env').split('\n')) {
-    const match = /^([A-Z_]+)=(.*)$/.exec(line)
-    if (match) env[match[1] as string] = match[2] as string
-  }
-  const settings = {
-    ...env,
-    TOKENS_FILE: (env.TOKENS_FILE as string).replace('/etc/sealbox', etc),
-    KEY_STORE: (env.KEY_STORE as string)
-      .replace('CHANGE-ME', PASSWORD)
-      .replace('db.internal:5432', `127.0.0.1:${postgres.port}`),
+  // Step 3: a node host, as written; the operator's edit is the doc's settings for this host.
+  const tlsUrl = /`KEY_STORE=(postgres:\/\/[^`]*sslmode=verify-full[^`]*)`/.exec(readme)?.[1]
+  if (!tlsUrl) throw new HeError('INTERNAL', 'deploy/README.md no longer gives a verify-full KEY_STORE')
+  await copyFile(join(tlsDir, 'db-ca.crt'), join(host.home, 'db-ca.crt'))
+  const keyStore = substitute(tlsUrl, [
+    ['<password>', PASSWORD],
+    ['10.0.0.5:5432', `127.0.0.1:${postgres.port}`],
+    ['/etc/sealbox/db-ca.crt', join(etc, 'db-ca.crt')],
+  ])
+  const settings = substitute(docBlock(readme, 'env'), [
+    ['/etc/sealbox', etc],
+    ['postgres://sealbox:CHANGE-ME@db.internal:5432/sealbox', keyStore],
+    ['HOST=10.0.0.11', 'HOST=127.0.0.1'],
+  ])
+  await writeFile(host.editedSettings, `${settings}\n`)
+  await asReader(
+    substitute(docBlock(readme, 'node-host'), [
+      ['git clone <your sealbox repository> /opt/sealbox && cd /opt/sealbox', `cd ${JSON.stringify(ROOT)}`],
+      ['/etc/systemd/system/', `${join(host.home, 'systemd')}/`],
+      ['-g sealbox', `-g ${user}`],
+      ...users,
+      ['/etc/sealbox', etc],
+    ]).replace(/^cp deploy\/systemd/m, `mkdir -p ${join(host.home, 'systemd')} && cp deploy/systemd`),
+    { timeoutMs: 900_000 },
+  )
+  // The doc's "copy db-ca.crt to each node as /etc/sealbox/db-ca.crt".
+  await copyFile(join(host.home, 'db-ca.crt'), join(etc, 'db-ca.crt'))
+  nodeEnv = {
+    ...parseEnvFile(await readFile(join(etc, 'sealbox.env'), 'utf8')),
     WORKERS: '1',
-    SYNTHETIC_ROWS: String(DRILL_ROWS),
+    DATABASE: 'demo',
     SEARCH_BABY_STEPS: 'server',
   }
-  nodes = await Promise.all(
-    ['node-a', 'node-b'].map((name) => ServerNode.start({ name, entry: 'built', env: settings })),
-  )
-  // Step 4: the doc's own render command, with a throwaway certificate for the name it serves.
-  await runCommand('openssl', [
-    ...['req', '-x509', '-newkey', 'rsa:2048', '-sha256', '-days', '2', '-nodes'],
-    ...['-keyout', join(dir, 'sealbox.key'), '-out', join(dir, 'sealbox.crt')],
-    ...['-subj', `/CN=${SERVER_NAME}`, '-addext', `subjectAltName=DNS:${SERVER_NAME}`],
-  ])
-  certificate = await readFile(join(dir, 'sealbox.crt'), 'utf8')
+  nodes = await Promise.all(['node-a', 'node-b'].map((name) => startNode(name)))
+
+  // Step 4: the doc's render command, and its test certificate for the name (and loopback).
   tlsPort = await freePort()
   httpPort = await freePort()
   const [nodeA, nodeB] = nodes as [ServerNode, ServerNode]
@@ -195,80 +218,192 @@ beforeAll(async () => {
     ['10.0.0.12:8080', nodeB.address],
     ["--listen '443 ssl'", `--listen '127.0.0.1:${tlsPort} ssl'`],
     ['--redirect-http 80', `--redirect-http 127.0.0.1:${httpPort}`],
-    ['/etc/ssl/', `${dir}/`],
-    ['/etc/nginx/conf.d/sealbox.conf', join(dir, 'sealbox.conf')],
+    ['/etc/ssl/', `${host.home}/`],
+    ['/etc/nginx/conf.d/sealbox.conf', join(host.home, 'sealbox.conf')],
   ])
-  await runCommand('/bin/bash', ['-euc', `cd ${JSON.stringify(ROOT)}\n${render}`])
-  tlsSite = await readFile(join(dir, 'sealbox.conf'), 'utf8')
+  await asReader(render, { cwd: ROOT })
+  await asReader(
+    substitute(docBlock(readme, 'test-cert'), [
+      ['/etc/ssl/', `${host.home}/`],
+      ['IP:10.0.0.10', 'IP:127.0.0.1'],
+    ]),
+  )
+  certificate = await readFile(join(host.home, 'sealbox.crt'), 'utf8')
+  tlsSite = await readFile(join(host.home, 'sealbox.conf'), 'utf8')
   // startSite checks it with `nginx -t` first, as the doc's next line does.
   tlsNginx = await TempNginx.startSite(tlsSite, tlsPort)
-  // The clients' way in: the same site on plain HTTP.
-  nginx = await TempNginx.start({ nodes: nodes.map((node) => node.address) })
-}, 900_000)
+  // Step 5's example, placed where the build's @sealbox/he-core resolves (apps/server's node_modules).
+  clientDir = join(ROOT, 'apps/server/node_modules', `.deploy-doc-client-${process.pid}`)
+  await mkdir(clientDir, { recursive: true })
+  await writeFile(join(clientDir, 'search.mjs'), docBlock(readme, 'client'))
+}, 1_200_000)
 
 afterAll(async () => {
-  keyed?.search[Symbol.dispose]()
-  await nginx?.stop()
   await tlsNginx?.stop()
   await Promise.all(nodes.map((node) => node.stop()))
   await postgres?.stop()
-  if (dir) await rm(dir, { recursive: true, force: true })
+  if (userAdded) await runCommand('userdel', [user]).catch(() => undefined)
+  for (const dir of [host?.home, pgConf, clientDir]) if (dir) await rm(dir, { recursive: true, force: true })
 })
 
 describe('deploy/README.md, as written', () => {
+  it('is followed in the doc’s order, from a directory postgres cannot read, on a host whose nodejs has npm', async () => {
+    expect(docBlockOrder(readme)).toEqual(DOC_ORDER)
+    const unreadable = await runCommand('runuser', [
+      '-u',
+      'postgres',
+      '--',
+      'test',
+      '-r',
+      join(host.home, 'sealbox-db.sql'),
+    ])
+      .then(() => false)
+      .catch(() => true)
+    expect(unreadable).toBe(true)
+    // apt-get was never asked for npm (the host has it) nor for the installed PostgreSQL.
+    const apt = (await readFile(host.aptLog, 'utf8').catch(() => '')).split('\n').filter(Boolean)
+    expect(apt.filter((line) => /\bnpm\b|\bpostgresql\b/.test(line))).toEqual([])
+    expect(apt).toContain('install -y git openssl')
+    // The service was enabled only once the settings were edited.
+    const systemctl = (await readFile(host.systemctlLog, 'utf8')).split('\n').filter(Boolean)
+    const enable = systemctl.find((line) => line.startsWith('systemctl enable --now sealbox |'))
+    expect(enable).toBeDefined()
+    expect(enable).not.toContain('CHANGE-ME')
+    expect(enable).toContain('sslmode=verify-full')
+    expect(existsSync(join(host.home, 'systemd', 'sealbox.service'))).toBe(true)
+  })
+
   it('is JavaScript that plain Node runs: --help from the built server', async () => {
     expect(existsSync(BUILT_MAIN)).toBe(true)
     const help = await run(process.execPath, [BUILT_MAIN, '--help'])
     expect(help.stdout).toContain('usage: node apps/server/dist/main.js')
-    expect(help.stdout).toContain('422 LIMIT_EXCEEDED')
     expect(help.stdout).toContain('--tokens-file <value>')
   })
 
-  it('made one set of tokens that every node accepts, and a role with only the doc’s grants', async () => {
+  it('made one set of tokens, a role with only the doc’s grants, and nodes that reach it over verified TLS', async () => {
     expect([...tokens.keys()]).toEqual(['alice', 'bob'])
     for (const token of tokens.values()) expect(token).toMatch(/^[0-9a-f]{48}$/)
+    const owner = (await runCommand('stat', ['-c', '%U %a', join(etc, 'tokens')])).stdout.trim()
+    expect(owner).toBe(`${user} 600`)
     const client = new pg.Client({ connectionString: postgres.url('sealbox') })
     await client.connect()
     try {
-      const role = await client.query<{ rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
-        "SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = 'sealbox'",
-      )
+      const role = await client.query('SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = $1', [
+        'sealbox',
+      ])
       expect(role.rows).toEqual([{ rolsuper: false, rolcreatedb: false, rolcreaterole: false }])
-      const owners = await client.query<{ tablename: string; tableowner: string }>(
-        "SELECT tablename, tableowner FROM pg_tables WHERE tablename LIKE 'sealbox_%' ORDER BY tablename",
+      const owners = await client.query<{ tableowner: string }>(
+        "SELECT tableowner FROM pg_tables WHERE tablename LIKE 'sealbox_%' ORDER BY tablename",
       )
-      // The first node created the tables as the sealbox role.
-      expect(owners.rows.map((row) => row.tableowner)).toEqual(owners.rows.map(() => 'sealbox'))
-      expect(owners.rows.length).toBe(3)
+      expect(owners.rows.map((row) => row.tableowner)).toEqual(['sealbox', 'sealbox', 'sealbox'])
+      const tls = await client.query<{ ssl: boolean }>(
+        "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'sealbox'",
+      )
+      expect(tls.rows.length).toBeGreaterThan(0)
+      expect(tls.rows.every((row) => row.ssl)).toBe(true)
     } finally {
       await client.end()
     }
     for (const node of nodes) expect(await node.log()).toMatch(/key store PostgreSQL sealbox@127\.0\.0\.1:\d+\/sealbox/)
   })
 
+  it('means what it says about sslmode with node-postgres: require verifies, uselibpqcompat=true does not', async () => {
+    const url = (query: string) => `postgres://sealbox:${PASSWORD}@127.0.0.1:${postgres.port}/sealbox?${query}`
+    const connects = async (query: string) => {
+      const client = new pg.Client({ connectionString: url(query) })
+      try {
+        await client.connect()
+        return (await client.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'))
+          .rows[0]
+      } catch (error) {
+        return String(error)
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    }
+    // The doc's own certificate authority is no system CA: plain `require` checks the chain and fails.
+    expect(await connects('sslmode=require')).toMatch(
+      /unable to verify the first certificate|self[- ]signed certificate/,
+    )
+    expect(await connects('uselibpqcompat=true&sslmode=require')).toEqual({ ssl: true })
+    expect(await connects(`sslmode=verify-full&sslrootcert=${join(etc, 'db-ca.crt')}`)).toEqual({ ssl: true })
+  })
+
   it('renders an nginx site that Debian’s nginx accepts: HTTP/2 over TLS with HSTS, and HTTP redirected to HTTPS', async () => {
-    // Debian 12's nginx (1.22) has no `http2` directive: HTTP/2 goes on the listen line there.
     expect(tlsSite).toMatch(/listen 127\.0\.0\.1:\d+ ssl( http2)?;/)
     expect(tlsSite).toContain(`server_name ${SERVER_NAME};`)
-    const alice = tokens.get('alice') as string
     const health = await http2Get(tlsPort, certificate, '/healthz')
     expect(health.headers[':status']).toBe(200)
     expect(health.headers['strict-transport-security']).toBe('max-age=31536000')
     expect(nodes.map((node) => node.address)).toContain(health.headers['x-sealbox-node'])
-    const list = await http2Get(tlsPort, certificate, '/api/v1/keysets', { authorization: `Bearer ${alice}` })
-    expect([list.headers[':status'], list.headers['strict-transport-security']]).toEqual([200, 'max-age=31536000'])
-    expect(JSON.parse(list.body)).toHaveProperty('keySets')
     const redirect = await httpRedirect(httpPort, '/api/v1/keysets?x=1')
     expect(redirect).toEqual({ status: 301, location: `https://${SERVER_NAME}/api/v1/keysets?x=1` })
   })
 
-  it('serves a keyed search through nginx on the built nodes, and keeps tenants apart', async () => {
-    const alice = new SealboxClient({ baseUrl: nginx.url, token: tokens.get('alice') as string })
-    keyed = await keyedSearch(alice)
-    for (let i = 0; i < 3; i++) await keyed.run(alice)
-    for (const node of nodes) await keyed.run(new SealboxClient({ baseUrl: node.url, token: tokens.get('alice') }))
-    const bob = new SealboxClient({ baseUrl: nginx.url, token: tokens.get('bob') as string })
-    const error = await bob.getKeySet('main').catch((failure: unknown) => failure)
+  it('runs step 5’s client example through nginx’s TLS site: keys uploaded, named hits in the oracle’s order', async () => {
+    const alice = tokens.get('alice') as string
+    const env = {
+      ...buildEnv(),
+      SEALBOX_URL: `https://127.0.0.1:${tlsPort}`,
+      SEALBOX_TOKEN: alice,
+      NODE_EXTRA_CA_CERTS: join(host.home, 'sealbox.crt'),
+    }
+    const example = await run(process.execPath, [join(clientDir, 'search.mjs')], { cwd: host.home, env })
+    const lines = example.stdout.trim().split('\n')
+    expect(lines.map((line) => /^\d+\. (\S+) /.exec(line)?.[1])).toEqual(
+      await oracleIds(nodes[0]?.url as string, alice, 'noble gas'),
+    )
+    expect(lines[0]).toMatch(/^1\. \w+ 0\.\d{3} \{"name":/)
+    // The built command, the same way.
+    const command = await run(process.execPath, [BUILT_SEARCH_BIN, '--url', env.SEALBOX_URL, '--text', 'iron'], {
+      cwd: host.home,
+      env,
+    })
+    expect(command.stdout.split('\n')[0]).toMatch(/^1\tFe\t/)
+    // Another tenant sees none of alice's key sets.
+    const bob = new SealboxClient({ baseUrl: nodes[0]?.url as string, token: tokens.get('bob') as string })
+    const error = await bob.getKeySet('mine').catch((failure: unknown) => failure)
     expect((error as HeError).code).toBe('NOT_FOUND')
+  })
+
+  it('waits, in the rolling restart, until a restarted node is ready and nginx sends it traffic', async () => {
+    const node = nodes[0] as ServerNode
+    await node.stop()
+    // The doc's `systemctl restart` on the node: the process is started again, not yet ready.
+    nodes[0] = await startNode(node.name, node.port, false)
+    const loop = substitute(docBlock(readme, 'rolling-restart'), [
+      ['for node in 10.0.0.11 10.0.0.12; do', 'for node in 127.0.0.1; do'],
+      ['ssh "root@$node" systemctl restart sealbox', ': restarted by the test'],
+      ['$node:8080', `$node:${node.port}`],
+      [
+        'https://sealbox.example.com/healthz',
+        `--cacert ${join(host.home, 'sealbox.crt')} https://127.0.0.1:${tlsPort}/healthz`,
+      ],
+    ])
+    await runAsReader(host, loop, { timeoutMs: 180_000 })
+    // No wait of ours: the doc's loop returned only once the node was ready.
+    expect((await fetch(`${nodes[0]?.url}/readyz`)).status).toBe(200)
+  })
+
+  it('backs up, and restores into a database made again by the same SQL file (KEY-STORE.md)', async () => {
+    const pgHost: Array<readonly [string, string]> = [['-h db.internal', `-h 127.0.0.1 -p ${postgres.port}`]]
+    await runAsReader(host, substitute(docBlock(keyStoreDoc, 'backup'), pgHost))
+    await Promise.all(nodes.map((node) => node.stop()))
+    await runCommand(join(postgresBinDir(), 'dropdb'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(postgres.port),
+      '-U',
+      'postgres',
+      'sealbox',
+    ])
+    await runAsReader(host, substitute(docBlock(keyStoreDoc, 'restore'), pgHost), {
+      env: { PGHOST: '127.0.0.1', PGPORT: String(postgres.port) },
+    })
+    nodes = [await startNode('restored')]
+    const alice = new SealboxClient({ baseUrl: nodes[0]?.url as string, token: tokens.get('alice') as string })
+    const listed = await alice.listKeySets()
+    expect(listed.keySets.map((keySet) => keySet.id).sort()).toEqual(['mine', 'sealbox-search'])
   })
 })

@@ -40,8 +40,8 @@ export interface KeyedSearch {
   run(client: SealboxClient): Promise<void>
 }
 
-/** Uploads a key set `keySet` through `client` and prepares a query with its oracle. */
-export async function keyedSearch(client: SealboxClient, keySet = 'main'): Promise<KeyedSearch> {
+/** Uploads a key set `keySet` through `client` and prepares a query with its oracle (the nodes' synthetic database of `rows`). */
+export async function keyedSearch(client: SealboxClient, keySet = 'main', rows = DRILL_ROWS): Promise<KeyedSearch> {
   const config = verifySearchConfig(await client.searchConfig())
   const ctx = await getHeContext(config.params)
   const search = PrivateSearchClient.create(ctx, config)
@@ -49,7 +49,7 @@ export async function keyedSearch(client: SealboxClient, keySet = 'main'): Promi
   if (!keys) throw new HeError('INTERNAL', 'the drill config must need Galois keys (SEARCH_BABY_STEPS=server)')
   await client.putKeySet(keySet, keys)
   const vector = syntheticSearchQuery(config.dimension, 9)
-  const database = syntheticSearchDatabase({ rows: DRILL_ROWS, dimension: config.dimension, seed: 1 })
+  const database = syntheticSearchDatabase({ rows, dimension: config.dimension, seed: 1 })
   const oracle = [...plaintextSearchScores(config, database, vector)]
   const query = search.encryptQuery(vector)
   return {

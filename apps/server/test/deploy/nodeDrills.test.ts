@@ -8,8 +8,9 @@ import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drill
 
 /*
  * Drills on the nodes of a two-node deployment (PostgreSQL, nginx, keyed searches
- * through nginx with SealboxClient's retries): a rolling restart, a node killed with
- * SIGKILL under load, and a node started while its database is down. Each reports its
+ * through nginx with SealboxClient's retries): a node killed with SIGKILL under load, and a
+ * node started while its database is down (the rolling restart is rollingRestart.test.ts,
+ * with a database that takes long to warm). Each reports its
  * failure count. Every drill starts from the same state, whatever the one before it
  * left: both nodes running and nginx treating both as healthy.
  */
@@ -78,18 +79,6 @@ afterAll(async () => {
 })
 
 describe('node drills', () => {
-  it('rolling restart (SIGTERM, start again, one node at a time): 0 failed searches', async () => {
-    const loop = searchLoop(new SealboxClient({ baseUrl: nginx.url, token: ALICE }))
-    await loop.waitForOk(3)
-    for (const i of [0, 1]) {
-      await restart(i, (node) => node.stop())
-      await loop.waitForOk(3)
-    }
-    const counts = await loop.stop()
-    console.info(`rolling restart drill: ${counts.ok + counts.failed} searches, ${counts.failed} failed`)
-    expect(counts.errors).toEqual([])
-  })
-
   it('kill -9 of the node serving the searches: fewer than 1 % fail, none of them an HTML page', async () => {
     const seen: string[] = []
     const recording: typeof fetch = async (input, init) => {
