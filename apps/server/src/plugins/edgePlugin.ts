@@ -33,12 +33,15 @@ const MAX_QUOTED_PATH = 120
 async function edge(app: FastifyInstance): Promise<void> {
   const allowed = new AllowedMethods()
   allowed.track(app)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     if (request.url.length > MAX_URL_CHARS) throw urlTooLong(request.url.length)
-    // Decided here, before Fastify looks at the body: a QUERY without Content-Type (RFC
-    // 10008) or a body of an unknown type would otherwise be a 400 or 415 on a path that
-    // does not take that method, or does not exist.
+  })
+  // Decided before Fastify looks at the body (after every onRequest hook, so the answer has
+  // the security headers): a QUERY without Content-Type (RFC 10008) or a body of an unknown
+  // type would otherwise be a 400 or 415 on a path that does not take that method, or does not exist.
+  app.addHook('preParsing', async (request, reply, payload) => {
     if (request.is404) throw notRouted(request, reply, allowed)
+    return payload
   })
   let closing = false
   // Node's server.close() closes idle keep-alive connections once, not those that go
