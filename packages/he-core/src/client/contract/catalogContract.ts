@@ -13,31 +13,26 @@ export const SEARCH_CATALOG_MAX_OFFSET = 999_999_999_999_999
  * The bounds sit on both branches, and `digits` admits exactly the same numbers, so the
  * OpenAPI spec generated from this schema states what the server enforces.
  */
-function queryCount(field: string, bounds: { min: number; max: number; digits: RegExp; says: string }) {
+function queryCount(bounds: { min: number; max: number; digits: RegExp }) {
   const count = z.number().int().min(bounds.min).max(bounds.max)
-  return z
-    .union([
-      count,
-      z.string().regex(bounds.digits, `${field} must be a decimal integer, ${bounds.says}`).transform(Number),
-    ])
-    .pipe(count)
+  const message = `must be a decimal integer from ${bounds.min} to ${bounds.max} (digits only)`
+  // One message for both branches: a union's own would say only "Invalid input".
+  return z.union([count, z.string().regex(bounds.digits).transform(Number)], { error: message }).pipe(count)
 }
 
 /** `GET /api/v1/search/catalog?offset=&limit=`: which rows to return. */
 export const SearchCatalogQuerySchema = z
   .object({
-    offset: queryCount('offset', {
+    offset: queryCount({
       min: 0,
       max: SEARCH_CATALOG_MAX_OFFSET,
       digits: /^\d{1,15}$/,
-      says: `0 to ${SEARCH_CATALOG_MAX_OFFSET} (digits only)`,
     }).default(0),
-    limit: queryCount('limit', {
+    limit: queryCount({
       min: 1,
       max: SEARCH_CATALOG_MAX_PAGE,
       // 1–5000 (SEARCH_CATALOG_MAX_PAGE), no leading zeros; catalogContract.test.ts checks it against the bounds.
       digits: /^(?:[1-9]\d{0,2}|[1-4]\d{3}|5000)$/,
-      says: `1 to ${SEARCH_CATALOG_MAX_PAGE} (digits only)`,
     }).default(SEARCH_CATALOG_MAX_PAGE),
   })
   .strict()
