@@ -25,6 +25,8 @@ async function receiving(app: FastifyInstance): Promise<void> {
     const streamed = declared === undefined && request.headers['transfer-encoding'] !== undefined
     const length = Number(declared ?? 0)
     if (!streamed && !(length > 0)) return payload
+    // Past the route's body limit Fastify answers 413 without reading it: nothing to reserve.
+    if (!streamed && length > request.routeOptions.bodyLimit) return payload
     // request.tenant is decorated by the API plugin only, and null on its anonymous routes.
     const tenant = (request.tenant as { id?: string } | null | undefined)?.id
     let reservation: ReturnType<ReceivingBudget['reserve']>

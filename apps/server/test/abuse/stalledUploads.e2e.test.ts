@@ -90,7 +90,7 @@ function stalledUpload(
       resolve('reset')
     })
   })
-  if (declared === undefined) request.flushHeaders()
+  request.flushHeaders()
   for (const chunk of chunks) request.write(chunk)
   return upload
 }
@@ -203,7 +203,10 @@ describe('stalled uploads hold a bounded number of bytes', () => {
       expect(answer.code).toBe('RATE_LIMITED')
       expect(answer.headers.connection).toBe('close')
     }
-    await waitFor('the refused body released', async () => (await receiving(server.url)).bodies === 2, 60_000)
+    // A body past the route's limit is still 413 (not 429) while the tenant's bound is taken.
+    const oversized = await stalledUpload(server.url, token, 'c4', DECLARED + MiB, []).answer
+    expect(oversized === 'reset' ? 'reset' : [oversized.status, oversized.code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
+    await waitFor('the refused bodies released', async () => (await receiving(server.url)).bodies === 2, 60_000)
     const now = await receiving(server.url)
     expect(now.reserved).toBe(2 * SENT)
     expect(admitted.map((upload) => upload.settled)).toEqual([false, false])
