@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,7 +35,34 @@ function whileRunning(node: ServerNode, check: () => boolean): () => boolean {
   }
 }
 
+/** Whether process `pid` has a SIGHUP handler installed (bit 0 of SigCgt in /proc, Linux). */
+function catchesSighup(pid: number): boolean {
+  const mask = /SigCgt:\s+([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0'
+  return (BigInt(`0x${mask}`) & 1n) === 1n
+}
+
 describe('SIGHUP while the node starts', () => {
+  it('is held from the first moments: SIGHUP while the modules load does not end the node', async () => {
+    const node = await ServerNode.start({ name: 'early-sighup', env: ABUSE_SERVER_ENV, waitReady: false })
+    onTestFinished(async () => {
+      await node.stop()
+    })
+    // The earliest moment a handler can exist: the kernel says the process catches SIGHUP.
+    await waitFor(
+      'a SIGHUP handler in the process',
+      whileRunning(node, () => catchesSighup(node.pid as number)),
+      60_000,
+    )
+    node.signal('SIGHUP')
+    await waitFor(
+      'the held-SIGHUP line',
+      whileRunning(node, () => /SIGHUP during start-up: held/.test(node.output())),
+      30_000,
+    )
+    await waitFor('the node to be ready', async () => (await fetch(`${node.url}/readyz`)).status === 200, 120_000)
+    expect(node.running).toBe(true)
+  })
+
   it('does not end a node retrying an unreachable key store; it serves once the store is up', async () => {
     const postgres = await TempPostgres.start()
     onTestFinished(() => postgres.stop())
