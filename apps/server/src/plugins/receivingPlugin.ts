@@ -52,8 +52,9 @@ async function receiving(app: FastifyInstance): Promise<void> {
   })
 }
 
+/** After the edge: its preParsing hook answers 404/405 before anything is reserved. */
 export const receivingPlugin = fp(receiving, {
   name: 'sealbox-receiving',
   fastify: '5.x',
-  dependencies: ['sealbox-services'],
+  dependencies: ['sealbox-services', 'sealbox-edge'],
 })
