@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'
 import {
   duringAttack,
-  expectHealthy,
+  HEALTHZ_P99_LIMIT_MS,
   type HealthStats,
+  healthzLimitMs,
   idleHealth,
+  loopDelayMaxMs,
   metricSum,
   metricsText,
   putKeySetRaw,
+  recordAbuse,
 } from './abuseHarness.ts'
 import {
   type AbuseNode,
@@ -41,6 +44,8 @@ const SENT = 60 * MiB
 const ATTACKER = '127.0.0.2'
 const RSS_GROWTH_LIMIT = 300 * MiB
 const VICTIM_FACTOR = 20
+/** How far above the suite's /healthz bound one probe may be delayed on the test's own side. */
+const PROBE_OUTLIER_FACTOR = 3
 
 /** One stalled upload: its answer once the server sends one (a refusal), or how the connection ended. */
 interface StalledUpload {
@@ -124,6 +129,8 @@ describe('stalled uploads hold a bounded number of bytes', () => {
     const token = await sessionFrom(server.url, ATTACKER)
     const pid = server.node.pid as number
     const before = memoryOf(pid)
+    // Read once to restart the server's own loop-delay histogram (it restarts at every scrape).
+    await loopDelayMaxMs(server.url)
     const uploads: StalledUpload[] = []
     const { result, health } = await duringAttack(server.url, () =>
       victimDuring(server.victim, async () => {
@@ -140,6 +147,7 @@ describe('stalled uploads hold a bounded number of bytes', () => {
           120_000,
         )
         const held = memoryOf(pid)
+        const loopMs = await loopDelayMaxMs(server.url)
         // Another tenant from the attacker's own address still uploads (a small, real key set).
         const neighbour = await sessionFrom(server.url, ATTACKER)
         const neighbourPut = await requestFrom(server.url, ATTACKER, {
@@ -148,7 +156,7 @@ describe('stalled uploads hold a bounded number of bytes', () => {
           token: neighbour,
           body: server.victim.side.keys as Uint8Array,
         })
-        return { held, neighbourPut, metrics: await receiving(server.url) }
+        return { held, loopMs, neighbourPut, metrics: await receiving(server.url) }
       }),
     )
     const answers = await Promise.all(uploads.filter((upload) => upload.settled).map((upload) => upload.answer))
@@ -165,6 +173,8 @@ describe('stalled uploads hold a bounded number of bytes', () => {
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1)
       expect(answer.headers.connection).toBe('close')
     }
+    // The server's own event loop never waited for the attack (its delay, not the probe's).
+    expect(result.result.loopMs).toBeLessThan(HEALTHZ_P99_LIMIT_MS)
     const growth = result.result.held.rss - before.rss
     expect(growth).toBeLessThan(RSS_GROWTH_LIMIT)
     expect(result.result.neighbourPut.status).toBe(201)
@@ -177,10 +187,17 @@ describe('stalled uploads hold a bounded number of bytes', () => {
     const again = await putKeySetRaw(server.url, token, 'k', server.victim.side.keys as Uint8Array)
     expect(again.status).toBe(201)
 
-    expectHealthy({
+    // The probe's p99 is held to PROBE_OUTLIER_FACTOR × the suite's bound, not the bound
+    // itself: the attack's 2.4 GB are written by this test process, where the prober's
+    // thread runs too, and on a loaded two-core machine the probe waits for a core there
+    // (measured at load 25: probe p99 0.8–1.4 s while the server's own loop delay max was 20 ms,
+    // held to the liveness bound above). A server that buffered the bodies stalls far beyond it.
+    expect(health.failures).toBe(0)
+    expect(health.p99).toBeLessThan(PROBE_OUTLIER_FACTOR * healthzLimitMs(idle))
+    recordAbuse({
       attack: `M1 ${UPLOADS} stalled PUTs (${SENT / MiB} of ${DECLARED / MiB} MiB each)`,
       test: FILE,
-      answer: `${admitted} admitted, ${answers.length} × 429 unread; RSS ${Math.round(before.rss / MiB)} → ${Math.round(result.result.held.rss / MiB)} MiB (+${Math.round(growth / MiB)}); victim p50 ${result.victim.p50} ms, max ${result.victim.max} ms (before, same machine with the bound off: RSS 235 → 2,635 MiB, all 40 held; the issue saw 956 → 3,314 MiB)`,
+      answer: `${admitted} admitted, ${answers.length} × 429 unread; RSS ${Math.round(before.rss / MiB)} → ${Math.round(result.result.held.rss / MiB)} MiB (+${Math.round(growth / MiB)}); victim p50 ${result.victim.p50} ms, max ${result.victim.max} ms; server loop delay max ${result.result.loopMs} ms (before, same machine with the bound off: RSS 235 → 2,635 MiB, all 40 held; the issue saw 956 → 3,314 MiB)`,
       during: health,
       idle,
     })
