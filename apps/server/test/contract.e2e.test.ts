@@ -98,7 +98,10 @@ describe('the HTTP contract, served', () => {
         await raw(`${server.url}/api/v1/keysets/-dash`, { token }),
         'params.id: key-set ids are 1–64 letters, digits, _ . -, starting with a letter or digit',
       ],
-      [await raw(`${server.url}/api/v1/search/catalog?limit=0`), 'query.limit: Too small: expected number to be >=1'],
+      [
+        await raw(`${server.url}/api/v1/search/catalog?limit=0`),
+        'query.limit: must be a decimal integer from 1 to 5000 (digits only)',
+      ],
     ] as const) {
       expect([answer.status, answer.json.error?.code, answer.json.error?.message]).toEqual([
         400,

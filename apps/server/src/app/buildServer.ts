@@ -14,6 +14,7 @@ import { edgePlugin } from '../plugins/edgePlugin.ts'
 import { loadSheddingPlugin } from '../plugins/loadSheddingPlugin.ts'
 import { metricsPlugin } from '../plugins/metricsPlugin.ts'
 import { quotasPlugin } from '../plugins/quotasPlugin.ts'
+import { receivingPlugin } from '../plugins/receivingPlugin.ts'
 import { sandboxPlugin } from '../plugins/sandboxPlugin.ts'
 import { securityHeadersPlugin } from '../plugins/securityHeadersPlugin.ts'
 import { servicesPlugin } from '../plugins/servicesPlugin.ts'
@@ -33,7 +34,8 @@ export interface BuildServerOptions {
  * Builds the sealbox HTTP server from its plugins, in the order their hooks must run:
  * the services (key store, executors warming in the background — `app.sealbox.warmup`
  * settles when they are warm), Server-Timing, the HTTP edge, the contract's schemas and
- * error handler, metrics, load shedding, security headers, quotas, the OpenAPI docs,
+ * error handler, metrics, load shedding, security headers, quotas, the bound on bodies
+ * being received, the OpenAPI docs,
  * then the routes and the sandbox's files. Each plugin names those it needs
  * (`fastify-plugin` dependencies). `app.close()` stops accepting, lets in-flight work
  * finish, stops the workers and flushes the store.
@@ -78,6 +80,7 @@ export async function buildServer(config: ServerConfig, options: BuildServerOpti
   await app.register(loadSheddingPlugin)
   await app.register(securityHeadersPlugin)
   await app.register(quotasPlugin)
+  await app.register(receivingPlugin)
   await app.register(docsPlugin)
   await app.register(healthRoutes)
   await app.register(apiPlugin, { prefix: API_PREFIX })

@@ -214,6 +214,19 @@ export const ServerConfigSchema = z
     MAX_REQUEST_BYTES: int(1024, 4096 * MiB)
       .default(32 * MiB)
       .describe('Largest search or evaluate body.'),
+    RECEIVING_BYTES: int(1024, 2 ** 50)
+      .default(512 * MiB)
+      .describe(
+        'Bytes of request bodies this node receives at once, all clients together (reserved from Content-Length before a byte is read, or as a chunked body streams in); beyond it: 503 + Retry-After.',
+      ),
+    ADDRESS_RECEIVING_BYTES: int(1024, 2 ** 50)
+      .default(256 * MiB)
+      .describe(
+        'Bytes of request bodies one client address sends at once (stalled uploads hold theirs until REQUEST_TIMEOUT_MS); beyond it: 429 + Retry-After.',
+      ),
+    TENANT_RECEIVING_BYTES: int(1024, 2 ** 50)
+      .default(128 * MiB)
+      .describe('Bytes of request bodies one tenant sends at once; beyond it: 429 + Retry-After.'),
     MAX_QUERIES_PER_SEARCH: int(1, 1024).default(16).describe('Queries one search request may carry.'),
     MAX_PROGRAM_STEPS: int(1, 10_000).default(64).describe('Steps one evaluate program may have.'),
     SEAL_ERROR_RECYCLE: int(1, 3500)
@@ -330,6 +343,17 @@ export const ServerConfigSchema = z
       .describe('Local mode: stored bytes of all anonymous tenants together (each also within TENANT_QUOTA_BYTES).'),
   })
   .superRefine((config, ctx) => {
+    // Each bound must admit the largest body a route accepts, or that body could never arrive.
+    const largestBody = Math.max(config.MAX_KEYSET_BYTES, config.MAX_REQUEST_BYTES)
+    for (const key of ['RECEIVING_BYTES', 'ADDRESS_RECEIVING_BYTES', 'TENANT_RECEIVING_BYTES'] as const) {
+      if (config[key] < largestBody) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `below the largest body a route accepts (${largestBody} bytes, MAX_KEYSET_BYTES / MAX_REQUEST_BYTES): such an upload could never be received`,
+        })
+      }
+    }
     if (config.MAX_PROGRAM_COST > config.TENANT_COST_BUDGET) {
       ctx.addIssue({
         code: 'custom',

@@ -4,6 +4,7 @@ import type { ReplacementReason } from '../executor/Executor.ts'
 import type { FairScheduler } from '../executor/FairScheduler.ts'
 import type { WorkerReply } from '../executor/jobMessages.ts'
 import type { KeyBytesCache } from '../executor/KeyBytesCache.ts'
+import type { ReceivingBudget } from '../http/ReceivingBudget.ts'
 import type { PhaseTimings } from '../http/ServerTiming.ts'
 
 const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -26,6 +27,7 @@ export class ServerMetrics {
   readonly #sealExceptions: Gauge<'executor'>
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
   readonly #tokenReloads: Counter<'result'>
+  readonly #receivingRefused: Counter
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sealbox_', eventLoopMonitoringPrecision: 10 })
@@ -52,6 +54,11 @@ export class ServerMetrics {
       name: 'sealbox_key_tier_lookups_total',
       help: 'Where jobs found their evaluation keys: worker (deserialized in the worker), bytes (full-form bytes in the node cache), store (durable store)',
       labelNames: ['executor', 'tier'],
+      registers: [this.registry],
+    })
+    this.#receivingRefused = new Counter({
+      name: 'sealbox_receiving_refused_total',
+      help: 'Request bodies refused because the bytes being received would pass RECEIVING_BYTES, ADDRESS_RECEIVING_BYTES or TENANT_RECEIVING_BYTES',
       registers: [this.registry],
     })
     this.#tokenReloads = new Counter({
@@ -129,6 +136,39 @@ export class ServerMetrics {
         for (const [mode, scheduler] of schedulers) this.set({ executor: mode }, scheduler.executor.status().warm)
       },
     })
+  }
+
+  /** Reports the request bodies being received in the gauges. */
+  watchReceiving(budget: ReceivingBudget): void {
+    new Gauge({
+      name: 'sealbox_receiving_bodies',
+      help: 'Request bodies being received (reserved in RECEIVING_BYTES until answered)',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.stats().bodies)
+      },
+    })
+    new Gauge({
+      name: 'sealbox_receiving_reserved_bytes',
+      help: 'Bytes reserved by the request bodies being received (their Content-Length, or what streamed in)',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.stats().reservedBytes)
+      },
+    })
+    new Gauge({
+      name: 'sealbox_receiving_arrived_bytes',
+      help: 'Bytes of the request bodies being received that have arrived',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.stats().arrivedBytes)
+      },
+    })
+  }
+
+  /** A body refused for RECEIVING_BYTES, ADDRESS_RECEIVING_BYTES or TENANT_RECEIVING_BYTES. */
+  receivingRefused(): void {
+    this.#receivingRefused.inc()
   }
 
   /** Reports the node's bytes cache in the gauges. */

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { HeError } from '@sealbox/he-core'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AllowedMethods } from '../http/AllowedMethods.ts'
 import { MAX_URL_CHARS, urlTooLong } from '../http/frameworkError.ts'
@@ -36,6 +36,13 @@ async function edge(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     if (request.url.length > MAX_URL_CHARS) throw urlTooLong(request.url.length)
   })
+  // Decided before Fastify looks at the body (after every onRequest hook, so the answer has
+  // the security headers): a QUERY without Content-Type (RFC 10008) or a body of an unknown
+  // type would otherwise be a 400 or 415 on a path that does not take that method, or does not exist.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (request.is404) throw notRouted(request, reply, allowed)
+    return payload
+  })
   let closing = false
   // Node's server.close() closes idle keep-alive connections once, not those that go
   // idle later: answers finished during shutdown close their connection themselves.
@@ -52,21 +59,25 @@ async function edge(app: FastifyInstance): Promise<void> {
     return payload
   })
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? ''
-    const methods = allowed.for(path)
-    if (methods.length > 0) {
-      reply.header('allow', methods.join(', '))
-      return sendError(
-        request,
-        reply,
-        new HeError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${methods.join(', ')}`, {
-          details: { allow: methods },
-        }),
-      )
-    }
-    const quoted = path.length > MAX_QUOTED_PATH ? `${path.slice(0, MAX_QUOTED_PATH)}…` : path
-    return sendError(request, reply, new HeError('NOT_FOUND', `no route ${request.method} ${quoted}`))
+    return sendError(request, reply, notRouted(request, reply, allowed))
   })
+}
+
+/**
+ * The answer to a request no route takes: METHOD_NOT_ALLOWED with `Allow` set on `reply`
+ * when its path is known with other methods, else NOT_FOUND.
+ */
+function notRouted(request: FastifyRequest, reply: FastifyReply, allowed: AllowedMethods): HeError {
+  const path = request.url.split('?')[0] ?? ''
+  const methods = allowed.for(path)
+  if (methods.length > 0) {
+    reply.header('allow', methods.join(', '))
+    return new HeError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${methods.join(', ')}`, {
+      details: { allow: methods },
+    })
+  }
+  const quoted = path.length > MAX_QUOTED_PATH ? `${path.slice(0, MAX_QUOTED_PATH)}…` : path
+  return new HeError('NOT_FOUND', `no route ${request.method} ${quoted}`)
 }
 
 export const edgePlugin = fp(edge, { name: 'sealbox-edge', fastify: '5.x' })

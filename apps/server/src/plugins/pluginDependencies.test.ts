@@ -5,6 +5,7 @@ import { docsPlugin } from './docsPlugin.ts'
 import { loadSheddingPlugin } from './loadSheddingPlugin.ts'
 import { metricsPlugin } from './metricsPlugin.ts'
 import { quotasPlugin } from './quotasPlugin.ts'
+import { receivingPlugin } from './receivingPlugin.ts'
 import { securityHeadersPlugin } from './securityHeadersPlugin.ts'
 
 /*
@@ -17,6 +18,7 @@ const PLUGINS: Array<[string, FastifyPluginAsync, string]> = [
   ['load shedding', loadSheddingPlugin, 'sealbox-services'],
   ['security headers', securityHeadersPlugin, 'sealbox-services'],
   ['quotas', quotasPlugin, 'sealbox-services'],
+  ['receiving', receivingPlugin, 'sealbox-services'],
   ['docs', docsPlugin, 'sealbox-contract'],
   ['API', apiPlugin, 'sealbox-services'],
 ]

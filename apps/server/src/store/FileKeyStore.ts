@@ -19,12 +19,16 @@ import {
   type KeyStoreLocation,
   type StoreLog,
 } from './KeyStore.ts'
+import { isDiskFull, SpareSpace } from './SpareSpace.ts'
 import { syncDirectory, writeFileAtomic } from './writeFileAtomic.ts'
 
 const IndexSchema = z.object({ version: z.literal(1), records: z.record(z.string(), KeySetRecordSchema) })
 type TenantIndex = Map<string, KeySetRecord>
 
 const SHA256 = /^[0-9a-f]{64}$/
+
+/** Kept aside for deletions on a full disk: far above a tenant index at MAX_KEYSETS' default (about 50 KB). */
+const SPARE_BYTES = 1024 * 1024
 
 /** Options of `FileKeyStore.open`. */
 export interface FileKeyStoreOptions {
@@ -41,6 +45,9 @@ export interface FileKeyStoreOptions {
  * A tenant whose `index.json` does not parse is quarantined, not the server: its calls
  * answer TENANT_UNAVAILABLE, nothing of it is swept or rewritten (the file stays as it
  * is for the operator, whom the log tells once), and every other tenant is served.
+ *
+ * A deletion works on a full disk: the store keeps a spare file (`SpareSpace`) that a
+ * deletion gives up when its index cannot be written for lack of space.
  */
 export class FileKeyStore implements KeyStore {
   readonly location: KeyStoreLocation
@@ -52,10 +59,13 @@ export class FileKeyStore implements KeyStore {
   readonly #locks = new Map<string, Promise<unknown>>()
   /** Tenants whose index is damaged, with the file's path. */
   readonly #quarantined = new Map<string, string>()
+  readonly #spare: SpareSpace
 
   private constructor(dir: string, limits: KeyStoreLimits, log: StoreLog | undefined) {
     this.location = { type: 'file', dir }
     this.#root = join(dir, 'keysets')
+    // A dot name: never taken for a tenant (TENANT_ID) by the sweep.
+    this.#spare = new SpareSpace(join(this.#root, '.spare-for-deletes'), SPARE_BYTES)
     this.#limits = limits
     this.#reader = new FileKeyBlobReader(dir)
     this.#log = log
@@ -68,6 +78,7 @@ export class FileKeyStore implements KeyStore {
   static async open(dir: string, limits: KeyStoreLimits, options: FileKeyStoreOptions = {}): Promise<FileKeyStore> {
     const store = new FileKeyStore(dir, limits, options.log)
     await mkdir(store.#root, { recursive: true })
+    await store.#spare.ensure()
     for (const tenant of await readdir(store.#root)) {
       if (!TENANT_ID.test(tenant)) continue
       try {
@@ -157,12 +168,21 @@ export class FileKeyStore implements KeyStore {
       if (!previous) return false
       const next = new Map(index)
       next.delete(id)
+      let usedSpare = false
       try {
         await this.#writeIndex(tenant, next)
       } catch (error) {
-        throw this.#failed(error, `delete key set "${id}"`)
+        // A full disk must not keep a tenant from freeing space: give up the spare and retry once.
+        if (!isDiskFull(error) || !(await this.#spare.release())) throw this.#failed(error, `delete key set "${id}"`)
+        usedSpare = true
+        try {
+          await this.#writeIndex(tenant, next)
+        } catch (retry) {
+          throw this.#failed(retry, `delete key set "${id}"`)
+        }
       }
       await this.#dropBlobIfUnused(tenant, next, previous.sha256)
+      if (usedSpare) await this.#spare.ensure()
       return true
     })
   }

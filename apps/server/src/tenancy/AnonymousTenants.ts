@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
 import { z } from 'zod'
+import { fileStoreError } from '../store/fileStoreErrors.ts'
 import type { KeyStore } from '../store/KeyStore.ts'
 import { writeFileAtomic } from '../store/writeFileAtomic.ts'
 import type { IssuedToken } from './TokenAuthority.ts'
@@ -83,7 +84,9 @@ export class AnonymousTenants {
 
   /**
    * Registers the tenant `issue()` makes, or refuses with OVERLOADED (503 + Retry-After)
-   * when `maxTenants` exist even after empty tenants past their grace period were let go.
+   * when `maxTenants` exist even after empty tenants past their grace period were let go,
+   * or STORE_UNAVAILABLE (503 + Retry-After) when the registry cannot be written (the
+   * tenant is then not registered).
    */
   async admit(issue: () => IssuedToken): Promise<IssuedToken> {
     if (this.#tenants.size >= this.#options.maxTenants) await this.#reclaimEmpty()
@@ -99,7 +102,15 @@ export class AnonymousTenants {
     const issued = issue()
     this.#tenants.set(issued.tenant, this.#options.now())
     this.#usage.set(issued.tenant, 0)
-    await this.#persist()
+    try {
+      await this.#persist()
+    } catch (error) {
+      // Not registered unless written (a full disk, say): the token is never handed out, so
+      // the place is given back at once and the client told to retry (503, not 500).
+      this.#tenants.delete(issued.tenant)
+      this.#usage.delete(issued.tenant)
+      throw fileStoreError(error, 'register the new session')
+    }
     return issued
   }
 

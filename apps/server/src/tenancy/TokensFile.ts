@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { type FSWatcher, watch } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readFile, realpath } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { HeError } from '@sealbox/he-core'
 import { parseTokenList, type TenantToken } from '../config/tokenRules.ts'
@@ -34,6 +34,12 @@ export class TokensFile {
   readonly #onReload: (result: TokensReload) => void
   #digest = ''
   #watcher: FSWatcher | undefined
+  /** The directory of the file the path resolves to, when a symlink leads out of the path's own. */
+  #targetWatcher: FSWatcher | undefined
+  /** What the path resolved to at the last read (a symlink's target; the path itself otherwise). */
+  #target: string | undefined
+  /** A watched event named the file itself (not just a sibling) since the last settled burst. */
+  #touched = false
   #timer: NodeJS.Timeout | undefined
   #reloading: Promise<TokensReload> = Promise.resolve('unchanged')
 
@@ -64,22 +70,68 @@ export class TokensFile {
     return this.#reloading
   }
 
-  /** Reloads when the file changes (its directory is watched: editors and `mv` replace the file). */
+  /**
+   * Reloads when the file changes. Its directory is watched: editors and `mv` replace the
+   * file. A symlinked file is followed too: after any change in the link's directory the
+   * path is resolved again, and a new target is a reload — Kubernetes mounts a Secret as
+   * `tokens -> ..data/tokens` and swaps `..data` to a new timestamped directory, so the name
+   * `tokens` itself never changes. When the target lives in another directory, that one is
+   * watched for the target's name as well.
+   */
   watch(): void {
     const name = basename(this.path)
     this.#watcher = watch(dirname(this.path), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== name) return
-      clearTimeout(this.#timer)
-      this.#timer = setTimeout(() => void this.reload('change'), SETTLE_MS)
-      this.#timer.unref()
+      this.#settle(changed === null || changed === name)
     })
     this.#watcher.on('error', (error) => this.#log.error({ err: error, path: this.path }, 'cannot watch TOKENS_FILE'))
+    this.#watchTarget()
   }
 
   /** Stops watching. */
   close(): void {
     clearTimeout(this.#timer)
     this.#watcher?.close()
+    this.#targetWatcher?.close()
+  }
+
+  /** Settles a burst of events into one check; `touched`: an event named the file itself. */
+  #settle(touched: boolean): void {
+    this.#touched ||= touched
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => void this.#afterChange(), SETTLE_MS)
+    this.#timer.unref()
+  }
+
+  async #afterChange(): Promise<void> {
+    const touched = this.#touched
+    this.#touched = false
+    // A swap in progress may leave the link dangling for a moment: the swap's last event comes later.
+    const target = await realpath(this.path).catch(() => undefined)
+    if (target === undefined) return
+    const moved = target !== this.#target
+    if (!touched && !moved) return
+    await this.reload('change')
+    if (moved && this.#watcher) this.#watchTarget()
+  }
+
+  /** Watches the resolved file's own directory when it is not the path's (a link to elsewhere). */
+  #watchTarget(): void {
+    this.#targetWatcher?.close()
+    this.#targetWatcher = undefined
+    const target = this.#target
+    if (target === undefined || dirname(target) === dirname(this.path)) return
+    // Under the path's own directory (Kubernetes' ..2026_x/): its files never change in place, a swap replaces it.
+    if (dirname(target).startsWith(`${dirname(this.path)}/`)) return
+    const name = basename(target)
+    try {
+      this.#targetWatcher = watch(dirname(target), { persistent: false }, (_event, changed) => {
+        if (changed === null || changed === name) this.#settle(true)
+      })
+      // The target's directory may go away (then the link's directory reports the change).
+      this.#targetWatcher.on('error', () => this.#targetWatcher?.close())
+    } catch {
+      this.#targetWatcher = undefined
+    }
   }
 
   async #reloadNow(why: 'SIGHUP' | 'change'): Promise<TokensReload> {
@@ -110,7 +162,9 @@ export class TokensFile {
   async #read(): Promise<{ tokens: TenantToken[]; digest: string }> {
     let text: string
     try {
-      text = await readFile(this.path, 'utf8')
+      const target = await realpath(this.path)
+      text = await readFile(target, 'utf8')
+      this.#target = target
     } catch (error) {
       throw new HeError('INVALID_INPUT', `TOKENS_FILE ${this.path}: ${(error as Error).message}`, { cause: error })
     }

@@ -4,27 +4,36 @@ import { API_PREFIX, NoBodySchema, type RouteContract } from './routeContract.ts
 /** Rows in one catalog page at most (the server's default page size too). */
 export const SEARCH_CATALOG_MAX_PAGE = 5000
 
+/** Largest catalog `offset`: the most a query string's 15 decimal digits can say. */
+export const SEARCH_CATALOG_MAX_OFFSET = 999_999_999_999_999
+
 /**
  * A count in a query string: decimal digits only. `z.coerce.number()` would take what
  * `Number()` takes — `0x10`, `" 5 "`, `""` (as 0), `1e1`, `-0` — so one page had many names.
+ * The bounds sit on both branches, and `digits` admits exactly the same numbers, so the
+ * OpenAPI spec generated from this schema states what the server enforces.
  */
-function queryCount(field: string) {
-  return z.union([
-    z.number().int(),
-    z
-      .string()
-      .regex(/^\d{1,15}$/, `${field} must be a decimal integer (digits only)`)
-      .transform(Number),
-  ])
+function queryCount(bounds: { min: number; max: number; digits: RegExp }) {
+  const count = z.number().int().min(bounds.min).max(bounds.max)
+  const message = `must be a decimal integer from ${bounds.min} to ${bounds.max} (digits only)`
+  // One message for both branches: a union's own would say only "Invalid input".
+  return z.union([count, z.string().regex(bounds.digits).transform(Number)], { error: message }).pipe(count)
 }
 
 /** `GET /api/v1/search/catalog?offset=&limit=`: which rows to return. */
 export const SearchCatalogQuerySchema = z
   .object({
-    offset: queryCount('offset').pipe(z.number().int().min(0)).default(0),
-    limit: queryCount('limit')
-      .pipe(z.number().int().min(1).max(SEARCH_CATALOG_MAX_PAGE))
-      .default(SEARCH_CATALOG_MAX_PAGE),
+    offset: queryCount({
+      min: 0,
+      max: SEARCH_CATALOG_MAX_OFFSET,
+      digits: /^\d{1,15}$/,
+    }).default(0),
+    limit: queryCount({
+      min: 1,
+      max: SEARCH_CATALOG_MAX_PAGE,
+      // 1–5000 (SEARCH_CATALOG_MAX_PAGE), no leading zeros; catalogContract.test.ts checks it against the bounds.
+      digits: /^(?:[1-9]\d{0,2}|[1-4]\d{3}|5000)$/,
+    }).default(SEARCH_CATALOG_MAX_PAGE),
   })
   .strict()
 export type SearchCatalogQuery = z.input<typeof SearchCatalogQuerySchema>
@@ -40,7 +49,7 @@ export const SearchCatalogPageSchema = z
     configId: z.string(),
     /** Rows in the whole database. */
     total: z.number().int().min(0),
-    offset: z.number().int().min(0),
+    offset: z.number().int().min(0).max(SEARCH_CATALOG_MAX_OFFSET),
     ids: z.array(z.union([z.string(), z.number()])),
     metadata: z.array(z.unknown()).optional(),
   })
@@ -56,7 +65,7 @@ export const searchCatalogRoute = {
   path: `${API_PREFIX}/search/catalog`,
   tags: ['search'],
   summary: 'Ids and metadata of the database rows, paged (no vectors)',
-  description: `Query: \`offset\` (default 0), \`limit\` (1–${SEARCH_CATALOG_MAX_PAGE}, default ${SEARCH_CATALOG_MAX_PAGE}). A row without metadata is null. Each page has a strong ETag; send it back in If-None-Match to get 304 (no body) instead of the page.`,
+  description: `Query: \`offset\` (0–${SEARCH_CATALOG_MAX_OFFSET}, default 0), \`limit\` (1–${SEARCH_CATALOG_MAX_PAGE}, default ${SEARCH_CATALOG_MAX_PAGE}). A row without metadata is null. Each page has a strong ETag; send it back in If-None-Match to get 304 (no body) instead of the page.`,
   querystring: SearchCatalogQuerySchema,
   response: { 200: SearchCatalogPageSchema, 304: NoBodySchema },
 } as const satisfies RouteContract

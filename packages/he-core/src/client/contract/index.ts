@@ -14,6 +14,7 @@ export {
   encodeEvaluateRequest,
 } from '../evaluateRequestBody.ts'
 export {
+  SEARCH_CATALOG_MAX_OFFSET,
   SEARCH_CATALOG_MAX_PAGE,
   type SearchCatalogPage,
   SearchCatalogPageSchema,
