@@ -39,17 +39,17 @@ let seal: Seal
 const created = new Map<string, bigint[] | 'refused'>()
 function sealPrimes(n: number, bits: readonly number[]): bigint[] | 'refused' {
   const key = `${n}:${bits.join(',')}`
-  let primes = created.get(key)
-  if (primes === undefined) {
-    try {
-      primes = withScope((scope) =>
-        seal.jsArrayFromVecModulus(scope.track(seal.CoeffModulus.Create(n, Int32Array.from(bits)))).map(BigInt),
-      )
-    } catch {
-      primes = 'refused'
-    }
-    created.set(key, primes)
+  const known = created.get(key)
+  if (known !== undefined) return known
+  let primes: bigint[] | 'refused'
+  try {
+    primes = withScope((scope) =>
+      seal.jsArrayFromVecModulus(scope.track(seal.CoeffModulus.Create(n, Int32Array.from(bits)))).map(BigInt),
+    )
+  } catch {
+    primes = 'refused'
   }
+  created.set(key, primes)
   return primes
 }
 
@@ -71,8 +71,20 @@ function sealMaxBits(n: number, security: ParamsNeeds['security']): number {
   return max
 }
 
-/** Builds the context in SEAL itself (expanded chain) and reports what SEAL says of it. */
-function buildInSeal(params: {
+interface Suggested {
+  scheme: string
+  polyModulusDegree: number
+  coeffModulus: number[]
+  security?: string
+  plainModulus?: { batchingBits: number } | { value: number }
+}
+
+/** Builds the context in SEAL itself and reports what SEAL says of it. */
+function buildInSeal(params: Suggested) {
+  return buildWith(params as Parameters<typeof buildWith>[0])
+}
+
+function buildWith(params: {
   scheme: string
   polyModulusDegree: number
   coeffModulus: number[]
@@ -89,7 +101,7 @@ function buildInSeal(params: {
     parms.setCoeffModulus(coeff)
     const plain = params.plainModulus as { batchingBits: number } | undefined
     if (plain) parms.setPlainModulus(scope.track(seal.PlainModulus.Batching(n, plain.batchingBits)))
-    const context = scope.track(new seal.SEALContext(parms, false, seal.SecLevelType[params.security]))
+    const context = scope.track(new seal.SEALContext(parms, false, seal.SecLevelType[params.security ?? 'tc128']))
     const data = scope.track(context.firstContextData())
     return { set: context.parametersSet(), batching: scope.track(data.qualifiers()).usingBatching }
   })

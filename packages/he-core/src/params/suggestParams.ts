@@ -119,6 +119,8 @@ type Attempt =
   | { fits: false; why: 'prime'; n: number }
   | { fits: false; why: 'budget'; n: number; total: number; max: number }
 
+type Failure = Extract<Attempt, { fits: false }>
+
 function bfvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
   const t = needs.plainBits ?? 0
   const { depth } = needs
@@ -198,10 +200,10 @@ function ckksAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
 }
 
 /** The first ring degree (smallest) whose chain SEAL can build and the budget holds, or every attempt. */
-function firstFit(needs: ParamsNeeds): Success | Attempt[] {
+function firstFit(needs: ParamsNeeds): Success | Failure[] {
   const table = MAX_COEFF_BITS[needs.security]
   const ckks = needs.precisionBits !== undefined
-  const attempts: Attempt[] = []
+  const attempts: Failure[] = []
   for (const n of POLY_MODULUS_DEGREES) {
     if ((ckks ? n / 2 : n) < needs.slots) continue
     const max = table[n] ?? 0
