@@ -141,6 +141,9 @@ function anyParamsMeet(needs: ParamsNeeds): boolean {
     if (plain === undefined) continue
     const dataBits = Math.max(t + log2n + 3 + needs.depth * (t + log2n), log2n + 3)
     for (let count = 1; count < PRIME_COUNT_MAX; count++) {
+      // The arithmetic first (the largest prime is ceil(dataBits / count)): SEAL only for splits that fit.
+      if (Math.floor(dataBits / count) < log2n + 2) break
+      if (dataBits + Math.ceil(dataBits / count) > max) continue
       const data = split(dataBits, count)
       const special = Math.max(...data)
       if (special > 60 || Math.min(...data) < log2n + 2 || dataBits + special > max) continue
