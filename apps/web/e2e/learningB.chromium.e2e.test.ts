@@ -49,7 +49,7 @@ describe('learner features B in Chromium', () => {
     const problems = assistant.getByTestId('assistant-problems').locator('li')
     await expect(problems.allTextContents()).resolves.toEqual([
       'The number of multiplications in a row must be a whole number 0…30. (Multiplications in a row)',
-      'A batching plain modulus has 12…60 bits (it must be a prime ≡ 1 mod 2n). (Plaintext bits)',
+      'A batching plain modulus has 13…60 bits (it must be a prime ≡ 1 mod 2n). (Plaintext bits)',
     ])
     await assistant.getByLabel('Multiplications in a row').fill('3')
     await assistant.getByLabel('Plaintext bits').fill('20')

@@ -71,13 +71,15 @@ export function ActivityBar() {
           </span>
         ) : null}
         <span className={`save-state save-${activity.saved}`} title={activity.saveError}>
-          {activity.saved === 'saving' || activity.saved === 'pending'
-            ? 'Saving…'
-            : activity.saved === 'saved'
-              ? 'Saved in this browser'
-              : activity.saved === 'failed'
-                ? 'Not saved'
-                : ''}
+          {activity.lease === 'readOnly'
+            ? 'Read-only (open in another tab)'
+            : activity.saved === 'saving' || activity.saved === 'pending'
+              ? 'Saving…'
+              : activity.saved === 'saved'
+                ? 'Saved in this browser'
+                : activity.saved === 'failed'
+                  ? 'Not saved'
+                  : ''}
         </span>
       </div>
     </div>

@@ -10,7 +10,8 @@ import { ActivityBar } from './ActivityBar.tsx'
 import { NoticeBanner } from './NoticeBanner.tsx'
 import { PanelNav } from './PanelNav.tsx'
 import { PANELS, type PanelId } from './panels.ts'
-import { useWorkspace } from './SandboxContext.tsx'
+import { ReadOnlyBanner } from './ReadOnlyBanner.tsx'
+import { useActivity, useWorkspace } from './SandboxContext.tsx'
 import { SharedLinkOpener } from './SharedLinkOpener.tsx'
 import { useFocusAfterJob } from './useFocusAfterJob.ts'
 import { useHashPanel } from './useHashPanel.ts'
@@ -44,6 +45,8 @@ export function App() {
   useServerHistory()
   useFocusAfterJob()
   const workspace = useWorkspace()
+  // Another tab owns this workspace: nothing here can change it until Take over.
+  const readOnly = useActivity().lease === 'readOnly'
   const badges = usePanelBadges(workspace)
   const meta = PANELS.find((p) => p.id === panel)
   return (
@@ -68,15 +71,19 @@ export function App() {
           <span className="brand-name">sealbox</span>
           <span className="brand-tagline">Homomorphic encryption sandbox · Microsoft SEAL in WebAssembly</span>
         </div>
-        <WorkspaceMenu />
+        <div inert={readOnly}>
+          <WorkspaceMenu />
+        </div>
       </header>
       <ActivityBar />
+      <ReadOnlyBanner />
       <NoticeBanner />
       <SharedLinkOpener />
       <div className="app-body">
         <PanelNav current={panel} onOpen={open} badges={badges} />
         {/* The page's one main landmark; the open tab's panel is inside it (a tabpanel role on <main> hid the landmark). */}
-        <main className="panel-main">
+        {/* Read-only: the tabs still open every panel to look at; the panels take no input. */}
+        <main className="panel-main" inert={readOnly}>
           <div
             className="panel"
             id={`panel-${panel}`}

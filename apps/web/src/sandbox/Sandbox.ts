@@ -1,12 +1,13 @@
 import { HeError, toHeError } from '@sealbox/he-core'
 import type { ProgressReply } from '../worker/protocol.ts'
 import { SealWorkerClient, type WorkerFactory } from '../worker/SealWorkerClient.ts'
-import { loadStoredWorkspace, saveStoredWorkspace } from '../workspace/workspaceDb.ts'
+import { loadStoredWorkspace, saveStoredWorkspace, workspaceRecordKey } from '../workspace/workspaceDb.ts'
 import { emptyWorkspace, type WorkspaceState } from '../workspace/workspaceState.ts'
 import { type Activity, INITIAL_ACTIVITY } from './activity.ts'
 import { ExternalStore } from './ExternalStore.ts'
 import { restoreIntoWorker } from './restoreIntoWorker.ts'
 import { EMPTY_SERVER_VIEW, type ServerView } from './serverView.ts'
+import { type LeaseState, WorkspaceLease } from './WorkspaceLease.ts'
 
 /** Success with a value, or a coded error to show next to the control that failed. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: HeError }
@@ -36,6 +37,7 @@ export class Sandbox {
   #dirty = false
   #flushing: Promise<void> | undefined
   #persist = false
+  readonly #lease = new WorkspaceLease(workspaceRecordKey(), (state) => this.#leaseChanged(state))
 
   constructor(factory: WorkerFactory) {
     this.worker = new SealWorkerClient(factory)
@@ -53,6 +55,15 @@ export class Sandbox {
 
   /** Loads the saved workspace, starts the worker and restores the workspace into it. */
   async start(): Promise<void> {
+    const lease = await this.#lease.acquire()
+    this.activity.update((a) => ({ ...a, lease }))
+    await this.#load()
+    // Only the tab that owns the workspace writes it (WorkspaceLease).
+    this.#persist = lease === 'owner'
+    await this.#restore()
+  }
+
+  async #load(): Promise<void> {
     try {
       const stored = await loadStoredWorkspace()
       if (stored.status === 'found') {
@@ -63,8 +74,54 @@ export class Sandbox {
     } catch (error) {
       this.#notice('error', `Browser storage is unavailable (${String(error)}); the workspace will not be saved.`)
     }
+  }
+
+  /**
+   * Makes this tab the workspace's owner, taking it from the tab that has it: the
+   * workspace as that tab last saved it is loaded and restored into this tab's worker.
+   */
+  async takeOver(): Promise<Outcome<void>> {
+    try {
+      await this.#lease.takeOver()
+    } catch (error) {
+      return { ok: false, error: toHeError(error, undefined, 'CONFLICT') }
+    }
+    await this.#load()
     this.#persist = true
-    await this.#restore()
+    this.activity.update((a) => ({ ...a, lease: 'owner', saved: 'idle' }))
+    await this.restart()
+    return { ok: true, value: undefined }
+  }
+
+  /** Another tab took the workspace over: stop saving (what is unsaved here would overwrite its keys). */
+  #leaseChanged(lease: LeaseState): void {
+    if (lease === 'readOnly') {
+      this.#persist = false
+      if (this.#saveTimer) clearTimeout(this.#saveTimer)
+      this.#saveTimer = undefined
+      this.#dirty = false
+    }
+    this.activity.update((a) => ({ ...a, lease, saved: lease === 'readOnly' ? 'idle' : a.saved }))
+  }
+
+  /**
+   * Applies `change` to the workspace after writing the result to storage, so what
+   * the page then shows (new keys "ready") is already saved: a reload right after
+   * cannot lose it. The job that calls this stays busy until the write completes.
+   */
+  async commit(change: (state: WorkspaceState) => WorkspaceState): Promise<void> {
+    const next = change(this.workspace.state)
+    if (this.#persist) {
+      // Pending changes first, then this one: writes stay in order.
+      await this.flush()
+      this.activity.update((a) => ({ ...a, saved: 'saving' }))
+      try {
+        await saveStoredWorkspace(next)
+      } catch (error) {
+        this.activity.update((a) => ({ ...a, saved: 'failed', saveError: String(error) }))
+      }
+    }
+    this.workspace.update(() => next)
   }
 
   /**
@@ -182,6 +239,8 @@ export class Sandbox {
   }
 
   async #save(): Promise<void> {
+    // The lease may have gone to another tab since this save was scheduled.
+    if (!this.#persist) return
     this.activity.update((a) => ({ ...a, saved: 'saving' }))
     try {
       await saveStoredWorkspace(this.workspace.state)

@@ -1,3 +1,5 @@
+import type { LeaseState } from './WorkspaceLease.ts'
+
 /** A long piece of worker work the page is waiting for. */
 export interface Job {
   id: number
@@ -18,6 +20,8 @@ export interface Activity {
   /** Outcome of the last save to IndexedDB. */
   saved: 'idle' | 'pending' | 'saving' | 'saved' | 'failed'
   saveError?: string
+  /** Whether this tab owns the workspace (saves it) or another tab does (read-only); unset while starting. */
+  lease?: LeaseState
   /** One-line messages for the status bar (e.g. restored, imported). */
   notice?: { tone: 'info' | 'error'; text: string }
 }

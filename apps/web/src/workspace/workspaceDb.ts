@@ -19,7 +19,7 @@ export const WORKSPACE_PARAM = 'workspace'
  * address names another workspace (a shared link opened "in a new workspace" gets one,
  * so it never replaces the workspace, and secret key, of the tab it was pasted into).
  */
-function recordKey(): string {
+export function workspaceRecordKey(): string {
   const id = new URLSearchParams(window.location.search).get(WORKSPACE_PARAM)
   return id && /^[\w-]{1,64}$/.test(id) ? `${STORE}:${id}` : RECORD_KEY
 }
@@ -53,7 +53,7 @@ export type StoredWorkspace =
 export async function loadStoredWorkspace(): Promise<StoredWorkspace> {
   const db = await openDb()
   try {
-    const raw = await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(recordKey()))
+    const raw = await done(db.transaction(STORE, 'readonly').objectStore(STORE).get(workspaceRecordKey()))
     if (raw === undefined) return { status: 'empty' }
     const parsed = WorkspaceStateSchema.safeParse(raw)
     if (!parsed.success) {
@@ -71,7 +71,7 @@ export async function saveStoredWorkspace(state: WorkspaceState): Promise<void> 
   const db = await openDb()
   try {
     const tx = db.transaction(STORE, 'readwrite')
-    tx.objectStore(STORE).put(state, recordKey())
+    tx.objectStore(STORE).put(state, workspaceRecordKey())
     await new Promise<void>((resolve, reject) => {
       tx.oncomplete = () => resolve()
       tx.onerror = () => reject(tx.error ?? new Error('IndexedDB write failed'))
@@ -86,7 +86,7 @@ export async function saveStoredWorkspace(state: WorkspaceState): Promise<void> 
 export async function clearStoredWorkspace(): Promise<void> {
   const db = await openDb()
   try {
-    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(recordKey()))
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(workspaceRecordKey()))
   } finally {
     db.close()
   }

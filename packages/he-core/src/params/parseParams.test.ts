@@ -108,6 +108,50 @@ describe('parseParams', () => {
     expect(reason(params(composite))).toMatch(/is not a prime ≡ 1 \(mod 8192\)/)
   })
 
+  it('refuses a batching size with no prime ≡ 1 (mod 2n), naming sizes and rings that have one', () => {
+    // 2n = 16384: 32769 and 49153 are the only 16-bit candidates, and neither is prime.
+    expect(
+      reason({
+        scheme: 'bfv',
+        polyModulusDegree: 8192,
+        coeffModulus: [43, 43, 44],
+        plainModulus: { batchingBits: 16 },
+      }),
+    ).toBe(
+      'plainModulus.batchingBits: no 16-bit prime is ≡ 1 (mod 16384), which batching at n=8192 needs; 17 bits at n=8192, or 16 bits at n=1024, 2048, 4096 would work',
+    )
+    expect(() =>
+      parseParams({
+        scheme: 'bfv',
+        polyModulusDegree: 8192,
+        coeffModulus: [43, 43, 44],
+        plainModulus: { batchingBits: 17 },
+      }),
+    ).not.toThrow()
+  })
+
+  it('refuses coefficient primes SEAL cannot make: too few of a size, or the plain modulus itself', () => {
+    // 21-bit primes ≡ 1 (mod 65536): only a handful between 2^20 and 2^21.
+    expect(
+      reason({
+        scheme: 'ckks',
+        polyModulusDegree: 32768,
+        coeffModulus: [60, ...Array(20).fill(21), 60],
+        scaleBits: 21,
+      }),
+    ).toMatch(
+      /^coeffModulus\[1\]: only \d primes? ≡ 1 \(mod 65536\) ha(s|ve) 21 bits at n=32768, and the chain asks for 20/,
+    )
+    expect(
+      reason({
+        scheme: 'bfv',
+        polyModulusDegree: 4096,
+        coeffModulus: [36, 20, 37],
+        plainModulus: { batchingBits: 20 },
+      }),
+    ).toMatch(/^coeffModulus\[1\]: a 20-bit prime would be the 20-bit plain modulus itself/)
+  })
+
   it('accepts security none only when asked', () => {
     expect(
       parseParams({ scheme: 'bfv', polyModulusDegree: 4096, security: 'none' }, { allowInsecure: true }).security,

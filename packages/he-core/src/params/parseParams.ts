@@ -1,6 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import { BFV_DEFAULT_BITS, CKKS_PRESETS, MAX_COEFF_BITS } from './coeffModulusTables.ts'
 import { isPrime } from './isPrime.ts'
+import { coeffPrimesProblem, plainBitsProblem } from './modulusProblems.ts'
 import {
   type ParamsInput,
   ParamsSpec,
@@ -113,6 +114,8 @@ export function parseParams(input: ParamsInput | unknown, options: ParseParamsOp
       )
     }
   })
+  const missing = coeffPrimesProblem(n, coeffModulusBits)
+  if (missing) throw invalid(`coeffModulus[${missing.index}]`, missing.message, { index: missing.index })
   const totalBits = sum(coeffModulusBits)
   if (spec.security !== 'none') {
     const maxBits = MAX_COEFF_BITS[spec.security][n] ?? 0
@@ -145,13 +148,8 @@ export function parseParams(input: ParamsInput | unknown, options: ParseParamsOp
     let plainBits: number
     if ('batchingBits' in plainModulus) {
       plainBits = plainModulus.batchingBits
-      const minBits = Math.ceil(Math.log2(2 * n)) + 2
-      if (plainBits < minBits || plainBits > PRIME_BITS_MAX) {
-        throw invalid(
-          'plainModulus.batchingBits',
-          `${plainBits} bits is out of range; batching at n=${n} needs a prime ≡ 1 (mod ${2 * n}), so ${minBits}…${PRIME_BITS_MAX} bits`,
-        )
-      }
+      const problem = plainBitsProblem(n, plainBits)
+      if (problem) throw invalid('plainModulus.batchingBits', problem, { plainBits })
     } else {
       const t = plainModulus.value
       if (t < 2 || t > Number.MAX_SAFE_INTEGER) throw invalid('plainModulus.value', `${t} is out of range`)
@@ -164,6 +162,8 @@ export function parseParams(input: ParamsInput | unknown, options: ParseParamsOp
       }
       plainBits = Math.ceil(Math.log2(t + 1))
     }
+    const clash = coeffPrimesProblem(n, coeffModulusBits, plainModulus)
+    if (clash) throw invalid(`coeffModulus[${clash.index}]`, clash.message, { index: clash.index })
     // Fresh BFV/BGV ciphertexts keep roughly log2(q_data) - log2(t) - log2(n) - 2 bits of
     // noise budget; at zero they decrypt to garbage without any error (node-seal #132).
     const freshBudget = dataBits - plainBits - Math.log2(n) - 2

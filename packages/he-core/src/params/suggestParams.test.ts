@@ -92,7 +92,7 @@ describe('suggestParams', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.problems.map((p) => p.field)).toEqual(['depth', 'slots', 'plainBits', 'security'])
-    expect(result.problems[2]?.message).toMatch(/12…60 bits/)
+    expect(result.problems[2]?.message).toMatch(/13…60 bits/)
   })
 
   it('says what to give up when no ring is large enough', () => {
@@ -101,7 +101,7 @@ describe('suggestParams', () => {
     if (result.ok) return
     expect(result.problems).toHaveLength(1)
     expect(result.problems[0]?.message).toMatch(
-      /No n up to 32768 is large enough at tc256 \(\d+ bits at n = 32768, which allows 476\): ask for fewer multiplications/,
+      /^No n up to 32768 is large enough for 30 multiplications with 40-bit plaintexts at tc256 \(\d+ bits at n = 32768, which allows 476\); .*at most \d+ multiplications in a row would work\.$/,
     )
   })
 
@@ -110,7 +110,9 @@ describe('suggestParams', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.problems.map((p) => p.field)).toEqual(['slots', 'depth'])
-    expect(result.problems[1]?.message).toMatch(/^No n up to 32768 is large enough at tc128/)
+    expect(result.problems[1]?.message).toMatch(
+      /^No n up to 32768 is large enough for 30 multiplications with 20-bit plaintexts at tc128/,
+    )
   })
 
   it('asks for exactly one of plaintext bits and precision bits', () => {

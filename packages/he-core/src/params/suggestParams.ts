@@ -1,5 +1,12 @@
 import { MAX_COEFF_BITS } from './coeffModulusTables.ts'
-import { type ParamsInput, POLY_MODULUS_DEGREES, PRIME_BITS_MAX, SCALE_BITS_MAX } from './ParamsSpec.ts'
+import { coeffPrimesProblem, minPlainBits, plainBitsFit } from './modulusProblems.ts'
+import {
+  type ParamsInput,
+  POLY_MODULUS_DEGREES,
+  PRIME_BITS_MAX,
+  PRIME_COUNT_MAX,
+  SCALE_BITS_MAX,
+} from './ParamsSpec.ts'
 
 /** What a user needs from parameters, in their own terms. */
 export interface ParamsNeeds {
@@ -40,9 +47,8 @@ const CKKS_NOISE_BITS = 20
 /** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
 const MAX_N = 32768
 
-/** Splits `total` bits into the fewest primes of at most 60 bits, as even as possible. */
-function splitPrimes(total: number): number[] {
-  const count = Math.max(1, Math.ceil(total / PRIME_BITS_MAX))
+/** Splits `total` bits into `count` primes, as even as possible (larger first). */
+function splitPrimes(total: number, count: number): number[] {
   const base = Math.floor(total / count)
   const extra = total - base * count
   return Array.from({ length: count }, (_, i) => base + (i < extra ? 1 : 0))
@@ -71,6 +77,14 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
         message: `CKKS keeps at most ${SCALE_BITS_MAX - CKKS_NOISE_BITS} bits after the point (the scale is at most 2^${SCALE_BITS_MAX} and noise takes about ${CKKS_NOISE_BITS}); ask for 1…${SCALE_BITS_MAX - CKKS_NOISE_BITS}.`,
       })
     }
+    // With no multiplication the data modulus is the first prime alone (≤ 60 bits), and it
+    // must exceed the scale: the last precision bit does not fit.
+    if (needs.depth === 0 && p === SCALE_BITS_MAX - CKKS_NOISE_BITS) {
+      problems.push({
+        field: 'precisionBits',
+        message: `With no multiplication the scale 2^${SCALE_BITS_MAX} must fit one prime of at most ${PRIME_BITS_MAX} bits: ask for at most ${p - 1} bits.`,
+      })
+    }
     if (whole(needs.slots) && needs.slots > MAX_N / 2) {
       problems.push({
         field: 'slots',
@@ -79,11 +93,12 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
     }
   } else {
     const t = needs.plainBits ?? 0
-    // A batching prime is ≡ 1 (mod 2n): it needs more bits than 2n has.
-    if (!whole(t) || t < 12 || t > PRIME_BITS_MAX) {
+    // A batching prime is ≡ 1 (mod 2n): it needs more bits than 2n has, even at the smallest n.
+    const min = minPlainBits(POLY_MODULUS_DEGREES[0])
+    if (!whole(t) || t < min || t > PRIME_BITS_MAX) {
       problems.push({
         field: 'plainBits',
-        message: `A batching plain modulus has 12…${PRIME_BITS_MAX} bits (it must be a prime ≡ 1 mod 2n).`,
+        message: `A batching plain modulus has ${min}…${PRIME_BITS_MAX} bits (it must be a prime ≡ 1 mod 2n).`,
       })
     }
     if (whole(needs.slots) && needs.slots > MAX_N) {
@@ -96,12 +111,161 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
   return problems
 }
 
+type Success = Extract<ParamsSuggestion, { ok: true }>
+
+/** The smallest chain that fits at `n`, or why none does. */
+type Attempt =
+  | { fits: true; suggestion: Success }
+  | { fits: false; why: 'prime'; n: number }
+  | { fits: false; why: 'budget'; n: number; total: number; max: number }
+
+type Failure = Extract<Attempt, { fits: false }>
+
+function bfvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
+  const t = needs.plainBits ?? 0
+  const { depth } = needs
+  if (!plainBitsFit(n, t)) return { fits: false, why: 'prime', n }
+  const log2n = Math.log2(n)
+  // Measured on node-seal 7 (repeated square + relinearize): a product costs about t + log2(n)
+  // bits of noise budget; a fresh ciphertext t + log2(n) + 2 (parseParams' rule), plus a bit to spare.
+  const fresh = t + log2n + 3
+  const dataBits = Math.max(fresh + depth * (t + log2n), log2n + 3)
+  const minPrime = log2n + 2
+  // The fewest primes first (faster); more, smaller primes shrink the special prime, so
+  // a chain that does not fit with few may fit with more. Sizes SEAL cannot make (too few
+  // primes of a size, or a prime that would be t itself) are skipped.
+  // The total is dataBits + ceil(dataBits / count): start at the fewest primes that fit the
+  // budget, stop where a prime would be too small for n or SEAL's prime count runs out.
+  const fewest = Math.max(Math.ceil(dataBits / PRIME_BITS_MAX), Math.ceil(dataBits / Math.max(1, max - dataBits)))
+  const most = Math.min(Math.floor(dataBits / minPrime), PRIME_COUNT_MAX - 1)
+  for (let count = fewest; count <= most && dataBits < max; count++) {
+    const data = splitPrimes(dataBits, count)
+    const special = Math.max(...data)
+    const chain = [...data, special]
+    const total = dataBits + special
+    if (total > max) continue
+    if (coeffPrimesProblem(n, chain, { batchingBits: t })) continue
+    return {
+      fits: true,
+      suggestion: {
+        ok: true,
+        params: {
+          scheme: 'bfv',
+          polyModulusDegree: n,
+          coeffModulus: chain,
+          plainModulus: { batchingBits: t },
+          security: needs.security,
+        },
+        reasons: [
+          `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} and a ${t}-bit batching prime whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+          `BFV, because the values are whole numbers; a ${t}-bit batching plain modulus holds values in ±2^${t - 1}.`,
+          `${dataBits} bits of data primes (split into ${data.join(' + ')}): a fresh ciphertext uses about ${fresh} bits of noise budget and each of the ${depth} multiplication${depth === 1 ? '' : 's'} about ${t + log2n}.`,
+          `A special prime of ${special} bits (as large as the largest data prime) lets you make relinearization and Galois keys.`,
+        ],
+        totalBits: total,
+        maxBits: max,
+      },
+    }
+  }
+  // The least any split needs: the most primes, so the smallest special prime.
+  const total = dataBits + Math.ceil(dataBits / Math.max(1, most))
+  return { fits: false, why: 'budget', n, total, max }
+}
+
+function ckksAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
+  const { depth } = needs
+  const scaleBits = (needs.precisionBits ?? 0) + CKKS_NOISE_BITS
+  const outer = Math.min(PRIME_BITS_MAX, scaleBits + CKKS_INTEGER_BITS)
+  const chain = [outer, ...Array.from({ length: depth }, () => scaleBits), outer]
+  const total = chain.reduce((a, b) => a + b, 0)
+  // CoeffModulus.Create needs enough primes ≡ 1 (mod 2n) of each size: a prime has more
+  // bits than 2n, and a small scale has few candidates (fewer still at a larger n).
+  if (scaleBits <= Math.log2(n) + 1 || coeffPrimesProblem(n, chain)) return { fits: false, why: 'prime', n }
+  if (total > max) return { fits: false, why: 'budget', n, total, max }
+  return {
+    fits: true,
+    suggestion: {
+      ok: true,
+      params: { scheme: 'ckks', polyModulusDegree: n, coeffModulus: chain, scaleBits, security: needs.security },
+      reasons: [
+        `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+        `CKKS, because the values are real numbers; scale 2^${scaleBits}: about ${CKKS_NOISE_BITS} of its bits go to noise, leaving the ${needs.precisionBits} you asked for.`,
+        `${depth} middle prime${depth === 1 ? '' : 's'} of ${scaleBits} bits: each multiplication is rescaled by one, returning to the same scale.`,
+        `Outer primes of ${outer} bits: the first holds the integer part of a result, the last (the special prime) lets you make relinearization and Galois keys.`,
+      ],
+      totalBits: total,
+      maxBits: max,
+    },
+  }
+}
+
+/** The first ring degree (smallest) whose chain SEAL can build and the budget holds, or every attempt. */
+function firstFit(needs: ParamsNeeds): Success | Failure[] {
+  const table = MAX_COEFF_BITS[needs.security]
+  const ckks = needs.precisionBits !== undefined
+  const attempts: Failure[] = []
+  for (const n of POLY_MODULUS_DEGREES) {
+    if ((ckks ? n / 2 : n) < needs.slots) continue
+    const max = table[n] ?? 0
+    const attempt = ckks ? ckksAttempt(needs, n, max) : bfvAttempt(needs, n, max)
+    if (attempt.fits) return attempt.suggestion
+    attempts.push(attempt)
+  }
+  return attempts
+}
+
+// Whether needs can be met, by needs: refusals ask about their neighbours (other bit sizes,
+// fewer multiplications) and a form re-asks on every keystroke. Booleans only, and reset
+// when full, so it stays small.
+const fitting = new Map<string, boolean>()
+function fits(needs: ParamsNeeds): boolean {
+  const key = `${needs.security}:${needs.depth}:${needs.slots}:${needs.plainBits}:${needs.precisionBits}`
+  let answer = fitting.get(key)
+  if (answer === undefined) {
+    if (fitting.size >= 100_000) fitting.clear()
+    answer = !Array.isArray(firstFit(needs))
+    fitting.set(key, answer)
+  }
+  return answer
+}
+
+/**
+ * What would work instead, nearest first: other bit sizes (either way — fewer bits is
+ * not always better, a batching prime of the size must exist), fewer multiplications,
+ * a lower security level.
+ */
+function alternativesTo(needs: ParamsNeeds): string[] {
+  const ckks = needs.precisionBits !== undefined
+  const asked = (ckks ? needs.precisionBits : needs.plainBits) ?? 0
+  const withBits = (bits: number): ParamsNeeds =>
+    ckks ? { ...needs, precisionBits: bits } : { ...needs, plainBits: bits }
+  const lowest = ckks ? 1 : minPlainBits(POLY_MODULUS_DEGREES[0])
+  const highest = ckks ? SCALE_BITS_MAX - CKKS_NOISE_BITS : PRIME_BITS_MAX
+  const range = (from: number, to: number, step: number) =>
+    Array.from({ length: Math.max(0, Math.floor((to - from) / step) + 1) }, (_, i) => from + i * step)
+  const below = range(asked - 1, lowest, -1).find((bits) => fits(withBits(bits)))
+  const above = range(asked + 1, highest, 1).find((bits) => fits(withBits(bits)))
+  const sizes = [below, above].filter((bits): bits is number => bits !== undefined)
+  const noun = ckks ? 'precision bits' : 'plaintext bits'
+  const out: string[] = []
+  if (sizes.length > 0) out.push(`${sizes.join(' or ')} ${noun}`)
+  const depth = range(needs.depth - 1, 0, -1).find((d) => fits({ ...needs, depth: d }))
+  if (depth !== undefined) out.push(`at most ${depth} multiplication${depth === 1 ? '' : 's'} in a row`)
+  const order = ['tc128', 'tc192', 'tc256'] as const
+  const level = order.slice(0, order.indexOf(needs.security)).find((security) => fits({ ...needs, security }))
+  if (level) out.push(`security ${level}`)
+  return out
+}
+
 /**
  * Suggests encryption parameters from what the user needs: multiplicative depth,
  * slots, plaintext bits (BFV) or precision bits (CKKS), security. Picks the smallest
  * n whose secure coefficient-modulus budget (SEAL's `MaxBitCount`, `MAX_COEFF_BITS`)
- * fits the chain the depth needs, and says why for each choice. Pure and fast (no
- * SEAL). Every need that cannot be met is listed at once.
+ * fits the chain the depth needs and where SEAL can make every prime (a batching
+ * plain modulus of exactly the asked size, enough primes ≡ 1 mod 2n of each size —
+ * the rules `parseParams` checks, from `modulusProblems.ts`), and says why for each
+ * choice. Pure and fast (no SEAL). Every need that cannot be met is listed at once; a
+ * refusal names what would work instead.
  */
 export function suggestParams(needs: ParamsNeeds): ParamsSuggestion {
   const problems = checkNeeds(needs)
@@ -114,74 +278,45 @@ export function suggestParams(needs: ParamsNeeds): ParamsSuggestion {
     }
     return { ok: false, problems }
   }
-  const table = MAX_COEFF_BITS[needs.security]
+  const found = firstFit(needs)
+  if (!Array.isArray(found)) return found
   const ckks = needs.precisionBits !== undefined
-  const { depth, slots } = needs
-  let closest: { n: number; total: number; max: number } | undefined
-  for (const n of POLY_MODULUS_DEGREES) {
-    const max = table[n] ?? 0
-    const slotCount = ckks ? n / 2 : n
-    if (slotCount < slots) continue
-    const log2n = Math.log2(n)
-    const reasons: string[] = []
-    let chain: number[]
-    let extra: Pick<ParamsInput, 'scaleBits' | 'plainModulus'>
-    if (ckks) {
-      const scaleBits = (needs.precisionBits ?? 0) + CKKS_NOISE_BITS
-      const outer = Math.min(PRIME_BITS_MAX, scaleBits + CKKS_INTEGER_BITS)
-      // CoeffModulus.Create needs primes ≡ 1 (mod 2n): a prime must have more bits than 2n.
-      if (scaleBits <= log2n + 1) continue
-      chain = [outer, ...Array.from({ length: depth }, () => scaleBits), outer]
-      extra = { scaleBits }
-      reasons.push(
-        `CKKS, because the values are real numbers; scale 2^${scaleBits}: about ${CKKS_NOISE_BITS} of its bits go to noise, leaving the ${needs.precisionBits} you asked for.`,
-        `${depth} middle prime${depth === 1 ? '' : 's'} of ${scaleBits} bits: each multiplication is rescaled by one, returning to the same scale.`,
-        `Outer primes of ${outer} bits: the first holds the integer part of a result, the last (the special prime) lets you make relinearization and Galois keys.`,
-      )
-    } else {
-      const t = needs.plainBits ?? 0
-      if (t <= log2n + 1) continue
-      // Measured on node-seal 7 (repeated square + relinearize): a product costs about t + log2(n)
-      // bits of noise budget; a fresh ciphertext t + log2(n) + 2 (parseParams' rule), plus a bit to spare.
-      const fresh = t + log2n + 3
-      const dataBits = fresh + depth * (t + log2n)
-      const data = splitPrimes(Math.max(dataBits, log2n + 3))
-      const special = Math.max(...data)
-      chain = [...data, special]
-      extra = { plainModulus: { batchingBits: t } }
-      reasons.push(
-        `BFV, because the values are whole numbers; a ${t}-bit batching plain modulus holds values in ±2^${t - 1}.`,
-        `${dataBits} bits of data primes (split into ${data.join(' + ')}): a fresh ciphertext uses about ${fresh} bits of noise budget and each of the ${depth} multiplication${depth === 1 ? '' : 's'} about ${t + log2n}.`,
-        `A special prime of ${special} bits (as large as the largest data prime) lets you make relinearization and Galois keys.`,
-      )
-    }
-    const total = chain.reduce((a, b) => a + b, 0)
-    closest = { n, total, max }
-    if (total > max) continue
-    reasons.unshift(
-      `n = ${n}: the smallest ring with ${slots} slot${slots === 1 ? '' : 's'} whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
-    )
+  const bitsField = ckks ? 'precisionBits' : 'plainBits'
+  const bits = ckks ? `${needs.precisionBits} precision bits` : `${needs.plainBits}-bit plaintexts`
+  const alternatives = alternativesTo(needs)
+  const instead =
+    alternatives.length > 0
+      ? `; ${alternatives.join(', or ')} would work`
+      : '; no parameters SEAL can build hold these needs'
+  const closest = found.findLast((attempt) => attempt.why === 'budget')
+  const blocked = found.filter((attempt) => attempt.why === 'prime').map((attempt) => attempt.n)
+  const multiplications = `${needs.depth} multiplication${needs.depth === 1 ? '' : 's'}`
+  const tooSmall = closest && ` (${closest.total} bits at n = ${closest.n}, which allows ${closest.max})`
+  if (blocked.length === 0) {
     return {
-      ok: true,
-      params: {
-        scheme: ckks ? 'ckks' : 'bfv',
-        polyModulusDegree: n,
-        coeffModulus: chain,
-        ...extra,
-        security: needs.security,
-      },
-      reasons,
-      totalBits: total,
-      maxBits: max,
+      ok: false,
+      problems: [
+        {
+          field: 'depth',
+          message: `No n up to ${MAX_N} is large enough for ${multiplications} with ${bits} at ${needs.security}${tooSmall ?? ''}${instead}.`,
+        },
+      ],
     }
   }
-  const needed = closest ? ` (${closest.total} bits at n = ${closest.n}, which allows ${closest.max})` : ''
+  const overBudget = found.filter((attempt) => attempt.why === 'budget').map((attempt) => attempt.n)
+  const primes = ckks
+    ? `at n = ${blocked.join(', ')} SEAL cannot make enough ${(needs.precisionBits ?? 0) + CKKS_NOISE_BITS}-bit primes ≡ 1 (mod 2n) for the chain (one per multiplication)`
+    : `at n = ${blocked.join(', ')} no batching prime of exactly ${needs.plainBits} bits (≡ 1 mod 2n) exists`
+  const parts = [closest && `at n = ${overBudget.join(', ')} the chain is over the budget${tooSmall}`, primes].filter(
+    Boolean,
+  )
+  const sentence = parts.join(', and ')
   return {
     ok: false,
     problems: [
       {
-        field: 'depth',
-        message: `No n up to ${MAX_N} is large enough at ${needs.security}${needed}: ask for fewer multiplications, fewer ${ckks ? 'precision' : 'plaintext'} bits or a lower security level.`,
+        field: bitsField,
+        message: `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)} (${multiplications}, ${bits}, ${needs.slots} slot${needs.slots === 1 ? '' : 's'}, ${needs.security})${instead}.`,
       },
     ],
   }

@@ -1,6 +1,7 @@
-import { type ParamsNeeds, suggestParams } from '@sealbox/he-core'
+import { type HeError, type ParamsNeeds, suggestParams, toHeError } from '@sealbox/he-core'
 import { useId, useState } from 'react'
 import { useSandbox } from '../../app/SandboxContext.tsx'
+import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { draftOf, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
 import { ASSISTANT_LABELS, assistantProblem, assistantReason } from './assistantWords.ts'
@@ -41,11 +42,23 @@ export function ParamsAssistant() {
     bits: '20',
     security: 'tc128',
   })
+  const [fillError, setFillError] = useState<HeError>()
   const result = suggestParams(needsOf(draft))
-  const change = (update: Partial<NeedsDraft>) => setDraft((current) => ({ ...current, ...update }))
+  const change = (update: Partial<NeedsDraft>) => {
+    setFillError(undefined)
+    setDraft((current) => ({ ...current, ...update }))
+  }
   const use = () => {
     if (!result.ok) return
-    sandbox.workspace.update((state) => ({ ...state, draft: draftOf(result.params) }))
+    // suggestParams and the form share one rule (he-core's modulusProblems), so this
+    // cannot throw; if a rule ever drifts, say so on the page instead of failing silently.
+    try {
+      const filled = draftOf(result.params)
+      sandbox.workspace.update((state) => ({ ...state, draft: filled }))
+      setFillError(undefined)
+    } catch (error) {
+      setFillError(toHeError(error))
+    }
   }
   const invalid = (field: keyof ParamsNeeds) => !result.ok && result.problems.some((p) => p.field === field)
   const bitsField = draft.values === 'integers' ? 'plainBits' : 'precisionBits'
@@ -129,6 +142,7 @@ export function ParamsAssistant() {
           <button type="button" className="button-small" onClick={use}>
             Fill the form with this suggestion
           </button>
+          {fillError ? <ErrorNotice error={fillError} title="The form could not take this suggestion" /> : null}
         </div>
       ) : (
         <ul className="field-error assistant-problems" data-testid="assistant-problems">

@@ -68,7 +68,8 @@ export async function generateKeys(sandbox: Sandbox, choice: KeyChoice): Promise
     async ({ onProgress }) => {
       const reply = await sandbox.worker.request({ type: 'generateKeys', ...choice }, { onProgress })
       sandbox.noteHeap(reply.heapBytes)
-      sandbox.workspace.update((state) =>
+      // Saved before shown: a reload right after "ready" keeps the new keys.
+      await sandbox.commit((state) =>
         recordKeys(state, reply.keySetId, reply.keys, 'generated', {
           replace: ['relinKeys', 'galoisKeys'],
           dropped: reply.dropped,
@@ -115,7 +116,7 @@ export async function uploadKey(sandbox: Sandbox, kind: KeyKind, file: File): Pr
     const envelope = await readFileBytes(file)
     const reply = await sandbox.worker.request({ type: 'loadKey', kind, envelope }, { transfer: [envelope.buffer] })
     sandbox.noteHeap(reply.heapBytes)
-    sandbox.workspace.update((state) =>
+    await sandbox.commit((state) =>
       recordKeys(state, reply.keySetId, reply.keys, 'uploaded', { dropped: reply.dropped }),
     )
   })

@@ -145,6 +145,31 @@ export function generateKeys(
 }
 
 /**
+ * The key set to use after uploading a secret key. The secret key already in use
+ * (downloaded and uploaded again) keeps the current key set, and with it the
+ * relinearization and Galois keys made from it: a key set rebuilt from the file would
+ * hold only the secret and public keys while the Keys panel still showed the others.
+ * A file claiming the current key set's id with another secret key is refused: its
+ * evaluation keys could not work, and the id says they would.
+ */
+function keepCurrentKeySet(session: WorkerSession, imported: KeySet): KeySet {
+  const current = session.keySet
+  if (!current || current.id !== imported.id) return imported
+  const mode = session.context.seal.ComprModeType.none
+  const a = current.secretKey.saveToArray(mode) as Uint8Array
+  const b = imported.secretKey.saveToArray(mode) as Uint8Array
+  const same = a.length === b.length && a.every((byte, i) => byte === b[i])
+  imported.dispose()
+  if (!same) {
+    throw new HeError(
+      'INVALID_ENVELOPE',
+      `This file claims key set ${current.id} but holds another secret key; upload the secret key downloaded from that key set.`,
+    )
+  }
+  return current
+}
+
+/**
  * Loads a key file. The envelope is checked before SEAL sees it: kind, parameters,
  * and (for anything but a secret key) that it belongs to the current secret key.
  * A secret key replaces the key set (a fresh public key is made from it).
@@ -153,7 +178,8 @@ export function loadKey(session: WorkerSession, request: RequestOf<'loadKey'>): 
   const ctx = session.context
   const { kind } = request
   if (kind === 'secretKey') {
-    const keySet = importSecretKey(ctx, request.envelope)
+    const imported = importSecretKey(ctx, request.envelope)
+    const keySet = keepCurrentKeySet(session, imported)
     const keySetId = keySet.id
     const dropped = session.keySet?.id !== keySetId ? session.dropValuesOfKind('ciphertext') : []
     session.setKeySet(keySet)
