@@ -115,7 +115,6 @@ export { BFV_DEFAULT_BITS, MAX_COEFF_BITS } from './params/coeffModulusTables.ts
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export type { HasParmsId } from './params/HasParmsId.ts'
 export { HeContext } from './params/HeContext.ts'
-export { isPrime } from './params/isPrime.ts'
 export type { ChainLevel, ModulusChainOwner } from './params/levelTable.ts'
 export {
   type ParamsInput,
