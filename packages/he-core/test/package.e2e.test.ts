@@ -9,8 +9,7 @@ import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// The repository's one table of Debian tools and browser flags (the server's test kit reads it).
-import { chromiumFlags, debianToolPath } from '../../../apps/server/src/testing/debianTools.ts'
+import { chromiumLaunch } from './support/chromiumLaunch.ts'
 import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
 import { readmeExample } from './support/readmeExample.ts'
 
@@ -204,10 +203,7 @@ try {
       logLevel: 'warn',
       preview: { host: '127.0.0.1', port: 0 },
     })
-    const browser = await chromium.launch({
-      executablePath: debianToolPath('chromium'),
-      args: chromiumFlags(),
-    })
+    const browser = await chromium.launch(chromiumLaunch())
     try {
       const page = await browser.newPage()
       await page.goto(server.resolvedUrls?.local[0] ?? '')
