@@ -13,6 +13,7 @@ export function shoup(w: bigint, p: bigint): number {
   return Number((w << 32n) / p)
 }
 
+/** `value`'s lowest `bits` bits in reverse order (SEAL's bit-reversed NTT slot order). */
 export function reverseBits(value: number, bits: number): number {
   let result = 0
   for (let i = 0; i < bits; i++) result |= ((value >>> i) & 1) << (bits - 1 - i)

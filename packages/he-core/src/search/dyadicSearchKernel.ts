@@ -128,7 +128,7 @@ export class DyadicSearch implements SearchKernel {
     this.#template = template?.slice()
   }
 
-  /** `runSearchKernel` for this shape: each block's sum, loaded back into SEAL, mod-switched to the last level. */
+  /** `SearchKernel.run` for this shape: each block's sum, loaded back into SEAL, mod-switched to the last level. */
   run(input: SearchKernelInput): void {
     const { ctx, scope } = input
     const template = this.#template

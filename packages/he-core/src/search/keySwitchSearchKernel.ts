@@ -159,7 +159,7 @@ export class KeySwitchSearch implements SearchKernel {
     this.#template = template
   }
 
-  /** `runSearchKernel` for this shape, with the user's Galois keys (their kernel words cached with them). */
+  /** `SearchKernel.run` for this shape, with the user's Galois keys (their kernel words cached with them). */
   run(input: SearchKernelInput): void {
     const { ctx, scope } = input
     const template = this.#template
