@@ -1,6 +1,6 @@
 import { SealboxClient, ServerExecutorModeSchema } from '@sealbox/he-core/client'
+import { median } from '@sealbox/he-core/testing'
 import { describe, expect, it } from 'vitest'
-import { median } from '../../../packages/bench/src/harness/stats.ts'
 import { waitFor } from '../src/testing/debianTools.ts'
 import { ServerNode } from '../src/testing/ServerNode.ts'
 import { searchSide } from './harness.ts'

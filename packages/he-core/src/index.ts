@@ -32,7 +32,6 @@ export {
   type SealCompression,
   type SealObjectKind,
 } from './envelope/envelopeKinds.ts'
-export { ENVELOPE_FORMAT_VERSION } from './envelope/envelopeLayout.ts'
 export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
 export {
   type ContextObjectKind,
@@ -89,8 +88,6 @@ export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisE
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings } from './keys/KeySet.ts'
 export {
   KEY_LOAD_UNITS_PER_MIB,
-  KEY_UPLOAD_UNITS_PER_MIB,
-  KEY_UPLOAD_UNITS_PER_OBJECT,
   keyUploadCost,
   keyUploadPeakHeapBytes,
 } from './keys/keyUploadCost.ts'
@@ -98,8 +95,6 @@ export {
   type KeyLoadTarget,
   type KeyUploadSize,
   keyUploadSize,
-  UNLOADED_KEY_INFLATE_RATIO,
-  UNLOADED_KEY_INFLATE_SLACK,
   unloadedKeyInflateBound,
 } from './keys/keyUploadSize.ts'
 export {
@@ -115,7 +110,6 @@ export { BFV_DEFAULT_BITS, MAX_COEFF_BITS } from './params/coeffModulusTables.ts
 export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/describeParams.ts'
 export type { HasParmsId } from './params/HasParmsId.ts'
 export { HeContext } from './params/HeContext.ts'
-export { isPrime } from './params/isPrime.ts'
 export type { ChainLevel, ModulusChainOwner } from './params/levelTable.ts'
 export {
   type ParamsInput,
@@ -137,7 +131,7 @@ export {
   type StepAnalysis,
 } from './program/analyzeProgram.ts'
 export { type KeyLookup, type MissingKey, missingProgramKeys, type ProgramKeys } from './program/checkProgramKeys.ts'
-export { DEFAULT_PROGRAM_LIMITS, type ProgramLimits } from './program/ProgramLimits.ts'
+export type { ProgramLimits } from './program/ProgramLimits.ts'
 export {
   type ProgramInput,
   ProgramInputSpec,
@@ -146,7 +140,6 @@ export {
   ProgramStep,
   type StepOf,
   ValueKind,
-  ValueName,
 } from './program/ProgramSpec.ts'
 export { type ParsedProgram, type ParseProgramOptions, parseProgram } from './program/parseProgram.ts'
 export {
@@ -197,9 +190,7 @@ export {
   type WorkspaceRun,
 } from './workspace/runWorkspace.ts'
 export {
-  WorkspaceDisplay,
   type WorkspaceInput,
-  WorkspaceKeysSpec,
   WorkspaceSpec,
   WorkspaceVariable,
 } from './workspace/WorkspaceSpec.ts'

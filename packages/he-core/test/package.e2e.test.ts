@@ -9,8 +9,7 @@ import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// The repository's one table of Debian tools and browser flags (the server's test kit reads it).
-import { chromiumFlags, debianToolPath } from '../../../apps/server/src/testing/debianTools.ts'
+import { chromiumLaunch } from './support/chromiumLaunch.ts'
 import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
 import { readmeExample } from './support/readmeExample.ts'
 
@@ -19,10 +18,13 @@ import { readmeExample } from './support/readmeExample.ts'
  * project outside the workspace installs the tarball with npm and uses it the way the README
  * says — the README's own example, read from the README, under Node 24, type-checked against
  * the shipped declarations, and bundled by Vite into a page that runs it in Chromium.
+ * he-core depends on @sealbox/he-ring (the ring layer, a package of its own, published
+ * beside it): it is packed too and installed from its tarball, as npm would fetch it.
  */
 
 const run = promisify(execFile)
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
+const RING_DIR = fileURLToPath(new URL('../../he-ring', import.meta.url))
 // npm and the example run on the Node that runs the tests (24), not whatever is first on PATH.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
 const example = readmeExample()
@@ -30,20 +32,27 @@ const example = readmeExample()
 let work: string
 let project: string
 let installed: string
+let installedRing: string
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sealbox-package-'))
+  // The ring first: he-core's build reads its types, its tarball names it by version.
+  await run('pnpm', ['pack', '--pack-destination', work], { cwd: RING_DIR, env })
   await run('pnpm', ['pack', '--pack-destination', work], { cwd: PACKAGE_DIR, env })
-  const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))
-  if (!tarball) throw new Error(`pnpm pack wrote no tarball into ${work}`)
+  const tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz'))
+  const ringTarball = tarballs.find((name) => name.startsWith('sealbox-he-ring-'))
+  const tarball = tarballs.find((name) => name.startsWith('sealbox-he-core-'))
+  if (!tarball || !ringTarball) throw new Error(`pnpm pack wrote ${tarballs.join(', ') || 'no tarball'} into ${work}`)
   project = join(work, 'consumer')
   await mkdir(project)
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], {
+  const install = ['install', '--prefer-offline', '--no-audit', '--no-fund']
+  await run('npm', [...install, join(work, ringTarball), join(work, tarball)], {
     cwd: project,
     env,
   })
   installed = join(project, 'node_modules', '@sealbox', 'he-core')
+  installedRing = join(project, 'node_modules', '@sealbox', 'he-ring')
   await writeFile(join(project, 'example.ts'), example.code)
 }, 240_000)
 
@@ -75,6 +84,36 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
       expect(existsSync(join(installed, `src/${kit}.ts`)), kit).toBe(false)
     }
     expect(await readFile(join(installed, 'README.md'), 'utf8')).toContain('## he-core in 20 lines')
+  })
+
+  it('installs @sealbox/he-ring, the version he-core names, built, with no dependencies of its own', async () => {
+    const core = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+    }
+    const ring = JSON.parse(await readFile(join(installedRing, 'package.json'), 'utf8')) as {
+      version: string
+      exports: Record<string, Record<string, string>>
+      dependencies?: Record<string, string>
+    }
+    expect(core.dependencies['@sealbox/he-ring']).toBe(ring.version)
+    expect(ring.dependencies ?? {}).toEqual({})
+    expect(Object.keys(ring.exports)).toEqual(['.'])
+    for (const condition of ['types', 'import'] as const) {
+      expect(existsSync(join(installedRing, ring.exports['.']?.[condition] ?? '')), condition).toBe(true)
+    }
+    expect(existsSync(join(installedRing, 'src/RnsKernel.test.ts'))).toBe(false)
+    expect(existsSync(join(installedRing, 'README.md'))).toBe(true)
+    // The ring's kernels run from the installed build: a SEAL-form NTT table and a prime test.
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { isPrime, RnsKernel } from '@sealbox/he-ring'; const k = new RnsKernel({ polyModulusDegree: 16, keyPrimes: [2147483489n, 2147483137n], plainModulus: 65537n, galoisElements: [3] }); console.log(isPrime(2147483489n), k.L)",
+      ],
+      { cwd: project, env },
+    )
+    expect(stdout.trim()).toBe('true 1')
   })
 
   it("runs the README's example under Node 24 and prints what the README says", async () => {
@@ -110,16 +149,20 @@ import { generateCode } from '@sealbox/he-core/codegen'
 import { loadSearchDatabaseFile } from '@sealbox/he-core/node'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
 import { measureHeap } from '@sealbox/he-core/testing'
+import { isPrime } from '@sealbox/he-ring'
 
 export const params = parseParams({ scheme: 'bfv', polyModulusDegree: 4096 })
 export const client = new SealboxClient({ baseUrl: 'http://localhost:8080' })
 export const session: Promise<{ session: ServerSession }> = client.createSession()
 export const used = [HeError, generateCode, loadSearchDatabaseFile, resolveSearchConfig, measureHeap]
+export const prime: boolean = isPrime(65537)
 // Each line below is an error only if the declarations resolved to real types (not any).
 // @ts-expect-error a key set needs a context
 KeySet.generate()
 // @ts-expect-error the client needs its options
 new SealboxClient()
+// @ts-expect-error isPrime takes a number or a bigint
+isPrime('65537')
 `,
     )
     await writeFile(
@@ -173,10 +216,7 @@ try {
       logLevel: 'warn',
       preview: { host: '127.0.0.1', port: 0 },
     })
-    const browser = await chromium.launch({
-      executablePath: debianToolPath('chromium'),
-      args: chromiumFlags(),
-    })
+    const browser = await chromium.launch(chromiumLaunch())
     try {
       const page = await browser.newPage()
       await page.goto(server.resolvedUrls?.local[0] ?? '')

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { parseServerTiming, type TimingPhase } from '@sealbox/he-core/client'
+import { percentile } from '@sealbox/he-core/testing'
 import { expect } from 'vitest'
-import { percentile } from '../../../../packages/bench/src/harness/stats.ts'
 import { raw } from '../harness.ts'
 
 /*

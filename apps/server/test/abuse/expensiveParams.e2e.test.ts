@@ -1,4 +1,5 @@
-import { isPrime, type ParamsInput } from '@sealbox/he-core'
+import type { ParamsInput } from '@sealbox/he-core'
+import { isPrime } from '@sealbox/he-ring'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, type SearchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, metricSum, metricsText } from './abuseHarness.ts'

@@ -6,8 +6,8 @@ import {
   keyUploadSize,
   payloadLimitsOf,
 } from '@sealbox/he-core'
+import { minCompressedPayloadBytes } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { minCompressedPayloadBytes } from '../../../../packages/he-core/src/envelope/sealPayloadLimits.ts'
 import {
   duringAttack,
   expectHealthy,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { createZstdCompress } from 'node:zlib'
 import { encodeEnvelope, type HeContext, KeySet, payloadLimitsOf } from '@sealbox/he-core'
-import { minCompressedPayloadBytes } from '../../../../packages/he-core/src/envelope/sealPayloadLimits.ts'
+import { minCompressedPayloadBytes } from '@sealbox/he-core/testing'
 
 /*
  * A Galois-key upload padded up to the entropy floor: SEAL's own uncompressed save of

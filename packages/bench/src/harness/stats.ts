@@ -1,15 +1,12 @@
 /*
  * The bench's one statistics module: every report takes its medians and percentiles
- * from here, so two tables never disagree on what "median" means.
+ * from here, so two tables never disagree on what "median" means. The median and the
+ * percentile are he-core's (`@sealbox/he-core/testing`), shared with the server's load tests.
  */
 
-/** Median of a non-empty list (mean of the two middle values for even lengths). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('median of an empty list')
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
+import { median } from '@sealbox/he-core/testing'
+
+export { median, percentile } from '@sealbox/he-core/testing'
 
 /** Smallest value of a non-empty list. */
 export function minimum(values: readonly number[]): number {
@@ -42,11 +39,4 @@ export function isStable(values: readonly number[], window: number, tolerance: n
 export function medianOfFinite(values: ReadonlyArray<number | null | undefined>): number {
   const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
   return finite.length === 0 ? Number.NaN : median(finite)
-}
-
-/** Nearest-rank percentile (q in 0…1) of an ascending list; NaN when empty. */
-export function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
-  return sorted[index] as number
 }

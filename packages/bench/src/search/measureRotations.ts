@@ -1,10 +1,11 @@
 import { encodeBatch, galoisElementOf, getHeContext, KeySet, withScope } from '@sealbox/he-core'
-import { galoisKeyWordsOf, RnsKernel, resolveSearchConfig } from '@sealbox/he-core/search'
+import { resolveSearchConfig } from '@sealbox/he-core/search'
+import { parseGaloisKeyWords, RnsKernel } from '@sealbox/he-ring'
 import { type Spread, spread } from './searchStats.ts'
 
 /** One rotation (a Galois key switch by one step) at the search parameters, three ways, in one run. */
 export interface RotationCosts {
-  /** he-core's key-switching kernel (RnsKernel.rotate): u32 Shoup products, SIMD NTTs. */
+  /** he-ring's key-switching kernel (RnsKernel.rotate): u32 Shoup products, SIMD NTTs. */
   kernel: Spread
   /** SEAL's evaluator in WebAssembly (node-seal's rotateRows). */
   sealWasm: Spread
@@ -44,13 +45,9 @@ export async function measureRotationCosts(samples: number, native?: (samples: n
     plainModulus: ctx.plainModulus as bigint,
     galoisElements: elements,
   })
-  kernel.useKeys(
-    galoisKeyWordsOf(
-      { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
-      keys.galoisKeys as never,
-      elements,
-    ),
-  )
+  // The kernel reads SEAL's own uncompressed save of the keys (what he-core's galoisKeyWordsOf does).
+  const savedKeys = keys.galoisKeys?.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
+  kernel.useKeys(parseGaloisKeyWords({ polyModulusDegree: n, keyPrimes: ctx.coeffPrimes }, savedKeys, elements))
   const L = kernel.L
   const words = 2 * L * n
   const kernelMs: number[] = []

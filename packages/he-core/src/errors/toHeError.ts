@@ -1,3 +1,4 @@
+import { RingError } from '@sealbox/he-ring'
 import { markSealOutOfMemory } from '../seal/sealOutOfMemory.ts'
 import { HeError } from './HeError.ts'
 import type { HeErrorCode } from './heErrorCodes.ts'
@@ -99,10 +100,12 @@ const SEAL_REFUSALS: ReadonlyArray<[RegExp, HeErrorCode, string]> = [
  * Normalises anything thrown into an `HeError`: an `HeError` passes through, a
  * node-seal C++ exception becomes a coded error with a message in our words and
  * SEAL's own text in `cause` (a `SealException`), an embind error becomes
- * SEAL_ERROR, and anything else becomes `fallback` (INTERNAL by default).
+ * SEAL_ERROR, a `RingError` (he-ring's kernels) keeps its code and message, and
+ * anything else becomes `fallback` (INTERNAL by default).
  */
 export function toHeError(error: unknown, context?: string, fallback: HeErrorCode = 'INTERNAL'): HeError {
   if (error instanceof HeError) return error
+  if (error instanceof RingError) return fromRingError(error)
   const prefix = context ? `${context}: ` : ''
   if (isWasmException(error)) {
     sealExceptions++
@@ -130,5 +133,26 @@ export function sealCall<T>(context: string, fn: () => T): T {
     return fn()
   } catch (error) {
     throw toHeError(error, context, 'SEAL_ERROR')
+  }
+}
+
+/** he-ring's codes are a subset of he-core's (the assignment fails to compile otherwise). */
+function fromRingError(error: RingError): HeError {
+  const code: HeErrorCode = error.code
+  return new HeError(code, error.message, {
+    cause: error,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  })
+}
+
+/**
+ * Runs `fn` (a call into he-ring), turning a `RingError` into the `HeError` of the same code
+ * and message; anything else it throws becomes an INTERNAL `HeError` that names `context`.
+ */
+export function ringCall<T>(context: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (error) {
+    throw toHeError(error, context, 'INTERNAL')
   }
 }

@@ -1,3 +1,4 @@
+import { galoisKeyWordsBytes, rnsKernelApplies } from '@sealbox/he-ring'
 import type { GaloisKeys, RelinKeys } from 'node-seal/throws'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { decodeBundle } from '../envelope/decodeBundle.ts'
@@ -9,8 +10,6 @@ import { peekEnvelope } from '../envelope/readEnvelopeHeader.ts'
 import { HeError } from '../errors/HeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { adopt, disown, withScope } from '../scope/SealScope.ts'
-import { galoisKeyWordsBytes } from '../search/wasm/galoisKeyWords.ts'
-import { rnsKernelApplies } from '../search/wasm/RnsKernel.ts'
 
 /** Evaluation-key kinds a key set may hold (never a secret key). */
 export const EVALUATION_KEY_KINDS = ['relinKeys', 'galoisKeys'] as const

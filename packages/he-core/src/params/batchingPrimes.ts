@@ -1,4 +1,4 @@
-import { isPrime } from './isPrime.ts'
+import { isPrime } from '@sealbox/he-ring'
 
 interface PrimeSearch {
   found: bigint[]

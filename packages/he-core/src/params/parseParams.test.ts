@@ -1,8 +1,8 @@
+import { isPrime } from '@sealbox/he-ring'
 import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { getHeContext } from './ContextCache.ts'
 import { describeParams } from './describeParams.ts'
-import { isPrime } from './isPrime.ts'
 import { parseParams } from './parseParams.ts'
 
 function reason(input: unknown, options = {}): string {

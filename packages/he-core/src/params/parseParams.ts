@@ -1,6 +1,6 @@
+import { isPrime } from '@sealbox/he-ring'
 import { HeError } from '../errors/HeError.ts'
 import { BFV_DEFAULT_BITS, CKKS_PRESETS, MAX_COEFF_BITS } from './coeffModulusTables.ts'
-import { isPrime } from './isPrime.ts'
 import { coeffPrimesProblem, plainBitsProblem } from './modulusProblems.ts'
 import {
   type ParamsInput,

@@ -8,8 +8,7 @@ import { toHeError } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
-import { DyadicSearch, type SearchKernelChoice } from './dyadicSearchKernel.ts'
-import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
+import { chooseSearchKernel } from './chooseSearchKernel.ts'
 import {
   processSearchDatabase,
   type SearchBlockRange,
@@ -18,8 +17,8 @@ import {
 } from './processSearchDatabase.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
+import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import type { SearchKeys } from './SearchKeys.ts'
-import { type ProcessedSearchBlock, runSearchKernel } from './searchKernel.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 
 /** Where one query's server time went (milliseconds). */
@@ -86,7 +85,7 @@ export class PrivateSearchIndex implements Disposable {
   readonly processing: SearchProcessingReport
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
-  readonly #dyadic: DyadicSearch | KeySwitchSearch | undefined
+  readonly #kernel: SearchKernel
   #disposed = false
 
   private constructor(
@@ -95,14 +94,14 @@ export class PrivateSearchIndex implements Disposable {
     blocks: ProcessedSearchBlock[],
     report: SearchProcessingReport,
     owned: SealHandle[],
-    dyadic: DyadicSearch | KeySwitchSearch | undefined,
+    kernel: SearchKernel,
   ) {
     this.ctx = ctx
     this.config = config
     this.#blocks = blocks
     this.processing = report
     this.#owned = owned
-    this.#dyadic = dyadic
+    this.#kernel = kernel
   }
 
   /**
@@ -121,14 +120,12 @@ export class PrivateSearchIndex implements Disposable {
     const owned: SealHandle[] = []
     try {
       const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
-      const choice = options.kernel ?? 'auto'
-      const dyadic =
-        DyadicSearch.prepare(ctx, config, blocks, choice) ?? KeySwitchSearch.prepare(ctx, config, blocks, choice)
-      if (!dyadic) return new PrivateSearchIndex(ctx, config, blocks, report, owned, undefined)
+      const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto')
+      if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.
       for (const handle of owned.splice(0)) disown(handle)
       const held = blocks.map(({ block }) => ({ block, plaintexts: [] }))
-      return new PrivateSearchIndex(ctx, config, held, report, owned, dyadic)
+      return new PrivateSearchIndex(ctx, config, held, report, owned, kernel)
     } catch (error) {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
@@ -136,14 +133,13 @@ export class PrivateSearchIndex implements Disposable {
   }
 
   /**
-   * What runs the search: `dyadic` (he-core's sums kernel: no rotation, BGV in NTT form,
-   * data primes below 2^32), `keySwitch` (he-core's key-switching kernel: rotations too,
+   * What runs the search: `dyadic` (he-ring's sums kernel: no rotation, BGV in NTT form,
+   * data primes below 2^32), `keySwitch` (he-ring's key-switching kernel: rotations too,
    * BGV in NTT form, every prime and t below 2^31) or `seal` (SEAL's evaluator:
    * everything else, and `kernel: 'seal'`).
    */
-  get kernel(): 'dyadic' | 'keySwitch' | 'seal' {
-    if (this.#dyadic instanceof KeySwitchSearch) return 'keySwitch'
-    return this.#dyadic ? 'dyadic' : 'seal'
+  get kernel(): SearchKernelName {
+    return this.#kernel.name
   }
 
   /**
@@ -154,7 +150,7 @@ export class PrivateSearchIndex implements Disposable {
    * heap `wasmHeapBytes` reports).
    */
   get heapBytes(): number {
-    return this.#dyadic?.heapBytes ?? 0
+    return this.#kernel.heapBytes
   }
 
   /** Block indices this index holds. */
@@ -189,8 +185,9 @@ export class PrivateSearchIndex implements Disposable {
     }
     const results: (WireCiphertext & { index: number })[] = []
     withScope((scope) => {
-      // Unseeded, uncompressed queries go straight into the dyadic kernel; the rest through SEAL's load.
-      const direct = this.#dyadic?.loadDirect(decoded.items) ?? false
+      // Unseeded, uncompressed queries go straight into he-ring's kernels; the rest through SEAL's load.
+      const kernel = this.#kernel
+      const direct = kernel.loadDirect(decoded.items)
       const ciphertexts = direct
         ? []
         : decoded.items.map((item) => {
@@ -199,14 +196,13 @@ export class PrivateSearchIndex implements Disposable {
             return ciphertext
           })
       for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
-      if (!direct) this.#dyadic?.loadQuery(ctx, ciphertexts, decoded.items)
+      if (!direct) kernel.loadQuery(ctx, ciphertexts, decoded.items)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
       const packed = config.responseCompression === 'packed'
       const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
       try {
-        const kernel = this.#dyadic ? this.#dyadic.run.bind(this.#dyadic) : runSearchKernel
-        kernel({
+        kernel.run({
           ctx,
           config,
           blocks,

@@ -16,7 +16,6 @@ export {
 } from './demo/demoSearchDatabase.ts'
 export type { ElementCategory, ElementPhase } from './demo/elements.ts'
 export { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields, embedText } from './demo/embedText.ts'
-export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,
@@ -60,6 +59,7 @@ export {
   type SearchRowId,
   validateSearchDatabase,
 } from './SearchDatabase.ts'
+export type { SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 export type { SearchKeys } from './SearchKeys.ts'
 export { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
 export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
@@ -107,5 +107,3 @@ export {
   syntheticSearchQuery,
 } from './syntheticSearchDatabase.ts'
 export { topKIndices } from './topK.ts'
-export { galoisKeyWordsOf, type KeyWordsShape } from './wasm/galoisKeyWords.ts'
-export { type GaloisKeyWords, RnsKernel, type RnsKernelShape, rnsKernelApplies } from './wasm/RnsKernel.ts'

@@ -1,3 +1,4 @@
+import { galoisKeyWordsBytes } from '@sealbox/he-ring'
 import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { sealExceptionCount } from '../errors/toHeError.ts'
@@ -11,7 +12,6 @@ import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import { searchFixture } from './searchTestKit.ts'
 import { decodeSearchQuery, encodeSearchQuery } from './searchWire.ts'
 import { syntheticSearchQuery } from './syntheticSearchDatabase.ts'
-import { galoisKeyWordsBytes } from './wasm/galoisKeyWords.ts'
 
 /** Search configs whose rotations run in the key-switching kernel (n4096 BGV, NTT form). */
 const SHAPES = [

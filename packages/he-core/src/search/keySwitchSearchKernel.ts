@@ -1,38 +1,29 @@
+import { narrowResidues, RnsKernel, rnsKernelApplies, sealDataWords } from '@sealbox/he-ring'
 import type { Ciphertext } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
-import { sealCall } from '../errors/toHeError.ts'
+import { ringCall, sealCall } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
+import { galoisKeyWordsOf } from '../keys/galoisKeyWordsOf.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
-import { areFreshQuerySaves, freshCiphertextHeader, type SearchKernelChoice } from './dyadicSearchKernel.ts'
+import { areFreshQuerySaves, freshCiphertextHeader, sameBytes } from './freshQueryHeader.ts'
 import type { SearchConfig } from './SearchConfig.ts'
+import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelInput } from './SearchKernel.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
-import type { ProcessedSearchBlock, SearchKernelInput } from './searchKernel.ts'
-import { galoisKeyWordsOf } from './wasm/galoisKeyWords.ts'
-import { RnsKernel, rnsKernelApplies } from './wasm/RnsKernel.ts'
-import { sealDataWords } from './wasm/sealDataWords.ts'
-
-/** u64 residues (SEAL's words, each below 2^32) → u32 words; false if any is 2^32 or more. */
-function narrow(words: Uint8Array, out: Uint32Array): boolean {
-  const pairs = new Uint32Array(words.slice().buffer)
-  for (let i = 0; i < out.length; i++) {
-    if (pairs[2 * i + 1] !== 0) return false
-    out[i] = pairs[2 * i] as number
-  }
-  return true
-}
 
 /**
  * The whole BSGS product of a search with rotations — baby steps, products, sums and
- * giant steps (searchKernel.ts's algorithm) — in he-core's key-switching kernel
+ * giant steps (sealSearchKernel.ts's algorithm) — in he-ring's key-switching kernel
  * (`RnsKernel`), for BGV in NTT form with every prime and t below 2^31. SEAL loads the
  * query (and checks it), takes each block's result back through its own load (which
  * checks every residue) and mod-switches it; every rotation, product and sum in between
  * runs in the kernel on u32 residues. The diagonals live only in the kernel (u32: half
  * of SEAL's u64 words).
  */
-export class KeySwitchSearch {
+export class KeySwitchSearch implements SearchKernel {
+  readonly name = 'keySwitch'
+  readonly ownsDiagonals = true
   readonly #config: SearchConfig
   readonly #kernel: RnsKernel
   /** Per block: per giant step b, the kernel offsets of its g (or fewer) diagonals. */
@@ -41,10 +32,7 @@ export class KeySwitchSearch {
   readonly #giantElement: number
   readonly #cipherWords: number
   readonly #baby: number[]
-  readonly #acc64: number
-  readonly #ones: number
   readonly #scratch: [number, number, number]
-  readonly #headroom: number
   readonly #out: Uint32Array
   readonly #last: number
   /** SEAL's save header of a fresh query ciphertext (proven against SEAL at prepare), or undefined. */
@@ -60,19 +48,9 @@ export class KeySwitchSearch {
     const n = config.polyModulusDegree
     this.#babyElement = galoisElementOf(n, 1)
     this.#giantElement = galoisElementOf(n, config.babyStep)
-    const L = kernel.L
-    this.#cipherWords = 2 * L * n
+    this.#cipherWords = kernel.ciphertextWords
     this.#baby = Array.from({ length: config.babyStep }, () => kernel.alloc(this.#cipherWords))
-    this.#acc64 = kernel.alloc(2 * this.#cipherWords)
-    this.#ones = kernel.alloc(this.#cipherWords)
-    kernel.words(this.#ones, this.#cipherWords).fill(1)
     this.#scratch = [kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords)]
-    // Products of two residues below p sum in a u64 word; this many fit before a reduction.
-    let headroom = Number.POSITIVE_INFINITY
-    for (const p of kernel.shape.keyPrimes.slice(0, L)) {
-      headroom = Math.min(headroom, Number(((1n << 64n) - p) / ((p - 1n) * (p - 1n))))
-    }
-    this.#headroom = headroom
     this.#out = new Uint32Array(2 * this.#cipherWords)
     this.#last = kernel.alloc(this.#cipherWords)
   }
@@ -92,12 +70,16 @@ export class KeySwitchSearch {
       rnsKernelApplies(ctx.coeffPrimes, t)
     if (!applies) return undefined
     const n = config.polyModulusDegree
-    const kernel = new RnsKernel({
-      polyModulusDegree: n,
-      keyPrimes: ctx.coeffPrimes,
-      plainModulus: t,
-      galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
-    })
+    const kernel = ringCall(
+      'prepare the key-switching kernel',
+      () =>
+        new RnsKernel({
+          polyModulusDegree: n,
+          keyPrimes: ctx.coeffPrimes,
+          plainModulus: t,
+          galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
+        }),
+    )
     const search = new KeySwitchSearch(config, kernel)
     const none = ctx.seal.ComprModeType.none
     const plainWords = kernel.L * n
@@ -108,7 +90,10 @@ export class KeySwitchSearch {
         row.map((plaintext) => {
           const saved = sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array)
           plaintextSave ??= saved
-          if (!narrow(sealDataWords(saved, plainWords), words)) throw new HeError('INTERNAL', 'a diagonal word ≥ 2^32')
+          const residues = ringCall('read diagonal', () => sealDataWords(saved, plainWords))
+          if (narrowResidues(residues, words, kernel.shape.keyPrimes, n) > 0) {
+            throw new HeError('INTERNAL', 'SEAL saved a diagonal residue at or above its prime')
+          }
           const at = kernel.alloc(plainWords)
           kernel.words(at, plainWords).set(words)
           return at
@@ -136,16 +121,10 @@ export class KeySwitchSearch {
     const header = this.#freshHeader
     if (!header || !areFreshQuerySaves(items, header, this.#cipherWords)) return false
     const { n, L } = this.#kernel
-    const primes = this.#kernel.shape.keyPrimes.map(Number)
+    const primes = this.#kernel.shape.keyPrimes.slice(0, L)
     const words = this.#out.subarray(0, this.#cipherWords)
     for (const [a, item] of items.entries()) {
-      const pairs = new Uint32Array(item.payload.slice(header.byteLength).buffer)
-      let unreduced = 0
-      for (let w = 0; w < words.length; w++) {
-        const lo = pairs[2 * w] as number
-        if (pairs[2 * w + 1] !== 0 || lo >= (primes[Math.floor(w / n) % L] as number)) unreduced++
-        words[w] = lo
-      }
+      const unreduced = narrowResidues(item.payload.subarray(header.byteLength), words, primes, n)
       if (unreduced > 0) {
         throw new HeError(
           'INVALID_ENVELOPE',
@@ -170,31 +149,32 @@ export class KeySwitchSearch {
           ? item.payload
           : sealCall('save query ciphertext', () => ciphertext.saveToArray(none) as Uint8Array)
       template ??= saved.slice()
-      if (!narrow(sealDataWords(saved, this.#cipherWords), words)) {
-        throw new HeError('INVALID_ENVELOPE', `query ciphertext ${a} has a residue of 2^32 or more`)
+      const residues = ringCall('read query ciphertext', () => sealDataWords(saved, this.#cipherWords))
+      const { n, L } = this.#kernel
+      if (narrowResidues(residues, words, this.#kernel.shape.keyPrimes.slice(0, L), n) > 0) {
+        throw new HeError('INVALID_ENVELOPE', `query ciphertext ${a} has a residue at or above its prime`)
       }
       this.#kernel.words(this.#baby[a] as number, this.#cipherWords).set(words)
     }
     this.#template = template
   }
 
-  /** `runSearchKernel` for this shape, with the user's Galois keys (their kernel words cached with them). */
+  /** `SearchKernel.run` for this shape, with the user's Galois keys (their kernel words cached with them). */
   run(input: SearchKernelInput): void {
     const { ctx, scope } = input
     const template = this.#template
-    if (template === undefined) throw new Error('loadQuery first')
+    if (template === undefined) throw new HeError('INTERNAL', 'the key-switching kernel ran before a query was loaded')
     this.#template = undefined
     const galoisKeys = input.galoisKeys
     if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
     const kernel = this.#kernel
     const n = this.#config.polyModulusDegree
-    kernel.useKeys(
-      galoisKeyWordsOf(
-        { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
-        galoisKeys,
-        this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
-      ),
+    const keyWords = galoisKeyWordsOf(
+      ctx,
+      galoisKeys,
+      this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
     )
+    ringCall('load Galois keys', () => kernel.useKeys(keyWords))
     if (this.#config.babySteps === 'server') {
       const baby = this.#baby
       if (this.#config.hoistBabySteps && this.#config.babyStep > 2) {
@@ -237,7 +217,7 @@ export class KeySwitchSearch {
     const headerBytes = template.byteLength - this.#cipherWords * 8
     const from = template.subarray(0, headerBytes)
     const cached = this.#lastLevel
-    if (cached && cached.from.byteLength === from.byteLength && cached.from.every((byte, i) => byte === from[i])) {
+    if (cached && sameBytes(cached.from, from)) {
       return cached.template
     }
     sealCall('load query ciphertext', () => scratch.loadFromArray(ctx.context, template))
@@ -253,55 +233,13 @@ export class KeySwitchSearch {
     let [acc, inner, rotated] = this.#scratch
     for (let b = rows.length - 1; b >= 0; b--) {
       const target = b === rows.length - 1 ? acc : inner
-      this.#innerSum(rows[b] as number[], target)
+      kernel.innerProduct(target, this.#baby, rows[b] as number[])
       if (b < rows.length - 1) {
         kernel.rotate(rotated, acc, this.#giantElement)
-        this.#addCiphertexts(rotated, inner)
+        kernel.addCiphertext(rotated, inner)
         ;[acc, rotated] = [rotated, acc]
       }
     }
     return acc
-  }
-
-  /** target = Σ_a diagonals[a] ⊙ baby[a], reduced. */
-  #innerSum(diagonals: readonly number[], target: number): void {
-    const kernel = this.#kernel
-    const L = kernel.L
-    const plainWords = L * kernel.n
-    kernel.words(this.#acc64, 2 * this.#cipherWords).fill(0)
-    for (const [a, diagonal] of diagonals.entries()) {
-      if (a > 0 && a % this.#headroom === 0) {
-        this.#reduceCiphertext(target)
-        kernel.words(this.#acc64, 2 * this.#cipherWords).fill(0)
-        kernel.mulAcc(this.#acc64, target, this.#ones, this.#cipherWords)
-      }
-      const baby = this.#baby[a] as number
-      for (let K = 0; K < 2; K++) {
-        kernel.mulAcc(this.#acc64 + K * plainWords * 8, baby + K * plainWords * 4, diagonal, plainWords)
-      }
-    }
-    this.#reduceCiphertext(target)
-  }
-
-  #reduceCiphertext(target: number): void {
-    const kernel = this.#kernel
-    const { n, L } = kernel
-    for (let K = 0; K < 2; K++) {
-      for (let i = 0; i < L; i++) {
-        const poly = K * L + i
-        kernel.reduce(target + poly * n * 4, this.#acc64 + poly * n * 8, n, i)
-      }
-    }
-  }
-
-  #addCiphertexts(dst: number, src: number): void {
-    const kernel = this.#kernel
-    const { n, L } = kernel
-    for (let K = 0; K < 2; K++) {
-      for (let i = 0; i < L; i++) {
-        const poly = (K * L + i) * n * 4
-        kernel.addInto(dst + poly, src + poly, n, i)
-      }
-    }
   }
 }

@@ -5,8 +5,8 @@ import type { HeContext } from '../params/HeContext.ts'
 import { adopt, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
+import type { ProcessedSearchBlock } from './SearchKernel.ts'
 import { scaleDatabaseVectors } from './scaleVectors.ts'
-import type { ProcessedSearchBlock } from './searchKernel.ts'
 import { diagonalSlots, type SearchBlock } from './searchLayout.ts'
 
 /** How long processing took and what it produced. */

@@ -1,5 +1,5 @@
+import { isPrime } from '@sealbox/he-ring'
 import { HeError } from '../errors/HeError.ts'
-import { isPrime } from '../params/isPrime.ts'
 import type { ParamsInput, ResolvedParams } from '../params/ParamsSpec.ts'
 
 /**

@@ -1,14 +1,15 @@
-// Compiles he-core's hand-written WebAssembly kernels (src/**/wasm/*.wat) into TypeScript
-// modules that carry the bytes (base64), so browsers and Node load them without a file
-// fetch. The test `src/search/wasm/DyadicAccumulator.test.ts` fails when they drift.
-// Run: pnpm --filter @sealbox/he-core build:wasm
+// Compiles he-ring's hand-written WebAssembly kernels (src/*.wat) into TypeScript modules
+// that carry the bytes (base64), so browsers and Node load them without a file fetch. The
+// drift tests in `src/DyadicAccumulator.test.ts` and `src/RnsKernel.test.ts` fail when the
+// committed modules no longer match their sources.
+// Run: pnpm --filter @sealbox/he-ring build:wasm
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compileWat, wasmModuleSource } from './compileWat.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const kernels = ['src/search/wasm/mulAccumulate.wat', 'src/search/wasm/keySwitch.wat']
+const kernels = ['src/mulAccumulate.wat', 'src/keySwitch.wat']
 for (const kernel of kernels) {
   const watPath = join(root, kernel)
   const bytes = await compileWat(readFileSync(watPath, 'utf8'), basename(watPath))

@@ -5,27 +5,15 @@
  * (util/ntt.cpp, util/numth.cpp, util/galois.cpp), so the kernel's NTT form is SEAL's.
  */
 
-export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  let result = 1n
-  let b = base % modulus
-  let e = exponent
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % modulus
-    b = (b * b) % modulus
-    e >>= 1n
-  }
-  return result
-}
-
-export function modInverse(value: bigint, modulus: bigint): bigint {
-  return modPow(((value % modulus) + modulus) % modulus, modulus - 2n, modulus)
-}
+import { modInverse, powMod } from './powMod.ts'
+import { RingError } from './RingError.ts'
 
 /** Shoup's w' = ⌊w·2^32 / p⌋ for w < p. */
 export function shoup(w: bigint, p: bigint): number {
   return Number((w << 32n) / p)
 }
 
+/** `value`'s lowest `bits` bits in reverse order (SEAL's bit-reversed NTT slot order). */
 export function reverseBits(value: number, bits: number): number {
   let result = 0
   for (let i = 0; i < bits; i++) result |= ((value >>> i) & 1) << (bits - 1 - i)
@@ -38,18 +26,20 @@ export function reverseBits(value: number, bits: number): number {
  */
 export function minimalPrimitiveRoot(n: number, p: bigint): bigint {
   const order = BigInt(2 * n)
-  if ((p - 1n) % order !== 0n) throw new Error(`${p} is not 1 mod ${order}`)
+  if ((p - 1n) % order !== 0n)
+    throw new RingError('INVALID_PARAMS', `${p} is not 1 mod ${order}: no negacyclic NTT of degree ${n}`)
   let root = 0n
   // For a prime p half of all x give a primitive root: a few tries suffice (p not prime: refused).
   for (let x = 2n; x < 10_000n && x < p; x++) {
-    const candidate = modPow(x, (p - 1n) / order, p)
+    const candidate = powMod(x, (p - 1n) / order, p)
     // A 2n-th root (n a power of two) is primitive exactly when its n-th power is −1.
-    if (modPow(candidate, BigInt(n), p) === p - 1n) {
+    if (powMod(candidate, BigInt(n), p) === p - 1n) {
       root = candidate
       break
     }
   }
-  if (root === 0n) throw new Error(`no primitive ${order}-th root of unity mod ${p}`)
+  if (root === 0n)
+    throw new RingError('INVALID_PARAMS', `no primitive ${order}-th root of unity mod ${p} (is it prime?)`)
   const square = (root * root) % p
   let smallest = root
   let current = root

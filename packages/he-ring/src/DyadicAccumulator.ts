@@ -1,6 +1,7 @@
-import { base64ToBytes } from '../../envelope/base64.ts'
-import { HeError } from '../../errors/HeError.ts'
 import { MUL_ACCUMULATE_WASM } from './mulAccumulateWasm.ts'
+import { productHeadroom } from './productHeadroom.ts'
+import { RingError } from './RingError.ts'
+import { wasmModule } from './wasmModule.ts'
 
 /** The shape of what is summed: RNS residues in SEAL's layout (poly, then prime, then coefficient). */
 export interface DyadicShape {
@@ -19,29 +20,13 @@ interface KernelExports {
 }
 
 const PAGE = 65536
-const U64_MAX = (1n << 64n) - 1n
 let compiled: WebAssembly.Module | undefined
 
 function kernelModule(): WebAssembly.Module {
   // A few hundred bytes (mulAccumulateWasm.ts records the size): small enough to compile
   // synchronously on any thread.
-  compiled ??= new WebAssembly.Module(base64ToBytes(MUL_ACCUMULATE_WASM) as Uint8Array<ArrayBuffer>)
+  compiled ??= wasmModule(MUL_ACCUMULATE_WASM)
   return compiled
-}
-
-/**
- * How many products of residues an unreduced 64-bit word can take on top of a reduced
- * one: the largest k with (p − 1) + k·(p − 1)² < 2^64 for every prime. 0 when a prime
- * is 2^32 or more (a single product overflows): the kernel does not apply.
- */
-export function dyadicHeadroom(primes: readonly bigint[]): number {
-  let headroom = Number.POSITIVE_INFINITY
-  for (const p of primes) {
-    const square = (p - 1n) * (p - 1n)
-    if (p >= 1n << 32n || square === 0n) return 0
-    headroom = Math.min(headroom, Number((U64_MAX - (p - 1n)) / square))
-  }
-  return headroom === Number.POSITIVE_INFINITY ? 0 : headroom
 }
 
 /**
@@ -78,9 +63,9 @@ export class DyadicAccumulator {
    * @param maxQueryCiphertexts the most ciphertexts one `loadQuery` takes.
    */
   constructor(shape: DyadicShape, plaintexts: readonly Uint8Array[], maxQueryCiphertexts: number) {
-    const headroom = dyadicHeadroom(shape.primes)
+    const headroom = productHeadroom(shape.primes)
     if (headroom < 1) {
-      throw new HeError('INVALID_PARAMS', 'the dyadic kernel needs every prime below 2^32')
+      throw new RingError('INVALID_PARAMS', 'the dyadic kernel needs every prime below 2^32')
     }
     this.shape = shape
     this.#headroom = headroom
@@ -117,7 +102,7 @@ export class DyadicAccumulator {
   loadQuery(ciphertexts: readonly Uint8Array[], { verify = false } = {}): void {
     this.#loaded = 0
     if (ciphertexts.length > this.maxQueryCiphertexts) {
-      throw new HeError('INVALID_INPUT', `at most ${this.maxQueryCiphertexts} query ciphertexts`)
+      throw new RingError('INVALID_INPUT', `at most ${this.maxQueryCiphertexts} query ciphertexts`)
     }
     const heap = new Uint8Array(this.#kernel.memory.buffer)
     for (const [i, words] of ciphertexts.entries()) {
@@ -128,7 +113,7 @@ export class DyadicAccumulator {
         const { polys, primes, polyModulusDegree: n } = this.shape
         const unreduced = this.#kernel.countUnreduced(at, polys, primes.length, n, this.#primesAt)
         if (unreduced > 0) {
-          throw new HeError(
+          throw new RingError(
             'INVALID_ENVELOPE',
             `query ciphertext ${i} has ${unreduced} coefficients at or above their prime: it is not valid for these parameters`,
           )
@@ -144,7 +129,7 @@ export class DyadicAccumulator {
    */
   sum(plaintexts: readonly number[]): Uint8Array {
     if (plaintexts.length > this.#loaded) {
-      throw new HeError('INVALID_INPUT', `${plaintexts.length} terms but ${this.#loaded} query ciphertexts loaded`)
+      throw new RingError('INVALID_INPUT', `${plaintexts.length} terms but ${this.#loaded} query ciphertexts loaded`)
     }
     const { polys, primes, polyModulusDegree: n } = this.shape
     const kernel = this.#kernel
@@ -152,7 +137,7 @@ export class DyadicAccumulator {
     new Uint8Array(kernel.memory.buffer, this.#accAt, accBytes).fill(0)
     for (const [a, index] of plaintexts.entries()) {
       if (!Number.isInteger(index) || index < 0 || index >= this.plaintextCount) {
-        throw new HeError('INVALID_INPUT', `no plaintext ${index} (there are ${this.plaintextCount})`)
+        throw new RingError('INVALID_INPUT', `no plaintext ${index} (there are ${this.plaintextCount})`)
       }
       // Reduced words take `headroom` more products; reduce before the next would overflow.
       if (a > 0 && a % this.#headroom === 0) kernel.reduce(this.#accAt, polys, primes.length, n, this.#primesAt)
@@ -166,7 +151,7 @@ export class DyadicAccumulator {
 
   #expectWords(bytes: Uint8Array, words: number, what: string): void {
     if (bytes.byteLength !== words * 8) {
-      throw new HeError('INVALID_INPUT', `${what} has ${bytes.byteLength} bytes, expected ${words * 8}`)
+      throw new RingError('INVALID_INPUT', `${what} has ${bytes.byteLength} bytes, expected ${words * 8}`)
     }
   }
 }

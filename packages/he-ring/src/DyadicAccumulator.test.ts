@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { compileWat, wasmModuleSource } from '../../../scripts/compileWat.ts'
-import { HeError } from '../../errors/HeError.ts'
-import { DyadicAccumulator, dyadicHeadroom } from './DyadicAccumulator.ts'
+import { compileWat, wasmModuleSource } from '../scripts/compileWat.ts'
+import { DyadicAccumulator } from './DyadicAccumulator.ts'
 import { MUL_ACCUMULATE_WASM } from './mulAccumulateWasm.ts'
+import { productHeadroom } from './productHeadroom.ts'
+import { RingError } from './RingError.ts'
 
 /** A small deterministic generator (tests must not depend on Math.random). */
 function words(count: number, primes: readonly bigint[], n: number, seed: number): Uint8Array {
@@ -49,13 +50,13 @@ describe('DyadicAccumulator', () => {
   it('sums products mod each prime exactly like BigInt arithmetic (the default search primes)', () => {
     // The data level of n=4096 [27, 28, 28]: headroom is far above 16 terms, one reduction.
     const primes = [134176769n, 268369921n]
-    expect(dyadicHeadroom(primes)).toBeGreaterThan(16)
+    expect(productHeadroom(primes)).toBeGreaterThan(16)
     check(primes, 64, 16, [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3])
   })
 
   it('reduces between products when the primes leave no headroom (primes just below 2^32)', () => {
     const primes = [4294967291n, 4294967279n]
-    expect(dyadicHeadroom(primes)).toBe(1)
+    expect(productHeadroom(primes)).toBe(1)
     check(primes, 32, 5, [5, 4, 3, 2, 1])
   })
 
@@ -66,9 +67,11 @@ describe('DyadicAccumulator', () => {
   })
 
   it('does not apply to primes of 2^32 or more, and refuses wrong sizes and indices', () => {
-    expect(dyadicHeadroom([1n << 32n])).toBe(0)
-    expect(dyadicHeadroom([1152921504606830593n])).toBe(0)
-    expect(() => new DyadicAccumulator({ polyModulusDegree: 8, primes: [1n << 40n], polys: 2 }, [], 1)).toThrow(HeError)
+    expect(productHeadroom([1n << 32n])).toBe(0)
+    expect(productHeadroom([1152921504606830593n])).toBe(0)
+    expect(() => new DyadicAccumulator({ polyModulusDegree: 8, primes: [1n << 40n], polys: 2 }, [], 1)).toThrow(
+      RingError,
+    )
     const primes = [268369921n]
     const accumulator = new DyadicAccumulator({ polyModulusDegree: 8, primes, polys: 2 }, [words(8, primes, 8, 1)], 2)
     expect(() => accumulator.loadQuery([new Uint8Array(8)])).toThrow(/expected 128/)
@@ -99,15 +102,15 @@ describe('DyadicAccumulator', () => {
       }
       return undefined
     })()
-    expect(HeError.is(error, 'INVALID_ENVELOPE')).toBe(true)
-    expect((error as HeError).message).toContain('3 coefficients at or above their prime')
+    expect(RingError.is(error, 'INVALID_ENVELOPE')).toBe(true)
+    expect((error as RingError).message).toContain('3 coefficients at or above their prime')
     // Nothing of the refused query stays loaded; without verify the same words are taken as they are.
     expect(() => accumulator.sum([0])).toThrow(/0 query ciphertexts loaded/)
     accumulator.loadQuery([new Uint8Array(forged.buffer)])
     expect(() => accumulator.sum([0])).not.toThrow()
   })
 
-  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-core build:wasm)', async () => {
+  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-ring build:wasm)', async () => {
     const wat = fileURLToPath(new URL('./mulAccumulate.wat', import.meta.url))
     const bytes = await compileWat(readFileSync(wat, 'utf8'), 'mulAccumulate.wat')
     expect(wasmModuleSource('mulAccumulate.wat', bytes)).toContain(`'${MUL_ACCUMULATE_WASM}'`)

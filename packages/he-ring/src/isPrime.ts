@@ -1,3 +1,5 @@
+import { powMod } from './powMod.ts'
+
 /**
  * The first 12 primes. Miller–Rabin with these bases is deterministic for every
  * n < 3.3·10^24 (Sorenson & Webster 2015), so for every 64-bit value: no composite
@@ -5,18 +7,6 @@
  */
 const BASES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n] as const
 const LIMIT = 2n ** 64n
-
-function powMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  let result = 1n
-  let b = base % modulus
-  let e = exponent
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % modulus
-    b = (b * b) % modulus
-    e >>= 1n
-  }
-  return result
-}
 
 /**
  * Exact primality of a value below 2^64, by deterministic Miller–Rabin: about 12

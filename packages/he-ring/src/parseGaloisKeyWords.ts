@@ -1,17 +1,11 @@
-import type { GaloisKeys } from 'node-seal/throws'
-import { HeError } from '../../errors/HeError.ts'
-import { sealCall } from '../../errors/toHeError.ts'
+import { RingError } from './RingError.ts'
 import type { GaloisKeyWords } from './RnsKernel.ts'
 
-/**
- * The parts of a context the key words depend on.
- * @internal
- */
+/** The parts of a context the key words depend on. */
 export interface KeyWordsShape {
   polyModulusDegree: number
   /** SEAL's key modulus: the data primes, then the special prime. */
   keyPrimes: readonly bigint[]
-  seal: { ComprModeType: { none: unknown } }
 }
 
 const SEAL_HEADER = 16
@@ -25,36 +19,17 @@ export function galoisKeyWordsBytes(polyModulusDegree: number, keyPrimeCount: nu
   return L * 2 * keyPrimeCount * polyModulusDegree * 4
 }
 
-const cache = new WeakMap<GaloisKeys, GaloisKeyWords>()
+function refuse(message: string): never {
+  throw new RingError('INVALID_ENVELOPE', `Galois keys: ${message}`)
+}
 
 /**
- * The u32 words of `galoisKeys` for `elements`, read from SEAL's own uncompressed save
- * of the keys (KSwitchKeys: parms id, then per Galois index its vector of public keys,
- * each a ciphertext of size 2 over the key level) and cached with the keys object, so
- * a worker converts a user's keys once. The layout is checked field by field and every
- * residue against its prime: keys SEAL would not have written are INVALID_ENVELOPE, and
- * the kernel never runs on them.
- * @internal
+ * The u32 words of the Galois keys in `saved` for `elements`, read from SEAL's own
+ * uncompressed save of the keys (KSwitchKeys: parms id, then per Galois index its vector of
+ * public keys, each a ciphertext of size 2 over the key level). The layout is checked field
+ * by field and every residue against its prime: keys SEAL would not have written are
+ * INVALID_ENVELOPE, a missing element MISSING_KEY, and the kernel never runs on them.
  */
-export function galoisKeyWordsOf(
-  shape: KeyWordsShape,
-  galoisKeys: GaloisKeys,
-  elements: readonly number[],
-): GaloisKeyWords {
-  const cached = cache.get(galoisKeys)
-  if (cached && elements.every((element) => cached.elements.has(element))) return cached
-  const none = shape.seal.ComprModeType.none as Parameters<GaloisKeys['saveToArray']>[0]
-  const saved = sealCall('save Galois keys', () => galoisKeys.saveToArray(none) as Uint8Array)
-  const words = parseGaloisKeyWords(shape, saved, elements)
-  cache.set(galoisKeys, words)
-  return words
-}
-
-function refuse(message: string): never {
-  throw new HeError('INVALID_ENVELOPE', `Galois keys: ${message}`)
-}
-
-/** Parses SEAL's uncompressed GaloisKeys save (exported for the tests' forged inputs). */
 export function parseGaloisKeyWords(
   shape: KeyWordsShape,
   saved: Uint8Array,
@@ -117,7 +92,7 @@ export function parseGaloisKeyWords(
   }
   const missing = elements.filter((element) => !found.has(element))
   if (missing.length > 0) {
-    throw new HeError('MISSING_KEY', `no Galois key for element ${missing.join(', ')}`, { details: { missing } })
+    throw new RingError('MISSING_KEY', `no Galois key for element ${missing.join(', ')}`, { details: { missing } })
   }
   return { elements: found, bytes: found.size * L * keyWords * 4 }
 }

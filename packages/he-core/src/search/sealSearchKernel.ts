@@ -1,27 +1,5 @@
 import type { Ciphertext, GaloisKeys, Plaintext } from 'node-seal/throws'
-import type { HeContext } from '../params/HeContext.ts'
-import type { SealScope } from '../scope/SealScope.ts'
-import type { SearchConfig } from './SearchConfig.ts'
-import type { SearchBlock } from './searchLayout.ts'
-
-/** One block of the processed database: plaintexts[b][a] = diagonal g·b + a, pre-rotated by −g·b. */
-export interface ProcessedSearchBlock {
-  block: SearchBlock
-  plaintexts: Plaintext[][]
-}
-
-/** What one evaluation runs on. Every ciphertext it makes is tracked by `scope`. */
-export interface SearchKernelInput {
-  ctx: HeContext
-  config: SearchConfig
-  blocks: readonly ProcessedSearchBlock[]
-  /** The loaded query: g ciphertexts (client-side baby steps) or 1. */
-  query: readonly Ciphertext[]
-  galoisKeys: GaloisKeys | undefined
-  scope: SealScope
-  /** Receives each block's result, mod-switched to the last level; the ciphertext is reused after return. */
-  onBlock: (block: SearchBlock, result: Ciphertext) => void
-}
+import type { SearchKernel, SearchKernelInput } from './SearchKernel.ts'
 
 /**
  * The BSGS matrix–vector product over every block (see searchLayout.ts):
@@ -33,7 +11,7 @@ export interface SearchKernelInput {
  * switch all run there. BFV key switching and mod switching need coefficient form,
  * so the baby set goes into NTT form once and each inner sum comes back out.
  */
-export function runSearchKernel(input: SearchKernelInput): void {
+function runSealSearch(input: SearchKernelInput): void {
   const { ctx, config, scope, galoisKeys } = input
   const { seal, evaluator } = ctx
   const g = config.babyStep
@@ -70,5 +48,26 @@ export function runSearchKernel(input: SearchKernelInput): void {
     }
     evaluator.cipherModSwitchToInplace(acc, lastParmsId)
     input.onBlock(block, acc)
+  }
+}
+
+/**
+ * SEAL's evaluator as a `SearchKernel`: BFV, primes of 2^31 or more, `kernel: 'seal'` and
+ * every other config he-ring's kernels do not take. It reads the index's SEAL plaintexts
+ * and the query SEAL loaded; it holds nothing of its own.
+ */
+export class SealSearch implements SearchKernel {
+  readonly name = 'seal'
+  readonly ownsDiagonals = false
+  readonly heapBytes = 0
+
+  loadDirect(): boolean {
+    return false
+  }
+
+  loadQuery(): void {}
+
+  run(input: SearchKernelInput): void {
+    runSealSearch(input)
   }
 }

@@ -1,4 +1,4 @@
-import { HeError } from '../../errors/HeError.ts'
+import { RingError } from './RingError.ts'
 
 /**
  * The residues at the end of an uncompressed SEAL save of a ciphertext or plaintext
@@ -9,10 +9,11 @@ import { HeError } from '../../errors/HeError.ts'
 export function sealDataWords(saved: Uint8Array, words: number): Uint8Array {
   const dataBytes = words * 8
   const countAt = saved.byteLength - dataBytes - 8
-  if (countAt < 0) throw new HeError('INTERNAL', `a SEAL save of ${saved.byteLength} bytes cannot hold ${words} words`)
+  if (countAt < 0)
+    throw new RingError('INTERNAL', `a SEAL save of ${saved.byteLength} bytes cannot hold ${words} words`)
   const count = new DataView(saved.buffer, saved.byteOffset + countAt, 8).getBigUint64(0, true)
   if (count !== BigInt(words)) {
-    throw new HeError('INTERNAL', `a SEAL save holds ${count} words where ${words} were expected`)
+    throw new RingError('INTERNAL', `a SEAL save holds ${count} words where ${words} were expected`)
   }
   return saved.subarray(countAt + 8)
 }

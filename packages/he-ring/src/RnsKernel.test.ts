@@ -1,17 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { compileWat, wasmModuleSource } from '../../../scripts/compileWat.ts'
-import { HeError } from '../../errors/HeError.ts'
-import { galoisElementOf } from '../../keys/galoisElements.ts'
-import { KeySet } from '../../keys/KeySet.ts'
-import { getHeContext } from '../../params/ContextCache.ts'
-import { withScope } from '../../scope/SealScope.ts'
-import { galoisKeyWordsOf, parseGaloisKeyWords } from './galoisKeyWords.ts'
+import { compileWat, wasmModuleSource } from '../scripts/compileWat.ts'
 import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
+import { powMod } from './powMod.ts'
+import { RingError } from './RingError.ts'
 import { RnsKernel } from './RnsKernel.ts'
-import { galoisPermutation, modPow, reverseBits } from './rnsTables.ts'
-import { sealDataWords } from './sealDataWords.ts'
+import { galoisPermutation, reverseBits } from './rnsTables.ts'
 
 /** A small deterministic generator (tests must not depend on Math.random). */
 function lcg(seed: number): () => number {
@@ -27,7 +22,7 @@ function nttOracle(a: bigint[], p: bigint, psi: bigint): bigint[] {
   const n = a.length
   const bits = Math.log2(n)
   return a.map((_, i) => {
-    const x = modPow(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
+    const x = powMod(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
     let sum = 0n
     let power = 1n
     for (const coefficient of a) {
@@ -54,12 +49,12 @@ function automorphismOracle(a: bigint[], element: number, p: bigint): bigint[] {
 function inttOracle(slots: bigint[], p: bigint, psi: bigint): bigint[] {
   const n = slots.length
   const bits = Math.log2(n)
-  const nInv = modPow(BigInt(n), p - 2n, p)
+  const nInv = powMod(BigInt(n), p - 2n, p)
   return slots.map((_, k) => {
     let sum = 0n
     for (const [i, slot] of slots.entries()) {
-      const x = modPow(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
-      sum = (sum + slot * modPow(modPow(x, BigInt(k), p), p - 2n, p)) % p
+      const x = powMod(psi, BigInt(2 * reverseBits(i, bits) + 1), p)
+      sum = (sum + slot * powMod(powMod(x, BigInt(k), p), p - 2n, p)) % p
     }
     return (sum * nInv) % p
   })
@@ -139,10 +134,10 @@ function keySwitchOracle(
     const special = sums[L] as bigint[]
     for (let i = 0; i < L; i++) {
       const q = primes[i] as bigint
-      const pInv = modPow(P, q - 2n, q)
+      const pInv = powMod(P, q - 2n, q)
       const out = (sums[i] as bigint[]).map((v, k) => {
         const r = special[k] as bigint
-        const delta = mod(-r * modPow(P, t - 2n, t), t) * P + r
+        const delta = mod(-r * powMod(P, t - 2n, t), t) * P + r
         return mod((v - delta) * pInv, q)
       })
       const own =
@@ -185,7 +180,7 @@ describe('RnsKernel', () => {
       kernel.words(at, small.n).set(x.map(Number))
       kernel.ntt(at, index)
       const psi = BigInt(kernel.words(at, 1)[0] as number)
-      expect(modPow(psi, BigInt(small.n), p)).toBe(p - 1n)
+      expect(powMod(psi, BigInt(small.n), p)).toBe(p - 1n)
       expect(forward).toEqual(nttOracle(a, p, psi))
       kernel.words(at, small.n).set(forward.map(Number))
       kernel.intt(at, index)
@@ -251,141 +246,97 @@ describe('RnsKernel', () => {
     }
   })
 
-  it("matches SEAL's NTT form and SEAL's rotation: the same decryption, noise budget within a bit", async () => {
-    const ctx = await getHeContext({
-      scheme: 'bgv',
-      polyModulusDegree: 4096,
-      coeffModulus: [27, 28, 28],
-      plainModulus: { value: 65537 },
-      security: 'tc128',
-    })
-    const n = 4096
-    const L = ctx.facts.dataPrimeCount
-    const steps = [1, 7, -3]
-    const elements = steps.map((step) => galoisElementOf(n, step))
-    using keys = KeySet.generate(ctx, { galois: { steps } })
-    const kernel = new RnsKernel({
-      polyModulusDegree: n,
-      keyPrimes: ctx.coeffPrimes,
-      plainModulus: ctx.plainModulus as bigint,
-      galoisElements: elements,
-    })
-    const shape = { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal }
-    kernel.useKeys(galoisKeyWordsOf(shape, keys.galoisKeys as never, elements))
-    const encoder = ctx.batchEncoder
-    if (!encoder) throw new Error('batching')
-    const values = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % 65537) - 32768n)
-    withScope((scope) => {
-      // The NTT form of a plaintext: SEAL's transform and the kernel's agree word for word.
-      const plain = scope.track(new ctx.seal.Plaintext())
-      encoder.encode(values, plain)
-      const coefficients = new BigUint64Array(
-        sealDataWords(plain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, n).slice().buffer,
-      )
-      const firstParms = scope.track(ctx.context.firstParmsId())
-      const nttPlain = scope.track(new ctx.seal.Plaintext())
-      encoder.encode(values, nttPlain)
-      ctx.evaluator.plainTransformToNttInplace(nttPlain, firstParms)
-      const sealNtt = new BigUint64Array(
-        sealDataWords(nttPlain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, L * n).slice().buffer,
-      )
-      const at = kernel.alloc(n)
-      for (let i = 0; i < L; i++) {
-        // SEAL lifts a coefficient c ≥ (t + 1)/2 as the negative c − t (plain_upper_half_threshold).
-        const q = ctx.coeffPrimes[i] as bigint
-        const t = ctx.plainModulus as bigint
-        kernel.words(at, n).set([...coefficients].map((c) => Number(c >= (t + 1n) / 2n ? c + q - t : c)))
-        kernel.ntt(at, i)
-        expect([...kernel.words(at, n)]).toEqual([...sealNtt.subarray(i * n, (i + 1) * n)].map(Number))
-      }
-
-      // Rotations: the kernel's key switch decrypts to SEAL's, with at least SEAL's noise budget − 1.
-      const encryptor = scope.track(new ctx.seal.Encryptor(ctx.context, keys.publicKey))
-      const decryptor = scope.track(new ctx.seal.Decryptor(ctx.context, keys.secretKey))
-      const ct = scope.track(new ctx.seal.Ciphertext())
-      encryptor.encrypt(plain, ct)
-      const saved = ct.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
-      const words = new BigUint64Array(sealDataWords(saved, 2 * L * n).slice().buffer)
-      const src = kernel.alloc(2 * L * n)
-      const dst = kernel.alloc(2 * L * n)
-      kernel.words(src, 2 * L * n).set([...words].map(Number))
-      const decrypt = (c: typeof ct) => {
-        const p = scope.track(new ctx.seal.Plaintext())
-        decryptor.decrypt(c, p)
-        return encoder.decodeBigInt64(p) as BigInt64Array
-      }
-      const loadKernel = (at: number) => {
-        const out = saved.slice()
-        const residues = new BigUint64Array([...kernel.words(at, 2 * L * n)].map(BigInt))
-        out.set(new Uint8Array(residues.buffer), out.byteLength - residues.byteLength)
-        const mine = scope.track(new ctx.seal.Ciphertext())
-        mine.loadFromArray(ctx.context, out)
-        return mine
-      }
-      // Hoisted: one decomposition of src for every step (interleaved with single rotations,
-      // which leave it intact).
-      kernel.decompose(src)
-      for (const [s, step] of steps.entries()) {
-        const rotated = scope.track(new ctx.seal.Ciphertext())
-        ctx.evaluator.rotateRows(ct, step, keys.galoisKeys as never, rotated)
-        const sealBudget = decryptor.invariantNoiseBudget(rotated)
-        for (const hoisted of [false, true]) {
-          if (hoisted) kernel.rotateHoisted(dst, src, elements[s] as number)
-          else kernel.rotate(dst, src, elements[s] as number)
-          const mine = loadKernel(dst)
-          expect(decrypt(mine)).toEqual(decrypt(rotated))
-          const budget = decryptor.invariantNoiseBudget(mine)
-          expect(budget).toBeGreaterThanOrEqual(sealBudget - 1)
-          expect(budget).toBeGreaterThan(0)
-        }
-      }
-      expect(() => kernel.rotateHoisted(dst, dst, elements[0] as number)).toThrow(/decompose\(src\) first/)
-
-      // The mod switch to the last level: SEAL's own result, word for word.
-      const switched = scope.track(new ctx.seal.Ciphertext())
-      ctx.evaluator.cipherModSwitchTo(ct, scope.track(ctx.context.lastParmsId()), switched)
-      const sealSwitched = switched.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
-      const last = kernel.alloc(2 * (L - 1) * n)
-      kernel.modSwitch(last, src)
-      const lastWords = 2 * (L - 1) * n
-      const expected = new BigUint64Array(sealDataWords(sealSwitched, lastWords).slice().buffer)
-      expect([...kernel.words(last, lastWords)]).toEqual([...expected].map(Number))
-    })
-  })
-
-  it('refuses key words SEAL would not have written (forged or unreduced) with a coded error', async () => {
-    const ctx = await getHeContext({
-      scheme: 'bgv',
-      polyModulusDegree: 4096,
-      coeffModulus: [27, 28, 28],
-      plainModulus: { value: 65537 },
-      security: 'tc128',
-    })
-    using keys = KeySet.generate(ctx, { galois: { steps: [1] } })
-    const shape = { polyModulusDegree: 4096, keyPrimes: ctx.coeffPrimes, seal: ctx.seal }
-    const saved = (keys.galoisKeys as never as { saveToArray(m: unknown): Uint8Array }).saveToArray(
-      ctx.seal.ComprModeType.none,
-    )
-    const element = galoisElementOf(4096, 1)
-    expect(parseGaloisKeyWords(shape, saved, [element]).elements.get(element)?.length).toBe(2 * 2 * 3 * 4096)
-    // SEAL keeps one slot per Galois index (element 3 is index 1, after index 0's empty
-    // slot); the key's first residue follows its record's headers.
-    const firstWord = 16 + 32 + 8 + 8 + 8 + 16 + 73 + 16 + 8
-    const prime = ctx.coeffPrimes[0] as bigint
-    for (const forged of [prime, prime + 5n, (1n << 40n) + 5n]) {
-      const unreduced = saved.slice()
-      new DataView(unreduced.buffer).setBigUint64(firstWord, forged, true)
-      expect(() => parseGaloisKeyWords(shape, unreduced, [element])).toThrow(HeError)
-      expect(() => parseGaloisKeyWords(shape, unreduced, [element])).toThrow(/at or above its prime \(word 0\)/)
+  it('sums ciphertext × plaintext products and adds ciphertexts exactly (BigInt oracle, past the u64 headroom)', () => {
+    const { n, primes } = small
+    const L = primes.length - 1
+    const kernel = new RnsKernel({ polyModulusDegree: n, keyPrimes: primes, plainModulus: 65537n, galoisElements: [] })
+    const next = lcg(23)
+    // Products of residues near 2^31 overflow a u64 word after 3 terms: 7 terms fold twice.
+    const terms = 7
+    const below = (w: number) => {
+      const p = primes[Math.floor(w / n) % L] as bigint
+      return w % 5 === 0 ? p - 1n : mod(BigInt(next()), p)
     }
-    const counted = saved.slice()
-    new DataView(counted.buffer).setBigUint64(16 + 32 + 8 + 8, 5n, true)
-    expect(() => parseGaloisKeyWords(shape, counted, [element])).toThrow(/5 components/)
-    expect(() => parseGaloisKeyWords(shape, saved.subarray(0, 5000), [element])).toThrow(/truncated/)
-    expect(() => parseGaloisKeyWords(shape, saved, [galoisElementOf(4096, 2)])).toThrow(/no Galois key/)
+    const words = kernel.ciphertextWords
+    const ciphertexts = Array.from({ length: terms }, () => Array.from({ length: words }, (_, w) => below(w)))
+    const plaintexts = Array.from({ length: terms }, () => Array.from({ length: L * n }, (_, w) => below(w)))
+    const cipherAt = ciphertexts.map((c) => {
+      const at = kernel.alloc(words)
+      kernel.words(at, words).set(c.map(Number))
+      return at
+    })
+    const plainAt = plaintexts.map((p) => {
+      const at = kernel.alloc(L * n)
+      kernel.words(at, L * n).set(p.map(Number))
+      return at
+    })
+    const target = kernel.alloc(words)
+    kernel.innerProduct(target, cipherAt, plainAt)
+    const expected = Array.from({ length: words }, (_, w) => {
+      const p = primes[Math.floor(w / n) % L] as bigint
+      let sum = 0n
+      for (let a = 0; a < terms; a++) sum += (ciphertexts[a]?.[w] as bigint) * (plaintexts[a]?.[w % (L * n)] as bigint)
+      return sum % p
+    })
+    expect([...kernel.words(target, words)].map(BigInt)).toEqual(expected)
+    kernel.addCiphertext(target, cipherAt[0] as number)
+    const added = expected.map((v, w) =>
+      mod(v + (ciphertexts[0]?.[w] as bigint), primes[Math.floor(w / n) % L] as bigint),
+    )
+    expect([...kernel.words(target, words)].map(BigInt)).toEqual(added)
+    expect(() => kernel.innerProduct(target, cipherAt.slice(0, 2), plainAt)).toThrow(RingError)
   })
 
-  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-core build:wasm)', async () => {
+  it('refuses what it cannot run with coded RingErrors', () => {
+    const refusal = (fn: () => unknown) => {
+      try {
+        fn()
+      } catch (error) {
+        return error
+      }
+      return undefined
+    }
+    const shape = { polyModulusDegree: 16, keyPrimes: small.primes, plainModulus: 65537n, galoisElements: [3] }
+    // A prime of 2^31 or more, or no special prime: the Shoup products would overflow / nothing to switch to.
+    expect(
+      RingError.is(
+        refusal(() => new RnsKernel({ ...shape, keyPrimes: [4294967291n, 2147483137n] })),
+        'INVALID_PARAMS',
+      ),
+    ).toBe(true)
+    expect(
+      RingError.is(
+        refusal(() => new RnsKernel({ ...shape, keyPrimes: [2147483137n] })),
+        'INVALID_PARAMS',
+      ),
+    ).toBe(true)
+    // A prime that is not 1 mod 2n has no negacyclic NTT.
+    expect(
+      RingError.is(
+        refusal(() => new RnsKernel({ ...shape, keyPrimes: [65537n, 2147483647n] })),
+        'INVALID_PARAMS',
+      ),
+    ).toBe(true)
+    const kernel = new RnsKernel(shape)
+    const at = kernel.alloc(kernel.ciphertextWords)
+    const missing = refusal(() => kernel.useKeys({ elements: new Map(), bytes: 0 }))
+    expect(RingError.is(missing, 'MISSING_KEY')).toBe(true)
+    expect((missing as RingError).details).toEqual({ element: 3 })
+    expect(
+      RingError.is(
+        refusal(() => kernel.rotate(at, at, 3)),
+        'INTERNAL',
+      ),
+    ).toBe(true)
+    expect(
+      RingError.is(
+        refusal(() => kernel.rotateHoisted(at, at, 3)),
+        'INTERNAL',
+      ),
+    ).toBe(true)
+  })
+
+  it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-ring build:wasm)', async () => {
     const wat = fileURLToPath(new URL('./keySwitch.wat', import.meta.url))
     const bytes = await compileWat(readFileSync(wat, 'utf8'), 'keySwitch.wat')
     expect(wasmModuleSource('keySwitch.wat', bytes)).toContain(`'${KEY_SWITCH_WASM}'`)

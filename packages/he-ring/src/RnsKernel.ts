@@ -1,12 +1,11 @@
-import { base64ToBytes } from '../../envelope/base64.ts'
-import { HeError } from '../../errors/HeError.ts'
 import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
-import { galoisPermutation, modInverse, nttTables, shoup } from './rnsTables.ts'
+import { modInverse } from './powMod.ts'
+import { productHeadroom } from './productHeadroom.ts'
+import { RingError } from './RingError.ts'
+import { galoisPermutation, nttTables, shoup } from './rnsTables.ts'
+import { wasmModule } from './wasmModule.ts'
 
-/**
- * What the kernel works on: SEAL's key level (data primes, then the one special prime).
- * @internal
- */
+/** What the kernel works on: SEAL's key level (data primes, then the one special prime). */
 export interface RnsKernelShape {
   polyModulusDegree: number
   /** The primes of the first data level, then the special prime (SEAL's key modulus). */
@@ -20,7 +19,6 @@ export interface RnsKernelShape {
  * A user's Galois keys as the kernel reads them: per element, u32 residues in SEAL's
  * order — decomposition component j < L, then polynomial K < 2, then key-level prime
  * i < L + 1, then coefficient — all in NTT form.
- * @internal
  */
 export interface GaloisKeyWords {
   readonly elements: ReadonlyMap<number, Uint32Array>
@@ -78,13 +76,12 @@ export const RNS_KERNEL_MAX_BITS = 31
 let compiled: WebAssembly.Module | undefined
 
 function kernelModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(base64ToBytes(KEY_SWITCH_WASM) as Uint8Array<ArrayBuffer>)
+  compiled ??= wasmModule(KEY_SWITCH_WASM)
   return compiled
 }
 
 /**
  * Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31.
- * @internal
  */
 export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: bigint): boolean {
   const limit = 1n << BigInt(RNS_KERNEL_MAX_BITS)
@@ -101,8 +98,7 @@ export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: big
  *
  * Memory is one linear heap: `alloc` hands out regions (u32 words) that live as long as
  * the kernel. Ciphertexts are 2 × L residue polynomials (L data primes), SEAL's order.
- * Not re-entrant: one thread, one operation at a time. Exported for the benchmark.
- * @internal
+ * Not re-entrant: one thread, one operation at a time.
  */
 export class RnsKernel {
   readonly n: number
@@ -129,10 +125,14 @@ export class RnsKernel {
   readonly #digitsAt: number
   /** The ciphertext whose decomposition `#digitsAt` holds (`decompose`), or undefined. */
   #decomposed: number | undefined
+  /** `innerProduct`'s u64 accumulator of one ciphertext, and a ciphertext of ones. */
+  readonly #product: { acc64: number; ones: number }
+  /** Products of two data-prime residues a u64 word takes before a reduction. */
+  readonly #headroom: number
 
   constructor(shape: RnsKernelShape) {
     if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
-      throw new HeError('INVALID_PARAMS', 'the key-switching kernel needs every prime and t below 2^31')
+      throw new RingError('INVALID_PARAMS', 'the key-switching kernel needs every prime and t below 2^31')
     }
     this.shape = shape
     const n = shape.polyModulusDegree
@@ -195,6 +195,15 @@ export class RnsKernel {
     this.#resultAt = this.alloc(2 * (L + 1) * n)
     this.#deltaAt = this.alloc(n)
     this.#digitsAt = this.alloc(L * (L + 1) * n)
+    this.#headroom = productHeadroom(shape.keyPrimes.slice(0, L))
+    // Reserved here, with the rest: the heap is fixed once the kernel is built.
+    this.#product = { acc64: this.alloc(4 * L * n), ones: this.alloc(2 * L * n) }
+    this.words(this.#product.ones, 2 * L * n).fill(1)
+  }
+
+  /** u32 words of one ciphertext (2 polynomials × L data primes × n). */
+  get ciphertextWords(): number {
+    return 2 * this.L * this.n
   }
 
   /** A region of `words` u32 words (16-byte aligned), as a byte offset. */
@@ -246,13 +255,61 @@ export class RnsKernel {
     this.#x.addInto(dst, src, len, (this.#primes[prime] as PrimeConstants).p)
   }
 
+  /** dst += src, both ciphertexts (2 × L residue polynomials), mod each data prime. */
+  addCiphertext(dst: number, src: number): void {
+    const { n, L } = this
+    for (let K = 0; K < 2; K++) {
+      for (let i = 0; i < L; i++) {
+        const poly = (K * L + i) * n * 4
+        this.addInto(dst + poly, src + poly, n, i)
+      }
+    }
+  }
+
+  /**
+   * target = Σ_a plaintexts[a] ⊙ ciphertexts[a], reduced mod each data prime: ciphertexts
+   * of 2 × L residue polynomials, plaintexts of L (both NTT form). The products sum
+   * unreduced in u64 words, reduced once per `productHeadroom` terms.
+   */
+  innerProduct(target: number, ciphertexts: readonly number[], plaintexts: readonly number[]): void {
+    if (ciphertexts.length < plaintexts.length) {
+      throw new RingError('INTERNAL', `${plaintexts.length} plaintexts but ${ciphertexts.length} ciphertexts`)
+    }
+    const words = this.ciphertextWords
+    const plainWords = this.L * this.n
+    const { acc64, ones } = this.#product
+    this.words(acc64, 2 * words).fill(0)
+    for (const [a, plaintext] of plaintexts.entries()) {
+      if (a > 0 && a % this.#headroom === 0) {
+        // Fold the sum so far back in as one reduced term (× 1).
+        this.#reduceCiphertext(target, acc64)
+        this.words(acc64, 2 * words).fill(0)
+        this.mulAcc(acc64, target, ones, words)
+      }
+      const ciphertext = ciphertexts[a] as number
+      for (let K = 0; K < 2; K++)
+        this.mulAcc(acc64 + K * plainWords * 8, ciphertext + K * plainWords * 4, plaintext, plainWords)
+    }
+    this.#reduceCiphertext(target, acc64)
+  }
+
+  #reduceCiphertext(target: number, acc64: number): void {
+    const { n, L } = this
+    for (let K = 0; K < 2; K++) {
+      for (let i = 0; i < L; i++) {
+        const poly = K * L + i
+        this.reduce(target + poly * n * 4, acc64 + poly * n * 8, n, i)
+      }
+    }
+  }
+
   /** Copies `keys` into the kernel's key slots unless they are there already. */
   useKeys(keys: GaloisKeyWords): void {
     if (this.#keyOwner === keys) return
     this.#keyOwner = undefined
     for (const [element, at] of this.#keyAt) {
       const words = keys.elements.get(element)
-      if (!words) throw new HeError('MISSING_KEY', `no Galois key for element ${element}`, { details: { element } })
+      if (!words) throw new RingError('MISSING_KEY', `no Galois key for element ${element}`, { details: { element } })
       this.words(at, words.length).set(words)
     }
     this.#keyOwner = keys
@@ -332,7 +389,7 @@ export class RnsKernel {
     const { n, L } = this
     const x = this.#x
     const { perm, key } = this.#prepared(element)
-    if (this.#decomposed !== src) throw new HeError('INTERNAL', 'rotateHoisted needs decompose(src) first')
+    if (this.#decomposed !== src) throw new RingError('INTERNAL', 'rotateHoisted needs decompose(src) first')
     const poly = n * 4
     for (let j = 0; j < L; j++) x.permute(dst + j * poly, src + j * poly, perm, n)
     this.#switchKey(dst, key, (j, i, acc0, acc1, key0, key1) => {
@@ -344,7 +401,7 @@ export class RnsKernel {
     const perm = this.#permutations.get(element)
     const key = this.#keyAt.get(element)
     if (perm === undefined || key === undefined || this.#keyOwner === undefined) {
-      throw new HeError('INTERNAL', `the kernel was not prepared for Galois element ${element} with keys`)
+      throw new RingError('INTERNAL', `the kernel was not prepared for Galois element ${element} with keys`)
     }
     return { perm, key }
   }
@@ -388,7 +445,7 @@ export class RnsKernel {
     const { n, L } = this
     const x = this.#x
     const poly = n * 4
-    if (L < 2) throw new HeError('INTERNAL', 'a mod switch needs two data primes')
+    if (L < 2) throw new RingError('INTERNAL', 'a mod switch needs two data primes')
     const { t, tOne } = this.#t
     const sw = this.#switch
     const tl = this.#operandAt

@@ -1,0 +1,86 @@
+/**
+ * The layer rule (`pnpm lint` runs it): sealbox's packages form layers, and every arrow
+ * points down.
+ *
+ *   packages/he-ring   ring arithmetic: depends on nothing of ours (nor on SEAL)
+ *   packages/he-core   on he-ring only
+ *   apps/*             on he-core and he-ring
+ *   packages/bench     on all of them
+ *
+ * A package is reached through its name (`@sealbox/he-core/search`), which resolves to an
+ * entry of its `exports` — never through a relative path into another package's files.
+ * Workspace imports resolve with the `@sealbox/source` condition, to `src/`, as the tests do.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'ring-depends-on-nothing-of-ours',
+      comment: 'he-ring is the bottom layer: no other sealbox package.',
+      severity: 'error',
+      from: { path: '^packages/he-ring/' },
+      to: { path: ['^(packages/(?!he-ring/)[^/]+|apps/[^/]+)/', '^@sealbox/(?!he-ring$)'] },
+    },
+    {
+      name: 'ring-has-no-runtime-dependencies',
+      comment:
+        'he-ring runs unchanged in browsers and Node with no dependency: no npm package (not SEAL) and no node: module outside its tests and build scripts.',
+      severity: 'error',
+      from: { path: '^packages/he-ring/src/', pathNot: '\\.test\\.ts$' },
+      to: {
+        dependencyTypes: [
+          'npm',
+          'npm-dev',
+          'npm-optional',
+          'npm-peer',
+          'npm-no-pkg',
+          'npm-unknown',
+          'core',
+          'undetermined',
+          'unknown',
+        ],
+      },
+    },
+    {
+      name: 'core-depends-on-ring-only',
+      comment: 'he-core builds on he-ring; it never reaches up into the apps or the benchmarks.',
+      severity: 'error',
+      from: { path: '^packages/he-core/' },
+      to: { path: ['^(packages/(?!he-core/|he-ring/)[^/]+|apps/[^/]+)/', '^@sealbox/(?!he-core|he-ring)'] },
+    },
+    {
+      name: 'apps-depend-on-core-and-ring',
+      comment: 'The apps bind he-core (and he-ring); the benchmarks measure the apps, not the other way round.',
+      severity: 'error',
+      from: { path: '^apps/' },
+      to: { path: ['^packages/bench/', '^@sealbox/bench'] },
+    },
+    {
+      name: 'no-other-package-internals',
+      comment:
+        'Another package is imported by its name (an entry of its package.json exports), never by a relative path into its files.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/([^/]+)/' },
+      to: { path: '^(packages|apps)/[^/]+/', pathNot: '^$1/$2/', dependencyTypes: ['local'] },
+    },
+    {
+      name: 'no-unresolvable',
+      comment:
+        'Every import resolves: a package imports only what its package.json declares (an undeclared @sealbox/ package included).',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      conditionNames: ['@sealbox/source', 'import', 'types', 'default'],
+      exportsFields: ['exports'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist|\\.venv|\\.api-report)/' },
+  },
+}

@@ -1,0 +1,25 @@
+import type { HeContext } from '../params/HeContext.ts'
+import { DyadicSearch } from './dyadicSearchKernel.ts'
+import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
+import type { SearchConfig } from './SearchConfig.ts'
+import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice } from './SearchKernel.ts'
+import { SealSearch } from './sealSearchKernel.ts'
+
+/**
+ * The kernel that runs an index's searches, chosen once when the database is processed:
+ * he-ring's sums kernel where the config has no rotation, its key-switching kernel where it
+ * rotates, SEAL's evaluator where neither applies (the cost model's rules, so it prices
+ * exactly the configs each kernel runs) or where `choice` is `'seal'`.
+ */
+export function chooseSearchKernel(
+  ctx: HeContext,
+  config: SearchConfig,
+  blocks: readonly ProcessedSearchBlock[],
+  choice: SearchKernelChoice,
+): SearchKernel {
+  return (
+    DyadicSearch.prepare(ctx, config, blocks, choice) ??
+    KeySwitchSearch.prepare(ctx, config, blocks, choice) ??
+    new SealSearch()
+  )
+}
