@@ -11,6 +11,7 @@ import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { DyadicSearch, type SearchKernelChoice } from './dyadicSearchKernel.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import {
+  type ProcessSearchDatabaseOptions,
   processSearchDatabase,
   type SearchBlockRange,
   type SearchProcessingReport,
@@ -19,6 +20,7 @@ import {
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { SearchKeys } from './SearchKeys.ts'
+import type { SearchRowSource } from './SearchRowSource.ts'
 import { type ProcessedSearchBlock, runSearchKernel } from './searchKernel.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 
@@ -110,17 +112,25 @@ export class PrivateSearchIndex implements Disposable {
    * serves part of every query). `ctx` must be built from `config.params`.
    * `kernel: 'seal'` keeps every product and rotation in SEAL (benchmarks compare it with
    * the default, which runs the search in one of he-core's WebAssembly kernels where one
-   * applies: see `kernel`).
+   * applies: see `kernel`). A row source is read one block of rows at a time; `cache`
+   * supplies blocks processed before and keeps the new ones; `onProgress` hears of each block.
    */
   static process(
     ctx: HeContext,
-    database: SearchDatabase,
+    database: SearchDatabase | SearchRowSource,
     config: SearchConfig,
-    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } = {},
+    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } & Omit<
+      ProcessSearchDatabaseOptions,
+      'range'
+    > = {},
   ): PrivateSearchIndex {
     const owned: SealHandle[] = []
     try {
-      const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
+      const { blocks, report } = processSearchDatabase(ctx, database, config, owned, {
+        ...(options.blocks ? { range: options.blocks } : {}),
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      })
       const choice = options.kernel ?? 'auto'
       const dyadic =
         DyadicSearch.prepare(ctx, config, blocks, choice) ?? KeySwitchSearch.prepare(ctx, config, blocks, choice)

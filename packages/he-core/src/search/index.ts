@@ -31,7 +31,7 @@ export {
   type SearchEvaluation,
   type SearchEvaluationTimings,
 } from './PrivateSearchIndex.ts'
-export { encodeNpyFloat32, parseNpy } from './parseNpy.ts'
+export { encodeNpyFloat32, NPY_MAX_HEADER_BYTES, type NpyLayout, parseNpy, readNpyLayout } from './parseNpy.ts'
 export { parseSearchCsv } from './parseSearchCsv.ts'
 export {
   parseSearchDatabase,
@@ -41,7 +41,12 @@ export {
 } from './parseSearchDatabase.ts'
 export { parseSearchJsonl } from './parseSearchJsonl.ts'
 export { plaintextSearchScores } from './plaintextSearchScores.ts'
-export type { SearchBlockRange, SearchProcessingReport } from './processSearchDatabase.ts'
+export type {
+  ProcessSearchDatabaseOptions,
+  SearchBlockRange,
+  SearchProcessingReport,
+} from './processSearchDatabase.ts'
+export type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
 export {
   maxSearchScale,
   resolveSearchConfig,
@@ -61,7 +66,8 @@ export {
   validateSearchDatabase,
 } from './SearchDatabase.ts'
 export type { SearchKeys } from './SearchKeys.ts'
-export { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
+export { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
+export { scaleDatabaseVectors, scaleQueryVector, scaleSearchRows } from './scaleVectors.ts'
 export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 export {
   type BabyStepChoice,
