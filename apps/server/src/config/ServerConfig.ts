@@ -103,6 +103,11 @@ export const ServerConfigSchema = z
     SYNTHETIC_SEED: int(0, 2 ** 31 - 1)
       .default(1)
       .describe('Seed of the synthetic demo database.'),
+    SEARCH_CACHE: bool
+      .default(true)
+      .describe(
+        'Keep the processed database (its NTT-form diagonals) in DATA_DIR/search-cache, named by the database’s SHA-256 and the search config id, so a restart reads it instead of processing again. Every block is checked (SHA-256) before use; a damaged or stale file is processed again and rewritten, never served.',
+      ),
     SEARCH_PROFILE: z
       .string()
       .min(1)

@@ -1,3 +1,5 @@
+import { mkdir, readdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import {
   HeError,
   type KeyLoadTarget,
@@ -15,6 +17,9 @@ import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
+import { checkSearchDatabase } from '../database/checkSearchDatabase.ts'
+import { removeAbandonedCacheWrites } from '../database/ProcessedDatabaseCache.ts'
+import { searchDatabaseContentHash } from '../database/searchDatabaseContentHash.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
 import { contextBuildUnits } from './coldWorkCost.ts'
@@ -76,6 +81,15 @@ export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   outcome: JobOutcome<J>
 }
 
+/** How the log tells a processed-cache outcome. */
+const CACHE_OUTCOMES = {
+  hit: 'read from the cache',
+  written: 'processed and written to the cache',
+  rebuilt: 'cache damaged or stale: processed again and rewritten',
+  busy: 'processed (another worker writes the cache)',
+  unwritable: 'processed; the cache could not be written',
+} as const
+
 /**
  * The executors of this server, each behind its own fair scheduler: the configured
  * one, and — when requests may pick their executor (benchmarks) — the other two as
@@ -85,7 +99,7 @@ export class ExecutorHub {
   readonly defaultMode: ExecutorMode
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
   readonly #config: ServerConfig
-  readonly #setup: WorkerSetup
+  #setup: WorkerSetup
   readonly #metrics: ServerMetrics
   readonly #log: FastifyBaseLogger
   readonly #admission: CostAdmission
@@ -117,6 +131,7 @@ export class ExecutorHub {
 
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
+    await this.#admitDatabase()
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
       ? [this.defaultMode, ...EXECUTOR_MODES.filter((m) => m !== this.defaultMode)]
       : [this.defaultMode]
@@ -132,12 +147,30 @@ export class ExecutorHub {
         let scheduler: FairScheduler | undefined
         const events: ExecutorEvents = {
           onWarm: (info) => {
-            this.#log.info({ worker: info.worker.workerId, warmMs: Math.round(info.warmMs) }, `${mode} worker warm`)
+            const processing = info.search.database.processing
+            this.#log.info(
+              {
+                worker: info.worker.workerId,
+                warmMs: Math.round(info.warmMs),
+                processingMs: Math.round(processing.milliseconds),
+                cachedBlocks: processing.cachedBlocks ?? 0,
+                blocks: processing.blocks.length,
+                ...(info.cache ? { cache: info.cache } : {}),
+              },
+              `${mode} worker warm${info.cache ? `: processed database ${CACHE_OUTCOMES[info.cache.outcome]}` : ''}`,
+            )
             scheduler?.workerWarm(info.worker)
           },
           onReplaced: (workerId, reason) => {
             this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
             this.#metrics.replaced(mode, reason)
+          },
+          onProgress: (workerId, progress) => {
+            const percent = Math.floor((100 * progress.blocksDone) / progress.blocks)
+            this.#log.info(
+              { worker: workerId, ...progress, milliseconds: Math.round(progress.milliseconds) },
+              `${mode} worker processing the database: ${progress.blocksDone}/${progress.blocks} blocks (${percent}%), ${progress.fromCache} from the cache, ${(progress.milliseconds / 1000).toFixed(1)} s`,
+            )
           },
           onCapacity: () => scheduler?.pump(),
         }
@@ -159,6 +192,36 @@ export class ExecutorHub {
     )
     this.#warm = warmed[0]
     return warmed[0] as WarmInfo
+  }
+
+  /**
+   * Before any worker loads the database: refuses it from its shape when the settings
+   * cannot serve it, then (SEARCH_CACHE) names it by its content hash for the processed
+   * cache and clears writes a dead process left there.
+   */
+  async #admitDatabase(): Promise<void> {
+    const started = performance.now()
+    const checked = await checkSearchDatabase(this.#setup)
+    this.#log.info(
+      {
+        rows: checked.rows,
+        dimension: checked.dimension,
+        configId: checked.config.configId,
+        processedBytes: checked.processedBytes,
+      },
+      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed per worker`,
+    )
+    if (!this.#config.SEARCH_CACHE) return
+    const contentHash = await searchDatabaseContentHash(this.#setup.database)
+    if (contentHash === undefined) return
+    const dir = join(resolve(this.#config.DATA_DIR), 'search-cache')
+    await mkdir(dir, { recursive: true })
+    removeAbandonedCacheWrites(dir, await readdir(dir))
+    this.#setup = { ...this.#setup, searchCache: { dir, contentHash } }
+    this.#log.info(
+      { contentHash, hashMs: Math.round(performance.now() - started), dir },
+      'processed-database cache: database named by its content hash',
+    )
   }
 
   #create(mode: ExecutorMode, events: ExecutorEvents, wasmModule: WebAssembly.Module | undefined): Executor {

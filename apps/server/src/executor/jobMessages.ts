@@ -179,9 +179,27 @@ export const WorkerReplySchema = z.object({
 export type WorkerReply = z.infer<typeof WorkerReplySchema>
 
 /** What a warm worker reports once (search config for `/api/v1/search/config`). */
+/** How far a worker's processing of the database is (sent while it warms up). */
+export const ProcessingProgressSchema = z.object({
+  blocksDone: z.number().int(),
+  blocks: z.number().int(),
+  fromCache: z.number().int(),
+  milliseconds: z.number(),
+})
+export type ProcessingProgress = z.infer<typeof ProcessingProgressSchema>
+
+/** How the processed-database cache served a warm-up. */
+export const ProcessedCacheReportSchema = z.object({
+  outcome: z.enum(['hit', 'written', 'rebuilt', 'busy', 'unwritable']),
+  file: z.string(),
+  reason: z.string().optional(),
+})
+
 export const WarmInfoSchema = z.object({
   worker: WorkerStatsSchema,
   warmMs: z.number(),
+  /** How the processed-database cache served this worker (absent: no cache). */
+  cache: ProcessedCacheReportSchema.optional(),
   /** The search this worker serves (what clients need to make keys and queries). */
   search: SearchSummarySchema,
   /** Ids and metadata of the database's rows, for the catalog route. */
@@ -192,6 +210,7 @@ export type WarmInfo = z.infer<typeof WarmInfoSchema>
 /** Messages a Piscina worker posts on its parent port (outside task replies). */
 export const PoolEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
 ])
 export type PoolEvent = z.infer<typeof PoolEventSchema>
@@ -199,6 +218,7 @@ export type PoolEvent = z.infer<typeof PoolEventSchema>
 /** Child process → server, over the IPC channel. */
 export const ProcessUpMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
   z.object({ type: z.literal('reply'), id: z.number().int(), reply: WorkerReplySchema }),
 ])
