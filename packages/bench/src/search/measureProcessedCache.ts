@@ -38,6 +38,8 @@ interface StartRow {
 
 function flags() {
   const { values } = parseArgs({
+    // pnpm passes its `--` separator on.
+    args: process.argv.slice(2).filter((arg) => arg !== '--'),
     options: { rows: { type: 'string' }, dim: { type: 'string' }, workers: { type: 'string' } },
   })
   const parsed = Flags.safeParse(values)
