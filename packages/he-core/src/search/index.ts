@@ -106,7 +106,7 @@ export {
   type SearchScheme,
   searchProfileParams,
 } from './searchParams.ts'
-export { type DecodedSearchResponse, decodeSearchResponse } from './searchWire.ts'
+export { type DecodedSearchResponse, decodeSearchResponse, mergeSearchResponses } from './searchWire.ts'
 export {
   type SyntheticSearchDatabaseOptions,
   syntheticSearchDatabase,
