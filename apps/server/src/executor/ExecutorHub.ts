@@ -31,12 +31,14 @@ import {
   answers,
   type FailedJobResult,
   type JobResultOf,
+  type SearchJob,
   type WarmInfo,
   type WorkerJob,
   type WorkerReply,
 } from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
+import { mergeSearchParts, searchParts } from './splitSearch.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
@@ -325,6 +327,42 @@ export class ExecutorHub {
   }
 
   /**
+   * Submits a search, split by blocks across the executor's workers when it is large
+   * enough (`searchParts`: SEARCH_SPLIT_BLOCKS blocks a part at least), each part admitted,
+   * priced and queued as a job of its own, and the parts merged into one answer. A part
+   * refused or failed cancels the others.
+   */
+  async submitSearch(tenant: string, job: SearchJob, options: HubSubmitOptions): Promise<HubResult<SearchJob>> {
+    const search = this.#warm?.search
+    const mode = options.mode ?? this.defaultMode
+    const workers = mode === 'inline' ? 1 : this.#config.WORKERS
+    const blocks = search?.config.blocks.length ?? 1
+    const parts = searchParts(blocks, workers, this.#config.SEARCH_SPLIT_BLOCKS)
+    if (!search || parts.length === 1) return this.submit(tenant, job, options)
+    const cancel = new AbortController()
+    const outer = options.signal
+    const onOuterAbort = () => cancel.abort(outer?.reason)
+    outer?.addEventListener('abort', onOuterAbort, { once: true })
+    try {
+      const results = await Promise.all(
+        parts.map((range) =>
+          this.submit(tenant, { ...job, blocks: range }, { ...options, signal: cancel.signal }).catch((error) => {
+            cancel.abort(error)
+            throw error
+          }),
+        ),
+      )
+      return mergeSearchParts(results, {
+        fingerprint: search.fingerprint,
+        configId: search.configId,
+        blockCount: blocks,
+      })
+    } finally {
+      outer?.removeEventListener('abort', onOuterAbort)
+    }
+  }
+
+  /**
    * A job's estimated work: the route's program cost (with the build of `coldContext`,
    * its parameters when no worker ran them lately; the inline executor prices its own cold
    * work by what its one SEAL instance holds), he-core's search model, a key upload's size,
@@ -341,7 +379,10 @@ export class ExecutorHub {
         }
       case 'search': {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
-        return { units: searchCost({ estimatedServerMs: perQuery }, job.queries.length), what: 'search' }
+        // A part of a split query is priced by its share of the blocks: the parts sum to the whole.
+        const blocks = this.#warm?.search.config.blocks.length ?? 1
+        const share = job.blocks ? (job.blocks.end - job.blocks.start) / blocks : 1
+        return { units: searchCost({ estimatedServerMs: perQuery * share }, job.queries.length), what: 'search' }
       }
       case 'inspectKeys':
         return this.#keyUploadCostOf(job.bytes)

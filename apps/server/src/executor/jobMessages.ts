@@ -24,6 +24,8 @@ export const SearchJobSchema = z.object({
   keyBytes: bytes.optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
+  /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */
+  blocks: z.object({ start: z.number().int().nonnegative(), end: z.number().int().positive() }).optional(),
 })
 
 /** Run an he-core program on uploaded inputs. */
@@ -178,7 +180,6 @@ export const WorkerReplySchema = z.object({
 })
 export type WorkerReply = z.infer<typeof WorkerReplySchema>
 
-/** What a warm worker reports once (search config for `/api/v1/search/config`). */
 /** How far a worker's processing of the database is (sent while it warms up). */
 export const ProcessingProgressSchema = z.object({
   blocksDone: z.number().int(),
@@ -195,6 +196,7 @@ export const ProcessedCacheReportSchema = z.object({
   reason: z.string().optional(),
 })
 
+/** What a warm worker reports once (search config for `/api/v1/search/config`). */
 export const WarmInfoSchema = z.object({
   worker: WorkerStatsSchema,
   warmMs: z.number(),

@@ -7,6 +7,7 @@ import {
   demoSearchDatabase,
   PrivateSearchIndex,
   parseSearchDatabase,
+  type SearchBlockRange,
   type SearchConfig,
   type SearchDatabase,
   type SearchEvaluation,
@@ -177,9 +178,9 @@ export class SearchService {
     }
   }
 
-  /** Evaluates one query envelope (everything is verified before SEAL runs). */
-  evaluate(query: Uint8Array, keys: SearchKeys | null): SearchEvaluation {
-    return this.index.evaluate(query, keys)
+  /** Evaluates one query envelope (everything is verified before SEAL runs), over `blocks` only when given. */
+  evaluate(query: Uint8Array, keys: SearchKeys | null, blocks?: SearchBlockRange): SearchEvaluation {
+    return this.index.evaluate(query, keys, blocks ? { blocks } : {})
   }
 
   dispose(): void {
