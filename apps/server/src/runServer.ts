@@ -108,6 +108,8 @@ export async function runServer({ sighup }: { sighup: SighupRelay }): Promise<vo
   } catch (error) {
     app.log.fatal({ err: error }, 'workers failed to start')
     await app.close().catch(() => undefined)
+    // A database refused from its shape never reached a worker: say so, not that workers failed.
+    if (error instanceof HeError && error.details?.refused === 'database') fail(error.message)
     fail(`workers failed to start: ${error instanceof Error ? error.message : String(error)}`)
   }
 }

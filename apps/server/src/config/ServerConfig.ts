@@ -103,6 +103,16 @@ export const ServerConfigSchema = z
     SYNTHETIC_SEED: int(0, 2 ** 31 - 1)
       .default(1)
       .describe('Seed of the synthetic demo database.'),
+    SEARCH_CACHE: bool
+      .default(true)
+      .describe(
+        'Keep the processed database (its NTT-form diagonals) in DATA_DIR/search-cache, named by the database’s SHA-256 and the search config id, so a restart reads it instead of processing again. Every block is checked (SHA-256) before use; a damaged or stale file is processed again and rewritten, never served.',
+      ),
+    SEARCH_SPLIT_BLOCKS: int(1, 4096)
+      .default(8)
+      .describe(
+        'A query over at least twice this many blocks (n rows each: 4,096 at the default parameters) is split across the workers by blocks, each part at least this many blocks, and the parts merged into one response; a smaller one runs on one worker. Each part is admitted and priced as a job of its own: they sum to the whole query.',
+      ),
     SEARCH_PROFILE: z
       .string()
       .min(1)

@@ -1,5 +1,5 @@
 import type { ExecutorMode } from '../config/ServerConfig.ts'
-import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
+import type { ProcessingProgress, WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 
 /** Why a worker was replaced (a metrics label). */
 export type ReplacementReason =
@@ -15,6 +15,8 @@ export type ReplacementReason =
 export interface ExecutorEvents {
   /** A worker became warm (the first one also brings the search config). */
   onWarm?(info: WarmInfo): void
+  /** A warming worker processed more of the database (throttled by the worker). */
+  onProgress?(workerId: string, progress: ProcessingProgress): void
   /** A worker was taken out of service; a new one is on its way. */
   onReplaced?(workerId: string, reason: ReplacementReason): void
   /** Free slots may have appeared (a worker got warm, a job finished). */

@@ -1,3 +1,5 @@
+import { mkdir, readdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import {
   HeError,
   type KeyLoadTarget,
@@ -15,6 +17,9 @@ import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
+import { checkSearchDatabase } from '../database/checkSearchDatabase.ts'
+import { removeAbandonedCacheWrites } from '../database/ProcessedDatabaseCache.ts'
+import { searchDatabaseContentHash } from '../database/searchDatabaseContentHash.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
 import { checkKeyCacheFits, type WorkerHeapPlan } from './checkKeyCacheFits.ts'
@@ -27,12 +32,14 @@ import {
   answers,
   type FailedJobResult,
   type JobResultOf,
+  type SearchJob,
   type WarmInfo,
   type WorkerJob,
   type WorkerReply,
 } from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
+import { mergeSearchParts, searchParts } from './splitSearch.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
@@ -77,6 +84,15 @@ export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   outcome: JobOutcome<J>
 }
 
+/** How the log tells a processed-cache outcome. */
+const CACHE_OUTCOMES = {
+  hit: 'read from the cache',
+  written: 'processed and written to the cache',
+  rebuilt: 'cache damaged or stale: processed again and rewritten',
+  busy: 'processed (another worker writes the cache)',
+  unwritable: 'processed; the cache could not be written',
+} as const
+
 /**
  * The executors of this server, each behind its own fair scheduler: the configured
  * one, and — when requests may pick their executor (benchmarks) — the other two as
@@ -86,7 +102,7 @@ export class ExecutorHub {
   readonly defaultMode: ExecutorMode
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
   readonly #config: ServerConfig
-  readonly #setup: WorkerSetup
+  #setup: WorkerSetup
   readonly #metrics: ServerMetrics
   readonly #log: FastifyBaseLogger
   readonly #admission: CostAdmission
@@ -121,6 +137,7 @@ export class ExecutorHub {
 
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
+    await this.#admitDatabase()
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
       ? [this.defaultMode, ...EXECUTOR_MODES.filter((m) => m !== this.defaultMode)]
       : [this.defaultMode]
@@ -136,12 +153,30 @@ export class ExecutorHub {
         let scheduler: FairScheduler | undefined
         const events: ExecutorEvents = {
           onWarm: (info) => {
-            this.#log.info({ worker: info.worker.workerId, warmMs: Math.round(info.warmMs) }, `${mode} worker warm`)
+            const processing = info.search.database.processing
+            this.#log.info(
+              {
+                worker: info.worker.workerId,
+                warmMs: Math.round(info.warmMs),
+                processingMs: Math.round(processing.milliseconds),
+                cachedBlocks: processing.cachedBlocks ?? 0,
+                blocks: processing.blocks.length,
+                ...(info.cache ? { cache: info.cache } : {}),
+              },
+              `${mode} worker warm${info.cache ? `: processed database ${CACHE_OUTCOMES[info.cache.outcome]}` : ''}`,
+            )
             scheduler?.workerWarm(info.worker)
           },
           onReplaced: (workerId, reason) => {
             this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
             this.#metrics.replaced(mode, reason)
+          },
+          onProgress: (workerId, progress) => {
+            const percent = Math.floor((100 * progress.blocksDone) / progress.blocks)
+            this.#log.info(
+              { worker: workerId, ...progress, milliseconds: Math.round(progress.milliseconds) },
+              `${mode} worker processing the database: ${progress.blocksDone}/${progress.blocks} blocks (${percent}%), ${progress.fromCache} from the cache, ${(progress.milliseconds / 1000).toFixed(1)} s`,
+            )
           },
           onCapacity: () => scheduler?.pump(),
         }
@@ -168,6 +203,36 @@ export class ExecutorHub {
       this.#log.info(this.heapPlan, 'worker heap: fresh + KEY_CACHE_BYTES below WORKER_HEAP_RECYCLE_BYTES')
     this.#warm = first
     return first
+  }
+
+  /**
+   * Before any worker loads the database: refuses it from its shape when the settings
+   * cannot serve it, then (SEARCH_CACHE) names it by its content hash for the processed
+   * cache and clears writes a dead process left there.
+   */
+  async #admitDatabase(): Promise<void> {
+    const started = performance.now()
+    const checked = await checkSearchDatabase(this.#setup)
+    this.#log.info(
+      {
+        rows: checked.rows,
+        dimension: checked.dimension,
+        configId: checked.config.configId,
+        processedBytes: checked.processedBytes,
+      },
+      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed per worker`,
+    )
+    if (!this.#config.SEARCH_CACHE) return
+    const contentHash = await searchDatabaseContentHash(this.#setup.database)
+    if (contentHash === undefined) return
+    const dir = join(resolve(this.#config.DATA_DIR), 'search-cache')
+    await mkdir(dir, { recursive: true })
+    removeAbandonedCacheWrites(dir, await readdir(dir))
+    this.#setup = { ...this.#setup, searchCache: { dir, contentHash } }
+    this.#log.info(
+      { contentHash, hashMs: Math.round(performance.now() - started), dir },
+      'processed-database cache: database named by its content hash',
+    )
   }
 
   #create(mode: ExecutorMode, events: ExecutorEvents, wasmModule: WebAssembly.Module | undefined): Executor {
@@ -271,6 +336,42 @@ export class ExecutorHub {
   }
 
   /**
+   * Submits a search, split by blocks across the executor's workers when it is large
+   * enough (`searchParts`: SEARCH_SPLIT_BLOCKS blocks a part at least), each part admitted,
+   * priced and queued as a job of its own, and the parts merged into one answer. A part
+   * refused or failed cancels the others.
+   */
+  async submitSearch(tenant: string, job: SearchJob, options: HubSubmitOptions): Promise<HubResult<SearchJob>> {
+    const search = this.#warm?.search
+    const mode = options.mode ?? this.defaultMode
+    const workers = mode === 'inline' ? 1 : this.#config.WORKERS
+    const blocks = search?.config.blocks.length ?? 1
+    const parts = searchParts(blocks, workers, this.#config.SEARCH_SPLIT_BLOCKS)
+    if (!search || parts.length === 1) return this.submit(tenant, job, options)
+    const cancel = new AbortController()
+    const outer = options.signal
+    const onOuterAbort = () => cancel.abort(outer?.reason)
+    outer?.addEventListener('abort', onOuterAbort, { once: true })
+    try {
+      const results = await Promise.all(
+        parts.map((range) =>
+          this.submit(tenant, { ...job, blocks: range }, { ...options, signal: cancel.signal }).catch((error) => {
+            cancel.abort(error)
+            throw error
+          }),
+        ),
+      )
+      return mergeSearchParts(results, {
+        fingerprint: search.fingerprint,
+        configId: search.configId,
+        blockCount: blocks,
+      })
+    } finally {
+      outer?.removeEventListener('abort', onOuterAbort)
+    }
+  }
+
+  /**
    * A job's estimated work: the route's program cost (with the build of `coldContext`,
    * its parameters when no worker ran them lately; the inline executor prices its own cold
    * work by what its one SEAL instance holds), he-core's search model, a key upload's size,
@@ -287,7 +388,10 @@ export class ExecutorHub {
         }
       case 'search': {
         const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
-        return { units: searchCost({ estimatedServerMs: perQuery }, job.queries.length), what: 'search' }
+        // A part of a split query is priced by its share of the blocks: the parts sum to the whole.
+        const blocks = this.#warm?.search.config.blocks.length ?? 1
+        const share = job.blocks ? (job.blocks.end - job.blocks.start) / blocks : 1
+        return { units: searchCost({ estimatedServerMs: perQuery * share }, job.queries.length), what: 'search' }
       }
       case 'inspectKeys':
         return this.#keyUploadCostOf(job.bytes)

@@ -51,6 +51,7 @@ export class InlineExecutor implements Executor {
     const { runner, warm } = await JobRunner.create(this.#setup, {
       workerId: INLINE_WORKER,
       isolated: false,
+      onProgress: (progress) => this.#events.onProgress?.(INLINE_WORKER, progress),
       ...(this.#wasmModule ? { wasmModule: this.#wasmModule } : {}),
     })
     this.#runner = runner

@@ -107,6 +107,9 @@ export class ProcessExecutor implements Executor {
         this.#events.onWarm?.(message.info)
         this.#events.onCapacity?.()
         return
+      case 'progress':
+        this.#events.onProgress?.(message.workerId, message.progress)
+        return
       case 'warmFailed':
         if (!this.#everWarm) this.#failStart?.(HeError.fromJSON(message.error))
         return

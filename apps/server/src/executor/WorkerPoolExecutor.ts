@@ -85,6 +85,10 @@ export class WorkerPoolExecutor implements Executor {
             reject(HeError.fromJSON(event.data.error))
             return
           }
+          if (event.data.type === 'progress') {
+            this.#events.onProgress?.(event.data.workerId, event.data.progress)
+            return
+          }
           const info = event.data.info
           this.#warm.set(info.worker.threadId, info)
           this.#poolOf.set(info.worker.threadId, pool)

@@ -23,6 +23,11 @@ export const WorkerSetupSchema = z.object({
   maxQueriesPerSearch: z.number().int(),
   faultInjection: z.boolean(),
   database: DatabaseSourceSchema,
+  /**
+   * Where the processed database is kept between starts, and the database's content hash
+   * (computed once by the main process): unset, every start processes the database.
+   */
+  searchCache: z.object({ dir: z.string(), contentHash: z.string() }).optional(),
   search: z.object({
     /** Unset: he-core's default profile for the database's dimension. */
     profile: z.string().optional(),

@@ -24,6 +24,8 @@ export const SearchJobSchema = z.object({
   keyBytes: bytes.optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
+  /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */
+  blocks: z.object({ start: z.number().int().nonnegative(), end: z.number().int().positive() }).optional(),
 })
 
 /** Run an he-core program on uploaded inputs. */
@@ -178,10 +180,28 @@ export const WorkerReplySchema = z.object({
 })
 export type WorkerReply = z.infer<typeof WorkerReplySchema>
 
+/** How far a worker's processing of the database is (sent while it warms up). */
+export const ProcessingProgressSchema = z.object({
+  blocksDone: z.number().int(),
+  blocks: z.number().int(),
+  fromCache: z.number().int(),
+  milliseconds: z.number(),
+})
+export type ProcessingProgress = z.infer<typeof ProcessingProgressSchema>
+
+/** How the processed-database cache served a warm-up. */
+export const ProcessedCacheReportSchema = z.object({
+  outcome: z.enum(['hit', 'written', 'rebuilt', 'busy', 'unwritable']),
+  file: z.string(),
+  reason: z.string().optional(),
+})
+
 /** What a warm worker reports once (search config for `/api/v1/search/config`). */
 export const WarmInfoSchema = z.object({
   worker: WorkerStatsSchema,
   warmMs: z.number(),
+  /** How the processed-database cache served this worker (absent: no cache). */
+  cache: ProcessedCacheReportSchema.optional(),
   /** The search this worker serves (what clients need to make keys and queries). */
   search: SearchSummarySchema,
   /** Ids and metadata of the database's rows, for the catalog route. */
@@ -192,6 +212,7 @@ export type WarmInfo = z.infer<typeof WarmInfoSchema>
 /** Messages a Piscina worker posts on its parent port (outside task replies). */
 export const PoolEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
 ])
 export type PoolEvent = z.infer<typeof PoolEventSchema>
@@ -199,6 +220,7 @@ export type PoolEvent = z.infer<typeof PoolEventSchema>
 /** Child process → server, over the IPC channel. */
 export const ProcessUpMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
+  z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
   z.object({ type: z.literal('reply'), id: z.number().int(), reply: WorkerReplySchema }),
 ])

@@ -66,7 +66,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
             ? undefined
             : new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>'),
       })
-      const done = await hub.submit(
+      const done = await hub.submitSearch(
         tenant.id,
         { type: 'search', queries, ...keys },
         {

@@ -8,7 +8,14 @@ import {
   toHeError,
   wasmHeapBytes,
 } from '@sealbox/he-core'
-import type { JobResult, WarmInfo, WorkerJob, WorkerReply, WorkerStats } from '../executor/jobMessages.ts'
+import type {
+  JobResult,
+  ProcessingProgress,
+  WarmInfo,
+  WorkerJob,
+  WorkerReply,
+  WorkerStats,
+} from '../executor/jobMessages.ts'
 import { KeyCache } from '../executor/KeyCache.ts'
 import { loadedKeySetRefOf } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
@@ -27,6 +34,24 @@ export interface JobRunnerOptions {
   workerId: string
   isolated: boolean
   wasmModule?: WebAssembly.Module
+  /** Hears how far processing the database is, at most every 10% of the blocks or 5 s. */
+  onProgress?: (progress: ProcessingProgress) => void
+}
+
+const PROGRESS_INTERVAL_MS = 5000
+
+/** Passes on the first and last block, every tenth of the blocks and at least every 5 s between. */
+function throttledProgress(report: (progress: ProcessingProgress) => void): (progress: ProcessingProgress) => void {
+  let lastAt = Number.NEGATIVE_INFINITY
+  let lastTenth = -1
+  return (progress) => {
+    const tenth = Math.floor((10 * progress.blocksDone) / progress.blocks)
+    const due = progress.milliseconds - lastAt >= PROGRESS_INTERVAL_MS
+    if (tenth === lastTenth && !due && progress.blocksDone !== progress.blocks) return
+    lastTenth = tenth
+    lastAt = progress.milliseconds
+    report(progress)
+  }
 }
 
 /**
@@ -67,13 +92,17 @@ export class JobRunner implements JobContext {
   static async create(setup: WorkerSetup, options: JobRunnerOptions): Promise<{ runner: JobRunner; warm: WarmInfo }> {
     const started = performance.now()
     const seal = await loadSeal(options.wasmModule ? { wasmModule: options.wasmModule } : {})
-    const search = await SearchService.create(setup)
+    const search = await SearchService.create(
+      setup,
+      options.onProgress ? { onProgress: throttledProgress(options.onProgress) } : {},
+    )
     const runner = new JobRunner(setup, seal, search, options)
     return {
       runner,
       warm: {
         worker: runner.stats(),
         warmMs: performance.now() - started,
+        ...(search.cache ? { cache: search.cache } : {}),
         search: search.summary,
         catalog: search.catalog,
       },

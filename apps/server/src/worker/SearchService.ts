@@ -7,18 +7,36 @@ import {
   demoSearchDatabase,
   PrivateSearchIndex,
   parseSearchDatabase,
-  resolveSearchConfig,
+  type SearchBlockRange,
   type SearchConfig,
   type SearchDatabase,
   type SearchEvaluation,
   type SearchKeys,
+  type SearchProcessingProgress,
+  type SearchRowSource,
   searchDatabaseFormatOf,
   syntheticSearchDatabase,
 } from '@sealbox/he-core/search'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
+import { NpyRowSource } from '../database/NpyRowSource.ts'
+import { type ProcessedCacheReport, ProcessedDatabaseCache } from '../database/ProcessedDatabaseCache.ts'
+import { searchConfigFor } from '../database/searchConfigFor.ts'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 
-async function loadDatabase(source: DatabaseSource): Promise<SearchDatabase> {
+/** A database to process: rows read in place (a .npy file) or held in memory (the rest). */
+type LoadedDatabase =
+  | { type: 'rows'; source: NpyRowSource; catalog: ServedSearchCatalog }
+  | { type: 'memory'; database: SearchDatabase }
+
+async function loadDatabase(source: DatabaseSource): Promise<LoadedDatabase> {
+  if (source.type === 'file' && searchDatabaseFormatOf(source.path) === 'npy') {
+    const rows = NpyRowSource.open(source.path)
+    return { type: 'rows', source: rows, catalog: { ids: Array.from({ length: rows.rows }, (_, row) => row) } }
+  }
+  return { type: 'memory', database: await loadDatabaseInMemory(source) }
+}
+
+async function loadDatabaseInMemory(source: DatabaseSource): Promise<SearchDatabase> {
   if (source.type === 'synthetic') {
     return syntheticSearchDatabase({ rows: source.rows, dimension: source.dim, seed: source.seed })
   }
@@ -71,23 +89,24 @@ export class SearchService {
   readonly galoisElements: readonly number[]
   /** Public ids and metadata of the rows (what clients name hits with). */
   readonly catalog: ServedSearchCatalog
+  /** How the processed-database cache served this warm-up (undefined: no cache). */
+  readonly cache: ProcessedCacheReport | undefined
 
   private constructor(
     ctx: HeContext,
     config: SearchConfig,
     index: PrivateSearchIndex,
     source: DatabaseSource,
-    database: SearchDatabase,
+    catalog: ServedSearchCatalog,
+    cache: ProcessedCacheReport | undefined,
   ) {
     this.ctx = ctx
     this.config = config
     this.index = index
     const n = config.polyModulusDegree
     this.galoisElements = config.galoisSteps.map((step) => galoisElementOf(n, step))
-    this.catalog = {
-      ids: database.ids,
-      ...(database.metadata ? { metadata: database.metadata.map((entry) => entry ?? null) } : {}),
-    }
+    this.catalog = catalog
+    this.cache = cache
     this.summary = {
       configId: config.configId,
       fingerprint: ctx.fingerprint,
@@ -107,30 +126,61 @@ export class SearchService {
     return this.config.configId
   }
 
-  /** Loads and processes the configured database (the slow part of warm-up). */
-  static async create(setup: WorkerSetup): Promise<SearchService> {
-    const database = await loadDatabase(setup.database)
-    const config = resolveSearchConfig({
-      ...(setup.search.profile === undefined ? {} : { params: setup.search.profile }),
-      scheme: setup.search.scheme,
-      metric: setup.search.metric,
-      ...(setup.search.babySteps === undefined ? {} : { babySteps: setup.search.babySteps }),
-      ...(setup.search.babyStep === undefined ? {} : { babyStep: setup.search.babyStep }),
-      ...(setup.search.hoistBabySteps ? { hoistBabySteps: true } : {}),
-      dimension: database.dimension,
-      rows: database.rows,
-    })
-    if (config.polyModulusDegree > setup.maxPolyDegree) {
-      throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
+  /**
+   * Loads and processes the configured database (the slow part of warm-up): a .npy
+   * file is read a block of rows at a time and its raw rows dropped once encoded; with
+   * a cache, blocks processed by an earlier start are read back (checked) instead.
+   */
+  static async create(
+    setup: WorkerSetup,
+    options: { onProgress?: (progress: SearchProcessingProgress) => void } = {},
+  ): Promise<SearchService> {
+    const loaded = await loadDatabase(setup.database)
+    let cache: ProcessedDatabaseCache | undefined
+    try {
+      const rows: SearchRowSource | SearchDatabase = loaded.type === 'rows' ? loaded.source : loaded.database
+      const config = searchConfigFor(setup.search, rows)
+      if (config.polyModulusDegree > setup.maxPolyDegree) {
+        throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
+      }
+      const ctx = await getHeContext(config.params)
+      if (setup.searchCache) {
+        const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
+        const widest = Math.max(...config.blocks.map((block) => block.diagonals))
+        cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
+          contentHash: setup.searchCache.contentHash,
+          configId: config.configId,
+          fingerprint: ctx.fingerprint,
+          nttForm: config.nttForm,
+          blocks: config.blocks.length,
+          // SEAL's save header is ~100 bytes: 4 KiB per plaintext is a loose bound.
+          maxBlockBytes: widest * (config.polyModulusDegree * 8 * primes + 4096),
+        })
+      }
+      const index = PrivateSearchIndex.process(ctx, rows, config, {
+        ...(cache ? { cache } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      })
+      const report = cache?.finish()
+      const catalog =
+        loaded.type === 'rows'
+          ? loaded.catalog
+          : {
+              ids: loaded.database.ids,
+              ...(loaded.database.metadata ? { metadata: loaded.database.metadata.map((entry) => entry ?? null) } : {}),
+            }
+      return new SearchService(ctx, config, index, setup.database, catalog, report)
+    } catch (error) {
+      cache?.abort()
+      throw error
+    } finally {
+      if (loaded.type === 'rows') loaded.source.close()
     }
-    const ctx = await getHeContext(config.params)
-    const index = PrivateSearchIndex.process(ctx, database, config)
-    return new SearchService(ctx, config, index, setup.database, database)
   }
 
-  /** Evaluates one query envelope (everything is verified before SEAL runs). */
-  evaluate(query: Uint8Array, keys: SearchKeys | null): SearchEvaluation {
-    return this.index.evaluate(query, keys)
+  /** Evaluates one query envelope (everything is verified before SEAL runs), over `blocks` only when given. */
+  evaluate(query: Uint8Array, keys: SearchKeys | null, blocks?: SearchBlockRange): SearchEvaluation {
+    return this.index.evaluate(query, keys, blocks ? { blocks } : {})
   }
 
   dispose(): void {

@@ -21,9 +21,11 @@ function post(event: PoolEvent): void {
 async function warm(): Promise<(task: unknown) => Promise<WorkerReply>> {
   try {
     const setup = WorkerSetupSchema.parse(data.setup)
+    const workerId = `thread-${threadId}`
     const { runner, warm } = await JobRunner.create(setup, {
-      workerId: `thread-${threadId}`,
+      workerId,
       isolated: true,
+      onProgress: (progress) => post({ type: 'progress', workerId, progress }),
       ...(data.wasmModule ? { wasmModule: data.wasmModule } : {}),
     })
     Atomics.store(data.retireFlags, retireSlot, 0)

@@ -54,7 +54,12 @@ async function handle(message: ProcessDownMessage): Promise<void> {
   }
 }
 
-JobRunner.create(setup, { workerId: `process-${process.pid}`, isolated: true }).then(
+const workerId = `process-${process.pid}`
+JobRunner.create(setup, {
+  workerId,
+  isolated: true,
+  onProgress: (progress) => send({ type: 'progress', workerId, progress }),
+}).then(
   ({ runner: warmRunner, warm }) => {
     runner = warmRunner
     send({ type: 'warm', info: warm })

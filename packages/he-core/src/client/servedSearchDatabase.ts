@@ -42,6 +42,8 @@ export const ServedSearchDatabaseSchema = z.object({
     bytes: z.number(),
     nttForm: z.boolean(),
     blocks: z.array(z.number().int()),
+    /** Blocks read from the server's processed-database cache instead of encoded (absent: no cache). */
+    cachedBlocks: z.number().int().optional(),
   }),
 })
 export type ServedSearchDatabase = z.infer<typeof ServedSearchDatabaseSchema>

@@ -10,6 +10,7 @@ import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { chooseSearchKernel } from './chooseSearchKernel.ts'
 import {
+  type ProcessSearchDatabaseOptions,
   processSearchDatabase,
   type SearchBlockRange,
   type SearchProcessingReport,
@@ -19,6 +20,7 @@ import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import type { SearchKeys } from './SearchKeys.ts'
+import type { SearchRowSource } from './SearchRowSource.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 
 /** Where one query's server time went (milliseconds). */
@@ -109,17 +111,25 @@ export class PrivateSearchIndex implements Disposable {
    * serves part of every query). `ctx` must be built from `config.params`.
    * `kernel: 'seal'` keeps every product and rotation in SEAL (benchmarks compare it with
    * the default, which runs the search in one of he-core's WebAssembly kernels where one
-   * applies: see `kernel`).
+   * applies: see `kernel`). A row source is read one block of rows at a time; `cache`
+   * supplies blocks processed before and keeps the new ones; `onProgress` hears of each block.
    */
   static process(
     ctx: HeContext,
-    database: SearchDatabase,
+    database: SearchDatabase | SearchRowSource,
     config: SearchConfig,
-    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } = {},
+    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } & Omit<
+      ProcessSearchDatabaseOptions,
+      'range'
+    > = {},
   ): PrivateSearchIndex {
     const owned: SealHandle[] = []
     try {
-      const { blocks, report } = processSearchDatabase(ctx, database, config, options.blocks, owned)
+      const { blocks, report } = processSearchDatabase(ctx, database, config, owned, {
+        ...(options.blocks ? { range: options.blocks } : {}),
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      })
       const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto')
       if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.

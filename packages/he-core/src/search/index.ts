@@ -30,7 +30,7 @@ export {
   type SearchEvaluation,
   type SearchEvaluationTimings,
 } from './PrivateSearchIndex.ts'
-export { encodeNpyFloat32, parseNpy } from './parseNpy.ts'
+export { encodeNpyFloat32, NPY_MAX_HEADER_BYTES, type NpyLayout, parseNpy, readNpyLayout } from './parseNpy.ts'
 export { parseSearchCsv } from './parseSearchCsv.ts'
 export {
   parseSearchDatabase,
@@ -40,7 +40,12 @@ export {
 } from './parseSearchDatabase.ts'
 export { parseSearchJsonl } from './parseSearchJsonl.ts'
 export { plaintextSearchScores } from './plaintextSearchScores.ts'
-export type { SearchBlockRange, SearchProcessingReport } from './processSearchDatabase.ts'
+export type {
+  ProcessSearchDatabaseOptions,
+  SearchBlockRange,
+  SearchProcessingReport,
+} from './processSearchDatabase.ts'
+export type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
 export {
   maxSearchScale,
   resolveSearchConfig,
@@ -61,7 +66,8 @@ export {
 } from './SearchDatabase.ts'
 export type { SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 export type { SearchKeys } from './SearchKeys.ts'
-export { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
+export { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
+export { scaleDatabaseVectors, scaleQueryVector, scaleSearchRows } from './scaleVectors.ts'
 export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 export {
   type BabyStepChoice,
@@ -100,7 +106,7 @@ export {
   type SearchScheme,
   searchProfileParams,
 } from './searchParams.ts'
-export { type DecodedSearchResponse, decodeSearchResponse } from './searchWire.ts'
+export { type DecodedSearchResponse, decodeSearchResponse, mergeSearchResponses } from './searchWire.ts'
 export {
   type SyntheticSearchDatabaseOptions,
   syntheticSearchDatabase,

@@ -15,6 +15,26 @@ interface NpyHeader {
   dataOffset: number
 }
 
+/**
+ * Where a (V, D) array sits in a .npy file: enough to refuse a database from its
+ * first bytes (before reading V × D values) and to read any rows in place.
+ */
+export interface NpyLayout {
+  rows: number
+  dimension: number
+  /** Bytes per value: 4 (`<f4`) or 8 (`<f8`). */
+  width: 4 | 8
+  /** Column-major: element (row, j) is at j·V + row. */
+  fortranOrder: boolean
+  /** Byte offset of the first value. */
+  dataOffset: number
+  /** dataOffset + V × D × width: the size a complete file has (at least). */
+  totalBytes: number
+}
+
+/** The most bytes a .npy header may take: enough for any real header, bounded for a hostile one. */
+export const NPY_MAX_HEADER_BYTES = 1 << 17
+
 /** Reads the header of a NumPy .npy file (format versions 1.0, 2.0, 3.0). */
 function readNpyHeader(bytes: Uint8Array): NpyHeader {
   if (bytes.length < 10 || MAGIC.some((byte, i) => bytes[i] !== byte)) {
@@ -35,6 +55,11 @@ function readNpyHeader(bytes: Uint8Array): NpyHeader {
     throw npyError(`format version ${major}.${bytes[7]} is not supported (1.0, 2.0 and 3.0 are)`)
   }
   const dataOffset = headerStart + headerLength
+  if (dataOffset > NPY_MAX_HEADER_BYTES) {
+    throw npyError(
+      `the header claims ${headerLength} bytes; at most ${NPY_MAX_HEADER_BYTES - headerStart} are accepted`,
+    )
+  }
   if (dataOffset > bytes.length) throw npyError('truncated header')
   const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(headerStart, dataOffset))
   const descr = /'descr'\s*:\s*'([^']*)'/.exec(header)?.[1]
@@ -56,11 +81,11 @@ function readNpyHeader(bytes: Uint8Array): NpyHeader {
 }
 
 /**
- * Parses a NumPy .npy file holding a 2-D array of shape (V, D) — little-endian
- * float32 (`<f4`, the usual embedding format) or float64 (`<f8`) — from bytes, so it
- * runs in browsers too. Ids are the row numbers 0…V−1.
+ * Reads the layout of a float32/float64 (V, D) .npy file from its first bytes (at least
+ * the header: `NPY_MAX_HEADER_BYTES` always suffice). Refuses other dtypes, shapes and
+ * more than `SEARCH_MAX_ROWS` rows; does not look at the values.
  */
-export function parseNpy(input: Uint8Array): SearchDatabase {
+export function readNpyLayout(input: Uint8Array): NpyLayout {
   const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
   const header = readNpyHeader(bytes)
   const width = header.descr === '<f4' ? 4 : header.descr === '<f8' ? 8 : 0
@@ -73,16 +98,33 @@ export function parseNpy(input: Uint8Array): SearchDatabase {
   const [rows, dimension] = header.shape as [number, number]
   if (rows < 1 || dimension < 1) throw npyError(`shape (${rows}, ${dimension}) has no values`)
   if (rows > SEARCH_MAX_ROWS) throw npyError(`${rows} rows, more than the ${SEARCH_MAX_ROWS} allowed`)
-  const count = rows * dimension
-  const expected = header.dataOffset + count * width
-  if (bytes.length < expected) {
-    throw npyError(`truncated: shape (${rows}, ${dimension}) needs ${expected} bytes, the file has ${bytes.length}`)
+  return {
+    rows,
+    dimension,
+    width,
+    fortranOrder: header.fortranOrder,
+    dataOffset: header.dataOffset,
+    totalBytes: header.dataOffset + rows * dimension * width,
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset + header.dataOffset, count * width)
+}
+
+/**
+ * Parses a NumPy .npy file holding a 2-D array of shape (V, D) — little-endian
+ * float32 (`<f4`, the usual embedding format) or float64 (`<f8`) — from bytes, so it
+ * runs in browsers too. Ids are the row numbers 0…V−1.
+ */
+export function parseNpy(input: Uint8Array): SearchDatabase {
+  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+  const { rows, dimension, width, fortranOrder, dataOffset, totalBytes } = readNpyLayout(bytes)
+  const count = rows * dimension
+  if (bytes.length < totalBytes) {
+    throw npyError(`truncated: shape (${rows}, ${dimension}) needs ${totalBytes} bytes, the file has ${bytes.length}`)
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + dataOffset, count * width)
   const vectors = new Float64Array(count)
   for (let i = 0; i < count; i++) {
     // Fortran order stores column by column: element (row, j) is at j·V + row.
-    const target = header.fortranOrder ? (i % rows) * dimension + Math.floor(i / rows) : i
+    const target = fortranOrder ? (i % rows) * dimension + Math.floor(i / rows) : i
     vectors[target] = width === 4 ? view.getFloat32(i * 4, true) : view.getFloat64(i * 8, true)
   }
   const ids = Array.from({ length: rows }, (_, row) => row)

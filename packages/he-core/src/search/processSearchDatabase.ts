@@ -2,11 +2,13 @@ import type { Plaintext } from 'node-seal/throws'
 import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
-import { adopt, type SealHandle, withScope } from '../scope/SealScope.ts'
+import { adopt, disown, type SealHandle, withScope } from '../scope/SealScope.ts'
+import type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
 import { type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock } from './SearchKernel.ts'
-import { scaleDatabaseVectors } from './scaleVectors.ts'
+import { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
+import { scaleSearchRows } from './scaleVectors.ts'
 import { diagonalSlots, type SearchBlock } from './searchLayout.ts'
 
 /** How long processing took and what it produced. */
@@ -18,6 +20,18 @@ export interface SearchProcessingReport {
   bytes: number
   nttForm: boolean
   blocks: number[]
+  /** Blocks read from a processed-database cache instead of encoded. */
+  cachedBlocks: number
+}
+
+/** Options of `processSearchDatabase`. */
+export interface ProcessSearchDatabaseOptions {
+  /** Blocks to process (all by default). */
+  range?: SearchBlockRange
+  /** Where processed blocks are read from and written to. */
+  cache?: SearchBlockCache
+  /** Called after every block. */
+  onProgress?: (progress: SearchProcessingProgress) => void
 }
 
 /** A half-open range of block indices, for splitting one query across workers. */
@@ -56,46 +70,104 @@ export function selectBlocks(config: SearchConfig, range: SearchBlockRange | und
 }
 
 /**
- * Scales the database and encodes every generalized diagonal of the selected blocks
- * (pre-rotated for the giant steps), in NTT form at the first data level unless the
- * config says coefficient form. The plaintexts are adopted: `owned` receives them.
+ * Encodes every generalized diagonal of the selected blocks (pre-rotated for the giant
+ * steps), in NTT form at the first data level unless the config says coefficient form,
+ * one block of rows at a time: a row source is read block by block and its raw rows
+ * dropped once encoded. Blocks the cache holds are loaded from it instead. The
+ * plaintexts are adopted: `owned` receives them.
  */
 export function processSearchDatabase(
   ctx: HeContext,
-  database: SearchDatabase,
+  database: SearchDatabase | SearchRowSource,
   config: SearchConfig,
-  range: SearchBlockRange | undefined,
   owned: SealHandle[],
+  options: ProcessSearchDatabaseOptions = {},
 ): { blocks: ProcessedSearchBlock[]; report: SearchProcessingReport } {
   assertSearchContext(ctx, config)
   const started = performance.now()
-  const scaled = scaleDatabaseVectors(config, database)
+  const source = isSearchRowSource(database) ? database : searchRowSourceOf(database)
   const shape = searchShapeOf(config)
   const encoder = ctx.batchEncoder
   if (!encoder) throw new HeError('SCHEME_MISMATCH', 'private search needs BFV or BGV batching')
+  const { cache, onProgress } = options
+  const none = ctx.seal.ComprModeType.none
   const slots = new BigInt64Array(config.polyModulusDegree)
+  const selected = selectBlocks(config, options.range)
   const blocks: ProcessedSearchBlock[] = []
   let count = 0
+  let cachedBlocks = 0
   withScope((scope) => {
     const firstParmsId = scope.track(ctx.context.firstParmsId())
-    for (const block of selectBlocks(config, range)) {
-      const plaintexts: Plaintext[][] = []
-      for (let b = 0; b < block.giantSteps; b++) {
-        const row: Plaintext[] = []
-        for (let a = 0; a < config.babyStep && b * config.babyStep + a < block.diagonals; a++) {
-          diagonalSlots(shape, block, scaled, b, a, slots)
-          const plaintext = new ctx.seal.Plaintext()
-          owned.push(adopt(plaintext))
-          sealCall('encode diagonal', () => {
-            encoder.encode(slots, plaintext)
-            if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
-          })
-          row.push(plaintext)
-          count++
-        }
-        plaintexts.push(row)
+    const expectedParms = Array.from(firstParmsId.values() as BigUint64Array).join()
+    const fromCache = (block: SearchBlock, saves: readonly Uint8Array[]): Plaintext[][] | undefined => {
+      if (saves.length !== block.diagonals) return undefined
+      const loaded: Plaintext[] = []
+      const handles: SealHandle[] = []
+      const fits = (saved: Uint8Array): boolean => {
+        const plaintext = new ctx.seal.Plaintext()
+        handles.push(adopt(plaintext))
+        loaded.push(plaintext)
+        sealCall('load cached diagonal', () => plaintext.loadFromArray(ctx.context, saved))
+        // The cache vouches for the bytes; SEAL's load and these checks for their meaning.
+        if (plaintext.isNttForm() !== config.nttForm) return false
+        if (!config.nttForm) return true
+        const parms = plaintext.parmsId()
+        const same = Array.from(parms.values() as BigUint64Array).join() === expectedParms
+        parms.delete()
+        return same
       }
+      let usable = false
+      try {
+        usable = saves.every(fits)
+      } catch {
+        usable = false
+      }
+      if (!usable) {
+        for (const handle of handles) disown(handle)
+        return undefined
+      }
+      owned.push(...handles)
+      return giantRows(config, block, loaded)
+    }
+    for (const block of selected) {
+      const cached = cache?.read(block)
+      let plaintexts = cached && fromCache(block, cached)
+      if (plaintexts) {
+        cachedBlocks++
+        cache?.write(block, cached as readonly Uint8Array[], true)
+      } else {
+        // One block of rows at a time: its raw and scaled rows are garbage once encoded.
+        const scaled = scaleSearchRows(config, source, block.firstRow, block.rows)
+        const local = { ...block, firstRow: 0 }
+        const encoded: Plaintext[] = []
+        for (let b = 0; b < block.giantSteps; b++) {
+          for (let a = 0; a < config.babyStep && b * config.babyStep + a < block.diagonals; a++) {
+            diagonalSlots(shape, local, scaled, b, a, slots)
+            const plaintext = new ctx.seal.Plaintext()
+            owned.push(adopt(plaintext))
+            sealCall('encode diagonal', () => {
+              encoder.encode(slots, plaintext)
+              if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
+            })
+            encoded.push(plaintext)
+          }
+        }
+        plaintexts = giantRows(config, block, encoded)
+        if (cache) {
+          const saves = encoded.map((plaintext) =>
+            sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array),
+          )
+          cache.write(block, saves, false)
+        }
+      }
+      count += block.diagonals
       blocks.push({ block, plaintexts })
+      onProgress?.({
+        blocksDone: blocks.length,
+        blocks: selected.length,
+        fromCache: cachedBlocks,
+        milliseconds: performance.now() - started,
+      })
     }
   })
   const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
@@ -107,6 +179,14 @@ export function processSearchDatabase(
       bytes: count * config.polyModulusDegree * 8 * primes,
       nttForm: config.nttForm,
       blocks: blocks.map(({ block }) => block.index),
+      cachedBlocks,
     },
   }
+}
+
+/** A block's diagonals, in order, cut into rows of g (one per giant step). */
+function giantRows(config: SearchConfig, block: SearchBlock, flat: Plaintext[]): Plaintext[][] {
+  const rows: Plaintext[][] = []
+  for (let b = 0; b < block.giantSteps; b++) rows.push(flat.slice(b * config.babyStep, (b + 1) * config.babyStep))
+  return rows
 }

@@ -1,6 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
+import type { SearchRowSource } from './SearchRowSource.ts'
 
 /** Norms may exceed the bound by float noise (a normalised vector's norm is 1 ± 1e-16). */
 const NORM_TOLERANCE = 1e-9
@@ -72,6 +73,38 @@ export function scaleDatabaseVectors(
   const out = new Int32Array(database.rows * d)
   for (let row = 0; row < database.rows; row++) {
     scaleInto(config, database.vectors, row * d, out, row * d, () => `row ${row} (id ${String(database.ids[row])})`)
+  }
+  return out
+}
+
+/**
+ * Rows [firstRow, firstRow + count) of a row source scaled to integers (count × D,
+ * row-major): one block's worth, so a whole database is never scaled at once.
+ */
+export function scaleSearchRows(
+  config: ScaleFields & Pick<SearchConfig, 'rows'>,
+  source: SearchRowSource,
+  firstRow: number,
+  count: number,
+): Int32Array {
+  if (source.dimension !== config.dimension || source.rows !== config.rows) {
+    throw new HeError(
+      'INVALID_INPUT',
+      `database is V=${source.rows} × D=${source.dimension}, the search config says V=${config.rows} × D=${config.dimension}`,
+    )
+  }
+  const d = config.dimension
+  const values = source.readRows(firstRow, count)
+  if (values.length !== count * d) {
+    throw new HeError(
+      'INVALID_INPUT',
+      `database rows ${firstRow}…${firstRow + count - 1} gave ${values.length} values, expected ${count} × ${d}`,
+    )
+  }
+  const out = new Int32Array(count * d)
+  for (let i = 0; i < count; i++) {
+    const row = firstRow + i
+    scaleInto(config, values, i * d, out, i * d, () => source.rowName?.(row) ?? `row ${row}`)
   }
   return out
 }

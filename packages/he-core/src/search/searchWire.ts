@@ -160,3 +160,21 @@ export function decodeSearchResponse(
     blocks: [...byIndex.entries()].sort(([a], [b]) => a - b).map(([index, envelope]) => ({ index, envelope })),
   }
 }
+
+/**
+ * One response bundle from the parts of a query split across workers by blocks (each a
+ * response bundle of its blocks): every part verified as `decodeSearchResponse` does —
+ * params, key set, config, every block of `0…blockCount−1` exactly once — and the blocks
+ * re-bundled in order, their envelopes as they are. What a server sends its client is
+ * then the same as a single worker's answer.
+ */
+export function mergeSearchResponses(
+  parts: readonly BytesLike[],
+  expect: WireIdentity & { blockCount: number },
+): Uint8Array {
+  const { blocks } = decodeSearchResponse(parts, expect)
+  return encodeBundle(
+    blocks.map((block) => block.envelope),
+    { label: `${RESPONSE_LABEL}${expect.configId}`, labels: blocks.map((block) => `block ${block.index}`) },
+  )
+}

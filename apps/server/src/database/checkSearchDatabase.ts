@@ -1,0 +1,95 @@
+import { basename } from 'node:path'
+import { describeParams, HeError } from '@sealbox/he-core'
+import { type SearchConfig, searchDatabaseFormatOf } from '@sealbox/he-core/search'
+import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
+import { readSearchDatabaseShape } from './readSearchDatabaseShape.ts'
+import { searchConfigFor } from './searchConfigFor.ts'
+
+const MiB = 2 ** 20
+/** What a worker's SEAL heap holds besides the processed database (SEAL, the context, a query): measured 60 MiB. */
+export const FRESH_HEAP_MARGIN_BYTES = 64 * MiB
+
+/** What the main process learned of the database before any worker loads it. */
+export interface CheckedSearchDatabase {
+  rows: number
+  dimension: number
+  config: SearchConfig
+  /** NTT-form plaintexts one worker holds after processing. */
+  processedBytes: number
+}
+
+function nameOf(source: DatabaseSource): string {
+  if (source.type === 'file') return basename(source.path)
+  return source.type === 'synthetic' ? `synthetic (SYNTHETIC_ROWS=${source.rows}, SYNTHETIC_DIM=${source.dim})` : 'demo'
+}
+
+function mib(bytes: number): string {
+  return `${Math.ceil(bytes / MiB)} MiB`
+}
+
+/**
+ * Refuses, from its shape alone, a database the settings cannot serve — before any
+ * process loads it: a file's shape comes from its .npy header (or one streamed pass
+ * over CSV/JSONL), a synthetic one's from its settings. Refused: a shape no search
+ * config accepts (he-core's limits, e.g. more than 2 GiB of NTT-form plaintexts), and a
+ * processed database that would leave a fresh worker's SEAL heap above
+ * WORKER_HEAP_RECYCLE_BYTES (the worker would be replaced, and the database processed
+ * again, after every query). The messages give the numbers and the setting to change;
+ * every refusal has `details.refused = 'database'`.
+ */
+export async function checkSearchDatabase(
+  setup: Pick<WorkerSetup, 'database' | 'search' | 'heapRecycleBytes'>,
+): Promise<CheckedSearchDatabase> {
+  const source = setup.database
+  const name = nameOf(source)
+  let shape: { rows: number; dimension: number }
+  if (source.type === 'file') {
+    const format = searchDatabaseFormatOf(source.path)
+    if (!format) {
+      throw new HeError('INVALID_INPUT', `DATABASE ${name}: use a .jsonl, .csv or .npy file (or "demo" or "synthetic")`)
+    }
+    shape = await readSearchDatabaseShape(source.path, format)
+  } else if (source.type === 'synthetic') {
+    shape = { rows: source.rows, dimension: source.dim }
+  } else {
+    // 118 rows of 256 numbers, built into he-core: nothing to refuse.
+    shape = { rows: 118, dimension: 256 }
+  }
+  const what = `DATABASE ${name} (V=${shape.rows} rows × D=${shape.dimension}, from its ${source.type === 'file' ? 'header' : 'settings'})`
+  let config: SearchConfig
+  try {
+    config = searchConfigFor(setup.search, shape)
+  } catch (error) {
+    const heError = error instanceof HeError ? error : undefined
+    if (heError?.code === 'LIMIT_EXCEEDED') {
+      throw new HeError(
+        'LIMIT_EXCEEDED',
+        `${what} is refused: ${heError.message}. Serve fewer rows (split the database across nodes) or a smaller dimension`,
+        { cause: error, details: { ...heError.details, refused: 'database' } },
+      )
+    }
+    throw new HeError(heError?.code ?? 'INVALID_INPUT', `${what} is refused: ${(error as Error).message}`, {
+      cause: error,
+      details: { refused: 'database' },
+    })
+  }
+  const diagonals = config.blocks.reduce((sum, block) => sum + block.diagonals, 0)
+  const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
+  const processedBytes = diagonals * config.polyModulusDegree * 8 * primes
+  const needed = processedBytes + FRESH_HEAP_MARGIN_BYTES
+  if (needed > setup.heapRecycleBytes) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `${what} is refused: its processed database is ${mib(processedBytes)} of NTT-form plaintexts per worker (${config.blocks.length} blocks × D'=${config.paddedDimension} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
+      {
+        details: {
+          refused: 'database',
+          setting: 'WORKER_HEAP_RECYCLE_BYTES',
+          processedBytes,
+          limit: setup.heapRecycleBytes,
+        },
+      },
+    )
+  }
+  return { rows: shape.rows, dimension: shape.dimension, config, processedBytes }
+}

@@ -1,0 +1,19 @@
+import { resolveSearchConfig, type SearchConfig } from '@sealbox/he-core/search'
+import type { WorkerSetup } from '../executor/WorkerSetup.ts'
+
+/** The search config the server's settings give a database of this shape (main process and workers alike). */
+export function searchConfigFor(
+  search: WorkerSetup['search'],
+  shape: { rows: number; dimension: number },
+): SearchConfig {
+  return resolveSearchConfig({
+    ...(search.profile === undefined ? {} : { params: search.profile }),
+    scheme: search.scheme,
+    metric: search.metric,
+    ...(search.babySteps === undefined ? {} : { babySteps: search.babySteps }),
+    ...(search.babyStep === undefined ? {} : { babyStep: search.babyStep }),
+    ...(search.hoistBabySteps ? { hoistBabySteps: true } : {}),
+    dimension: shape.dimension,
+    rows: shape.rows,
+  })
+}
