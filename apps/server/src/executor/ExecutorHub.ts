@@ -9,6 +9,7 @@ import {
   parseParams,
   type ResolvedParams,
   sealWasmModule,
+  storedKeyLoadCost,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { searchCost } from '@sealbox/he-core/search'
@@ -56,6 +57,11 @@ export interface HubSubmitOptions {
   peakHeapBytes?: number
   /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
   client?: JobClient
+  /**
+   * The heap the job's stored keys take loaded (`keySetHeapBytes` of its record under the
+   * job's parameters): what a worker that does not hold them loads first, priced here.
+   */
+  keyLoadBytes?: number
 }
 
 /** The client behind a job, for the budgets kept per client address. */
@@ -146,6 +152,7 @@ export class ExecutorHub {
           executor,
           maxQueued: this.#config.QUEUE_SIZE,
           maxQueuedPerTenant: this.#config.TENANT_QUEUE_SIZE,
+          maxQueuedMs: this.#config.REQUEST_TIMEOUT_MS,
           scheduling: this.#config.SCHEDULING,
           bytesCache: this.bytesCache,
           // About one default search query: tenants interleave at that grain.
@@ -222,10 +229,12 @@ export class ExecutorHub {
     const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
-    const cost = this.#costOf(job, options, cold ? params : undefined)
+    const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, options, scheduler)
     this.#admission.check(cost, mode)
-    scheduler.assertCapacity(tenant)
     const client = options.client
+    // The anonymous sessions of one address wait in one lane: more sessions buy no more of the queue.
+    const lane = client?.anonymous ? `address ${client.address}` : tenant
+    scheduler.assertCapacity(tenant, lane, chargedUnits(cost))
     // A client that picks `inline` on a server configured for another executor (npm start) is
     // admitted by measured time and its address's budget; an operator's EXECUTOR=inline is a
     // measurement set up on purpose (the bench's inline rows), limited by MAX_INLINE_COST only.
@@ -245,6 +254,9 @@ export class ExecutorHub {
     this.#admission.charge(tenant, cost, client?.anonymous ? client.address : undefined)
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
+      // The job's own time is the whole REQUEST_TIMEOUT_MS from here, whatever its body took.
+      workTimeoutMs: this.#config.REQUEST_TIMEOUT_MS,
+      lane,
       cost: chargedUnits(cost),
       ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -292,6 +304,21 @@ export class ExecutorHub {
   }
 
   /**
+   * `cost` plus the load of the job's stored keys when no worker holds them: from the
+   * node's bytes cache, or — when it has them not either — from the store (inflated,
+   * loaded, re-saved in full form). Charged like a cold context: to the tenant and in
+   * the fair queue, not against the per-request limits. Priced from the record, so a key
+   * set of hundreds of Galois elements costs its searches what they really take.
+   */
+  #withKeyLoad(cost: JobCost, job: WorkerJob, options: HubSubmitOptions, scheduler: FairScheduler): JobCost {
+    const loaded = options.keyLoadBytes ?? 0
+    const keys = loaded > 0 && (job.type === 'search' || job.type === 'evaluate') ? job.keys : undefined
+    if (!keys || scheduler.holdsKeys(keys)) return cost
+    const tier = this.bytesCache.has(keys) ? 'bytes' : 'store'
+    return { ...cost, coldUnits: (cost.coldUnits ?? 0) + storedKeyLoadCost(loaded, tier) }
+  }
+
+  /**
    * A key upload, priced and sized by what checking it inflates and loads — known from
    * its headers and meta before anything is inflated (`keyUploadSize`): keys under the
    * search parameters by their full size, however small the compressed upload. An upload
@@ -317,10 +344,45 @@ export class ExecutorHub {
     const MiB = 2 ** 20
     const mib = (value: number) => Math.ceil(value / MiB).toLocaleString('en-US')
     const elements = size.galoisElements.toLocaleString('en-US')
+    this.#refuseUncacheable(size, mib)
     const peakHeapNote = size.loaded
       ? `its keys take ${mib(size.inflatedBytes)} MiB inflated and ${mib(size.loadedBytes)} MiB loaded into SEAL, the full size of the ${elements} Galois elements its meta lists, however small it is compressed: upload fewer Galois elements`
       : `its payloads are inflated to as much as ${mib(size.inflatedBytes)} MiB to check them`
     return { units: keyUploadCost(size), what: 'key upload', peakHeapBytes: keyUploadPeakHeapBytes(size), peakHeapNote }
+  }
+
+  /**
+   * Refuses (LIMIT_EXCEEDED) keys for the search that could never stay cached: larger
+   * loaded than a worker's key cache (KEY_CACHE_BYTES) or than the node's bytes cache
+   * (KEY_BYTES_CACHE_BYTES), every search with them would load them all again from the
+   * store. A budget of 0 (the tier is off) refuses nothing.
+   */
+  #refuseUncacheable(size: KeyUploadSize, mib: (bytes: number) => string): void {
+    if (!size.loaded) return
+    const caches = [
+      { setting: 'KEY_CACHE_BYTES', what: "a worker's key cache", budget: this.#config.KEY_CACHE_BYTES },
+      {
+        setting: 'KEY_BYTES_CACHE_BYTES',
+        what: "the node's key bytes cache",
+        budget: this.#config.KEY_BYTES_CACHE_BYTES,
+      },
+    ]
+    for (const { setting, what, budget } of caches) {
+      if (budget === 0 || size.loadedBytes <= budget) continue
+      const needed = this.#warm?.search.galoisElements ?? []
+      throw new HeError(
+        'LIMIT_EXCEEDED',
+        `this key set takes ${mib(size.loadedBytes)} MiB loaded (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than ${what} holds: ${mib(budget)} MiB (${setting}), so it would be loaded again for every request; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,
+        {
+          details: {
+            loadedBytes: size.loadedBytes,
+            galoisElements: size.galoisElements,
+            limit: budget,
+            setting,
+          },
+        },
+      )
+    }
   }
 
   /** The search's parameters from the warm worker: keys under them are loaded into SEAL at upload. */
