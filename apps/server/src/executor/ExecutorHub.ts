@@ -12,7 +12,7 @@ import {
   storedKeyLoadCost,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
-import { searchCost } from '@sealbox/he-core/search'
+import { galoisKeyWordsBytes, searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
@@ -358,29 +358,31 @@ export class ExecutorHub {
    * store. A budget of 0 (the tier is off) refuses nothing.
    */
   #refuseUncacheable(size: KeyUploadSize, mib: (bytes: number) => string): void {
-    if (!size.loaded) return
+    const target = this.#loadTarget()
+    if (!size.loaded || !target) return
+    // A worker's cache counts the search kernel's u32 copy of each Galois key beside SEAL's (EvaluationKeys.heapBytes).
+    const kernelWords = size.galoisElements * galoisKeyWordsBytes(target.polyModulusDegree, target.keyPrimeCount)
     const caches = [
-      { setting: 'KEY_CACHE_BYTES', what: "a worker's key cache", budget: this.#config.KEY_CACHE_BYTES },
+      {
+        setting: 'KEY_CACHE_BYTES',
+        what: "a worker's key cache",
+        bytes: size.loadedBytes + kernelWords,
+        budget: this.#config.KEY_CACHE_BYTES,
+      },
       {
         setting: 'KEY_BYTES_CACHE_BYTES',
         what: "the node's key bytes cache",
+        bytes: size.loadedBytes,
         budget: this.#config.KEY_BYTES_CACHE_BYTES,
       },
     ]
-    for (const { setting, what, budget } of caches) {
-      if (budget === 0 || size.loadedBytes <= budget) continue
+    for (const { setting, what, bytes, budget } of caches) {
+      if (budget === 0 || bytes <= budget) continue
       const needed = this.#warm?.search.galoisElements ?? []
       throw new HeError(
         'LIMIT_EXCEEDED',
-        `this key set takes ${mib(size.loadedBytes)} MiB loaded (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than ${what} holds: ${mib(budget)} MiB (${setting}), so it would be loaded again for every request; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,
-        {
-          details: {
-            loadedBytes: size.loadedBytes,
-            galoisElements: size.galoisElements,
-            limit: budget,
-            setting,
-          },
-        },
+        `this key set takes ${mib(bytes)} MiB in ${what} (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than it holds: ${mib(budget)} MiB (${setting}), so every request with it would load it all again; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,
+        { details: { keyBytes: bytes, galoisElements: size.galoisElements, limit: budget, setting } },
       )
     }
   }

@@ -107,5 +107,5 @@ export {
   syntheticSearchQuery,
 } from './syntheticSearchDatabase.ts'
 export { topKIndices } from './topK.ts'
-export { galoisKeyWordsOf, type KeyWordsShape } from './wasm/galoisKeyWords.ts'
+export { galoisKeyWordsBytes, galoisKeyWordsOf, type KeyWordsShape } from './wasm/galoisKeyWords.ts'
 export { type GaloisKeyWords, RnsKernel, type RnsKernelShape, rnsKernelApplies } from './wasm/RnsKernel.ts'
