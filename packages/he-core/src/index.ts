@@ -105,6 +105,7 @@ export {
 export {
   BYTES_KEY_LOAD_UNITS_PER_MIB,
   STORE_KEY_LOAD_UNITS_PER_MIB,
+  STORE_KEY_READ_UNITS_PER_MIB,
   type StoredKeyTier,
   storedKeyLoadCost,
 } from './keys/storedKeyLoadCost.ts'

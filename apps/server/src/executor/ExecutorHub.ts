@@ -32,6 +32,7 @@ import {
   type WorkerReply,
 } from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
+import { KeyPlacement } from './KeyPlacement.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
@@ -58,10 +59,13 @@ export interface HubSubmitOptions {
   /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
   client?: JobClient
   /**
-   * The heap the job's stored keys take loaded (`keySetHeapBytes` of its record under the
-   * job's parameters): what a worker that does not hold them loads first, priced here.
+   * The heap the keys a job loads take (a search's Galois elements, a program's whole key
+   * set), under the job's parameters: what a worker that does not hold them loads into
+   * SEAL first, priced here.
    */
   keyLoadBytes?: number
+  /** The whole stored key set's size loaded (`keySetHeapBytes` of its record): what a load from the store reads and unpacks. */
+  keyReadBytes?: number
 }
 
 /** The client behind a job, for the budgets kept per client address. */
@@ -79,6 +83,8 @@ export type JobOutcome<J extends WorkerJob> =
 /** A finished job `J`, with the executor that ran it and its outcome, typed by the job. */
 export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   mode: ExecutorMode
+  /** Cost units charged: the job's own and the cold work before it (a context build, a key load). */
+  chargedUnits: number
   outcome: JobOutcome<J>
 }
 
@@ -268,9 +274,12 @@ export class ExecutorHub {
     // Answered, the worker built (or held) the job's context: the next job under it is warm.
     if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
     const answered = result.reply.result
-    if (answered.type === 'failed') return { ...result, mode, outcome: { ok: false, error: answered.error } }
+    const charged = Math.ceil(chargedUnits(cost))
+    if (answered.type === 'failed') {
+      return { ...result, mode, chargedUnits: charged, outcome: { ok: false, error: answered.error } }
+    }
     if (!answers(job, answered)) throw new HeError('INTERNAL', `worker answered ${answered.type} to a ${job.type} job`)
-    return { ...result, mode, outcome: { ok: true, result: answered } }
+    return { ...result, mode, chargedUnits: charged, outcome: { ok: true, result: answered } }
   }
 
   /**
@@ -312,10 +321,12 @@ export class ExecutorHub {
    */
   #withKeyLoad(cost: JobCost, job: WorkerJob, options: HubSubmitOptions, scheduler: FairScheduler): JobCost {
     const loaded = options.keyLoadBytes ?? 0
-    const keys = loaded > 0 && (job.type === 'search' || job.type === 'evaluate') ? job.keys : undefined
-    if (!keys || scheduler.holdsKeys(keys)) return cost
-    const tier = this.bytesCache.has(keys) ? 'bytes' : 'store'
-    return { ...cost, coldUnits: (cost.coldUnits ?? 0) + storedKeyLoadCost(loaded, tier) }
+    const keys = loaded > 0 ? KeyPlacement.keysOf(job) : undefined
+    if (!keys || scheduler.holdsKeys(keys.keySet)) return cost
+    const tier = this.bytesCache.has(keys.keySet) ? 'bytes' : 'store'
+    // From the store the whole set is read and unpacked, though only the job's keys go into SEAL.
+    const load = storedKeyLoadCost(tier, { loadedBytes: loaded, readBytes: options.keyReadBytes ?? loaded })
+    return { ...cost, coldUnits: (cost.coldUnits ?? 0) + load }
   }
 
   /**

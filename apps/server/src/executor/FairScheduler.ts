@@ -512,7 +512,8 @@ export class FairScheduler {
    */
   #refuseUnstartable(cost: number, leftMs: number): void {
     const estimate = this.estimateMs(cost)
-    if (leftMs >= estimate) return
+    // A cost that is not a number is the server's bug, not a reason to refuse the request.
+    if (leftMs >= estimate || !Number.isFinite(estimate)) return
     const left = Math.max(0, Math.floor(leftMs))
     throw new HeError(
       'TIMEOUT',

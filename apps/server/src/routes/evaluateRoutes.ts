@@ -93,6 +93,7 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           peakHeapBytes: cost.peakHeapBytes,
           client: jobClient(request),
           keyLoadBytes: keySetHeapBytes(params, record),
+          keyReadBytes: keySetHeapBytes(params, record),
           ...executorOverride(request),
         },
       )
@@ -100,7 +101,10 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
       const bytes = onLoop(request, 'encode', () =>
         encodeEvaluateReply({ outputs: result.outputs, steps: result.steps }),
       )
-      reply.type(EVALUATE_MEDIA_TYPE).header(SEALBOX_HEADERS.executor, done.mode)
+      reply
+        .type(EVALUATE_MEDIA_TYPE)
+        .header(SEALBOX_HEADERS.executor, done.mode)
+        .header(SEALBOX_HEADERS.cost, String(done.chargedUnits))
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     },
   })

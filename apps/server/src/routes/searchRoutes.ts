@@ -2,7 +2,7 @@ import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
 import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { keySetHeapBytes } from '../app/programAdmission.ts'
+import { keySetHeapBytes, keySwitchingKeyBytes } from '../app/programAdmission.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { binaryBody } from '../http/binaryBody.ts'
 import { clientGoneSignal } from '../http/clientGoneSignal.ts'
@@ -72,13 +72,20 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       })
       const done = await hub.submit(
         tenant.id,
-        { type: 'search', queries, ...keys },
+        // Only the Galois elements the queries use are loaded, whatever else the key set holds.
+        {
+          type: 'search',
+          queries,
+          ...keys,
+          ...(keys && search.galoisElements.length > 0 ? { galoisElements: [...search.galoisElements] } : {}),
+        },
         {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
           client: jobClient(request),
-          // A worker without these keys loads all of them first: priced from the record.
-          keyLoadBytes: keySetHeapBytes(search.config.params, record),
+          // A worker without these keys reads the whole stored set and loads the search's elements: priced from the record.
+          keyLoadBytes: keySwitchingKeyBytes(search.config.params, search.galoisElements.length),
+          keyReadBytes: keySetHeapBytes(search.config.params, record),
           ...executorOverride(request),
         },
       )
@@ -86,6 +93,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       reply
         .type('application/octet-stream')
         .header(SEALBOX_HEADERS.executor, done.mode)
+        .header(SEALBOX_HEADERS.cost, String(done.chargedUnits))
         .header(SEALBOX_HEADERS.queryMs, result.queryMs.map((ms) => ms.toFixed(2)).join(','))
       return Buffer.concat(result.responses)
     },
