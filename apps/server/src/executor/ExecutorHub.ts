@@ -237,6 +237,8 @@ export class ExecutorHub {
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
     const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, options, scheduler)
     this.#admission.check(cost, mode)
+    // Within the per-job limits, keys that could never stay cached are refused too.
+    if (job.type === 'inspectKeys') this.#refuseUncacheable(job.bytes)
     const client = options.client
     // The anonymous sessions of one address wait in one lane: more sessions buy no more of the queue.
     const lane = client?.anonymous ? `address ${client.address}` : tenant
@@ -355,7 +357,6 @@ export class ExecutorHub {
     const MiB = 2 ** 20
     const mib = (value: number) => Math.ceil(value / MiB).toLocaleString('en-US')
     const elements = size.galoisElements.toLocaleString('en-US')
-    this.#refuseUncacheable(size, mib)
     const peakHeapNote = size.loaded
       ? `its keys take ${mib(size.inflatedBytes)} MiB inflated and ${mib(size.loadedBytes)} MiB loaded into SEAL, the full size of the ${elements} Galois elements its meta lists, however small it is compressed: upload fewer Galois elements`
       : `its payloads are inflated to as much as ${mib(size.inflatedBytes)} MiB to check them`
@@ -368,9 +369,18 @@ export class ExecutorHub {
    * (KEY_BYTES_CACHE_BYTES), every search with them would load them all again from the
    * store. A budget of 0 (the tier is off) refuses nothing.
    */
-  #refuseUncacheable(size: KeyUploadSize, mib: (bytes: number) => string): void {
+  #refuseUncacheable(bytes: Uint8Array): void {
     const target = this.#loadTarget()
-    if (!size.loaded || !target) return
+    if (!target) return
+    let size: KeyUploadSize
+    try {
+      size = keyUploadSize(bytes, { load: target, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
+    } catch {
+      // Framing that does not read is the worker's to refuse (INVALID_ENVELOPE), before it inflates anything.
+      return
+    }
+    if (!size.loaded) return
+    const mib = (value: number) => Math.ceil(value / 2 ** 20).toLocaleString('en-US')
     // A worker's cache counts the search kernel's u32 copy of each Galois key beside SEAL's (EvaluationKeys.heapBytes).
     const kernelWords = size.galoisElements * galoisKeyWordsBytes(target.polyModulusDegree, target.keyPrimeCount)
     const caches = [
