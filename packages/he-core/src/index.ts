@@ -103,13 +103,6 @@ export {
   unloadedKeyInflateBound,
 } from './keys/keyUploadSize.ts'
 export {
-  BYTES_KEY_LOAD_UNITS_PER_MIB,
-  STORE_KEY_LOAD_UNITS_PER_MIB,
-  STORE_KEY_READ_UNITS_PER_MIB,
-  type StoredKeyTier,
-  storedKeyLoadCost,
-} from './keys/storedKeyLoadCost.ts'
-export {
   acquireHeContext,
   ContextCache,
   type ContextCacheOptions,

@@ -9,7 +9,6 @@ import {
   parseParams,
   type ResolvedParams,
   sealWasmModule,
-  storedKeyLoadCost,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { galoisKeyWordsBytes, searchCost } from '@sealbox/he-core/search'
@@ -18,7 +17,7 @@ import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
-import { contextBuildUnits } from './coldWorkCost.ts'
+import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineAdmission } from './InlineAdmission.ts'
@@ -58,14 +57,6 @@ export interface HubSubmitOptions {
   peakHeapBytes?: number
   /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
   client?: JobClient
-  /**
-   * The heap the keys a job loads take (a search's Galois elements, a program's whole key
-   * set), under the job's parameters: what a worker that does not hold them loads into
-   * SEAL first, priced here.
-   */
-  keyLoadBytes?: number
-  /** The whole stored key set's size loaded (`keySetHeapBytes` of its record): what a load from the store reads and unpacks. */
-  keyReadBytes?: number
 }
 
 /** The client behind a job, for the budgets kept per client address. */
@@ -235,7 +226,7 @@ export class ExecutorHub {
     const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
-    const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, options, scheduler)
+    const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, scheduler)
     this.#admission.check(cost, mode)
     // Within the per-job limits, keys that could never stay cached are refused too.
     if (job.type === 'inspectKeys') this.#refuseUncacheable(job.bytes)
@@ -321,13 +312,15 @@ export class ExecutorHub {
    * the fair queue, not against the per-request limits. Priced from the record, so a key
    * set of hundreds of Galois elements costs its searches what they really take.
    */
-  #withKeyLoad(cost: JobCost, job: WorkerJob, options: HubSubmitOptions, scheduler: FairScheduler): JobCost {
-    const loaded = options.keyLoadBytes ?? 0
-    const keys = loaded > 0 ? KeyPlacement.keysOf(job) : undefined
-    if (!keys || scheduler.holdsKeys(keys.keySet)) return cost
-    const tier = this.bytesCache.has(keys.keySet) ? 'bytes' : 'store'
-    // From the store the whole set is read and unpacked, though only the job's keys go into SEAL.
-    const load = storedKeyLoadCost(tier, { loadedBytes: loaded, readBytes: options.keyReadBytes ?? loaded })
+  #withKeyLoad(cost: JobCost, job: WorkerJob, scheduler: FairScheduler): JobCost {
+    const keys = KeyPlacement.keysOf(job)
+    if (!keys || (job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return cost
+    if (scheduler.holdsKeys(keys.keySet)) return cost
+    // From the store the whole stored set is read and unpacked, though a search loads only its part into SEAL.
+    const load = keyLoadUnits({
+      storedBytes: job.keys.bytes,
+      fullFormBytes: this.bytesCache.sizeOf(keys.keySet),
+    })
     return { ...cost, coldUnits: (cost.coldUnits ?? 0) + load }
   }
 

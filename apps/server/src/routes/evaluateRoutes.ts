@@ -16,7 +16,7 @@ import {
 } from '@sealbox/he-core/client'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { admitProgram, keySetHeapBytes } from '../app/programAdmission.ts'
+import { admitProgram } from '../app/programAdmission.ts'
 import type { KeySetNeeds } from '../app/resolveKeySet.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { binaryBody, mediaType } from '../http/binaryBody.ts'
@@ -92,8 +92,6 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           cost: cost.units,
           peakHeapBytes: cost.peakHeapBytes,
           client: jobClient(request),
-          keyLoadBytes: keySetHeapBytes(params, record),
-          keyReadBytes: keySetHeapBytes(params, record),
           ...executorOverride(request),
         },
       )

@@ -2,7 +2,6 @@ import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
 import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import { keySetHeapBytes, keySwitchingKeyBytes } from '../app/programAdmission.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { binaryBody } from '../http/binaryBody.ts'
 import { clientGoneSignal } from '../http/clientGoneSignal.ts'
@@ -11,7 +10,6 @@ import { jobClient } from '../http/jobClient.ts'
 import { jobResult } from '../http/jobReply.ts'
 import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 import { routeFromContract } from '../http/routeFromContract.ts'
-import type { KeySetRecord } from '../store/KeyStore.ts'
 
 /** The search config, and encrypted search against the server's database. */
 export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
@@ -50,13 +48,11 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         }
         if (header.keySetId) keySetIds.add(header.keySetId)
       }
-      let record: KeySetRecord | undefined
       const keys = await resolveKeySet(store, tenant.id, query.keySet, {
         fingerprint: search.fingerprint,
         envelopeKeySetIds: keySetIds,
         envelopes: 'the queries',
         missingFrom(found) {
-          record = found
           const missing = search.galoisElements.filter((element) => !found.galoisElements.includes(element))
           if (missing.length === 0) return undefined
           return new HeError(
@@ -83,9 +79,6 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
           client: jobClient(request),
-          // A worker without these keys reads the whole stored set and loads the search's elements: priced from the record.
-          keyLoadBytes: keySwitchingKeyBytes(search.config.params, search.galoisElements.length),
-          keyReadBytes: keySetHeapBytes(search.config.params, record),
           ...executorOverride(request),
         },
       )
