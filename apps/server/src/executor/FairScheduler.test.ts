@@ -1,5 +1,5 @@
 import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Executor, ExecutorStatus } from './Executor.ts'
 import { FairScheduler } from './FairScheduler.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
@@ -12,6 +12,8 @@ import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 class SteppedExecutor implements Executor {
   readonly mode = 'pool' as const
   readonly started: string[] = []
+  /** The deadline signal of each job started, in order. */
+  readonly deadlines: AbortSignal[] = []
   readonly #running: Array<() => void> = []
   readonly #names: Map<WorkerJob, string>
   readonly #slots: number
@@ -37,8 +39,9 @@ class SteppedExecutor implements Executor {
     return Array.from({ length: this.freeSlots() }, (_, i) => `thread-${i + 1}`)
   }
 
-  run(job: WorkerJob): Promise<WorkerReply> {
+  run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply> {
     this.started.push(this.#names.get(job) ?? '?')
+    this.deadlines.push(deadline)
     return new Promise((resolve) => {
       this.#running.push(() =>
         resolve({
@@ -195,5 +198,25 @@ describe('FairScheduler (deficit round-robin by cost)', () => {
     expect((refused as HeError).details).toMatchObject({ setting: 'REQUEST_TIMEOUT_MS', leftMs: 50 })
     expect(Number((refused as HeError).details?.estimatedMs)).toBeGreaterThanOrEqual(10_000)
     expect(executor.started).toEqual([])
+  })
+
+  it("stops a started job's worker at its own deadline, not at what its request had left", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      const { executor, scheduler, runAll } = rig()
+      const job: WorkerJob = { type: 'fault', fault: 'slow' }
+      // The body took nearly the whole request deadline: 50 ms left, the job's own time 1 s.
+      const done = scheduler.submit('a', job, { timeoutMs: 50, workTimeoutMs: 1000, cost: 1 })
+      const deadline = executor.deadlines[0] as AbortSignal
+      expect(executor.started).toHaveLength(1)
+      vi.advanceTimersByTime(100)
+      expect(deadline.aborted).toBe(false)
+      vi.advanceTimersByTime(1000)
+      expect(deadline.aborted).toBe(true)
+      await runAll()
+      await done
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
