@@ -1,6 +1,6 @@
 /** What the round-robin needs to know of a waiting job. */
 export interface CostedEntry {
-  /** The lane it waits in: a tenant, or every anonymous session of one client address. */
+  /** The FIFO it waits in (the scheduler's: its tenant). */
   lane: string
   /** Estimated work in cost units. */
   cost: number
@@ -14,7 +14,7 @@ interface LaneQueue<T> {
 }
 
 /**
- * One FIFO per lane (a tenant, or the anonymous sessions of one client address), served
+ * One FIFO per lane (the scheduler keeps one per tenant), served
  * by deficit round-robin (DRR) in cost: each round adds a quantum to every waiting lane's
  * deficit, and a lane's head job may start once its deficit covers the job's cost. Rounds
  * in which nobody could start are skipped in one step, so finding the next jobs is

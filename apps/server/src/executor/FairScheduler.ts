@@ -49,8 +49,9 @@ export interface SubmitOptions {
    */
   workTimeoutMs?: number
   /**
-   * The lane the job waits in (default the tenant's): the anonymous sessions of one client
-   * address share one, so opening sessions never buys more of the queue.
+   * Whose share of the queue the job counts in (default its tenant): the anonymous sessions
+   * of one client address share one, so opening sessions never buys more of the queue.
+   * The round-robin still serves each tenant's FIFO.
    */
   lane?: string
   /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
@@ -71,7 +72,10 @@ export interface Scheduled {
 
 interface Entry {
   tenant: string
+  /** Its deficit round-robin lane: the tenant's FIFO. */
   lane: string
+  /** Whose share of the queue it counts in: its tenant, or its anonymous client address. */
+  party: string
   job: WorkerJob
   /** The job's stored evaluation keys (what a worker may already hold). */
   jobKeys: JobKeys | undefined
@@ -303,14 +307,24 @@ export class FairScheduler {
     if ((this.#tenantJobs.get(tenant) ?? 0) >= this.#maxPerTenant) {
       throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE)`)
     }
-    const ownJobs = this.#waiting.sizeOf(lane)
+    // The queue's shares are by party (a tenant, or every anonymous session of one address);
+    // the round-robin serves tenants.
+    const byLane = new Map<string, Entry[]>()
+    for (const entries of this.#waiting.entriesByLane().values()) {
+      for (const entry of entries) {
+        const held = byLane.get(entry.party)
+        if (held) held.push(entry)
+        else byLane.set(entry.party, [entry])
+      }
+    }
+    for (const entries of byLane.values()) entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt)
+    const ownJobs = byLane.get(lane)?.length ?? 0
     if (lane !== tenant && ownJobs >= this.#maxPerTenant) {
       throw this.#overloaded(
         `the sessions of this client address already have ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE, shared by an address's anonymous sessions)`,
       )
     }
-    const lanes = this.#waiting.lanes + (ownJobs === 0 ? 1 : 0)
-    const byLane = this.#waiting.entriesByLane()
+    const lanes = byLane.size + (ownJobs === 0 ? 1 : 0)
     const pushed: Entry[] = []
     const pushedFrom = new Map<string, number>()
     /** The newest job of the lane holding the most by `measure` (not `lane`), once it is above `share`. */
@@ -344,7 +358,7 @@ export class FairScheduler {
     const pushedCost = () => pushed.reduce((sum, entry) => sum + entry.cost, 0)
     if (ownJobs > 0 && this.#waiting.cost - pushedCost() + cost > capacity) {
       const share = capacity / lanes
-      const ownCost = this.#waiting.costOf(lane)
+      const ownCost = (byLane.get(lane) ?? []).reduce((sum, entry) => sum + entry.cost, 0)
       const costOf = (entries: readonly Entry[], gone: number) =>
         entries.slice(0, entries.length - gone).reduce((sum, entry) => sum + entry.cost, 0)
       const refuse = () =>
@@ -387,7 +401,8 @@ export class FairScheduler {
       const jobKeys = KeyPlacement.keysOf(job)
       const entry: Entry = {
         tenant,
-        lane,
+        lane: tenant,
+        party: lane,
         job,
         jobKeys,
         keys: jobKeys?.keys,
