@@ -11,10 +11,16 @@ const MiB = 1024 * 1024
  */
 export function keySetHeapBytes(params: ResolvedParams, record: KeySetRecord | undefined): number {
   if (!record) return 0
+  return keySwitchingKeyBytes(params, (record.kinds.includes('relinKeys') ? 1 : 0) + record.galoisElements.length)
+}
+
+/** Heap bytes of `keys` key-switching keys under `params` (a Galois element's, or the relinearization key). */
+export function keySwitchingKeyBytes(
+  params: Pick<ResolvedParams, 'coeffModulusBits' | 'polyModulusDegree'>,
+  keys: number,
+): number {
   const primes = params.coeffModulusBits.length
-  const perKey = Math.max(1, primes - 1) * 2 * primes * params.polyModulusDegree * 8
-  const keys = (record.kinds.includes('relinKeys') ? 1 : 0) + record.galoisElements.length
-  return keys * perKey
+  return keys * Math.max(1, primes - 1) * 2 * primes * params.polyModulusDegree * 8
 }
 
 /**

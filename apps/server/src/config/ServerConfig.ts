@@ -190,21 +190,29 @@ export const ServerConfigSchema = z
       ),
     KEY_CACHE_BYTES: int(0, 64 * 1024 * MiB)
       .default(256 * MiB)
-      .describe('Per-worker budget of deserialized evaluation keys (LRU).'),
+      .describe(
+        'Per-worker budget of deserialized evaluation keys (LRU); a key upload that would take more in a worker is refused (422).',
+      ),
     KEY_BYTES_CACHE_BYTES: int(0, 64 * 1024 * MiB)
       .default(256 * MiB)
       .describe(
-        "Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier between the workers' caches and the store; 0 disables it.",
+        "Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier between the workers' caches and the store; 0 disables it. A key upload larger than it in full form is refused (422).",
       ),
     QUEUE_SIZE: int(1, 100_000)
       .default(64)
-      .describe('Jobs waiting for a worker, all tenants together; beyond it: 503 + Retry-After.'),
+      .describe(
+        'Jobs waiting for a worker, all tenants together; when full, a lane under its fair share takes the place of the newest job of the lane holding the most, others get 503 + Retry-After.',
+      ),
     TENANT_QUEUE_SIZE: int(1, 100_000)
       .default(32)
-      .describe('Jobs one tenant may have waiting; keeps one tenant from filling the whole queue.'),
+      .describe(
+        'Jobs one lane may have waiting — a tenant, or all the anonymous sessions of one client address together; keeps one tenant or address from filling the whole queue.',
+      ),
     REQUEST_TIMEOUT_MS: int(100, 3_600_000)
       .default(30_000)
-      .describe('Whole request deadline, queue wait included; a running job past it is killed with its worker.'),
+      .describe(
+        "Whole request deadline, body and queue wait included; a job whose estimate exceeds what is left answers 504 at once. Also the queue's bound of estimated work per worker, and a started job's own time from its submission: past it the job is killed with its worker.",
+      ),
     ALLOW_EXECUTOR_OVERRIDE: bool
       .default(false)
       .describe('Lets a request pick its executor (`x-sealbox-executor`); for benchmarks.'),

@@ -13,7 +13,7 @@ import {
   sealWasmModule,
 } from '@sealbox/he-core'
 import { compileSealModule } from '@sealbox/he-core/node'
-import { searchCost } from '@sealbox/he-core/search'
+import { galoisKeyWordsBytes, searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
@@ -23,7 +23,7 @@ import { searchDatabaseContentHash } from '../database/searchDatabaseContentHash
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
 import { checkKeyCacheFits, type WorkerHeapPlan } from './checkKeyCacheFits.ts'
-import { contextBuildUnits } from './coldWorkCost.ts'
+import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents } from './Executor.ts'
 import { FairScheduler, type Scheduled } from './FairScheduler.ts'
 import { InlineAdmission } from './InlineAdmission.ts'
@@ -38,6 +38,7 @@ import {
   type WorkerReply,
 } from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
+import { KeyPlacement } from './KeyPlacement.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
 import { mergeSearchParts, searchParts } from './splitSearch.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
@@ -81,6 +82,8 @@ export type JobOutcome<J extends WorkerJob> =
 /** A finished job `J`, with the executor that ran it and its outcome, typed by the job. */
 export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   mode: ExecutorMode
+  /** Cost units charged: the job's own and the cold work before it (a context build, a key load). */
+  chargedUnits: number
   outcome: JobOutcome<J>
 }
 
@@ -185,6 +188,7 @@ export class ExecutorHub {
           executor,
           maxQueued: this.#config.QUEUE_SIZE,
           maxQueuedPerTenant: this.#config.TENANT_QUEUE_SIZE,
+          maxQueuedMs: this.#config.REQUEST_TIMEOUT_MS,
           scheduling: this.#config.SCHEDULING,
           bytesCache: this.bytesCache,
           // About one default search query: tenants interleave at that grain.
@@ -296,10 +300,14 @@ export class ExecutorHub {
     const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
-    const cost = this.#costOf(job, options, cold ? params : undefined)
+    const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, scheduler)
     this.#admission.check(cost, mode)
-    scheduler.assertCapacity(tenant)
+    // Within the per-job limits, keys that could never stay cached are refused too.
+    if (job.type === 'inspectKeys') this.#refuseUncacheable(job.bytes)
     const client = options.client
+    // The anonymous sessions of one address wait in one lane: more sessions buy no more of the queue.
+    const lane = client?.anonymous ? `address ${client.address}` : tenant
+    scheduler.assertCapacity(tenant, lane, chargedUnits(cost))
     // A client that picks `inline` on a server configured for another executor (npm start) is
     // admitted by measured time and its address's budget; an operator's EXECUTOR=inline is a
     // measurement set up on purpose (the bench's inline rows), limited by MAX_INLINE_COST only.
@@ -319,6 +327,9 @@ export class ExecutorHub {
     this.#admission.charge(tenant, cost, client?.anonymous ? client.address : undefined)
     const result = await scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
+      // The job's own time is the whole REQUEST_TIMEOUT_MS from here, whatever its body took.
+      workTimeoutMs: this.#config.REQUEST_TIMEOUT_MS,
+      lane,
       cost: chargedUnits(cost),
       ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -330,9 +341,12 @@ export class ExecutorHub {
     // Answered, the worker built (or held) the job's context: the next job under it is warm.
     if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
     const answered = result.reply.result
-    if (answered.type === 'failed') return { ...result, mode, outcome: { ok: false, error: answered.error } }
+    const charged = Math.ceil(chargedUnits(cost))
+    if (answered.type === 'failed') {
+      return { ...result, mode, chargedUnits: charged, outcome: { ok: false, error: answered.error } }
+    }
     if (!answers(job, answered)) throw new HeError('INTERNAL', `worker answered ${answered.type} to a ${job.type} job`)
-    return { ...result, mode, outcome: { ok: true, result: answered } }
+    return { ...result, mode, chargedUnits: charged, outcome: { ok: true, result: answered } }
   }
 
   /**
@@ -405,6 +419,25 @@ export class ExecutorHub {
   }
 
   /**
+   * `cost` plus the load of the job's stored keys when no worker holds them: from the
+   * node's bytes cache, or — when it has them not either — from the store (inflated,
+   * loaded, re-saved in full form). Charged like a cold context: to the tenant and in
+   * the fair queue, not against the per-request limits. Priced from the record, so a key
+   * set of hundreds of Galois elements costs its searches what they really take.
+   */
+  #withKeyLoad(cost: JobCost, job: WorkerJob, scheduler: FairScheduler): JobCost {
+    const keys = KeyPlacement.keysOf(job)
+    if (!keys || (job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return cost
+    if (scheduler.holdsKeys(keys.keySet)) return cost
+    // From the store the whole stored set is read and unpacked, though a search loads only its part into SEAL.
+    const load = keyLoadUnits({
+      storedBytes: job.keys.bytes,
+      fullFormBytes: this.bytesCache.sizeOf(keys.keySet),
+    })
+    return { ...cost, coldUnits: (cost.coldUnits ?? 0) + load }
+  }
+
+  /**
    * A key upload, priced and sized by what checking it inflates and loads — known from
    * its headers and meta before anything is inflated (`keyUploadSize`): keys under the
    * search parameters by their full size, however small the compressed upload. An upload
@@ -434,6 +467,51 @@ export class ExecutorHub {
       ? `its keys take ${mib(size.inflatedBytes)} MiB inflated and ${mib(size.loadedBytes)} MiB loaded into SEAL, the full size of the ${elements} Galois elements its meta lists, however small it is compressed: upload fewer Galois elements`
       : `its payloads are inflated to as much as ${mib(size.inflatedBytes)} MiB to check them`
     return { units: keyUploadCost(size), what: 'key upload', peakHeapBytes: keyUploadPeakHeapBytes(size), peakHeapNote }
+  }
+
+  /**
+   * Refuses (LIMIT_EXCEEDED) keys for the search that could never stay cached: larger
+   * loaded than a worker's key cache (KEY_CACHE_BYTES) or than the node's bytes cache
+   * (KEY_BYTES_CACHE_BYTES), every search with them would load them all again from the
+   * store. A budget of 0 (the tier is off) refuses nothing.
+   */
+  #refuseUncacheable(bytes: Uint8Array): void {
+    const target = this.#loadTarget()
+    if (!target) return
+    let size: KeyUploadSize
+    try {
+      size = keyUploadSize(bytes, { load: target, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
+    } catch {
+      // Framing that does not read is the worker's to refuse (INVALID_ENVELOPE), before it inflates anything.
+      return
+    }
+    if (!size.loaded) return
+    const mib = (value: number) => Math.ceil(value / 2 ** 20).toLocaleString('en-US')
+    // A worker's cache counts the search kernel's u32 copy of each Galois key beside SEAL's (EvaluationKeys.heapBytes).
+    const kernelWords = size.galoisElements * galoisKeyWordsBytes(target.polyModulusDegree, target.keyPrimeCount)
+    const caches = [
+      {
+        setting: 'KEY_CACHE_BYTES',
+        what: "a worker's key cache",
+        bytes: size.loadedBytes + kernelWords,
+        budget: this.#config.KEY_CACHE_BYTES,
+      },
+      {
+        setting: 'KEY_BYTES_CACHE_BYTES',
+        what: "the node's key bytes cache",
+        bytes: size.loadedBytes,
+        budget: this.#config.KEY_BYTES_CACHE_BYTES,
+      },
+    ]
+    for (const { setting, what, bytes, budget } of caches) {
+      if (budget === 0 || bytes <= budget) continue
+      const needed = this.#warm?.search.galoisElements ?? []
+      throw new HeError(
+        'LIMIT_EXCEEDED',
+        `this key set takes ${mib(bytes)} MiB in ${what} (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than it holds: ${mib(budget)} MiB (${setting}), so every request with it would load it all again; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,
+        { details: { keyBytes: bytes, galoisElements: size.galoisElements, limit: budget, setting } },
+      )
+    }
   }
 
   /** The search's parameters from the warm worker: keys under them are loaded into SEAL at upload. */

@@ -1,5 +1,5 @@
 import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Executor, ExecutorStatus } from './Executor.ts'
 import { FairScheduler } from './FairScheduler.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
@@ -12,6 +12,8 @@ import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 class SteppedExecutor implements Executor {
   readonly mode = 'pool' as const
   readonly started: string[] = []
+  /** The deadline signal of each job started, in order. */
+  readonly deadlines: AbortSignal[] = []
   readonly #running: Array<() => void> = []
   readonly #names: Map<WorkerJob, string>
   readonly #slots: number
@@ -37,8 +39,9 @@ class SteppedExecutor implements Executor {
     return Array.from({ length: this.freeSlots() }, (_, i) => `thread-${i + 1}`)
   }
 
-  run(job: WorkerJob): Promise<WorkerReply> {
+  run(job: WorkerJob, deadline: AbortSignal): Promise<WorkerReply> {
     this.started.push(this.#names.get(job) ?? '?')
+    this.deadlines.push(deadline)
     return new Promise((resolve) => {
       this.#running.push(() =>
         resolve({
@@ -140,20 +143,80 @@ describe('FairScheduler (deficit round-robin by cost)', () => {
     expect(executor.started).toEqual(['blocker', 'a0', 'b0', 'c0', 'a1', 'b1', 'c1', 'a2', 'b2', 'c2'])
   })
 
-  it('says in Retry-After how long the queued and running cost takes at the measured throughput', async () => {
-    const { scheduler, submit, runAll } = rig({ maxQueued: 2 })
+  it('gives a tenant under its fair share the place of the newest job of the tenant holding the most', async () => {
+    const { executor, scheduler, submit, runAll } = rig({ maxQueued: 2 })
     // Jobs the model's prior (COST_UNIT_MS per unit) says take 10 s each.
     const tenSeconds = 10_000 / COST_UNIT_MS
-    const jobs = [submit('a', 'run', tenSeconds), submit('a', 'q1', tenSeconds), submit('a', 'q2', tenSeconds)]
+    const run = submit('a', 'run', tenSeconds)
+    const q1 = submit('a', 'q1', tenSeconds)
+    const q2 = submit('a', 'q2', tenSeconds).catch((error: unknown) => error)
     expect(scheduler.queuedCost).toBe(2 * tenSeconds)
-    const refused = await submit('b', 'late', 9).catch((error: unknown) => error)
-    expect(refused).toBeInstanceOf(HeError)
+    // The queue is full, all of it tenant a's: b (nothing waiting) takes the place of a's newest job.
+    const late = submit('b', 'late', 9)
+    const pushed = await q2
+    expect(pushed).toBeInstanceOf(HeError)
+    expect((pushed as HeError).code).toBe('OVERLOADED')
+    // Nothing finished yet: the model's prior → the queued 10-second jobs and most of the running one.
+    const pushedRetry = Number((pushed as HeError).details?.retryAfterSeconds)
+    expect(pushedRetry).toBeGreaterThanOrEqual(10)
+    expect(pushedRetry).toBeLessThanOrEqual(31)
+    // a now holds its fair share (1 of 2 places, two tenants waiting): refused, not b.
+    const refused = await submit('a', 'q3', 9).catch((error: unknown) => error)
     expect((refused as HeError).code).toBe('OVERLOADED')
-    const retryAfter = Number((refused as HeError).details?.retryAfterSeconds)
-    // Nothing finished yet: the model's prior → two queued 10-second jobs and most of the running one.
-    expect(retryAfter).toBeGreaterThanOrEqual(20)
-    expect(retryAfter).toBeLessThanOrEqual(31)
+    expect((refused as HeError).message).toContain('fair share')
     await runAll()
-    await Promise.all(jobs)
+    await Promise.all([run, q1, late])
+    // In cost, b's small job goes before a's big one.
+    expect(executor.started).toEqual(['run', 'late', 'q1'])
+  })
+
+  it('shares the queue between the anonymous sessions of one address as one lane', async () => {
+    const { scheduler, runAll, executor } = rig({ maxQueued: 3 })
+    const jobs = Array.from({ length: 4 }, (_, i) => {
+      const job: WorkerJob = { type: 'fault', fault: 'slow' }
+      return scheduler.submit(i % 2 === 0 ? 's1' : 's2', job, { timeoutMs: 60_000, cost: 9, lane: 'address 10.0.0.1' })
+    })
+    expect(executor.busy).toBe(1)
+    // Full: the address's lane holds 3 waiting; another tenant still gets in, and the address's newest goes.
+    const other = scheduler.submit('other', { type: 'fault', fault: 'slow' }, { timeoutMs: 60_000, cost: 9 })
+    const outcomes = await Promise.allSettled(jobs.slice(3))
+    expect(outcomes[0]?.status).toBe('rejected')
+    expect(() => scheduler.assertCapacity('s3', 'address 10.0.0.1', 9)).toThrow(/fair share/)
+    await runAll()
+    await other
+    await Promise.all(jobs.slice(0, 3))
+  })
+
+  it('answers TIMEOUT at once, without starting it, a job its time left cannot cover', async () => {
+    const { executor, scheduler } = rig()
+    const tenSeconds = 10_000 / COST_UNIT_MS
+    const job: WorkerJob = { type: 'fault', fault: 'slow' }
+    const refused = await scheduler
+      .submit('a', job, { timeoutMs: 50, cost: tenSeconds })
+      .catch((error: unknown) => error)
+    expect((refused as HeError).code).toBe('TIMEOUT')
+    expect((refused as HeError).details).toMatchObject({ setting: 'REQUEST_TIMEOUT_MS', leftMs: 50 })
+    expect(Number((refused as HeError).details?.estimatedMs)).toBeGreaterThanOrEqual(10_000)
+    expect(executor.started).toEqual([])
+  })
+
+  it("stops a started job's worker at its own deadline, not at what its request had left", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      const { executor, scheduler, runAll } = rig()
+      const job: WorkerJob = { type: 'fault', fault: 'slow' }
+      // The body took nearly the whole request deadline: 50 ms left, the job's own time 1 s.
+      const done = scheduler.submit('a', job, { timeoutMs: 50, workTimeoutMs: 1000, cost: 1 })
+      const deadline = executor.deadlines[0] as AbortSignal
+      expect(executor.started).toHaveLength(1)
+      vi.advanceTimersByTime(100)
+      expect(deadline.aborted).toBe(false)
+      vi.advanceTimersByTime(1000)
+      expect(deadline.aborted).toBe(true)
+      await runAll()
+      await done
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

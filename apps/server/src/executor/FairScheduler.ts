@@ -5,14 +5,20 @@ import type { Executor } from './Executor.ts'
 import type { WorkerJob, WorkerReply, WorkerStats } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
 import { type JobKeys, KeyPlacement } from './KeyPlacement.ts'
+import { type KeySetRef, keySetCacheKey } from './keySetRef.ts'
 
 /** Options of the scheduler in front of an executor. */
 export interface FairSchedulerOptions {
   executor: Executor
   /** Jobs waiting, all tenants together; beyond it submissions are refused (OVERLOADED). */
   maxQueued: number
-  /** Jobs one tenant may have waiting. */
+  /** Jobs one tenant — or the anonymous sessions of one client address together — may have waiting. */
   maxQueuedPerTenant: number
+  /**
+   * How long queued work may take, ms (REQUEST_TIMEOUT_MS): the queue holds at most that
+   * much estimated work per slot, and one lane at most its fair share of it. Default: no bound.
+   */
+  maxQueuedMs?: number
   /** How a job's worker is chosen when the executor lets the scheduler choose (default affinity). */
   scheduling?: SchedulingPolicy
   /** The node's cache of full-form key bytes, sent with a job to a worker that lacks its keys. */
@@ -36,6 +42,18 @@ export interface SubmitOptions {
   signal?: AbortSignal
   /** Milliseconds from now until the whole request times out, queue wait included. */
   timeoutMs: number
+  /**
+   * Milliseconds from now that the job's own work may take before its worker is stopped
+   * (default `timeoutMs`): a request whose body took most of its deadline still gets its
+   * job's full time, so a worker is never killed for time spent receiving the body.
+   */
+  workTimeoutMs?: number
+  /**
+   * Whose share of the queue the job counts in (default its tenant): the anonymous sessions
+   * of one client address share one, so opening sessions never buys more of the queue.
+   * The round-robin still serves each tenant's FIFO.
+   */
+  lane?: string
   /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
   cost?: number
   /** The most heap the job adds to its worker's (a program's peak, a key upload's keys); 0 when not estimated. */
@@ -54,6 +72,10 @@ export interface Scheduled {
 
 interface Entry {
   tenant: string
+  /** Its deficit round-robin lane: the tenant's FIFO. */
+  lane: string
+  /** Whose share of the queue it counts in: its tenant, or its anonymous client address. */
+  party: string
   job: WorkerJob
   /** The job's stored evaluation keys (what a worker may already hold). */
   jobKeys: JobKeys | undefined
@@ -68,6 +90,8 @@ interface Entry {
   hooks: Pick<SubmitOptions, 'beforeRun' | 'afterRun'>
   enqueuedAt: number
   deadlineAt: number
+  /** When a started job's worker is stopped (`workTimeoutMs`). */
+  workDeadlineAt: number
   resolve(value: Scheduled): void
   reject(error: unknown): void
   cleanup(): void
@@ -107,6 +131,9 @@ export class FairScheduler {
   readonly #maxQueued: number
   readonly #maxPerTenant: number
   readonly #waiting: DeficitRoundRobin<Entry>
+  /** Waiting jobs per tenant (a tenant's lane may be its address's, shared). */
+  readonly #tenantJobs = new Map<string, number>()
+  readonly #maxQueuedMs: number
   readonly #runningJobs = new Set<RunningJob>()
   #closing = false
   #idleWaiters: Array<() => void> = []
@@ -138,6 +165,7 @@ export class FairScheduler {
     this.#placement = new KeyPlacement(options.bytesCache)
     this.#waiting = new DeficitRoundRobin(options.quantum ?? 10)
     this.#heapBudget = options.workerHeapBudget ?? Number.POSITIVE_INFINITY
+    this.#maxQueuedMs = options.maxQueuedMs ?? Number.POSITIVE_INFINITY
   }
 
   /** A worker became warm: its heap is a fresh worker's (a worker recycled to make room has been replaced). */
@@ -222,7 +250,25 @@ export class FairScheduler {
 
   /** Waiting jobs per tenant (for metrics). */
   queuedByTenant(): Map<string, number> {
-    return this.#waiting.sizeByTenant()
+    return new Map(this.#tenantJobs)
+  }
+
+  /** Whether some worker holds `keySet` deserialized (as its last reply said). */
+  holdsKeys(keySet: KeySetRef): boolean {
+    const key = keySetCacheKey(keySet)
+    for (const held of this.#placement.holds.values()) if (held.has(key)) return true
+    return false
+  }
+
+  /** Estimated milliseconds of one slot for `cost` units, at the measured throughput. */
+  estimateMs(cost: number): number {
+    return cost / (this.#doneCost / this.#doneMs)
+  }
+
+  /** Cost units the queue holds at most: `maxQueuedMs` of every slot at the measured throughput. */
+  #costCapacity(): number {
+    const slots = Math.max(1, this.#executor.status().size)
+    return this.#maxQueuedMs * slots * (this.#doneCost / this.#doneMs)
   }
 
   /**
@@ -239,30 +285,124 @@ export class FairScheduler {
     return (this.#waiting.cost + running) / slots / perMs / 1000
   }
 
-  /** Throws OVERLOADED (with Retry-After) when `tenant` could not queue one more job now. */
-  assertCapacity(tenant: string): void {
+  /**
+   * Throws OVERLOADED (with Retry-After) when `tenant` could not queue one more job of
+   * `cost` in `lane` now. Nothing changes: `submit` makes the room it finds here.
+   */
+  assertCapacity(tenant: string, lane = tenant, cost = 1): void {
+    this.#roomFor(tenant, lane, Math.max(0, cost))
+  }
+
+  /**
+   * The waiting jobs to push out so `tenant` may queue a job of `cost` in `lane`, or
+   * OVERLOADED. Static caps first (TENANT_QUEUE_SIZE per tenant and per address lane),
+   * then fair shares: when the queue is full — in jobs (`maxQueued`) or in estimated work
+   * (`maxQueuedMs` per slot) — a lane holding less than its share (the queue ÷ lanes
+   * waiting, counting this one) takes the place of the newest jobs of the lanes holding
+   * the most; a lane at or above its share is refused. A lane with nothing waiting is
+   * never refused for cost: one job of any price may wait.
+   */
+  #roomFor(tenant: string, lane: string, cost: number): Entry[] {
     if (this.#closing) throw this.#overloaded('the server is shutting down', 5)
-    if (this.#waiting.size >= this.#maxQueued)
-      throw this.#overloaded(`the job queue is full (${this.#maxQueued} waiting)`)
-    if (this.#waiting.sizeOf(tenant) >= this.#maxPerTenant) {
-      throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting`)
+    if ((this.#tenantJobs.get(tenant) ?? 0) >= this.#maxPerTenant) {
+      throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE)`)
     }
+    // The queue's shares are by party (a tenant, or every anonymous session of one address);
+    // the round-robin serves tenants.
+    const byLane = new Map<string, Entry[]>()
+    for (const entries of this.#waiting.entriesByLane().values()) {
+      for (const entry of entries) {
+        const held = byLane.get(entry.party)
+        if (held) held.push(entry)
+        else byLane.set(entry.party, [entry])
+      }
+    }
+    for (const entries of byLane.values()) entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt)
+    const ownJobs = byLane.get(lane)?.length ?? 0
+    if (lane !== tenant && ownJobs >= this.#maxPerTenant) {
+      throw this.#overloaded(
+        `the sessions of this client address already have ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE, shared by an address's anonymous sessions)`,
+      )
+    }
+    const lanes = byLane.size + (ownJobs === 0 ? 1 : 0)
+    const pushed: Entry[] = []
+    const pushedFrom = new Map<string, number>()
+    /** The newest job of the lane holding the most by `measure` (not `lane`), once it is above `share`. */
+    const pushOne = (measure: (entries: readonly Entry[], gone: number) => number, share: number): boolean => {
+      let target: string | undefined
+      let most = share
+      for (const [other, entries] of byLane) {
+        if (other === lane) continue
+        const held = measure(entries, pushedFrom.get(other) ?? 0)
+        if (held > most) {
+          most = held
+          target = other
+        }
+      }
+      if (target === undefined) return false
+      const entries = byLane.get(target) as readonly Entry[]
+      const gone = pushedFrom.get(target) ?? 0
+      pushed.push(entries[entries.length - 1 - gone] as Entry)
+      pushedFrom.set(target, gone + 1)
+      return true
+    }
+    if (this.#waiting.size >= this.#maxQueued) {
+      const share = Math.max(1, Math.floor(this.#maxQueued / lanes))
+      if (ownJobs >= share || !pushOne((entries, gone) => entries.length - gone, share)) {
+        throw this.#overloaded(
+          `the job queue is full (${this.#maxQueued} waiting, QUEUE_SIZE) and ${this.#whose(lane, tenant)} ${ownJobs} of them, at least its fair share of ${share} among ${lanes} waiting`,
+        )
+      }
+    }
+    const capacity = this.#costCapacity()
+    const pushedCost = () => pushed.reduce((sum, entry) => sum + entry.cost, 0)
+    if (ownJobs > 0 && this.#waiting.cost - pushedCost() + cost > capacity) {
+      const share = capacity / lanes
+      const ownCost = (byLane.get(lane) ?? []).reduce((sum, entry) => sum + entry.cost, 0)
+      const costOf = (entries: readonly Entry[], gone: number) =>
+        entries.slice(0, entries.length - gone).reduce((sum, entry) => sum + entry.cost, 0)
+      const refuse = () =>
+        this.#overloaded(
+          `the queued work is at its bound (REQUEST_TIMEOUT_MS of every worker, about ${Math.round(this.estimateMs(capacity) / 1000)} s) and ${this.#whose(lane, tenant)} about ${Math.ceil(this.estimateMs(ownCost))} ms of it, its fair share among ${lanes} waiting`,
+        )
+      if (ownCost + cost > share) throw refuse()
+      while (this.#waiting.cost - pushedCost() + cost > capacity) {
+        if (!pushOne(costOf, share)) throw refuse()
+      }
+    }
+    return pushed
+  }
+
+  /** Who holds a lane's waiting jobs, for a refusal's message. */
+  #whose(lane: string, tenant: string): string {
+    return lane === tenant ? 'this tenant holds' : "this client address's sessions hold"
   }
 
   /** Queues `job` for `tenant`; resolves with the worker's reply. */
   submit(tenant: string, job: WorkerJob, options: SubmitOptions): Promise<Scheduled> {
     if (options.signal?.aborted) return Promise.reject(new HeError('CANCELLED', 'the client went away'))
+    const cost = Math.max(0, options.cost ?? 1)
+    const lane = options.lane ?? tenant
+    let pushOut: Entry[]
     try {
-      this.assertCapacity(tenant)
+      this.#refuseUnstartable(cost, options.timeoutMs)
+      pushOut = this.#roomFor(tenant, lane, cost)
     } catch (error) {
       return Promise.reject(error)
     }
-    const cost = Math.max(0, options.cost ?? 1)
+    for (const entry of pushOut) {
+      this.#dropWaiting(
+        entry,
+        this.#overloaded('this job was pushed out of the full queue by a tenant holding less than its fair share'),
+      )
+    }
     return new Promise<Scheduled>((resolve, reject) => {
       const now = performance.now()
       const jobKeys = KeyPlacement.keysOf(job)
       const entry: Entry = {
         tenant,
+        lane: tenant,
+        party: lane,
         job,
         jobKeys,
         keys: jobKeys?.keys,
@@ -272,6 +412,7 @@ export class FairScheduler {
         hooks: { beforeRun: options.beforeRun, afterRun: options.afterRun },
         enqueuedAt: now,
         deadlineAt: now + options.timeoutMs,
+        workDeadlineAt: now + Math.max(options.timeoutMs, options.workTimeoutMs ?? 0),
         resolve,
         reject,
         cleanup: () => {},
@@ -287,6 +428,7 @@ export class FairScheduler {
         options.signal?.removeEventListener('abort', onAbort)
       }
       this.#waiting.push(entry)
+      this.#tenantJobs.set(tenant, (this.#tenantJobs.get(tenant) ?? 0) + 1)
       this.pump()
     })
   }
@@ -319,6 +461,7 @@ export class FairScheduler {
       const entry = heads[choice.job] as Entry
       for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
       this.#waiting.take(entry)
+      this.#forget(entry)
       this.#lastWorker = choice.worker
       this.#fresh.delete(choice.worker)
       this.#start(entry, choice.worker)
@@ -328,6 +471,9 @@ export class FairScheduler {
   #start(entry: Entry, worker?: string): void {
     entry.cleanup()
     try {
+      // A job that cannot finish before its request's deadline is answered 504 now, not
+      // started to be killed with its worker when the deadline passes.
+      this.#refuseUnstartable(entry.cost, entry.deadlineAt - performance.now())
       entry.hooks.beforeRun?.()
     } catch (error) {
       entry.reject(error)
@@ -337,7 +483,9 @@ export class FairScheduler {
     const started = performance.now()
     const queueMs = started - entry.enqueuedAt
     const deadline = new AbortController()
-    const remaining = Math.max(1, entry.deadlineAt - started)
+    // The worker's own deadline: the request's, or the job's full time from its submission
+    // when the body took most of the request's (never a worker killed for a slow upload).
+    const remaining = Math.max(1, Math.max(entry.deadlineAt, entry.workDeadlineAt) - started)
     const timer = setTimeout(
       () => deadline.abort(new HeError('TIMEOUT', 'the job ran past the request timeout')),
       remaining,
@@ -372,8 +520,33 @@ export class FairScheduler {
       })
   }
 
+  /**
+   * Throws TIMEOUT when a job of `cost` could not finish in `leftMs` at the measured
+   * throughput: its request is answered at once and no worker starts what its deadline
+   * would stop.
+   */
+  #refuseUnstartable(cost: number, leftMs: number): void {
+    const estimate = this.estimateMs(cost)
+    // A cost that is not a number is the server's bug, not a reason to refuse the request.
+    if (leftMs >= estimate || !Number.isFinite(estimate)) return
+    const left = Math.max(0, Math.floor(leftMs))
+    throw new HeError(
+      'TIMEOUT',
+      `the request has ${left} ms left of its deadline (REQUEST_TIMEOUT_MS) and its job takes about ${Math.ceil(estimate)} ms: not started; send the body faster or the request again`,
+      { details: { leftMs: left, estimatedMs: Math.ceil(estimate), setting: 'REQUEST_TIMEOUT_MS' } },
+    )
+  }
+
+  /** A job left the queue (started, dropped or pushed out): its tenant holds one fewer. */
+  #forget(entry: Entry): void {
+    const held = (this.#tenantJobs.get(entry.tenant) ?? 1) - 1
+    if (held > 0) this.#tenantJobs.set(entry.tenant, held)
+    else this.#tenantJobs.delete(entry.tenant)
+  }
+
   #dropWaiting(entry: Entry, error: HeError): void {
     if (!this.#waiting.remove(entry)) return
+    this.#forget(entry)
     entry.cleanup()
     entry.reject(error)
     this.#notifyIdle()

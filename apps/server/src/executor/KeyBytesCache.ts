@@ -43,6 +43,11 @@ export class KeyBytesCache {
     return this.#entries?.has(keySetCacheKey(keySet)) ?? false
   }
 
+  /** The size of `keySet`'s bytes when cached (no recency change, no counting: for pricing). */
+  sizeOf(keySet: KeySetRef): number | undefined {
+    return this.#entries?.peek(keySetCacheKey(keySet))?.byteLength
+  }
+
   /** Caches the bytes of `keySet`, evicting least recently used entries beyond the budget. */
   set(keySet: KeySetRef, bytes: Uint8Array): void {
     this.#entries?.set(keySetCacheKey(keySet), bytes)

@@ -1,6 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf, keySetPartOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
 export interface JobKeys {
@@ -27,7 +27,9 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    const keySet = keySetOf(job.keys)
+    // A search loads only the Galois elements its queries use: that part is what workers hold.
+    const only = job.type === 'search' ? job.galoisElements : undefined
+    const keySet = only ? keySetPartOf(keySetOf(job.keys), only) : keySetOf(job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 

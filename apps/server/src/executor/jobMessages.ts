@@ -22,6 +22,8 @@ export const SearchJobSchema = z.object({
   keySetId: z.string().optional(),
   /** The keys in full form from the node's bytes cache, sent when the worker does not hold them. */
   keyBytes: bytes.optional(),
+  /** The only Galois elements to load of the key set (what a query uses); default all of it. */
+  galoisElements: z.array(z.number().int().positive()).min(1).optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
   /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */

@@ -37,6 +37,15 @@ export function loadedKeySetRefOf(key: string): LoadedKeySetRef {
   return parsed.data
 }
 
+/**
+ * The part of a key set a job loads when it needs only some Galois elements (a search):
+ * its own identity in every cache, beside the whole set's. Neither '+' nor '.' appears in
+ * a hex digest, so a part never collides with a whole set.
+ */
+export function keySetPartOf(ref: KeySetRef, galoisElements: readonly number[]): KeySetRef {
+  return { tenant: ref.tenant, sha256: `${ref.sha256}+${[...galoisElements].sort((a, b) => a - b).join('.')}` }
+}
+
 /** The key set of a ref, without its fingerprint (placement is per key-set version). */
 export function keySetOf(ref: KeySetRef | LoadedKeySetRef): KeySetRef {
   return { tenant: ref.tenant, sha256: ref.sha256 }

@@ -37,7 +37,7 @@ function longestPhases(parts: readonly PhaseTimings[]): PhaseTimings {
 /**
  * One result from the parts of a split search: each query's response bundles merged into
  * one (`mergeSearchResponses` verifies every block is there exactly once), per-query and
- * per-phase times of the slowest part, the longest queue wait. The first failed part's
+ * per-phase times of the slowest part, the longest queue wait, the sum of the parts' charges. The first failed part's
  * error fails the whole.
  */
 export function mergeSearchParts(
@@ -68,6 +68,8 @@ export function mergeSearchParts(
   return {
     mode: first.mode,
     queueMs: Math.max(...parts.map((part) => part.queueMs)),
+    // Each part was admitted and charged as its own job: the whole query cost their sum.
+    chargedUnits: parts.reduce((sum, part) => sum + part.chargedUnits, 0),
     reply: { ...first.reply, result, timings: longestPhases(parts.map((part) => part.reply.timings)) },
     outcome: { ok: true, result },
   }

@@ -90,6 +90,7 @@ async function securityHeaders(app: FastifyInstance): Promise<void> {
         'etag',
         SEALBOX_HEADERS.executor,
         SEALBOX_HEADERS.queryMs,
+        SEALBOX_HEADERS.cost,
       ],
       maxAge: 600,
     })

@@ -99,7 +99,10 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
       const bytes = onLoop(request, 'encode', () =>
         encodeEvaluateReply({ outputs: result.outputs, steps: result.steps }),
       )
-      reply.type(EVALUATE_MEDIA_TYPE).header(SEALBOX_HEADERS.executor, done.mode)
+      reply
+        .type(EVALUATE_MEDIA_TYPE)
+        .header(SEALBOX_HEADERS.executor, done.mode)
+        .header(SEALBOX_HEADERS.cost, String(done.chargedUnits))
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     },
   })

@@ -52,12 +52,12 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         fingerprint: search.fingerprint,
         envelopeKeySetIds: keySetIds,
         envelopes: 'the queries',
-        missingFrom(record) {
-          const missing = search.galoisElements.filter((element) => !record.galoisElements.includes(element))
+        missingFrom(found) {
+          const missing = search.galoisElements.filter((element) => !found.galoisElements.includes(element))
           if (missing.length === 0) return undefined
           return new HeError(
             'MISSING_KEY',
-            `key set "${record.id}" lacks the Galois elements ${missing.join(', ')} this search needs`,
+            `key set "${found.id}" lacks the Galois elements ${missing.join(', ')} this search needs`,
             { details: { missing } },
           )
         },
@@ -68,7 +68,13 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       })
       const done = await hub.submitSearch(
         tenant.id,
-        { type: 'search', queries, ...keys },
+        // Only the Galois elements the queries use are loaded, whatever else the key set holds.
+        {
+          type: 'search',
+          queries,
+          ...keys,
+          ...(keys && search.galoisElements.length > 0 ? { galoisElements: [...search.galoisElements] } : {}),
+        },
         {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),
@@ -80,6 +86,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
       reply
         .type('application/octet-stream')
         .header(SEALBOX_HEADERS.executor, done.mode)
+        .header(SEALBOX_HEADERS.cost, String(done.chargedUnits))
         .header(SEALBOX_HEADERS.queryMs, result.queryMs.map((ms) => ms.toFixed(2)).join(','))
       return Buffer.concat(result.responses)
     },

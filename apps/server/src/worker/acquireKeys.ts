@@ -8,7 +8,7 @@ import {
   toHeError,
 } from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
-import { keySetCacheKey, keySetOf } from '../executor/keySetRef.ts'
+import { keySetCacheKey, keySetOf, keySetPartOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
@@ -26,12 +26,18 @@ export async function acquireKeys(
   ref: KeyBlobRef,
   clock: PhaseClock,
   keyBytes?: Uint8Array,
+  onlyGaloisElements?: readonly number[],
 ): Promise<CacheLease<EvaluationKeys>> {
-  const loaded = { ...keySetOf(ref), fingerprint: ctx.fingerprint }
+  // A job that needs only some Galois elements loads (and caches) just those: a search
+  // with a key set of hundreds of elements loads its two, never the whole set.
+  const keySet = onlyGaloisElements ? keySetPartOf(keySetOf(ref), onlyGaloisElements) : keySetOf(ref)
+  const loaded = { ...keySet, fingerprint: ctx.fingerprint }
   const lease = await job.keys.acquire(keySetCacheKey(loaded), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
-      const keys = clock.time('keydeserialize', () => EvaluationKeys.load(ctx, keyBytes))
+      const keys = clock.time('keydeserialize', () =>
+        EvaluationKeys.load(ctx, keyBytes, onlyGaloisElements ? { onlyGaloisElements } : {}),
+      )
       return { value: keys, bytes: keys.heapBytes }
     }
     clock.keyTier = 'store'
@@ -49,10 +55,10 @@ export async function acquireKeys(
       } catch (error) {
         throw damagedKeySet(ref, toHeError(error).message, error)
       }
-      const keys = EvaluationKeys.load(ctx, decoded)
+      const keys = EvaluationKeys.load(ctx, decoded, onlyGaloisElements ? { onlyGaloisElements } : {})
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
-        clock.fullFormKeys = { keySet: keySetOf(ref), bytes: keys.saveFullForm(ctx.seal, decoded) }
+        clock.fullFormKeys = { keySet, bytes: keys.saveFullForm(ctx.seal, decoded) }
       } catch (error) {
         keys.dispose()
         throw error

@@ -15,7 +15,9 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
   if (search.galoisElements.length > 0 && !request.keys) {
     throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
   }
-  const lease = request.keys ? await acquireKeys(job, search.ctx, request.keys, clock, request.keyBytes) : undefined
+  const lease = request.keys
+    ? await acquireKeys(job, search.ctx, request.keys, clock, request.keyBytes, request.galoisElements)
+    : undefined
   try {
     const responses: Uint8Array[] = []
     const queryMs: number[] = []

@@ -204,3 +204,38 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
   return { rss: kb('VmRSS'), peak: kb('VmHWM') }
 }
+
+/**
+ * A `fetch` whose requests leave from `localAddress` (all of 127/8 reaches a server on
+ * 127.0.0.1), each on its own connection: for a `SealboxClient` that must count as
+ * another client address than the test's other clients.
+ */
+export function fetchFrom(localAddress: string): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init)
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined
+    return new Promise<Response>((resolve, reject) => {
+      const headers: Record<string, string> = {}
+      request.headers.forEach((value, name) => {
+        headers[name] = value
+      })
+      if (body) headers['content-length'] = String(body.length)
+      const req = httpRequest(request.url, { method: request.method, headers, localAddress, agent: false }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => {
+          const replyHeaders = new Headers()
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value)
+          }
+          const status = res.statusCode ?? 0
+          const empty = status === 204 || status === 304 || request.method === 'HEAD'
+          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: replyHeaders }))
+        })
+        res.on('error', reject)
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+}

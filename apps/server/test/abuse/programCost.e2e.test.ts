@@ -1,8 +1,9 @@
 import { exportEvaluationKeys, getHeContext, KeySet, type ProgramInput } from '@sealbox/he-core'
-import type { SealboxClient } from '@sealbox/he-core/client'
+import { SealboxClient } from '@sealbox/he-core/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, holdWorker, type SearchSide, untilQueue } from '../harness.ts'
 import { duringAttack, evaluateRaw, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
+import { fetchFrom } from './abuseNode.ts'
 import { encryptedInput, multiplyBody, SMALL_BFV_PARAMS as params } from './abusePrograms.ts'
 import { type AbuseServer, spawnAbuseServer } from './abuseServer.ts'
 
@@ -82,7 +83,9 @@ describe('program cost: bounded, budgeted and scheduled fairly', () => {
 
   it('another tenant’s search waits about one program while a tenant floods maximum-cost programs', async () => {
     const flooder = await programTenant()
-    const { client: searcher } = await anonymous.createSession()
+    // From another address: the sessions of one address share one lane of the fair queue.
+    const elsewhere = new SealboxClient({ baseUrl: server.url, retry: false, fetch: fetchFrom('127.0.0.71') })
+    const { client: searcher } = await elsewhere.createSession()
     const q = side.query(2)
     const finished: string[] = []
     const { result, health } = await duringAttack(server.url, async () => {

@@ -11,6 +11,7 @@ import type {
 import { HeError } from '../errors/HeError.ts'
 import { SealException } from '../errors/SealException.ts'
 import { sealCall } from '../errors/toHeError.ts'
+import { selectGaloisKeys } from '../keys/selectGaloisKeys.ts'
 import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
@@ -56,6 +57,11 @@ export interface LoadSealObjectOptions {
    * fresh (2): a bigger one is refused before its payload is inflated past that size.
    */
   maxCiphertextSize?: number
+  /**
+   * Galois keys: load only these elements' key lists (the rest of the payload is checked
+   * and skipped, never loaded into SEAL). Default: every element.
+   */
+  onlyGaloisElements?: readonly number[]
 }
 
 /**
@@ -105,7 +111,9 @@ export function loadSealObject<K extends ContextObjectKind>(
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
   const verified = envelope as unknown as Envelope<ContextObjectKind>
   const unpacked = verified.compression === 'packed' ? unpackFor(context, verified) : verified
-  const { payload } = prepareSealPayload(unpacked, payloadLimitsOf(context, options))
+  const { payload: prepared } = prepareSealPayload(unpacked, payloadLimitsOf(context, options))
+  const only = envelope.kind === 'galoisKeys' ? options.onlyGaloisElements : undefined
+  const payload = only ? selectGaloisKeys(prepared, only) : prepared
   loadPayload(envelope.kind, () => target.loadFromArray(context.context, payload))
   return envelope
 }

@@ -102,8 +102,16 @@ export class EvaluationKeys implements Disposable {
    * `decodeEvaluationKeys`, PARAMS_MISMATCH under other params) or already decoded — and
    * checks that the Galois elements their envelope claims are really there (a store and
    * the pre-SEAL checks of later requests rely on that list). The result is the caller's.
+   *
+   * `onlyGaloisElements`: load only those Galois keys (each must be listed, or
+   * MISSING_KEY), and no relinearization key — what a search needs of a key set of
+   * hundreds of elements; the other keys are checked and skipped, never loaded.
    */
-  static load(ctx: HeContext, source: BytesLike | DecodedEvaluationKeys): EvaluationKeys {
+  static load(
+    ctx: HeContext,
+    source: BytesLike | DecodedEvaluationKeys,
+    options: { onlyGaloisElements?: readonly number[] } = {},
+  ): EvaluationKeys {
     const decoded = isDecoded(source) ? source : decodeEvaluationKeys(source, { fingerprint: ctx.fingerprint })
     if (decoded.fingerprint !== ctx.fingerprint) {
       throw new HeError('PARAMS_MISMATCH', 'the key set was made under other encryption parameters', {
@@ -114,14 +122,30 @@ export class EvaluationKeys implements Disposable {
       const seal = ctx.seal
       let relinKeys: RelinKeys | undefined
       let galoisKeys: GaloisKeys | undefined
-      if (decoded.relinKeys) {
+      const only = options.onlyGaloisElements
+      if (decoded.relinKeys && !only) {
         relinKeys = scope.track(new seal.RelinKeys())
         loadSealObject(relinKeys, ctx, decoded.relinKeys, { kind: 'relinKeys', refuseSecretKey: true })
       }
-      const elements = decoded.galoisKeys?.meta.elements ?? []
-      if (decoded.galoisKeys) {
+      const listed = decoded.galoisKeys?.meta.elements ?? []
+      if (only) {
+        const missing = only.filter((element) => !listed.includes(element))
+        if (missing.length > 0) {
+          throw new HeError('MISSING_KEY', `the key set lacks Galois elements ${missing.join(', ')}`, {
+            details: { missing },
+          })
+        }
+      }
+      const elements = only ? [...new Set(only)] : listed
+      if (decoded.galoisKeys && elements.length > 0) {
         const keys = scope.track(new seal.GaloisKeys())
-        loadSealObject(keys, ctx, decoded.galoisKeys, { kind: 'galoisKeys', refuseSecretKey: true })
+        loadSealObject(
+          keys,
+          ctx,
+          decoded.galoisKeys,
+          { kind: 'galoisKeys', refuseSecretKey: true },
+          only ? { onlyGaloisElements: elements } : {},
+        )
         const missing = elements.filter((element) => !keys.hasKey(element))
         if (missing.length > 0 || keys.size() !== elements.length) {
           throw new HeError(
@@ -177,7 +201,8 @@ export class EvaluationKeys implements Disposable {
           ...base,
           kind: 'galoisKeys',
           payload: this.galoisKeys.saveToArray(none) as Uint8Array,
-          meta: decoded.galoisKeys.meta,
+          // The elements loaded: all those listed, or the ones `load` was asked for.
+          meta: { ...decoded.galoisKeys.meta, elements: [...this.galoisElements] },
         }),
       )
     }

@@ -2,6 +2,8 @@
 // decrypted scores; the index (server side) evaluates encrypted dot products over a plaintext
 // database. Specification: SEARCH.md.
 
+// The bytes a user's Galois key words take in the kernel: what the server prices a key load by.
+export { galoisKeyWordsBytes } from '@sealbox/he-ring'
 export {
   chooseSearchPlan,
   type SearchPlan,

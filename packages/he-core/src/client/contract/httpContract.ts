@@ -7,6 +7,12 @@ export const SEALBOX_HEADERS = {
   executor: 'x-sealbox-executor',
   /** Search reply: each query's compute time in ms, comma-separated, in query order. */
   queryMs: 'x-sealbox-query-ms',
+  /**
+   * Search and evaluate reply: the cost units the job was charged (1 unit ≈
+   * COST_UNIT_MS of a worker), its own work and what a worker first did for it — building
+   * a context, loading keys it did not hold.
+   */
+  cost: 'x-sealbox-cost',
 } as const
 
 /**
