@@ -1,4 +1,7 @@
 import type { ReactNode } from 'react'
+import { LessonProvider } from '../lesson/LessonContext.tsx'
+import { LessonGuide } from '../lesson/LessonGuide.tsx'
+import { LessonsButton } from '../lesson/LessonsButton.tsx'
 import { CodePanel } from '../panels/code/CodePanel.tsx'
 import { FunctionsPanel } from '../panels/functions/FunctionsPanel.tsx'
 import { KeysPanel } from '../panels/keys/KeysPanel.tsx'
@@ -47,49 +50,55 @@ export function App() {
   const badges = usePanelBadges(workspace)
   const meta = PANELS.find((p) => p.id === panel)
   return (
-    <div className="app">
-      {/* Keyboard users reach the open panel without tabbing through the header, bar and tabs. */}
-      <a
-        className="skip-link"
-        href={`#panel-${panel}`}
-        onClick={(event) => {
-          // The hash names the open panel (useHashPanel): move focus without changing it.
-          event.preventDefault()
-          document.getElementById(`panel-${panel}`)?.focus()
-        }}
-      >
-        Skip to the {meta?.title ?? 'panel'} panel
-      </a>
-      <header className="app-header">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ◆
-          </span>
-          <span className="brand-name">sealbox</span>
-          <span className="brand-tagline">Homomorphic encryption sandbox · Microsoft SEAL in WebAssembly</span>
-        </div>
-        <WorkspaceMenu />
-      </header>
-      <ActivityBar />
-      <NoticeBanner />
-      <SharedLinkOpener />
-      <div className="app-body">
-        <PanelNav current={panel} onOpen={open} badges={badges} />
-        {/* The page's one main landmark; the open tab's panel is inside it (a tabpanel role on <main> hid the landmark). */}
-        <main className="panel-main">
-          <div
-            className="panel"
-            id={`panel-${panel}`}
-            role="tabpanel"
-            aria-labelledby={`tab-${panel}`}
-            data-panel={panel}
-            tabIndex={-1}
-          >
-            <h1 className="panel-title">{meta?.title}</h1>
-            {panelBody(panel)}
+    <LessonProvider>
+      <div className="app">
+        {/* Keyboard users reach the open panel without tabbing through the header, bar and tabs. */}
+        <a
+          className="skip-link"
+          href={`#panel-${panel}`}
+          onClick={(event) => {
+            // The hash names the open panel (useHashPanel): move focus without changing it.
+            event.preventDefault()
+            document.getElementById(`panel-${panel}`)?.focus()
+          }}
+        >
+          Skip to the {meta?.title ?? 'panel'} panel
+        </a>
+        <header className="app-header">
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◆
+            </span>
+            <span className="brand-name">sealbox</span>
+            <span className="brand-tagline">Homomorphic encryption sandbox · Microsoft SEAL in WebAssembly</span>
           </div>
-        </main>
+          <div className="header-menus">
+            <LessonsButton />
+            <WorkspaceMenu />
+          </div>
+        </header>
+        <ActivityBar />
+        <NoticeBanner />
+        <SharedLinkOpener />
+        <div className="app-body">
+          <PanelNav current={panel} onOpen={open} badges={badges} />
+          {/* The page's one main landmark; the open tab's panel is inside it (a tabpanel role on <main> hid the landmark). */}
+          <main className="panel-main">
+            <LessonGuide onOpenPanel={open} />
+            <div
+              className="panel"
+              id={`panel-${panel}`}
+              role="tabpanel"
+              aria-labelledby={`tab-${panel}`}
+              data-panel={panel}
+              tabIndex={-1}
+            >
+              <h1 className="panel-title">{meta?.title}</h1>
+              {panelBody(panel)}
+            </div>
+          </main>
+        </div>
       </div>
-    </div>
+    </LessonProvider>
   )
 }

@@ -9,6 +9,7 @@ import {
 } from '@sealbox/he-core/codegen'
 import { useMemo, useState } from 'react'
 import { useWorkspace } from '../../app/SandboxContext.tsx'
+import { useNoteProgramExported } from '../../lesson/LessonContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { downloadFile } from '../../ui/files.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
@@ -51,6 +52,7 @@ function CodeView() {
   const [language, setLanguage] = useState<Language>('ts')
   const [chosen, setChosen] = useState<string[]>()
   const [copied, setCopied] = useState(false)
+  const noteExported = useNoteProgramExported()
   const lost = useMemo(() => [...unrebuildable(state)], [state])
   const uploads = lost.filter((name) => leftOutReason(state, name) === 'upload')
   const fromResults = lost.filter((name) => leftOutReason(state, name) === 'result')
@@ -76,6 +78,7 @@ function CodeView() {
   const copy = async () => {
     if (!('code' in generated)) return
     await navigator.clipboard.writeText(generated.code)
+    noteExported()
     setCopied(true)
     setTimeout(() => setCopied(false), 2000)
   }
@@ -206,7 +209,10 @@ function CodeView() {
                 <button
                   type="button"
                   className="button-small"
-                  onClick={() => downloadFile(generated.fileName, generated.code, 'text/plain')}
+                  onClick={() => {
+                    downloadFile(generated.fileName, generated.code, 'text/plain')
+                    noteExported()
+                  }}
                   aria-label={`Download ${generated.fileName}`}
                 >
                   Download
