@@ -86,7 +86,7 @@ function LessonCard({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => void }) 
     setNotFound(undefined)
     onOpenPanel(next.target.panel)
     const found = await pointAt(next.target)
-    if (!found) setNotFound(`${next.target.name} is not there yet: do the earlier steps first.`)
+    if (!found) setNotFound(`${capitalized(next.target.name)} is not there yet: do the earlier steps first.`)
   }
   const close = () => {
     change((p) => ({ ...p, open: false }))
@@ -179,4 +179,8 @@ function LessonCard({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => void }) 
       )}
     </aside>
   )
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }

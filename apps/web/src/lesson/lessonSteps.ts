@@ -196,7 +196,7 @@ export const LESSON_STEPS: readonly LessonStep[] = [
   {
     id: 'rotate',
     title: 'Rotate the slots',
-    why: 'Slots cannot be read one by one, but they can be moved: a rotation shifts every slot by a number of places, using a Galois key made for that step. Rotations are how sums and inner products are built inside a ciphertext. Add a Rotate rows step and run it.',
+    why: 'Slots cannot be read one by one, but they can be moved: a rotation shifts every slot by a number of places, using a Galois key made for that step. Rotations are how sums and inner products are built inside a ciphertext. A rotation needs a ciphertext of size 2: relinearize the square, then add a Rotate rows step and run all steps.',
     checks: ({ state }) => [
       {
         label: 'A rotation ran',

@@ -30,7 +30,7 @@ export async function pointAt(target: LessonTarget): Promise<boolean> {
     element = find(target)
   }
   if (!element) return false
-  const shown = (element instanceof HTMLInputElement && element.closest('label')) || element
+  const shown = (element instanceof HTMLInputElement && element.labels?.[0]) || element
   for (const old of document.querySelectorAll(`.${POINTER_CLASS}`)) old.classList.remove(POINTER_CLASS)
   shown.classList.add(POINTER_CLASS)
   element.addEventListener('blur', () => shown.classList.remove(POINTER_CLASS), { once: true })
