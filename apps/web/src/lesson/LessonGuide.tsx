@@ -33,7 +33,7 @@ export function LessonGuide({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => 
   if (progress.open) return <LessonCard onOpenPanel={onOpenPanel} />
   if (progress.offerAnswered || state.applied) return null
   return (
-    <aside className="lesson lesson-offer" aria-labelledby="lesson-offer-title" data-testid="lesson-offer">
+    <section className="lesson lesson-offer" aria-labelledby="lesson-offer-title" data-testid="lesson-offer">
       <h2 id="lesson-offer-title">New to homomorphic encryption?</h2>
       <p>
         A first lesson in {LESSON_STEPS.length} short steps, done right here on your own workspace: make a context,
@@ -55,7 +55,7 @@ export function LessonGuide({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => 
         </button>
       </div>
       <p className="muted lesson-later">The Lessons button at the top opens it at any time.</p>
-    </aside>
+    </section>
   )
 }
 
@@ -94,7 +94,7 @@ function LessonCard({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => void }) 
   }
 
   return (
-    <aside className="lesson" aria-labelledby="lesson-title" data-testid="lesson" data-lesson-step={step.id}>
+    <section className="lesson" aria-labelledby="lesson-title" data-testid="lesson" data-lesson-step={step.id}>
       <div className="lesson-header">
         <p className="lesson-count" data-testid="lesson-count">
           First lesson · step {index + 1} of {LESSON_STEPS.length}
@@ -177,7 +177,7 @@ function LessonCard({ onOpenPanel }: { onOpenPanel: (panel: PanelId) => void }) 
           Next step opens once the sandbox shows the {checks.length === 1 ? 'task' : 'tasks'} above done.
         </p>
       )}
-    </aside>
+    </section>
   )
 }
 
