@@ -1,0 +1,92 @@
+import type { Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { openPanel } from './support/openPanel.ts'
+import { test } from './support/sandboxTest.ts'
+
+/*
+ * Small things a new user trips on: the way on from Keys to Variables, where the keyboard
+ * lands after a "Go to … →" link, where an example opens, and CKKS values too large to
+ * come back right.
+ */
+
+/** What has the keyboard focus: a panel by its data-panel, else the element's tag. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement
+    const panel = element?.getAttribute('data-panel')
+    return panel ? `panel:${panel}` : (element?.tagName.toLowerCase() ?? '')
+  })
+}
+
+test('"Go to Keys →" and "Go to Variables →" lead on, and the keyboard lands on the panel they open', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.getByRole('button', { name: 'Create context' }).click()
+  const toKeys = page.getByRole('link', { name: 'Go to Keys →' })
+  await toKeys.waitFor({ timeout: 60_000 })
+  await toKeys.focus()
+  await page.keyboard.press('Enter')
+  await page.locator('[data-panel="keys"]').waitFor()
+  await expect.poll(() => focused(page)).toBe('panel:keys')
+
+  // No way on from Keys until keys exist; then one, the same way.
+  await expect(page.getByTestId('keys-next-step').count()).resolves.toBe(0)
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  const toVariables = page.getByRole('link', { name: 'Go to Variables →' })
+  await toVariables.waitFor({ timeout: 60_000 })
+  await toVariables.focus()
+  await page.keyboard.press('Enter')
+  await page.locator('[data-panel="variables"]').waitFor()
+  await expect.poll(() => focused(page)).toBe('panel:variables')
+  // Tab goes on inside the panel, to its first control.
+  await page.keyboard.press('Tab')
+  await expect(
+    page.evaluate(() => document.querySelector('[data-panel="variables"]')?.contains(document.activeElement)),
+  ).resolves.toBe(true)
+
+  // Once something is encrypted, the way on is no longer offered.
+  await page.getByLabel('Values').fill('1, 2, 3')
+  await page.getByRole('button', { name: 'Encode and encrypt', exact: true }).click()
+  await page.getByTestId('variable-x').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await expect(page.getByTestId('keys-next-step').count()).resolves.toBe(0)
+  expect(errors).toEqual([])
+})
+
+test('an example opens on Functions, where its steps run', async ({ sandbox: { page, errors } }) => {
+  await page.getByRole('button', { name: 'Examples' }).click()
+  await page.getByRole('button', { name: 'Load the BFV, n = 4096 example' }).click()
+  await page.locator('[data-panel="functions"]').waitFor()
+  expect(new URL(page.url()).hash).toBe('#functions')
+  await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
+  expect(errors).toEqual([])
+})
+
+test('CKKS refuses a value too large to decrypt right after rescaling (1e15), naming the limit', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.getByTestId('scheme-ckks').check({ force: true })
+  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Variables')
+  const values = page.getByLabel('Values')
+  await values.fill('1.5, 1e15')
+  const form = page.locator('[data-panel="variables"]')
+  await expect
+    .poll(() => form.getByRole('alert').first().textContent())
+    .toMatch(
+      /^Value 2 \(1e15\) is too large: with a \d+-bit first prime and a scale of 2\^\d+, CKKS values must lie strictly between −\d+ and \d+/,
+    )
+  await expect(values.getAttribute('aria-invalid')).resolves.toBe('true')
+  await expect(page.getByRole('button', { name: 'Encode and encrypt', exact: true }).isDisabled()).resolves.toBe(true)
+  // Within the limit, it encrypts and decrypts to what was typed.
+  await values.fill('1.5, 1000')
+  await page.getByRole('button', { name: 'Encode and encrypt', exact: true }).click()
+  await page.getByTestId('variable-x').waitFor({ timeout: 60_000 })
+  await expect(page.getByTestId('variable-x').textContent()).resolves.toMatch(/\[1\.5, 1000(\.0+)?, 0/)
+  expect(errors).toEqual([])
+})
