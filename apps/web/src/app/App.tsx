@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react'
+import { type ReactNode, useEffect, useRef } from 'react'
 import { LessonProvider } from '../lesson/LessonContext.tsx'
 import { LessonGuide } from '../lesson/LessonGuide.tsx'
 import { LessonsButton } from '../lesson/LessonsButton.tsx'
@@ -19,6 +19,7 @@ import { useFocusAfterJob } from './useFocusAfterJob.ts'
 import { useHashPanel } from './useHashPanel.ts'
 import { usePanelBadges } from './usePanelBadges.ts'
 import { WorkspaceMenu } from './WorkspaceMenu.tsx'
+import { WorkspacesDialog } from './WorkspacesDialog.tsx'
 
 function panelBody(panel: PanelId): ReactNode {
   switch (panel) {
@@ -49,6 +50,17 @@ export function App() {
   const workspace = useWorkspace()
   const badges = usePanelBadges(workspace)
   const meta = PANELS.find((p) => p.id === panel)
+  const shownPanel = useRef<PanelId | undefined>(undefined)
+  useEffect(() => {
+    // A link to another panel ("Go to Keys →") unmounts itself and focus fell to <body>: the
+    // keyboard goes on from the panel it opened. Not on the first render (the skip link comes first).
+    const first = shownPanel.current === undefined
+    shownPanel.current = panel
+    const active = document.activeElement
+    if (!first && (active === null || active === document.body || !active.isConnected)) {
+      document.getElementById(`panel-${panel}`)?.focus()
+    }
+  }, [panel])
   return (
     <LessonProvider>
       <div className="app">
@@ -74,6 +86,7 @@ export function App() {
           </div>
           <div className="header-menus">
             <LessonsButton />
+            <WorkspacesDialog />
             <WorkspaceMenu />
           </div>
         </header>

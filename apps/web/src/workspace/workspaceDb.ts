@@ -111,3 +111,40 @@ export async function saveStoredRecord(key: string, value: unknown): Promise<voi
     db.close()
   }
 }
+
+/** The id in `?workspace=<id>` of this page, or undefined for the usual workspace. */
+export function currentWorkspaceId(): string | undefined {
+  const key = recordKey()
+  return key === RECORD_KEY ? undefined : key.slice(STORE.length + 1)
+}
+
+/** The record key of workspace `id` (undefined: the usual one). */
+export function workspaceRecordKey(id: string | undefined): string {
+  return id === undefined ? RECORD_KEY : `${STORE}:${id}`
+}
+
+/** Every workspace saved in this browser: the usual one (id undefined) and each `?workspace=<id>`. */
+export async function listStoredWorkspaceIds(): Promise<Array<string | undefined>> {
+  const db = await openDb()
+  try {
+    const keys = await done(db.transaction(STORE, 'readonly').objectStore(STORE).getAllKeys())
+    const ids: Array<string | undefined> = []
+    for (const key of keys) {
+      if (key === RECORD_KEY) ids.unshift(undefined)
+      else if (typeof key === 'string' && /^workspace:[\w-]{1,64}$/.test(key)) ids.push(key.slice(STORE.length + 1))
+    }
+    return ids
+  } finally {
+    db.close()
+  }
+}
+
+/** Deletes another record of the sandbox's store (e.g. a workspace that is not open here). */
+export async function deleteStoredRecord(key: string): Promise<void> {
+  const db = await openDb()
+  try {
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(key))
+  } finally {
+    db.close()
+  }
+}
