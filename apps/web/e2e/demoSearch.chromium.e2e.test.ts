@@ -117,6 +117,15 @@ test('says "no good match" for nonsense, and a phrase is read by its meaningful 
   await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
   const search = page.getByRole('region', { name: 'Private search' })
   const words = search.getByLabel('Search the elements for')
+  // An empty query: the button waits, and says for what; the box is styled like every other field.
+  await expect(search.getByRole('button', { name: 'Search privately' }).isDisabled()).resolves.toBe(true)
+  await expect(search.getByTestId('search-empty-hint').textContent()).resolves.toBe('Type some words first.')
+  const box = await words.evaluate((input) => {
+    const style = getComputedStyle(input)
+    return { fontSize: Number.parseFloat(style.fontSize), width: input.getBoundingClientRect().width }
+  })
+  expect(box.fontSize).toBeGreaterThanOrEqual(15)
+  expect(box.width).toBeGreaterThan(300)
   const searchFor = async (typed: string, run: number) => {
     await words.fill(typed)
     await search.getByRole('button', { name: 'Search privately' }).click()
@@ -126,6 +135,7 @@ test('says "no good match" for nonsense, and a phrase is read by its meaningful 
 
   // Nonsense: still a ranking (the encrypted one equals the plaintext one), but said to be no match.
   const nonsense = await searchFor('asdfgh', 1)
+  await expect(search.getByTestId('search-empty-hint').count()).resolves.toBe(0)
   await expect(nonsense.getByTestId('search-no-match').textContent()).resolves.toMatch(
     /^No good match: the best cosine is 0\.\d{3}, and a real match scores above 0\.3\./,
   )

@@ -222,6 +222,11 @@ export function PrivateSearchCard() {
         >
           Search privately
         </button>
+        {parsed === undefined ? (
+          <span className="muted" data-testid="search-empty-hint">
+            {demo ? 'Type some words first.' : 'Type a query vector first, or take a random one.'}
+          </span>
+        ) : null}
       </div>
       {error ? <ErrorNotice error={error} title="The search failed" onDismiss={() => setError(undefined)} /> : null}
       {searches.map((run) => (
