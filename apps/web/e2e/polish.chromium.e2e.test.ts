@@ -90,3 +90,53 @@ test('CKKS refuses a value too large to decrypt right after rescaling (1e15), na
   await expect(page.getByTestId('variable-x').textContent()).resolves.toMatch(/\[1\.5, 1000(\.0+)?, 0/)
   expect(errors).toEqual([])
 })
+
+test('the Code panel promises no old results once a step has changed since it ran', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.getByRole('button', { name: 'Create context' }).click()
+  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Keys')
+  await page.getByRole('button', { name: 'Generate keys' }).click()
+  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Variables')
+  for (const [name, values] of [
+    ['x', '1, 2, 3'],
+    ['y', '4, 5, 6'],
+  ]) {
+    await page.getByLabel('Name', { exact: true }).fill(name as string)
+    await page.getByLabel('Values').fill(values as string)
+    await page.getByRole('button', { name: 'Encode and encrypt', exact: true }).click()
+    await page.getByTestId(`variable-${name}`).waitFor({ timeout: 60_000 })
+  }
+  await openPanel(page, 'Functions')
+  await page.getByLabel('Operation to add').selectOption({ label: 'Multiply' })
+  await page.getByRole('button', { name: 'Add step' }).click()
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Code')
+  await expect(page.getByTestId('expected-output').textContent()).resolves.toBe('r1 = [4, 10, 18, 0, 0, 0, 0, 0, ...]')
+
+  // Multiply becomes Add: the product at hand is no longer what the program prints.
+  await openPanel(page, 'Functions')
+  await page.getByLabel('Step 1 operation').selectOption({ label: 'Add' })
+  await openPanel(page, 'Code')
+  await expect(page.getByTestId('expected-output').count()).resolves.toBe(0)
+  await page.getByText('Run the pipeline (Functions) to see here what the program will print.').waitFor()
+
+  // A step that no longer makes a program: "No program yet", and still no old results beside it.
+  await openPanel(page, 'Functions')
+  await page.getByLabel('Step 1 result name').fill('')
+  await openPanel(page, 'Code')
+  await page.getByText('No program yet').waitFor()
+  await expect(page.getByTestId('expected-output').count()).resolves.toBe(0)
+
+  // Run again: the promise is back, for the sum.
+  await openPanel(page, 'Functions')
+  await page.getByLabel('Step 1 result name').fill('s')
+  await page.getByRole('button', { name: 'Run all steps' }).click()
+  await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 60_000 })
+  await openPanel(page, 'Code')
+  await expect(page.getByTestId('expected-output').textContent()).resolves.toBe('s = [5, 7, 9, 0, 0, 0, 0, 0, ...]')
+  expect(errors).toEqual([])
+})

@@ -19,6 +19,7 @@ export type ProgramPromise =
  * as the step menu names it, in the panel and in every export) — even when
  * "Decrypt anyway" left a result to look at: those numbers are garbage the program
  * never prints. Any other failure stops the program there too (with SEAL's own error).
+ * Not known while a step has not run since it was last changed.
  */
 export function programPromise(state: WorkspaceState, print: readonly string[]): ProgramPromise {
   const failed = state.pipeline.findIndex((entry) => entry.last?.status === 'failed')
@@ -30,6 +31,8 @@ export function programPromise(state: WorkspaceState, print: readonly string[]):
     const sentence = exhausted ? noiseBudgetStopMessage(entry, failed) : formWords(entry.last.message)
     return { kind: 'stops', step: failed + 1, sentence, exhausted }
   }
+  // A step changed since it ran (or never ran): the results at hand are of another pipeline.
+  if (state.pipeline.some((step) => step.last?.status !== 'ok')) return { kind: 'unknown' }
   const ckks = state.applied?.input.scheme === 'ckks'
   const lines: string[] = []
   for (const name of print) {
