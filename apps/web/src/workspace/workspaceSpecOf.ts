@@ -1,6 +1,7 @@
-import { describeParams, parseParams, powerOfTwoSteps, type WorkspaceInput } from '@sealbox/he-core'
+import { describeParams, type ProgramStep, parseParams, powerOfTwoSteps, type WorkspaceInput } from '@sealbox/he-core'
 import { parseValues } from './parseValues.ts'
 import { toProgramStep } from './pipeline.ts'
+import { stepsForPrint } from './stepsForPrint.ts'
 import type { VariableEntry, WorkspaceState } from './workspaceState.ts'
 
 /** The he-core workspace a sandbox state describes, or why it cannot, plus what was left out. */
@@ -82,12 +83,17 @@ export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]
   let print = [...chosen]
   const { applied, variables, pipeline } = state
   if (!applied) return { problem: 'Create the context on the Parameters panel first.', leftOut: [] }
-  const steps = []
+  const allSteps: ProgramStep[] = []
   try {
-    for (const [index, entry] of pipeline.entries()) steps.push(toProgramStep(entry, index))
+    for (const [index, entry] of pipeline.entries()) allSteps.push(toProgramStep(entry, index))
   } catch (error) {
     return { problem: (error as Error).message, leftOut: [] }
   }
+  // Only the steps the printed values need: an unticked (say, exhausted) result is not computed.
+  const steps = stepsForPrint(allSteps, print, (step) => ({
+    reads: 'b' in step ? [step.a, step.b] : [step.a],
+    out: step.out,
+  })).map((index) => allSteps[index] as ProgramStep)
   const produced = new Set(steps.map((step) => step.out))
   const used = new Set([...steps.flatMap((step) => ('b' in step ? [step.a, step.b] : [step.a])), ...print])
   const byName = new Map(variables.map((v) => [v.name, v]))
