@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { expect, inject } from 'vitest'
+import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
+import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
 
 /*
  * Small things a new user trips on: the way on from Keys to Variables, where the keyboard
@@ -138,5 +140,28 @@ test('the Code panel promises no old results once a step has changed since it ra
   await page.getByTestId('step-1').getByTestId('step-result').getByLabel('done').waitFor({ timeout: 60_000 })
   await openPanel(page, 'Code')
   await expect(page.getByTestId('expected-output').textContent()).resolves.toBe('s = [5, 7, 9, 0, 0, 0, 0, 0, ...]')
+  expect(errors).toEqual([])
+})
+
+test('after "Decrypt anyway" and "Remove step" the keyboard stays in the pipeline, not on <body>', async ({
+  sandbox: { page, errors },
+}) => {
+  await openWorkspaceLink(page, workspaceLink(inject('sandboxUrl'), exhaustedWorkspace()), 5)
+  const anyway = page.getByRole('button', { name: 'Decrypt anyway (step 5)' })
+  await anyway.focus()
+  await page.keyboard.press('Enter')
+  await page.getByTestId('step-5').getByTestId('garbage').waitFor({ timeout: 60_000 })
+  await expect
+    .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+    .toBe('Garbage of step 5')
+
+  // The first step removed: the card now first takes the focus; the last removed: the step menu.
+  await page.getByRole('button', { name: 'Remove step 1' }).focus()
+  await page.keyboard.press('Enter')
+  await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Remove step 1')
+  await expect(page.getByTestId('step-5').count()).resolves.toBe(0)
+  await page.getByRole('button', { name: 'Remove step 4' }).focus()
+  await page.keyboard.press('Enter')
+  await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('add-step-op')
   expect(errors).toEqual([])
 })
