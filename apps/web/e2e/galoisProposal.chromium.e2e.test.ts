@@ -45,7 +45,9 @@ test('proposes the rotation steps the pipeline needs, and those keys run it', as
 
   // New Galois keys for 5 (the secret key kept), and the rotation runs with them.
   await page.getByRole('button', { name: 'Generate keys' }).click()
-  await expect.poll(() => page.getByTestId('key-galoisKeys').textContent(), { timeout: 60_000 }).toMatch(/steps 5(?!\d)/)
+  await expect
+    .poll(() => page.getByTestId('key-galoisKeys').textContent(), { timeout: 60_000 })
+    .toMatch(/steps 5(?!\d)/)
   await openPanel(page, 'Functions')
   await page.getByRole('button', { name: 'Run all steps' }).click()
   const result = page.getByTestId('step-1').getByTestId('step-result')
