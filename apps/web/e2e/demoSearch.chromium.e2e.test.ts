@@ -103,3 +103,57 @@ test('searching privately for "noble gas" returns the noble gases by name, ranke
   await expectNoHorizontalOverflow(page, 'demo search at 390')
   expect(errors).toEqual([])
 })
+
+test('says "no good match" for nonsense, and a phrase is read by its meaningful words ("in" is not Indium)', async ({
+  newPage,
+}) => {
+  const page = await newPage()
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(String(error)))
+  await page.goto(`${server.url}/#server`)
+  await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
+  const connection = page.getByRole('form', { name: 'Server connection' })
+  await connection.getByRole('button', { name: 'Connect', exact: true }).click()
+  await connection.getByTestId('server-connection').getByText('Ready').waitFor({ timeout: 60_000 })
+  const search = page.getByRole('region', { name: 'Private search' })
+  const words = search.getByLabel('Search the elements for')
+  // An empty query: the button waits, and says for what; the box is styled like every other field.
+  await expect(search.getByRole('button', { name: 'Search privately' }).isDisabled()).resolves.toBe(true)
+  await expect(search.getByTestId('search-empty-hint').textContent()).resolves.toBe('Type some words first.')
+  const box = await words.evaluate((input) => {
+    const style = getComputedStyle(input)
+    return { fontSize: Number.parseFloat(style.fontSize), width: input.getBoundingClientRect().width }
+  })
+  expect(box.fontSize).toBeGreaterThanOrEqual(15)
+  expect(box.width).toBeGreaterThan(300)
+  const searchFor = async (typed: string, run: number) => {
+    await words.fill(typed)
+    await search.getByRole('button', { name: 'Search privately' }).click()
+    await expect.poll(() => search.getByTestId('search-result').count(), { timeout: 120_000 }).toBe(run)
+    return search.getByTestId('search-result').first()
+  }
+
+  // Nonsense: still a ranking (the encrypted one equals the plaintext one), but said to be no match.
+  const nonsense = await searchFor('asdfgh', 1)
+  await expect(search.getByTestId('search-empty-hint').count()).resolves.toBe(0)
+  await expect(nonsense.getByTestId('search-no-match').textContent()).resolves.toMatch(
+    /^No good match: the best cosine is 0\.\d{3}, and a real match scores above 0\.3\./,
+  )
+  const best = Number(
+    (await nonsense.locator('[data-testid="search-hits"] tbody tr td:last-child').first().textContent()) ?? '',
+  )
+  expect(best).toBeLessThan(0.3)
+  await expect(nonsense.getByTestId('search-oracle').textContent()).resolves.toMatch(/^✓ Same ranking/)
+
+  // A real match: no such note.
+  const gases = await searchFor('noble gas', 2)
+  await expect(gases.getByTestId('search-hit-category').first().textContent()).resolves.toBe('noble gas')
+  await expect(gases.getByTestId('search-no-match').count()).resolves.toBe(0)
+
+  // "in" is glue in a phrase, so Indium no longer comes first; typed alone it is Indium's symbol.
+  const batteries = await searchFor('metal used in batteries', 3)
+  await expect(batteries.getByTestId('search-hit-name').first().textContent()).resolves.not.toBe('Indium')
+  const indium = await searchFor('In', 4)
+  await expect(indium.getByTestId('search-hit-name').first().textContent()).resolves.toBe('Indium')
+  expect(errors).toEqual([])
+})

@@ -1,6 +1,8 @@
+import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
-import { saveDebugShot } from './support/layout.ts'
+import { runAxe } from './support/axe.ts'
+import { expectNoHorizontalOverflow, saveDebugShot } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { saveScreenshot } from './support/screenshots.ts'
@@ -93,6 +95,52 @@ test('at 390 px the busy status bar shows the operation, clock, heap and Cancel 
   expect(errors).toEqual([])
 })
 
+test('at 390 px a long context build keeps its status in view and its button says it is building (n = 32768)', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(NARROW)
+  await page.getByTestId('polyModulusDegree-32768').check({ force: true })
+  const create = page.getByRole('button', { name: 'Create context' })
+  // The button is far down the form: the page is scrolled to it, the status bar's place is off screen.
+  await create.scrollIntoViewIfNeeded()
+  await create.click()
+  // Measured in the first frame that shows the running job.
+  const handle = await page.waitForFunction(
+    () => {
+      const label = document.querySelector('[data-testid="job-label"]')
+      if (!label) return false
+      const bar = document.querySelector('.activity-bar')?.getBoundingClientRect()
+      const submit = document.querySelector<HTMLButtonElement>(
+        'form[aria-label="Encryption parameters"] button[type="submit"]',
+      )
+      return {
+        scrolled: window.scrollY > 0,
+        barTop: bar?.top ?? -1,
+        barBottom: bar?.bottom ?? -1,
+        button: submit?.textContent ?? '',
+        disabled: submit?.disabled ?? false,
+      }
+    },
+    undefined,
+    { timeout: 60_000, polling: 'raf' },
+  )
+  const busy = (await handle.jsonValue()) as {
+    scrolled: boolean
+    barTop: number
+    barBottom: number
+    button: string
+    disabled: boolean
+  }
+  await saveDebugShot(page, 'context build at 390')
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+  expect(busy.scrolled).toBe(true)
+  expect(busy.barTop >= 0 && busy.barBottom <= NARROW.height, JSON.stringify(busy)).toBe(true)
+  expect({ button: busy.button, disabled: busy.disabled }).toEqual({ button: 'Building the context…', disabled: true })
+  // Cancelled: the button is back to what it was.
+  await expect.poll(() => create.isEnabled(), { timeout: 60_000 }).toBe(true)
+  expect(errors).toEqual([])
+})
+
 for (const viewport of [NARROW, WIDE]) {
   test(`at ${viewport.width} px every key card shows its whole title, its badges and its size apart from the buttons`, async ({
     sandbox: { page, errors },
@@ -157,3 +205,36 @@ for (const viewport of [NARROW, WIDE]) {
     expect(errors).toEqual([])
   })
 }
+
+test('at 390 px the noise chart of the BFV example keeps its labels 10 px tall and scrolls sideways by itself', async ({
+  sandbox: { page, errors },
+}) => {
+  await page.setViewportSize(NARROW)
+  await page.getByRole('button', { name: 'Examples' }).click()
+  await page.getByRole('button', { name: 'Load the BFV, n = 4096 example' }).click()
+  await openPanel(page, 'Functions')
+  const steps = EXAMPLE_WORKSPACES.bfv.steps.length
+  await page.getByTestId(`step-${steps}`).getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
+  const chart = page.getByTestId('noise-chart')
+  const measured = await chart.evaluate((section) => {
+    const plot = section.querySelector('.noise-plot') as HTMLElement
+    const svg = plot.querySelector('svg') as SVGSVGElement
+    const labels = [...svg.querySelectorAll('.noise-label')].map((label) => label.getBoundingClientRect().height)
+    return {
+      scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
+      smallestLabel: Math.min(...labels),
+      scrolls: plot.scrollWidth > plot.clientWidth,
+      focusable: plot.tabIndex === 0,
+    }
+  })
+  await saveDebugShot(page, 'noise chart at 390')
+  // Drawn at its own size or larger: 10 px text stays 10 px (it measured 3.7 px shrunk to fit).
+  expect(measured.scale).toBeGreaterThanOrEqual(1)
+  expect(measured.smallestLabel).toBeGreaterThanOrEqual(9)
+  expect({ scrolls: measured.scrolls, focusable: measured.focusable }).toEqual({ scrolls: true, focusable: true })
+  const axe = await runAxe(page, {}, '[data-testid="noise-chart"]')
+  expect(axe.violations).toEqual([])
+  // The page itself does not scroll sideways: only the chart does.
+  await expectNoHorizontalOverflow(page, 'noise chart of the BFV example at 390 px')
+  expect(errors).toEqual([])
+})

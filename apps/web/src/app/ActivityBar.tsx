@@ -29,7 +29,8 @@ export function ActivityBar() {
   const { job } = activity
   const elapsed = useElapsed(job?.startedAt)
   return (
-    <div className="activity-bar" aria-live="polite">
+    // While a job runs the bar sticks to the top of the window: at 390 px the control that started it is far below.
+    <div className={job ? 'activity-bar activity-bar-busy' : 'activity-bar'} aria-live="polite">
       <div className="activity-main">
         {job ? (
           <>

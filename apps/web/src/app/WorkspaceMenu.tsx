@@ -33,6 +33,8 @@ export function WorkspaceMenu() {
     examplesDialog.current?.close()
     setConfirmExample(undefined)
     setError(undefined)
+    // An example is a pipeline to watch: it opens where its steps run, not on Parameters.
+    window.location.hash = 'functions'
     const outcome = await loadExample(sandbox, name)
     setImportFailed(false)
     if (!outcome.ok) setError(outcome.error)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatValue, parseValues } from './parseValues.ts'
+import { ckksValueBound, formatValue, parseValues } from './parseValues.ts'
 
 const bfv = { scheme: 'bfv', slotCount: 8, plainModulus: 17n } as const
 const ckks = { scheme: 'ckks', slotCount: 4 } as const
@@ -22,6 +22,20 @@ describe('parseValues', () => {
     })
     expect(parseValues('1, 2.5', bfv)).toMatchObject({ ok: false, message: expect.stringMatching(/use CKKS/) })
     expect(parseValues('1, abc', ckks)).toEqual({ ok: false, message: 'Value 2 ("abc") is not a number' })
+  })
+
+  it('CKKS: refuses values too large to decrypt right at the last level (1e15 was accepted)', () => {
+    const bound = ckksValueBound({ coeffModulusBits: [60, 40, 40, 60], scaleBits: 40 })
+    expect(bound).toEqual({ max: 2 ** 19, firstPrimeBits: 60, scaleBits: 40 })
+    const limits = { ...ckks, ckksBound: bound }
+    expect(parseValues('1.5, -524287.9', limits)).toEqual({ ok: true, values: [1.5, -524287.9] })
+    expect(parseValues('1, 1e15', limits)).toEqual({
+      ok: false,
+      message:
+        'Value 2 (1e15) is too large: with a 60-bit first prime and a scale of 2^40, CKKS values must lie strictly between −524288 and 524288 to decrypt right after rescaling (a larger first prime or a smaller scale allows more)',
+    })
+    expect(parseValues('-524288', limits)).toMatchObject({ ok: false })
+    expect(ckksValueBound({ coeffModulusBits: [60, 40], scaleBits: undefined })).toBeUndefined()
   })
 
   it('formats decoded values: integers as is, reals to 4 decimals, never -0', () => {

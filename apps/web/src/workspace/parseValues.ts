@@ -9,6 +9,24 @@ export interface ValueLimits {
   slotCount: number
   /** BFV/BGV: the plain modulus t (values must lie in [−(t−1)/2, (t−1)/2]). */
   plainModulus?: bigint
+  /** CKKS: the largest magnitude a value may have (see `ckksValueBound`). */
+  ckksBound?: { max: number; firstPrimeBits: number; scaleBits: number }
+}
+
+/**
+ * CKKS: how large a value may be and still decrypt right at the last level, where only
+ * the first prime is left: |v| · 2^scaleBits must stay under half of it, so
+ * |v| < 2^(firstPrimeBits − scaleBits − 1). SEAL itself encodes far larger values (it
+ * checks against every prime at once), which then decrypt to garbage after rescaling:
+ * 1e15 was accepted.
+ */
+export function ckksValueBound(params: {
+  coeffModulusBits: readonly number[]
+  scaleBits: number | undefined
+}): ValueLimits['ckksBound'] {
+  const firstPrimeBits = params.coeffModulusBits[0]
+  if (firstPrimeBits === undefined || params.scaleBits === undefined) return undefined
+  return { max: 2 ** (firstPrimeBits - params.scaleBits - 1), firstPrimeBits, scaleBits: params.scaleBits }
 }
 
 const INTEGER = /^[+-]?\d+$/
@@ -32,6 +50,13 @@ export function parseValues(text: string, limits: ValueLimits): ParsedValues {
     for (const [index, part] of parts.entries()) {
       const value = Number(part)
       if (!Number.isFinite(value)) return { ok: false, message: `Value ${index + 1} ("${part}") is not a number` }
+      const bound = limits.ckksBound
+      if (bound && Math.abs(value) >= bound.max) {
+        return {
+          ok: false,
+          message: `Value ${index + 1} (${part}) is too large: with a ${bound.firstPrimeBits}-bit first prime and a scale of 2^${bound.scaleBits}, CKKS values must lie strictly between −${bound.max} and ${bound.max} to decrypt right after rescaling (a larger first prime or a smaller scale allows more)`,
+        }
+      }
       values.push(value)
     }
     return { ok: true, values }

@@ -15,13 +15,18 @@ const RECORD_KEY = 'current'
 export const WORKSPACE_PARAM = 'workspace'
 
 /**
- * The record this page's workspace lives in: `current`, or `workspace:<id>` when the
- * address names another workspace (a shared link opened "in a new workspace" gets one,
- * so it never replaces the workspace, and secret key, of the tab it was pasted into).
+ * The record a workspace lives in: `current`, or `workspace:<id>` for `?workspace=<id>`
+ * (a shared link opened "in a new workspace" gets one, so it never replaces the workspace,
+ * and secret key, of the tab it was pasted into). Without an argument: this page's.
  */
-export function workspaceRecordKey(): string {
+export function workspaceRecordKey(id: string | undefined = pageWorkspaceId()): string {
+  return id === undefined ? RECORD_KEY : `${STORE}:${id}`
+}
+
+/** The valid id in this page's `?workspace=<id>`, or undefined for the usual workspace. */
+function pageWorkspaceId(): string | undefined {
   const id = new URLSearchParams(window.location.search).get(WORKSPACE_PARAM)
-  return id && /^[\w-]{1,64}$/.test(id) ? `${STORE}:${id}` : RECORD_KEY
+  return id && /^[\w-]{1,64}$/.test(id) ? id : undefined
 }
 
 function openDb(): Promise<IDBDatabase> {
@@ -107,6 +112,37 @@ export async function saveStoredRecord(key: string, value: unknown): Promise<voi
   const db = await openDb()
   try {
     await done(db.transaction(STORE, 'readwrite').objectStore(STORE).put(value, key))
+  } finally {
+    db.close()
+  }
+}
+
+/** The id in `?workspace=<id>` of this page, or undefined for the usual workspace. */
+export function currentWorkspaceId(): string | undefined {
+  return pageWorkspaceId()
+}
+
+/** Every workspace saved in this browser: the usual one (id undefined) and each `?workspace=<id>`. */
+export async function listStoredWorkspaceIds(): Promise<Array<string | undefined>> {
+  const db = await openDb()
+  try {
+    const keys = await done(db.transaction(STORE, 'readonly').objectStore(STORE).getAllKeys())
+    const ids: Array<string | undefined> = []
+    for (const key of keys) {
+      if (key === RECORD_KEY) ids.unshift(undefined)
+      else if (typeof key === 'string' && /^workspace:[\w-]{1,64}$/.test(key)) ids.push(key.slice(STORE.length + 1))
+    }
+    return ids
+  } finally {
+    db.close()
+  }
+}
+
+/** Deletes another record of the sandbox's store (e.g. a workspace that is not open here). */
+export async function deleteStoredRecord(key: string): Promise<void> {
+  const db = await openDb()
+  try {
+    await done(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(key))
   } finally {
     db.close()
   }

@@ -1,6 +1,7 @@
-import { describeParams, parseParams, powerOfTwoSteps, type WorkspaceInput } from '@sealbox/he-core'
+import { describeParams, type ProgramStep, parseParams, powerOfTwoSteps, type WorkspaceInput } from '@sealbox/he-core'
 import { parseValues } from './parseValues.ts'
 import { toProgramStep } from './pipeline.ts'
+import { stepsForPrint } from './stepsForPrint.ts'
 import type { VariableEntry, WorkspaceState } from './workspaceState.ts'
 
 /** The he-core workspace a sandbox state describes, or why it cannot, plus what was left out. */
@@ -78,18 +79,34 @@ export function defaultPrint(state: WorkspaceState): string[] {
  * parameters, the keys as made here, the variables from the numbers they were typed
  * from, the pipeline steps, and `print` (validated by he-core when code is made).
  */
-export function workspaceSpecOf(state: WorkspaceState, chosen: readonly string[]): WorkspaceSpecOutcome {
+export function workspaceSpecOf(
+  state: WorkspaceState,
+  chosen: readonly string[],
+  options: { whole?: boolean } = {},
+): WorkspaceSpecOutcome {
   let print = [...chosen]
   const { applied, variables, pipeline } = state
   if (!applied) return { problem: 'Create the context on the Parameters panel first.', leftOut: [] }
-  const steps = []
+  const allSteps: ProgramStep[] = []
   try {
-    for (const [index, entry] of pipeline.entries()) steps.push(toProgramStep(entry, index))
+    for (const [index, entry] of pipeline.entries()) allSteps.push(toProgramStep(entry, index))
   } catch (error) {
     return { problem: (error as Error).message, leftOut: [] }
   }
+  // Only the steps the printed values need: an unticked (say, exhausted) result is not computed.
+  // A link (`whole`) keeps every step and every typed value: it reopens the workspace, not one printout.
+  const steps = options.whole
+    ? allSteps
+    : stepsForPrint(allSteps, print, (step) => ({
+        reads: 'b' in step ? [step.a, step.b] : [step.a],
+        out: step.out,
+      })).map((index) => allSteps[index] as ProgramStep)
   const produced = new Set(steps.map((step) => step.out))
-  const used = new Set([...steps.flatMap((step) => ('b' in step ? [step.a, step.b] : [step.a])), ...print])
+  const used = new Set([
+    ...steps.flatMap((step) => ('b' in step ? [step.a, step.b] : [step.a])),
+    ...print,
+    ...(options.whole ? variables.map((v) => v.name) : []),
+  ])
   const byName = new Map(variables.map((v) => [v.name, v]))
   const leftOut: string[] = []
   const specVariables: WorkspaceInput['variables'] = []
@@ -152,14 +169,20 @@ function keysSpecOf(state: WorkspaceState, absent: 'auto' | 'none'): NonNullable
 }
 
 /**
- * What "Copy link" holds: the workspace as for code (parameters, typed numbers,
- * pipeline, the values it prints), or — when there is nothing to print yet, no value
+ * What "Copy link" holds: the whole workspace (parameters, every typed number, every
+ * step, the values ticked to print), or — when there is nothing to print yet, no value
  * typed and no step — the parameters and key options alone (`print`, `variables` and
  * `steps` empty), which opens as a context with fresh keys.
  */
 export function linkSpecOf(state: WorkspaceState): WorkspaceSpecOutcome {
-  const print = defaultPrint(state)
-  const outcome = workspaceSpecOf(state, print)
+  // The Print ticks travel too, for the names a program can still print.
+  const printable = new Set([
+    ...state.pipeline.map((entry) => entry.out),
+    ...state.variables.filter((v) => v.origin !== 'pipeline').map((v) => v.name),
+  ])
+  const ticked = state.print?.filter((name) => printable.has(name))
+  const print = ticked && ticked.length > 0 ? ticked : defaultPrint(state)
+  const outcome = workspaceSpecOf(state, print, { whole: true })
   if (outcome.spec || !state.applied || state.pipeline.length > 0 || print.length > 0) return outcome
   return {
     spec: {

@@ -109,6 +109,8 @@ export const WorkspaceState = z.object({
   variables: z.array(VariableEntry),
   pipeline: z.array(PipelineEntry),
   server: ServerSettings,
+  /** The Code panel's Print ticks; absent until the learner changes them (then the pipeline's leaves). */
+  print: z.array(z.string()).optional(),
 })
 export type WorkspaceState = z.infer<typeof WorkspaceState>
 

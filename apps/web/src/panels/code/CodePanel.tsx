@@ -8,7 +8,8 @@ import {
   SEAL_PYTHON_VERSION,
 } from '@sealbox/he-core/codegen'
 import { useMemo, useState } from 'react'
-import { useWorkspace } from '../../app/SandboxContext.tsx'
+import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
+import { useNoteProgramExported } from '../../lesson/LessonContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { downloadFile } from '../../ui/files.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
@@ -47,10 +48,11 @@ export function CodePanel() {
 
 function CodeView() {
   const state = useWorkspace()
+  const sandbox = useSandbox()
   const [flavour, setFlavour] = useState<CodegenOptions['flavour']>('node')
   const [language, setLanguage] = useState<Language>('ts')
-  const [chosen, setChosen] = useState<string[]>()
   const [copied, setCopied] = useState(false)
+  const noteExported = useNoteProgramExported()
   const lost = useMemo(() => [...unrebuildable(state)], [state])
   const uploads = lost.filter((name) => leftOutReason(state, name) === 'upload')
   const fromResults = lost.filter((name) => leftOutReason(state, name) === 'result')
@@ -63,7 +65,8 @@ function CodeView() {
       ]),
     ]
   }, [state, lost])
-  const print = (chosen ?? defaultPrint(state)).filter((name) => candidates.includes(name))
+  // The ticks are the workspace's (saved, kept across pipeline changes for the names that remain).
+  const print = (state.print ?? defaultPrint(state)).filter((name) => candidates.includes(name))
   // Pure and fast (no SEAL): regenerated on every render.
   const outcome = workspaceSpecOf(state, print)
   const generated = generate(outcome.spec, flavour, language, outcome.problem)
@@ -71,11 +74,13 @@ function CodeView() {
   const promise = programPromise(state, print)
 
   const toggle = (name: string) => {
-    setChosen(print.includes(name) ? print.filter((n) => n !== name) : [...print, name])
+    const next = print.includes(name) ? print.filter((n) => n !== name) : [...print, name]
+    sandbox.workspace.update((current) => ({ ...current, print: next }))
   }
   const copy = async () => {
     if (!('code' in generated)) return
     await navigator.clipboard.writeText(generated.code)
+    noteExported()
     setCopied(true)
     setTimeout(() => setCopied(false), 2000)
   }
@@ -206,7 +211,10 @@ function CodeView() {
                 <button
                   type="button"
                   className="button-small"
-                  onClick={() => downloadFile(generated.fileName, generated.code, 'text/plain')}
+                  onClick={() => {
+                    downloadFile(generated.fileName, generated.code, 'text/plain')
+                    noteExported()
+                  }}
                   aria-label={`Download ${generated.fileName}`}
                 >
                   Download

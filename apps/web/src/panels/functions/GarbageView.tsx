@@ -38,7 +38,14 @@ export function GarbageView({ index, result }: { index: number; result: Variable
   const got = result.preview ?? []
   const expected = comparison?.expected ?? []
   return (
-    <section className="garbage" aria-label={`Garbage of step ${index + 1}`} data-testid="garbage">
+    // Focus lands here after "Decrypt anyway" (useFocusAfterJob): the button that asked is gone.
+    <section
+      className="garbage"
+      aria-label={`Garbage of step ${index + 1}`}
+      data-testid="garbage"
+      tabIndex={-1}
+      data-focus-after-job
+    >
       <p className="garbage-title">
         <strong>Garbage — decrypted anyway.</strong> '{result.name}' has {result.noiseBudget ?? 0} bits of noise budget:
         the noise has overwhelmed the message, so these numbers are wrong.

@@ -84,8 +84,15 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
       <p className="noise-summary" data-testid="noise-prediction">
         {summary}
       </p>
-      <div className="noise-plot">
-        <svg viewBox={`0 0 ${width} ${HEIGHT + TOP + 34}`} role="img" aria-label={description}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (axe: scrollable-region-focusable) */}
+      <div className="noise-plot" tabIndex={0}>
+        {/* Never drawn below its own size: shrunk to a phone's width, 10 px labels were 4–5 px tall. It scrolls sideways instead. */}
+        <svg
+          viewBox={`0 0 ${width} ${HEIGHT + TOP + 34}`}
+          role="img"
+          aria-label={description}
+          style={{ minWidth: `${width}px` }}
+        >
           <line className="noise-axis" x1={30} x2={width - 4} y1={y(0)} y2={y(0)} />
           <text className="noise-tick" x={26} y={y(max) + 4} textAnchor="end">
             {ckks ? '15' : max}

@@ -230,7 +230,16 @@ export function StepCard({
           <button
             type="button"
             className="button-small button-ghost"
-            onClick={() => removeStep(sandbox, entry.id)}
+            onClick={() => {
+              removeStep(sandbox, entry.id)
+              // The button left with its card: the keyboard goes on from the card now in its place, or the step menu.
+              requestAnimationFrame(() => {
+                const next = document.querySelector<HTMLElement>(
+                  `[data-testid="step-${index + 1}"] button[aria-label^="Remove step"]`,
+                )
+                ;(next ?? document.getElementById('add-step-op'))?.focus()
+              })
+            }}
             aria-label={`Remove step ${index + 1}`}
           >
             ✕

@@ -8,9 +8,13 @@ import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
 import { formatBytes } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
+import { checkPipeline } from '../../workspace/pipeline.ts'
 import { type LossOptions, replacingLabel } from '../../workspace/workspaceLosses.ts'
 
 type GaloisMode = 'none' | 'powerOfTwo' | 'steps'
+
+/** Galois steps proposed when the pipeline rotates nothing: one slot either way. */
+const DEFAULT_STEPS = '1, -1'
 
 /** Above this, generation takes long enough (and the keys are big enough) to ask first. */
 const LARGE_KEYS_BYTES = 64 * 2 ** 20
@@ -47,7 +51,8 @@ export function KeyGenerator() {
   const { job } = useActivity()
   const [relin, setRelin] = useState(true)
   const [galoisMode, setGaloisMode] = useState<GaloisMode>('steps')
-  const [stepsText, setStepsText] = useState('1, -1')
+  /** The steps as typed; until then the form proposes what the pipeline needs. */
+  const [typedSteps, setStepsText] = useState<string>()
   const [seeded, setSeeded] = useState(false)
   const [fresh, setFresh] = useState(false)
   const [error, setError] = useState<HeError>()
@@ -60,6 +65,9 @@ export function KeyGenerator() {
   }, [confirmNewSecret])
 
   const facts = useMemo(() => (applied ? describeParams(parseParams(applied.input)) : undefined), [applied])
+  const pipelineSteps = useMemo(() => checkPipeline(state).analysis?.keyGenSteps ?? [], [state])
+  const proposed = pipelineSteps.length > 0 ? pipelineSteps.join(', ') : DEFAULT_STEPS
+  const stepsText = typedSteps ?? proposed
   if (!applied || !facts) return null
   const n = applied.input.polyModulusDegree
   const steps = galoisMode === 'steps' ? parseSteps(stepsText, n) : undefined
@@ -172,6 +180,18 @@ export function KeyGenerator() {
               aria-invalid={invalid}
               onChange={(event) => setStepsText(event.target.value)}
             />
+            {pipelineSteps.length > 0 ? (
+              <p className="field-help" data-testid="galois-proposal">
+                {stepsText === proposed
+                  ? `The pipeline's rotations: ${proposed}.`
+                  : `The pipeline rotates by ${proposed}: `}
+                {stepsText === proposed ? null : (
+                  <button type="button" className="button-small" onClick={() => setStepsText(undefined)}>
+                    Use the pipeline's steps
+                  </button>
+                )}
+              </p>
+            ) : null}
             <p className="field-help">
               One key per step: positive rotates left, negative right,{' '}
               {applied.input.scheme === 'ckks' ? '0 conjugates' : '0 swaps the two rows'}. Steps without a key are

@@ -1,6 +1,7 @@
 import { NeedsContext } from '../NeedsContext.tsx'
 import { KeyGenerator } from './KeyGenerator.tsx'
 import { KeyList } from './KeyList.tsx'
+import { KeysNextStep } from './KeysNextStep.tsx'
 
 /** Keys: generate or upload the secret, public, relinearization and Galois keys. */
 export function KeysPanel() {
@@ -10,6 +11,7 @@ export function KeysPanel() {
         <KeyGenerator />
         <KeyList />
       </div>
+      <KeysNextStep />
     </NeedsContext>
   )
 }

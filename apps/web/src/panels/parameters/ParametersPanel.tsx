@@ -1,7 +1,7 @@
 import { type HeError, POLY_MODULUS_DEGREES, parseParams, SCHEMES } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
 import { LossWarning, SecretKeyDownloadButton } from '../../app/LossWarning.tsx'
-import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
+import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import { applyParams } from '../../sandbox/actions/paramsActions.ts'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FieldError } from '../../ui/FieldError.tsx'
@@ -43,6 +43,9 @@ export function ParametersPanel() {
   const check = useMemo(() => checkDraft(draft), [draft])
   const [error, setError] = useState<HeError>()
   const [confirming, setConfirming] = useState(false)
+  /** This form's own build is running: the button says so (a long n = 32768 build is otherwise silent here). */
+  const [building, setBuilding] = useState(false)
+  const { job } = useActivity()
 
   // Every broken rule at once, each under its own control.
   const problems = useMemo(() => (check.ok ? [] : draftProblems(draft)), [check, draft])
@@ -70,7 +73,8 @@ export function ParametersPanel() {
     if (!check.ok) return
     setConfirming(false)
     setError(undefined)
-    const outcome = await applyParams(sandbox, check.input)
+    setBuilding(true)
+    const outcome = await applyParams(sandbox, check.input).finally(() => setBuilding(false))
     if (!outcome.ok && outcome.error.code !== 'CANCELLED') setError(outcome.error)
   }
 
@@ -250,8 +254,14 @@ export function ParametersPanel() {
         {problemAt('params') ? <FieldError message={fieldError('params')} /> : null}
 
         <div className="actions">
-          <button type="submit" className="button-primary" disabled={!check.ok || isApplied}>
-            {isApplied ? 'In use' : applied ? 'Use these parameters' : 'Create context'}
+          <button type="submit" className="button-primary" disabled={!check.ok || isApplied || job !== undefined}>
+            {building
+              ? 'Building the context…'
+              : isApplied
+                ? 'In use'
+                : applied
+                  ? 'Use these parameters'
+                  : 'Create context'}
           </button>
           {applied ? (
             <span className="muted" data-testid="params-in-use">

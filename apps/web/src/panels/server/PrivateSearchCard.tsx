@@ -14,6 +14,13 @@ import { metadataColumns } from './metadataColumns.ts'
 import { EXECUTOR_OPTIONS } from './RemotePipelineCard.tsx'
 import { TimingBreakdown } from './TimingBreakdown.tsx'
 
+/**
+ * Below this cosine the best hit is no match, whatever its rank. Measured on the demo
+ * database: names, symbols, categories and phases score 0.36 and up on their element;
+ * nonsense ("asdfgh": Holmium at 0.114, "zzz": 0.242) and random vectors stay under 0.25.
+ */
+const GOOD_MATCH_COSINE = 0.3
+
 /** A query typed as words, turned into a vector with the demo's public embedding. */
 function parseWords(text: string, dimension: number): { ok: true; vector: number[] } | { ok: false; message: string } {
   const vector = embedText(text, dimension)
@@ -215,6 +222,11 @@ export function PrivateSearchCard() {
         >
           Search privately
         </button>
+        {parsed === undefined ? (
+          <span className="muted" data-testid="search-empty-hint">
+            {demo ? 'Type some words first.' : 'Type a query vector first, or take a random one.'}
+          </span>
+        ) : null}
       </div>
       {error ? <ErrorNotice error={error} title="The search failed" onDismiss={() => setError(undefined)} /> : null}
       {searches.map((run) => (
@@ -315,6 +327,13 @@ function SearchResult({ run, facts }: { run: SearchRun; facts: SearchFacts }) {
           Why a row searched for itself scores about 0.995, not 1: the server computes on integers, so every vector is
           scaled by {formatInteger(facts.scale)} and rounded before encryption. The rounding moves each vector a little,
           and that costs a little similarity — the ranking is what the encrypted search promises.
+        </p>
+      ) : null}
+      {facts.metric === 'cosine' && (run.hits[0]?.similarity ?? 0) < GOOD_MATCH_COSINE ? (
+        <p className="notice notice-warning search-no-match" role="status" data-testid="search-no-match">
+          No good match: the best cosine is {(run.hits[0]?.similarity ?? 0).toFixed(3)}, and a real match scores above{' '}
+          {GOOD_MATCH_COSINE}. The ranking below it says little. The demo matches words and their spelling, not meaning:
+          try an element’s name or symbol, a category (noble gas, halogen) or a phase (liquid).
         </p>
       ) : null}
       {agrees !== undefined ? (

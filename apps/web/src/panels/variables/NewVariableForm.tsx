@@ -10,7 +10,7 @@ import { formatInteger } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { explainUploadError } from '../../ui/uploadErrors.ts'
 import { freeName, nameProblem, nextVariableName } from '../../workspace/names.ts'
-import { parseValues } from '../../workspace/parseValues.ts'
+import { ckksValueBound, parseValues } from '../../workspace/parseValues.ts'
 import type { VariableEntry } from '../../workspace/workspaceState.ts'
 
 /** Creates a variable from typed numbers (validated as you type), or loads one from a file. */
@@ -35,6 +35,7 @@ export function NewVariableForm() {
     scheme: applied.input.scheme,
     slotCount: facts.slotCount,
     ...(applied.plainModulus === undefined ? {} : { plainModulus: applied.plainModulus }),
+    ckksBound: ckksValueBound(facts),
   }
   const parsed = parseValues(text, limits)
   const needsKeys = kind === 'ciphertext' && !keys.secretKey

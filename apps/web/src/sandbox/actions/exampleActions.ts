@@ -77,7 +77,12 @@ export async function buildWorkspace(sandbox: Sandbox, input: WorkspaceInput): P
       })
     }),
     async () => {
-      sandbox.workspace.update((state) => ({ ...state, pipeline: workspace.steps.map(entryOf) }))
+      // The Code panel's Print ticks are the workspace's print (a link carries the sender's ticks).
+      sandbox.workspace.update((state) => ({
+        ...state,
+        pipeline: workspace.steps.map(entryOf),
+        print: [...workspace.print],
+      }))
       return runAllSteps(sandbox)
     },
   ]

@@ -7,7 +7,7 @@ import { plaintextSearchScores } from '../plaintextSearchScores.ts'
 import { resolveSearchConfig } from '../SearchConfig.ts'
 import { topKIndices } from '../topK.ts'
 import { demoSearchDatabase, type ElementMetadata } from './demoSearchDatabase.ts'
-import { DEMO_EMBEDDING_DIMENSION, embedFields, embedText } from './embedText.ts'
+import { DEMO_EMBEDDING_DIMENSION, embedFields, embedText, queryWords } from './embedText.ts'
 
 describe('the demo database (chemical elements, embedText)', () => {
   it('has 118 named elements, unit vectors, symbols as ids', () => {
@@ -59,6 +59,25 @@ describe('the demo database (chemical elements, embedText)', () => {
       }
     }
     expect(misses).toEqual([])
+  })
+
+  it('reads a phrase by its meaningful words: "in" is glue in "metal used in batteries", a symbol alone', () => {
+    const database = demoSearchDatabase()
+    const config = resolveSearchConfig({ rows: database.rows, dimension: database.dimension })
+    const elements = database.metadata as ElementMetadata[]
+    const top = (query: string) => {
+      const [row] = topKIndices(plaintextSearchScores(config, database, embedText(query)), 1)
+      return elements[row as number]?.name
+    }
+    expect(queryWords('metal used in batteries')).toEqual(['metal', 'batteries'])
+    expect(embedText('metal used in batteries')).toEqual(embedText('metal batteries'))
+    expect(top('metal used in batteries')).not.toBe('Indium')
+    // A lone word is kept, so every symbol still finds its element (In, He, As, No…).
+    expect(queryWords('In')).toEqual(['in'])
+    expect(top('in')).toBe('Indium')
+    expect(top('He')).toBe('Helium')
+    // A phrase of nothing but glue words keeps them all rather than becoming empty.
+    expect(queryWords('in as at')).toEqual(['in', 'as', 'at'])
   })
 
   it('an encrypted search for words finds the elements they name (top-k equal to the plaintext ranking)', async () => {

@@ -70,10 +70,51 @@ export function embedFields(fields: readonly EmbeddingField[], dimension = DEMO_
 }
 
 /**
- * A typed query's vector: `embedFields` of the text at weight 1. Anyone can compute it —
- * the server's demo rows were made with the same function, so only the query's words
- * decide what is near.
+ * English function words that are also element symbols (In, As, At, Be, He, No, I, O, S…)
+ * or say nothing about an element. In a phrase they are the glue, not the subject:
+ * "metal used in batteries" ranked Indium first because "in" is its symbol.
+ */
+const PHRASE_STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'he',
+  'i',
+  'in',
+  'is',
+  'it',
+  'no',
+  'of',
+  'on',
+  'or',
+  'so',
+  'the',
+  'to',
+  'us',
+  'used',
+  'we',
+  'with',
+])
+
+/** The query's words that carry meaning: a phrase drops its function words; a lone word is kept ("In" finds Indium). */
+export function queryWords(text: string): string[] {
+  const words = embeddingWords(text)
+  if (words.length < 2) return words
+  const meaningful = words.filter((word) => !PHRASE_STOP_WORDS.has(word))
+  return meaningful.length > 0 ? meaningful : words
+}
+
+/**
+ * A typed query's vector: `embedFields` of its meaningful words (`queryWords`) at weight 1.
+ * Anyone can compute it — the server's demo rows were made with the same function, so
+ * only the query's words decide what is near.
  */
 export function embedText(text: string, dimension = DEMO_EMBEDDING_DIMENSION): number[] {
-  return embedFields([{ text, weight: 1 }], dimension)
+  return embedFields([{ text: queryWords(text).join(' '), weight: 1 }], dimension)
 }
