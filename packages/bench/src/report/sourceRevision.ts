@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 /** The source a report was measured at, recorded in its JSON and Markdown. */
 export interface SourceRevision {
@@ -8,11 +9,14 @@ export interface SourceRevision {
   dirty: boolean
 }
 
+// The checkout this file is in, whatever directory the benchmark was started from.
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+
 function git(args: string[]): string {
-  return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  return execFileSync('git', ['-C', HERE, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
 }
 
-/** The commit this process's working tree is at, and whether it had uncommitted changes. */
+/** The commit this checkout is at, and whether it had uncommitted changes. */
 export function sourceRevision(): SourceRevision {
   try {
     const commit = git(['rev-parse', '--short', 'HEAD'])
