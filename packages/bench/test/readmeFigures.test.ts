@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { figureFound, headlineRows, quotedFigures, resultsFigures, resultsMarkdown } from './readmeFigures.ts'
+import {
+  figureFound,
+  headlineRows,
+  markedHeadlines,
+  quotedFigures,
+  resultsFigures,
+  resultsMarkdown,
+} from './readmeFigures.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const rows = headlineRows(readFileSync(`${ROOT}README.md`, 'utf8'))
@@ -44,6 +51,25 @@ describe('readmeFigures', () => {
       [2.05, '×', 2],
       [3, '%', 0],
       [10000, 'q/s', 0],
+    ])
+  })
+
+  it('reads a headline sentence marked with the results files it quotes', () => {
+    const readme = [
+      'Intro 9 ms, not marked.',
+      '',
+      '<!-- figures: packages/bench/results/search/search-benchmark.md packages/bench/results/ipc/ipc.md -->',
+      'A search takes **53.6 ms** end to end',
+      'and 28.5 KB up.',
+      '',
+      'After 7 ms, not marked.',
+    ].join('\n')
+    expect(markedHeadlines(readme)).toEqual([
+      {
+        what: 'A search takes **53.6 ms** end to end\nand 28.5 KB up.…',
+        figures: quotedFigures('53.6 ms 28.5 KB'),
+        resultsFiles: ['packages/bench/results/search/search-benchmark.md', 'packages/bench/results/ipc/ipc.md'],
+      },
     ])
   })
 

@@ -43,21 +43,36 @@ export function quotedFigures(text: string): QuotedFigure[] {
   return figures
 }
 
-/** The rows of the table under `## Measured here` in `readme`. */
+// `<!-- figures: packages/bench/results/a.md packages/bench/results/b.md -->` before a paragraph
+// marks a headline sentence outside the table; its figures are checked against those files.
+const MARKER = /^<!-- figures:((?:\s+packages\/bench\/results\/\S+\.(?:md|json))+)\s*-->\n((?:.+\n?)+)/gm
+
+/** The paragraphs of `readme` marked with a `<!-- figures: … -->` comment naming their results files. */
+export function markedHeadlines(readme: string): HeadlineRow[] {
+  return [...readme.matchAll(MARKER)].map(([, files = '', paragraph = '']) => ({
+    what: `${paragraph.slice(0, 60).trim()}…`,
+    figures: quotedFigures(paragraph),
+    resultsFiles: files.trim().split(/\s+/),
+  }))
+}
+
+/** The rows of the table under `## Measured here` in `readme`, then its marked headlines. */
 export function headlineRows(readme: string): HeadlineRow[] {
   const section = readme.split(/^## Measured here$/m)[1]?.split(/^## /m)[0] ?? ''
   const rows = section.split('\n').filter((line) => line.startsWith('|'))
-  return rows.slice(2).map((line) => {
-    const [what = '', , headline = '', links = ''] = line
-      .split(/(?<!\\)\|/)
-      .slice(1)
-      .map((cell) => cell.trim())
-    return {
-      what,
-      figures: quotedFigures(headline),
-      resultsFiles: [...links.matchAll(RESULTS_LINK)].map((match) => match[1] ?? ''),
-    }
-  })
+  return [...rows.slice(2).map(tableRow), ...markedHeadlines(readme)]
+}
+
+function tableRow(line: string): HeadlineRow {
+  const [what = '', , headline = '', links = ''] = line
+    .split(/(?<!\\)\|/)
+    .slice(1)
+    .map((cell) => cell.trim())
+  return {
+    what,
+    figures: quotedFigures(headline),
+    resultsFiles: [...links.matchAll(RESULTS_LINK)].map((match) => match[1] ?? ''),
+  }
 }
 
 const UNIT_IN_HEADER = new RegExp(String.raw`(?:^|[\s(])(${UNIT})(?=[\s),]|$)`)
