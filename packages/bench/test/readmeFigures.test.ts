@@ -74,7 +74,11 @@ describe('readmeFigures', () => {
   })
 
   it('skips provenance notes and minima written "min"', () => {
-    expect(quotedFigures('53.6 ms (2026-11-28, commit abc1234) (50.3 min) (committed in 72a1869)')).toHaveLength(1)
+    expect(
+      quotedFigures(
+        '53.6 ms (2026-11-28, commit abc1234) (50.3 min) (2026-11-28, both committed in 5128e0f; run took 7 s)',
+      ),
+    ).toHaveLength(1)
   })
 
   it('reads the cells of a results table with the unit their column header names', () => {

@@ -25,7 +25,7 @@ const UNIT = String.raw`\(unit\?\)|Mbit\/s|q\/s|ms|KB|MB|s|×|%`
 const FIGURE_LIST = new RegExp(String.raw`((?:(?:${NUMBER})\s*(?:vs|\/)\s*)*)(${NUMBER})\s?(${UNIT})(?![\w/])`, 'g')
 const RESULTS_LINK = /\]\((packages\/bench\/results\/[^)\s]+\.(?:md|json))\)/g
 // "(2026-11-28, commit abc1234)" / "(committed in abc1234)": provenance, not figures.
-const PROVENANCE = /\((?:\d{4}-\d{2}-\d{2},\s*)?(?:commit|committed in)\s+[0-9a-f]{7,40}[^)]*\)/g
+const PROVENANCE = /\((?:\d{4}-\d{2}-\d{2},[^)]*?)?\b(?:commit|committed in)\s+[0-9a-f]{7,40}\b[^)]*\)/g
 
 function figure(text: string, unit: string): QuotedFigure {
   const digits = text.replace(/,/g, '')
