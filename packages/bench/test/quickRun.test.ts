@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OpTableReport } from '../src/opTable/OpTableReport.ts'
 import { QUICK_OPS } from '../src/opTable/opTableSettings.ts'
+import { sourceRevision } from '../src/report/sourceRevision.ts'
 
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url))
 const CLI = ['--conditions=@sealbox/source', 'src/cli/benchmark.ts']
@@ -50,6 +51,7 @@ describe(`npm run benchmark -- --quick (${engines.join(', ')})`, () => {
   it('writes JSON with raw samples, machine facts and every expected cell', () => {
     const report = JSON.parse(readFileSync(join(out, 'operations.json'), 'utf8')) as OpTableReport
     expect(report.kind).toBe('sealbox-operation-table')
+    expect((report as { revision?: unknown }).revision).toEqual(sourceRevision())
     expect(report.plan.ns).toEqual([4096])
     expect(report.plan.ops).toEqual(QUICK_OPS)
     expect(report.machine.cores).toBeGreaterThan(0)
@@ -78,6 +80,7 @@ describe(`npm run benchmark -- --quick (${engines.join(', ')})`, () => {
   it('writes Markdown in the published layout with a number in every engine cell', () => {
     const markdown = readFileSync(join(out, 'operations.md'), 'utf8')
     expect(markdown).toContain('SecLevelType.none')
+    expect(markdown).toContain(`Source: commit \`${sourceRevision().commit}\``)
     const rows = medianTableRows(markdown)
     expect(rows.map((row) => `${row[2]}/${row[3]?.replace(' †', '')}`)).toEqual(QUICK_OPS)
     for (const row of rows) {

@@ -4,11 +4,11 @@
  * worker; the report gives the worker's milliseconds per cost unit per cell and the
  * spread across the grid. `--help` lists the flags.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
+import { writeStampedReport } from '../report/writeReportFiles.ts'
 import { CALIBRATION_CLI, type CalibrationSettings } from './calibrationFlags.ts'
 import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
 import { renderCalibrationMarkdown } from './renderCalibrationReport.ts'
@@ -39,9 +39,11 @@ const report = {
   spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
   cells,
 }
-const markdown = renderCalibrationMarkdown(report)
-await mkdir(OUT, { recursive: true })
 const name = settings.quick ? 'calibration-quick' : 'calibration'
-await writeFile(join(OUT, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`)
-await writeFile(join(OUT, `${name}.md`), markdown)
+const markdown = await writeStampedReport({
+  markdownPath: join(OUT, `${name}.md`),
+  jsonPath: join(OUT, `${name}.json`),
+  markdown: renderCalibrationMarkdown(report),
+  json: report,
+})
 process.stdout.write(markdown)

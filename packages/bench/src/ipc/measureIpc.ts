@@ -7,7 +7,7 @@
  * medians per round. Writes packages/bench/results/ipc/ipc.{md,json}.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,7 @@ import { z } from 'zod'
 import { defineCli } from '../cli/defineCli.ts'
 import { median } from '../harness/stats.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
+import { writeStampedReport } from '../report/writeReportFiles.ts'
 
 const ECHO = fileURLToPath(new URL('./ipcEcho.ts', import.meta.url))
 const OUT = fileURLToPath(new URL('../../results/ipc/', import.meta.url))
@@ -135,10 +136,11 @@ const markdown = [
   ),
   '',
 ].join('\n')
-await mkdir(OUT, { recursive: true })
-await writeFile(join(OUT, 'ipc.md'), markdown)
-await writeFile(
-  join(OUT, 'ipc.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), loadAverage: load, machine: machineInfo(), results }, null, 1)}\n`,
+process.stdout.write(
+  await writeStampedReport({
+    markdownPath: join(OUT, 'ipc.md'),
+    jsonPath: join(OUT, 'ipc.json'),
+    markdown,
+    json: { date: new Date().toISOString(), loadAverage: load, machine: machineInfo(), results },
+  }),
 )
-process.stdout.write(markdown)

@@ -5,13 +5,13 @@
  * Three steps: plan the configs (planSearchBench), measure them (measureSearchBench), write
  * the report (writeSearchReport).
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { BenchError } from '../BenchError.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
+import { writeStampedReport } from '../report/writeReportFiles.ts'
 import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
@@ -74,10 +74,12 @@ async function main(argv: string[]): Promise<void> {
       await browser?.[Symbol.asyncDispose]()
     })
     const paths = endToEndPaths(outDir)
-    const markdown = renderEndToEnd(report)
-    await mkdir(outDir, { recursive: true })
-    await writeFile(paths.md, markdown)
-    await writeFile(paths.json, `${JSON.stringify(report, null, 2)}\n`)
+    const markdown = await writeStampedReport({
+      markdownPath: paths.md,
+      jsonPath: paths.json,
+      markdown: renderEndToEnd(report),
+      json: report,
+    })
     log(`wrote ${paths.md} and .json`)
     return markdown
   }

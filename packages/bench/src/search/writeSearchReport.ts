@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { writeStampedReport } from '../report/writeReportFiles.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import { renderSearchReport } from './renderSearchReport.ts'
 import { renderThroughputSection, replaceSection, THROUGHPUT_HEADING } from './renderThroughputSection.ts'
@@ -10,11 +11,12 @@ const JSON_FILE = 'search-benchmark.json'
 
 /** Writes a whole run's report to `outDir` as Markdown and JSON; returns the Markdown. */
 export async function writeSearchReport(outDir: string, report: SearchBenchReport): Promise<string> {
-  const markdown = renderSearchReport(report)
-  await mkdir(outDir, { recursive: true })
-  await writeFile(join(outDir, MARKDOWN), markdown)
-  await writeFile(join(outDir, JSON_FILE), `${JSON.stringify(report, null, 1)}\n`)
-  return markdown
+  return writeStampedReport({
+    markdownPath: join(outDir, MARKDOWN),
+    jsonPath: join(outDir, JSON_FILE),
+    markdown: renderSearchReport(report),
+    json: report,
+  })
 }
 
 /**
