@@ -135,7 +135,13 @@ describe('a database is refused from its shape, before anything loads it', () =>
     for (let i = 0; i < 10; i++) lines.push(`r${i},0.${i + 1},0.5,-0.25,"{""note"": ""line one\nline two""}"`)
     await writeFile(path, `${lines.join('\r\n')}\r\n\r\n`)
     // The smallest recycle bound leaves no room for any database: the refusal shows what was counted.
-    const result = await run({ DATABASE: path, WORKERS: '1', WORKER_HEAP_RECYCLE_BYTES: String(64 * MiB) })
+    const result = await run({
+      DATABASE: path,
+      WORKERS: '1',
+      WORKER_HEAP_RECYCLE_BYTES: String(64 * MiB),
+      // Start-up refuses a key cache that the recycle bound could not hold beside a worker's heap.
+      KEY_CACHE_BYTES: String(8 * MiB),
+    })
     expect(result.code, result.stderr).toBe(1)
     expect(result.stderr).toContain('DATABASE rows.csv (V=10 rows × D=3, from its header) is refused')
   })

@@ -490,6 +490,16 @@ export class FairScheduler {
       () => deadline.abort(new HeError('TIMEOUT', 'the job ran past the request timeout')),
       remaining,
     )
+    // The client is answered at its request's deadline all the same: when the body took part of
+    // it, the job may go on (its worker kept) past the time the client was promised an answer.
+    const answerBy = entry.deadlineAt - started
+    const answerTimer =
+      answerBy < remaining
+        ? setTimeout(
+            () => entry.reject(new HeError('TIMEOUT', 'the request ran past its deadline (REQUEST_TIMEOUT_MS)')),
+            Math.max(1, answerBy),
+          )
+        : undefined
     const running: RunningJob = { cost: entry.cost, startedAt: started }
     this.#runningJobs.add(running)
     this.#executor
@@ -514,6 +524,7 @@ export class FairScheduler {
       )
       .finally(() => {
         clearTimeout(timer)
+        clearTimeout(answerTimer)
         this.#runningJobs.delete(running)
         this.pump()
         this.#notifyIdle()
