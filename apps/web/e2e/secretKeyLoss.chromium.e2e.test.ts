@@ -61,7 +61,7 @@ test('Examples → Load over a secret key asks, names the key and the ciphertext
     ),
   )
   await expect(downloaded(page, confirm.getByRole('button', { name: 'Download the secret key first' }))).resolves.toBe(
-    'secretKey.bfv-4096.sbx',
+    `secretKey.${keySet}.bfv-4096.sbx`,
   )
   await confirm.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
   const load = confirm.getByRole('button', {
@@ -93,7 +93,7 @@ test('Start over names the secret key and the ciphertexts it removes and offers 
     ),
   )
   await expect(downloaded(page, dialog.getByRole('button', { name: 'Download the secret key first' }))).resolves.toBe(
-    'secretKey.bfv-4096.sbx',
+    `secretKey.${keySet}.bfv-4096.sbx`,
   )
   await dialog
     .getByRole('button', {
@@ -119,7 +119,7 @@ test('new parameters name the secret key and the values they discard and offer t
     ),
   )
   await expect(downloaded(page, confirm.getByRole('button', { name: 'Download the secret key first' }))).resolves.toBe(
-    'secretKey.bfv-4096.sbx',
+    `secretKey.${keySet}.bfv-4096.sbx`,
   )
   await confirm
     .getByRole('button', {
@@ -144,7 +144,7 @@ test('"Make a new one" on Keys names the secret key and the ciphertexts it drops
     ),
   )
   await expect(downloaded(page, confirm.getByRole('button', { name: 'Download the secret key first' }))).resolves.toBe(
-    'secretKey.bfv-4096.sbx',
+    `secretKey.${keySet}.bfv-4096.sbx`,
   )
   await confirm.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
   const replace = confirm.getByRole('button', {

@@ -53,6 +53,10 @@ export function formWords(message: string): string {
     return index === undefined ? `(${label})` : `(${label}, prime ${Number(index) + 1})`
   })
   text = text.replace(/\b[Ss]caleBits is at (most|least) (\d+)/g, 'The scale is at $1 2^$2')
+  text = text.replace(
+    /\b[Ss]caleBits is a whole number of bits \(the scale is 2\^scaleBits\)/g,
+    'Scale (bits) takes a whole number: the scale is 2 to that power',
+  )
   text = text.replace(/\bscaleBits\b/g, 'scale bits')
   text = text.replace(/\b([Cc])oeff modulus\b/g, (_whole, c: string) => `${c === 'C' ? 'C' : 'c'}oefficient modulus`)
   text = text.replace(/\bn=(\d+)/g, 'n = $1')

@@ -33,8 +33,10 @@ const KIND_WORDS: Record<KeyKind, string> = {
 
 function describe(entry: KeyEntry): string {
   const parts = [formatBytes(entry.bytes)]
-  if (entry.ms !== undefined) parts.push(`made in ${formatMs(entry.ms)}`)
-  if (entry.source === 'uploaded') parts.push('uploaded')
+  if (entry.source === 'uploaded') {
+    // Uploaded keys were not made here: the time is how long reading the file took.
+    parts.push(entry.ms !== undefined ? `uploaded from a file, read in ${formatMs(entry.ms)}` : 'uploaded from a file')
+  } else if (entry.ms !== undefined) parts.push(`made here in ${formatMs(entry.ms)}`)
   if (!entry.envelope) parts.push('kept in this tab only')
   return parts.join(' · ')
 }

@@ -127,7 +127,9 @@ export function keyFileName(state: WorkspaceState, kind: KeyKind): string {
   const applied = state.applied
   const params = applied ? `${applied.input.scheme}-${applied.input.polyModulusDegree}` : 'keys'
   const seeded = state.keys[kind]?.seeded ? '-seeded' : ''
-  return `${kind}${seeded}.${params}.sbx`
+  // The key set as the Keys panel shows it, so two key sets' files never share a name.
+  const keySet = state.keys.keySetId ? `.${state.keys.keySetId.slice(0, 8)}` : ''
+  return `${kind}${seeded}${keySet}.${params}.sbx`
 }
 
 /** Downloads a key as an envelope file (serialized on demand when it was too large to keep). */
