@@ -17,9 +17,12 @@ export const WORKSPACE_PARAM = 'workspace'
 /**
  * The record a workspace lives in: `current`, or `workspace:<id>` for `?workspace=<id>`
  * (a shared link opened "in a new workspace" gets one, so it never replaces the workspace,
- * and secret key, of the tab it was pasted into). Without an argument: this page's.
+ * and secret key, of the tab it was pasted into). Without an argument: this page's; with
+ * `undefined`: the usual workspace's.
  */
-export function workspaceRecordKey(id: string | undefined = pageWorkspaceId()): string {
+export function workspaceRecordKey(...args: [] | [id: string | undefined]): string {
+  // No argument: this page's workspace; `undefined` given: the usual one.
+  const id = args.length === 0 ? pageWorkspaceId() : args[0]
   return id === undefined ? RECORD_KEY : `${STORE}:${id}`
 }
 
