@@ -185,16 +185,19 @@ export class KeySwitchSearch {
     if (template === undefined) throw new Error('loadQuery first')
     this.#template = undefined
     const galoisKeys = input.galoisKeys
-    if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
     const kernel = this.#kernel
     const n = this.#config.polyModulusDegree
-    kernel.useKeys(
-      galoisKeyWordsOf(
-        { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
-        galoisKeys,
-        this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
-      ),
-    )
+    if (input.kernelKeys) kernel.useKeys(input.kernelKeys)
+    else if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
+    else {
+      kernel.useKeys(
+        galoisKeyWordsOf(
+          { polyModulusDegree: n, keyPrimes: ctx.coeffPrimes, seal: ctx.seal },
+          galoisKeys,
+          this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
+        ),
+      )
+    }
     if (this.#config.babySteps === 'server') {
       const baby = this.#baby
       if (this.#config.hoistBabySteps && this.#config.babyStep > 2) {

@@ -3,6 +3,7 @@ import type { HeContext } from '../params/HeContext.ts'
 import type { SealScope } from '../scope/SealScope.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchBlock } from './searchLayout.ts'
+import type { GaloisKeyWords } from './wasm/RnsKernel.ts'
 
 /** One block of the processed database: plaintexts[b][a] = diagonal g·b + a, pre-rotated by −g·b. */
 export interface ProcessedSearchBlock {
@@ -18,6 +19,8 @@ export interface SearchKernelInput {
   /** The loaded query: g ciphertexts (client-side baby steps) or 1. */
   query: readonly Ciphertext[]
   galoisKeys: GaloisKeys | undefined
+  /** The same keys in the key-switching kernel's form, when the caller holds only that (`KernelGaloisKeys`). */
+  kernelKeys?: GaloisKeyWords | undefined
   scope: SealScope
   /** Receives each block's result, mod-switched to the last level; the ciphertext is reused after return. */
   onBlock: (block: SearchBlock, result: Ciphertext) => void
