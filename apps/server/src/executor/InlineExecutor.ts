@@ -3,7 +3,7 @@ import { JobRunner } from '../worker/JobRunner.ts'
 import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { jobKeySetOf, type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** The inline executor's one worker, as its replies name it. */
@@ -84,7 +84,10 @@ export class InlineExecutor implements Executor {
       }
     }
     if ((job.type === 'evaluate' || job.type === 'search') && job.keys && !this.#holdsKeys(job.keys)) {
-      units += keyLoadUnits({ storedBytes: job.keys.bytes, fullFormBytes: fullFormBytes(keySetOf(job.keys)) })
+      units += keyLoadUnits({
+        storedBytes: job.keys.bytes,
+        fullFormBytes: fullFormBytes(jobKeySetOf(job.type, job.keys)),
+      })
     }
     return units
   }

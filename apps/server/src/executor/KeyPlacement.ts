@@ -1,6 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { jobKeySetOf, type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
 export interface JobKeys {
@@ -27,7 +27,7 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    const keySet = keySetOf(job.keys)
+    const keySet = jobKeySetOf(job.type, job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 
@@ -41,7 +41,7 @@ export class KeyPlacement {
     if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.keySet, reply.fullFormKeys.bytes)
   }
 
-  /** The job to send to `worker`: with full-form key bytes when it does not hold the keys. */
+  /** The job to send to `worker`: with the key bytes of its use (`KeySetRef.use`) when it does not hold the keys. */
   withKeyBytes(job: WorkerJob, keys: JobKeys | undefined, worker: string | undefined): WorkerJob {
     if (!worker || !keys || !this.#bytesCache || this.holds.get(worker)?.has(keys.keys)) return job
     if (job.type !== 'search' && job.type !== 'evaluate') return job
