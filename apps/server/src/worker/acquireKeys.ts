@@ -5,6 +5,9 @@ import type { KeyBlobRef } from '../store/KeyStore.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 import { readStoredKeySet } from './readStoredKeySet.ts'
 
+/** Evaluate programs run in SEAL's evaluator: their keys never hold kernel words. */
+const SEAL_ONLY = { countKernelWords: false }
+
 /**
  * The deserialized keys of a stored key set under `ctx` (an evaluate program's: SEAL's
  * objects), from the first tier that has them: this worker's cache; the full-form bytes
@@ -25,13 +28,13 @@ export async function acquireKeys(
   const lease = await job.keys.acquire(keySetCacheKey(loaded), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
-      const keys = clock.time('keydeserialize', () => EvaluationKeys.load(ctx, keyBytes))
+      const keys = clock.time('keydeserialize', () => EvaluationKeys.load(ctx, keyBytes, SEAL_ONLY))
       return { value: keys, bytes: keys.heapBytes }
     }
     clock.keyTier = 'store'
     const decoded = await readStoredKeySet(job, ctx, ref, clock)
     return clock.time('keydeserialize', () => {
-      const keys = EvaluationKeys.load(ctx, decoded)
+      const keys = EvaluationKeys.load(ctx, decoded, SEAL_ONLY)
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
         clock.fullFormKeys = { keySet: keySetOf(ref), bytes: keys.saveFullForm(ctx.seal, decoded) }

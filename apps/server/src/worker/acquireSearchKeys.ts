@@ -37,7 +37,7 @@ export async function acquireSearchKeys(
     clock.keyTier = 'store'
     const decoded = await readStoredKeySet(job, ctx, ref, clock)
     return clock.time('keydeserialize', () => {
-      const keys = EvaluationKeys.load(ctx, decoded)
+      const keys = EvaluationKeys.load(ctx, decoded, { countKernelWords: false })
       if (!kernel) {
         try {
           clock.fullFormKeys = { keySet, bytes: keys.saveFullForm(ctx.seal, decoded) }
@@ -79,7 +79,7 @@ function fromNodeBytes(search: SearchService, bytes: Uint8Array): { value: Worke
       const words = KernelGaloisKeys.fromBytes(search.ctx, bytes)
       return { value: words, bytes: words.bytes }
     }
-    const keys = EvaluationKeys.load(search.ctx, bytes)
+    const keys = EvaluationKeys.load(search.ctx, bytes, { countKernelWords: false })
     if (!kernel) return { value: keys, bytes: keys.heapBytes }
     try {
       const words = kernelFormOf(search, keys)

@@ -103,8 +103,14 @@ export class EvaluationKeys implements Disposable {
    * `decodeEvaluationKeys`, PARAMS_MISMATCH under other params) or already decoded — and
    * checks that the Galois elements their envelope claims are really there (a store and
    * the pre-SEAL checks of later requests rely on that list). The result is the caller's.
+   * `countKernelWords: false` leaves the kernel's words out of `heapBytes`, for an owner
+   * that never gives these keys to a search (a server's evaluate programs).
    */
-  static load(ctx: HeContext, source: BytesLike | DecodedEvaluationKeys): EvaluationKeys {
+  static load(
+    ctx: HeContext,
+    source: BytesLike | DecodedEvaluationKeys,
+    options: { countKernelWords?: boolean } = {},
+  ): EvaluationKeys {
     const decoded = isDecoded(source) ? source : decodeEvaluationKeys(source, { fingerprint: ctx.fingerprint })
     if (decoded.fingerprint !== ctx.fingerprint) {
       throw new HeError('PARAMS_MISMATCH', 'the key set was made under other encryption parameters', {
@@ -134,9 +140,12 @@ export class EvaluationKeys implements Disposable {
       }
       const sizes = ctx.facts.sizes
       // A search index may convert these keys for its key-switching kernel: those words
-      // live with the keys (galoisKeyWordsOf), so the cache budget counts them up front.
+      // live with the keys (galoisKeyWordsOf), so the cache budget counts them up front —
+      // unless the owner never gives them to a search (`countKernelWords: false`).
       const kernelWords =
-        ctx.plainModulus !== undefined && rnsKernelApplies(ctx.coeffPrimes, ctx.plainModulus)
+        options.countKernelWords !== false &&
+        ctx.plainModulus !== undefined &&
+        rnsKernelApplies(ctx.coeffPrimes, ctx.plainModulus)
           ? galoisKeyWordsBytes(ctx.facts.polyModulusDegree, ctx.coeffPrimes.length)
           : 0
       // Hand the handles from the load's scope to the long-lived owner.
