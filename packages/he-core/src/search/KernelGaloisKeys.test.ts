@@ -140,6 +140,13 @@ describe('KernelGaloisKeys', () => {
     shifted.set(bytes, 1)
     using unaligned = KernelGaloisKeys.fromBytes(ctx, shifted.subarray(1))
     expect(unaligned.galoisElements).toEqual(good.galoisElements)
+    expect(unaligned.bytes).toBe(bytes.byteLength)
+    // Bytes inside a larger buffer (a process message) are copied out: the keys keep only their own.
+    const framed = new Uint8Array(bytes.byteLength + 4096)
+    framed.set(bytes, 1024)
+    using inside = KernelGaloisKeys.fromBytes(ctx, framed.subarray(1024, 1024 + bytes.byteLength))
+    expect(inside.bytes).toBe(bytes.byteLength)
+    expect(inside.toBytes().buffer).not.toBe(framed.buffer)
     expect(codeOf(() => KernelGaloisKeys.fromBytes({ ...ctx, fingerprint: 'other' }, bytes))).toBe('PARAMS_MISMATCH')
     expect(codeOf(() => KernelGaloisKeys.fromSeal(ctx, keys, [...elements, galoisElementOf(n, 3)]))).toBe('MISSING_KEY')
 

@@ -118,13 +118,16 @@ export class KernelGaloisKeys implements SearchKeys {
   }
 
   /**
-   * Views a kernel form made by `toBytes` (no copy when the bytes start on a word
-   * boundary, as a structured clone's do). Refused with INVALID_ENVELOPE when the layout
+   * Views a kernel form made by `toBytes`: no copy when the bytes are a whole buffer (as
+   * a structured clone's are); a copy when they start off a word boundary or sit inside
+   * a larger buffer (a process message's), so the keys never keep more than their own
+   * bytes alive and `bytes` stays exact. Refused with INVALID_ENVELOPE when the layout
    * or a residue is wrong, PARAMS_MISMATCH under other params: the kernel never runs
    * on words it did not check.
    */
   static fromBytes(ctx: KernelKeyContext, source: Uint8Array): KernelGaloisKeys {
-    const bytes = source.byteOffset % 4 === 0 ? source : source.slice()
+    const whole = source.byteOffset === 0 && source.byteLength === source.buffer.byteLength
+    const bytes = whole ? source : source.slice()
     if (!isKernelGaloisKeyBytes(bytes)) refuse('not a kernel form (wrong magic)')
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const version = view.getUint32(4, true)
