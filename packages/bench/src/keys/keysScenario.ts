@@ -143,7 +143,12 @@ async function exactAnswer(settings: KeysBenchSettings, config: SearchConfig, us
   if (!material) return false
   using client = await userSearchClient(config, material)
   const database = syntheticSearchDatabase({ rows: settings.rows, dimension: settings.dimension, seed: 1 })
-  const oracle = plaintextSearchScores(config, database, userQueryVector(config.dimension, material.index))
+  // A re-labelled user sends the query of the key set it shares (user mod distinctKeys).
+  const oracle = plaintextSearchScores(
+    config,
+    database,
+    userQueryVector(config.dimension, user % settings.distinctKeys),
+  )
   const scores = client.decryptScores(body).scores
   client.keySet.dispose()
   return scores.every((score, row) => score === oracle[row])
