@@ -23,8 +23,11 @@ const HeaderSchema = z.object({
 })
 type Header = z.infer<typeof HeaderSchema>
 
-/** The parts of a context the kernel form depends on. */
-type KernelKeyContext = Pick<HeContext, 'fingerprint' | 'coeffPrimes' | 'seal'> & {
+/**
+ * The parts of a context the kernel form depends on.
+ * @internal
+ */
+export type KernelKeyContext = Pick<HeContext, 'fingerprint' | 'coeffPrimes' | 'seal'> & {
   facts: { polyModulusDegree: number }
 }
 
@@ -32,7 +35,10 @@ function refuse(message: string): never {
   throw new HeError('INVALID_ENVELOPE', `kernel-form Galois keys: ${message}`)
 }
 
-/** True when `bytes` start like a kernel form (the node's bytes cache holds both forms). */
+/**
+ * True when `bytes` start like a kernel form (the node's bytes cache holds both forms).
+ * @internal
+ */
 export function isKernelGaloisKeyBytes(bytes: Uint8Array): boolean {
   if (bytes.byteLength < PREFIX_BYTES) return false
   return new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === MAGIC
@@ -49,7 +55,9 @@ export function isKernelGaloisKeyBytes(bytes: Uint8Array): boolean {
  * primes and the special prime, Galois elements for steps 1 and g) that is 384 KiB plus
  * the header per user, a third of SEAL's 64-bit keys plus the kernel's copy (1.13 MiB).
  * Fits `SearchKeys` (`kernelWords` instead of `galoisKeys`): only an index whose search
- * runs in the key-switching kernel takes it.
+ * runs in the key-switching kernel takes it. Internal like the kernel: its form follows
+ * the kernel's layout, which may change with it.
+ * @internal
  */
 export class KernelGaloisKeys implements SearchKeys {
   readonly keySetId: string

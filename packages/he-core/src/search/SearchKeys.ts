@@ -9,7 +9,10 @@ import type { GaloisKeyWords } from './wasm/RnsKernel.ts'
 export interface SearchKeys {
   readonly id: string
   readonly galoisKeys: GaloisKeys | undefined
-  /** The Galois keys in the key-switching kernel's form (used instead of `galoisKeys` when present). */
+  /**
+   * The Galois keys in the key-switching kernel's form (used instead of `galoisKeys` when present).
+   * @internal
+   */
   readonly kernelWords?: GaloisKeyWords | undefined
   readonly ctx: { readonly fingerprint: string }
 }

@@ -17,7 +17,7 @@ export {
 export type { ElementCategory, ElementPhase } from './demo/elements.ts'
 export { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields, embedText } from './demo/embedText.ts'
 export type { SearchKernelChoice } from './dyadicSearchKernel.ts'
-export { isKernelGaloisKeyBytes, KernelGaloisKeys } from './KernelGaloisKeys.ts'
+export { isKernelGaloisKeyBytes, KernelGaloisKeys, type KernelKeyContext } from './KernelGaloisKeys.ts'
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,
