@@ -43,7 +43,13 @@ export class KeyPlacement {
 
   /** The job to send to `worker`: with the key bytes of its use (`KeySetRef.use`) when it does not hold the keys. */
   withKeyBytes(job: WorkerJob, keys: JobKeys | undefined, worker: string | undefined): WorkerJob {
-    if (!worker || !keys || !this.#bytesCache || this.holds.get(worker)?.has(keys.keys)) return job
+    if (!worker || !keys || !this.#bytesCache) return job
+    // The mirror of a worker's cache is as old as its last reply: a job still running
+    // there may evict the keys before this one starts, and the worker would then read
+    // the store (tens of ms). A search's kernel form is small (0.38 MiB at the defaults,
+    // a copy of well under a millisecond), so it always goes along; SEAL's full form for
+    // evaluate programs (MiBs) only when the worker is not known to hold the keys.
+    if (keys.keySet.use !== 'search' && this.holds.get(worker)?.has(keys.keys)) return job
     if (job.type !== 'search' && job.type !== 'evaluate') return job
     const keyBytes = this.#bytesCache.get(keys.keySet)
     return keyBytes ? { ...job, keyBytes } : job
