@@ -78,7 +78,8 @@ test('asks before a pasted link replaces keys; offers the secret key first; Canc
     page.waitForEvent('download'),
     prompt.getByRole('button', { name: 'Download the secret key first' }).click(),
   ])
-  expect(download.suggestedFilename()).toBe('secretKey.bfv-4096.sbx')
+  // Named with the key set's id, as the Keys panel shows it.
+  expect(download.suggestedFilename()).toMatch(/^secretKey\.[0-9a-f]{8}\.bfv-4096\.sbx$/)
   await prompt.getByRole('button', { name: 'Secret key downloaded' }).waitFor()
   // The destructive choice names the key it drops.
   await prompt.getByRole('button', { name: openHere(before) }).waitFor()
