@@ -39,6 +39,9 @@ beforeAll(async () => {
     KEY_STORE: await postgres.createDatabase('sealbox'),
     SYNTHETIC_ROWS: String(ROWS),
     SYNTHETIC_DIM: String(DIM),
+    // Every restart processes the database again, as a node without the processed cache (or
+    // with a new database) does: the slow warm-up this drill is about.
+    SEARCH_CACHE: 'false',
     LOG_LEVEL: 'info',
   })
   const start = (name: string) => ServerNode.start({ name, env, readyTimeoutMs: 600_000 })
