@@ -304,6 +304,9 @@ test('drops the "Opened a shared workspace" banner on Start over', async ({ sand
   await banner.waitFor()
   await page.getByRole('button', { name: 'Start over' }).click()
   await page.getByRole('dialog').getByRole('button', { name: 'Remove everything' }).click()
+  // Start over clears the stored workspace first, so the old worker's "ready" can still be on
+  // screen here: wait for the banner to go, then for the new worker.
+  await banner.waitFor({ state: 'detached', timeout: 60_000 })
   await page.getByTestId('worker-ready').waitFor({ timeout: 60_000 })
   await expect(banner.count()).resolves.toBe(0)
   expect(errors).toEqual([])

@@ -38,6 +38,7 @@ export async function importWorkspace(sandbox: Sandbox, file: File): Promise<Out
 
 /** Starts over: an empty workspace, nothing kept in this browser. */
 export async function resetWorkspace(sandbox: Sandbox): Promise<void> {
+  sandbox.activity.update((activity) => ({ ...activity, notice: undefined }))
   await clearStoredWorkspace().catch(() => undefined)
   await replaceWorkspace(sandbox, emptyWorkspace())
 }
