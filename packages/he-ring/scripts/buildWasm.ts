@@ -6,14 +6,18 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { compileWat, wasmModuleSource } from './compileWat.ts'
+import { compileWat, unsharedVariant, wasmModuleSource } from './compileWat.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const kernels = ['src/mulAccumulate.wat', 'src/keySwitch.wat']
 for (const kernel of kernels) {
   const watPath = join(root, kernel)
-  const bytes = await compileWat(readFileSync(watPath, 'utf8'), basename(watPath))
+  const text = readFileSync(watPath, 'utf8')
+  const bytes = await compileWat(text, basename(watPath))
+  // The key-switching kernel also comes with its diagonals memory unshared (browsers without isolation).
+  const variants: Record<string, Uint8Array> =
+    basename(watPath) === 'keySwitch.wat' ? { local: await compileWat(unsharedVariant(text), basename(watPath)) } : {}
   const out = watPath.replace(/\.wat$/, 'Wasm.ts')
-  writeFileSync(out, wasmModuleSource(basename(watPath), bytes))
+  writeFileSync(out, wasmModuleSource(basename(watPath), bytes, variants))
   console.log(`${kernel} → ${out.slice(root.length + 1)} (${bytes.length} bytes)`)
 }

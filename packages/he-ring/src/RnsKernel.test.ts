@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { compileWat, wasmModuleSource } from '../scripts/compileWat.ts'
-import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
+import { compileWat, unsharedVariant, wasmModuleSource } from '../scripts/compileWat.ts'
+import { KEY_SWITCH_LOCAL_WASM, KEY_SWITCH_WASM } from './keySwitchWasm.ts'
 import { powMod } from './powMod.ts'
 import { RingError } from './RingError.ts'
 import { RnsKernel } from './RnsKernel.ts'
@@ -266,8 +266,8 @@ describe('RnsKernel', () => {
       return at
     })
     const plainAt = plaintexts.map((p) => {
-      const at = kernel.alloc(L * n)
-      kernel.words(at, L * n).set(p.map(Number))
+      const at = kernel.diagonals.alloc(L * n)
+      kernel.diagonals.words(at, L * n).set(p.map(Number))
       return at
     })
     const target = kernel.alloc(words)
@@ -338,7 +338,11 @@ describe('RnsKernel', () => {
 
   it('carries the bytes the .wat source compiles to (pnpm --filter @sealbox/he-ring build:wasm)', async () => {
     const wat = fileURLToPath(new URL('./keySwitch.wat', import.meta.url))
-    const bytes = await compileWat(readFileSync(wat, 'utf8'), 'keySwitch.wat')
-    expect(wasmModuleSource('keySwitch.wat', bytes)).toContain(`'${KEY_SWITCH_WASM}'`)
+    const text = readFileSync(wat, 'utf8')
+    const bytes = await compileWat(text, 'keySwitch.wat')
+    const local = await compileWat(unsharedVariant(text), 'keySwitch.wat')
+    const source = wasmModuleSource('keySwitch.wat', bytes, { local })
+    expect(source).toContain(`'${KEY_SWITCH_WASM}'`)
+    expect(source).toContain(`'${KEY_SWITCH_LOCAL_WASM}'`)
   })
 })

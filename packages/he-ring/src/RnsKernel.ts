@@ -1,4 +1,5 @@
-import { KEY_SWITCH_WASM } from './keySwitchWasm.ts'
+import { DiagonalMemory } from './DiagonalMemory.ts'
+import { KEY_SWITCH_LOCAL_WASM, KEY_SWITCH_WASM } from './keySwitchWasm.ts'
 import { modInverse } from './powMod.ts'
 import { productHeadroom } from './productHeadroom.ts'
 import { RingError } from './RingError.ts'
@@ -26,13 +27,13 @@ export interface GaloisKeyWords {
 }
 
 interface KernelExports {
-  memory: WebAssembly.Memory
   ntt(a: number, n: number, tab: number, p: number): void
   intt(a: number, n: number, tab: number, p: number): void
   mulScalar(a: number, len: number, w: number, wq: number, p: number): void
   lift(dst: number, src: number, len: number, one: number, p: number): void
   permute(dst: number, src: number, table: number, n: number): void
   mulAcc(acc: number, x: number, y: number, len: number): void
+  mulAccDiagonal(acc: number, x: number, y: number, len: number): void
   mulAccPermuted(acc0: number, acc1: number, x: number, table: number, y0: number, y1: number, len: number): void
   reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
   addInto(dst: number, src: number, len: number, p: number): void
@@ -73,11 +74,25 @@ interface PrimeConstants {
 const PAGE = 65536
 /** Primes (and t) below 2^31: Shoup's products stay below 2p < 2^32 before their last correction. */
 export const RNS_KERNEL_MAX_BITS = 31
-let compiled: WebAssembly.Module | undefined
+const compiled: { shared?: WebAssembly.Module; local?: WebAssembly.Module } = {}
 
-function kernelModule(): WebAssembly.Module {
-  compiled ??= wasmModule(KEY_SWITCH_WASM)
-  return compiled
+/** The module whose diagonals memory is declared shared (or not): an import's flag must match. */
+function kernelModule(shared: boolean): WebAssembly.Module {
+  if (shared) {
+    compiled.shared ??= wasmModule(KEY_SWITCH_WASM)
+    return compiled.shared
+  }
+  compiled.local ??= wasmModule(KEY_SWITCH_LOCAL_WASM)
+  return compiled.local
+}
+
+/** Options of `RnsKernel`. */
+export interface RnsKernelOptions {
+  /**
+   * Where `innerProduct` reads its plaintexts: a memory shared with other threads' kernels
+   * (one copy of a database's diagonals per node). Default: a memory of this kernel's own.
+   */
+  diagonals?: DiagonalMemory
 }
 
 /**
@@ -96,15 +111,20 @@ export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: big
  * key-level prime, products with the key, and BGV's mod-down by the special prime —
  * with every product a 32-bit Shoup product instead of SEAL's emulated 128-bit ones.
  *
- * Memory is one linear heap: `alloc` hands out regions (u32 words) that live as long as
- * the kernel. Ciphertexts are 2 × L residue polynomials (L data primes), SEAL's order.
- * Not re-entrant: one thread, one operation at a time.
+ * Memory is two linear memories. The kernel's own heap: `alloc` hands out regions (u32
+ * words) that live as long as the kernel — tables, keys, ciphertexts, scratch. And
+ * `diagonals` (a `DiagonalMemory`, possibly shared by every thread of a node), where
+ * `innerProduct` reads its plaintexts. Ciphertexts are 2 × L residue polynomials (L data
+ * primes), SEAL's order. Not re-entrant: one thread, one operation at a time.
  */
 export class RnsKernel {
   readonly n: number
   /** Data primes (the special prime is index L). */
   readonly L: number
   readonly shape: RnsKernelShape
+  /** Where `innerProduct`'s plaintexts are (read only here). */
+  readonly diagonals: DiagonalMemory
+  readonly #heap: WebAssembly.Memory
   readonly #x: KernelExports
   readonly #primes: PrimeConstants[]
   readonly #permutations = new Map<number, number>()
@@ -130,7 +150,7 @@ export class RnsKernel {
   /** Products of two data-prime residues a u64 word takes before a reduction. */
   readonly #headroom: number
 
-  constructor(shape: RnsKernelShape) {
+  constructor(shape: RnsKernelShape, options: RnsKernelOptions = {}) {
     if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
       throw new RingError('INVALID_PARAMS', 'the key-switching kernel needs every prime and t below 2^31')
     }
@@ -138,7 +158,11 @@ export class RnsKernel {
     const n = shape.polyModulusDegree
     this.n = n
     this.L = shape.keyPrimes.length - 1
-    this.#x = new WebAssembly.Instance(kernelModule()).exports as unknown as KernelExports
+    this.diagonals = options.diagonals ?? DiagonalMemory.create()
+    this.#heap = new WebAssembly.Memory({ initial: 1 })
+    this.#x = new WebAssembly.Instance(kernelModule(this.diagonals.shared), {
+      ring: { heap: this.#heap, diagonals: this.diagonals.memory },
+    }).exports as unknown as KernelExports
     const special = shape.keyPrimes[this.L] as bigint
     this.#primes = shape.keyPrimes.map((p, i) => {
       const { forward, inverse } = nttTables(n, p)
@@ -210,20 +234,20 @@ export class RnsKernel {
   alloc(words: number): number {
     const at = this.#top
     this.#top = Math.ceil((at + words * 4) / 16) * 16
-    const memory = this.#x.memory
+    const memory = this.#heap
     const pages = Math.ceil(this.#top / PAGE) - memory.buffer.byteLength / PAGE
     if (pages > 0) memory.grow(pages)
     return at
   }
 
-  /** Bytes of the kernel's heap. */
+  /** Bytes of the kernel's own heap (not its diagonals: see `diagonals`). */
   get heapBytes(): number {
-    return this.#x.memory.buffer.byteLength
+    return this.#heap.buffer.byteLength
   }
 
   /** A view of `count` u32 words at byte offset `at` (valid until the next `alloc`). */
   words(at: number, count: number): Uint32Array {
-    return new Uint32Array(this.#x.memory.buffer, at, count)
+    return new Uint32Array(this.#heap.buffer, at, count)
   }
 
   /** Forward NTT (SEAL's form) of the polynomial at `at` mod key-level prime `prime`. */
@@ -268,7 +292,8 @@ export class RnsKernel {
 
   /**
    * target = Σ_a plaintexts[a] ⊙ ciphertexts[a], reduced mod each data prime: ciphertexts
-   * of 2 × L residue polynomials, plaintexts of L (both NTT form). The products sum
+   * of 2 × L residue polynomials in the kernel's heap, plaintexts of L in `diagonals`
+   * (offsets of `diagonals.alloc`; both NTT form). The products sum
    * unreduced in u64 words, reduced once per `productHeadroom` terms.
    */
   innerProduct(target: number, ciphertexts: readonly number[], plaintexts: readonly number[]): void {
@@ -288,7 +313,7 @@ export class RnsKernel {
       }
       const ciphertext = ciphertexts[a] as number
       for (let K = 0; K < 2; K++)
-        this.mulAcc(acc64 + K * plainWords * 8, ciphertext + K * plainWords * 4, plaintext, plainWords)
+        this.#x.mulAccDiagonal(acc64 + K * plainWords * 8, ciphertext + K * plainWords * 4, plaintext, plainWords)
     }
     this.#reduceCiphertext(target, acc64)
   }

@@ -3,6 +3,7 @@
 // Galois permutations, SEAL's word layouts, and two WebAssembly kernels: `DyadicAccumulator`
 // (sums of NTT-form products) and `RnsKernel` (BGV key switching). he-core builds on it.
 
+export { canShareWasmMemory, DiagonalMemory, type DiagonalMemoryState } from './DiagonalMemory.ts'
 export { DyadicAccumulator, type DyadicShape } from './DyadicAccumulator.ts'
 export { isPrime } from './isPrime.ts'
 export { narrowResidues } from './narrowResidues.ts'
@@ -14,6 +15,7 @@ export {
   type GaloisKeyWords,
   RNS_KERNEL_MAX_BITS,
   RnsKernel,
+  type RnsKernelOptions,
   type RnsKernelShape,
   rnsKernelApplies,
 } from './RnsKernel.ts'

@@ -4,9 +4,17 @@
 ;; instruction, exact for any x < 2^32 and w < p < 2^31 (the result before the last
 ;; correction is below 2p, which fits 32 bits). Sums of products accumulate in u64
 ;; words and are reduced once.
-;; Build: `pnpm --filter @sealbox/he-core build:wasm` (writes keySwitchWasm.ts).
+;; Build: `pnpm --filter @sealbox/he-ring build:wasm` (writes keySwitchWasm.ts).
+;;
+;; Two memories (WebAssembly multi-memory), both imported so that the kernel's own heap
+;; stays memory 0 for every instruction below: "heap" holds one kernel's tables, keys and
+;; scratch; "diagonals" holds a processed database's diagonals, read only (by
+;; mulAccDiagonal), and may be a shared memory read by every worker thread of a node.
+;; buildWasm.ts compiles this text twice: as is (diagonals shared, for Node's threads) and
+;; with the `shared` flag dropped (browsers without cross-origin isolation).
 (module
-  (memory (export "memory") 1)
+  (import "ring" "heap" (memory $heap 1))
+  (import "ring" "diagonals" (memory $diagonals 1 65536 shared))
 
   ;; x*w mod p, lane-wise (x < 2^32, w < p < 2^31, wq = floor(w*2^32/p)).
   (func $mulv (param $x v128) (param $w v128) (param $wq v128) (param $p v128) (result v128)
@@ -244,6 +252,24 @@
         (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
         (local.set $X (v128.load (local.get $x)))
         (local.set $Y (v128.load (local.get $y)))
+        (v128.store (local.get $acc)
+          (i64x2.add (v128.load (local.get $acc)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
+        (v128.store offset=16 (local.get $acc)
+          (i64x2.add (v128.load offset=16 (local.get $acc)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (br $word))))
+
+  ;; mulAcc with y read from the diagonals memory: acc += x ⊙ diagonal.
+  (func (export "mulAccDiagonal") (param $acc i32) (param $x i32) (param $y i32) (param $len i32)
+    (local $end i32) (local $X v128) (local $Y v128)
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $len) (i32.const 2))))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+        (local.set $X (v128.load (local.get $x)))
+        (local.set $Y (v128.load $diagonals (local.get $y)))
         (v128.store (local.get $acc)
           (i64x2.add (v128.load (local.get $acc)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
         (v128.store offset=16 (local.get $acc)
