@@ -1,3 +1,4 @@
+import type { DiagonalMemory } from '@sealbox/he-ring'
 import type { Ciphertext } from 'node-seal/throws'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
@@ -9,7 +10,9 @@ import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { chooseSearchKernel } from './chooseSearchKernel.ts'
+import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import {
+  assertSearchContext,
   type ProcessSearchDatabaseOptions,
   processSearchDatabase,
   type SearchBlockRange,
@@ -22,6 +25,7 @@ import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKern
 import type { SearchKeys } from './SearchKeys.ts'
 import type { SearchRowSource } from './SearchRowSource.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
+import { decodeSharedDiagonals, encodeSharedDiagonals } from './sharedDiagonalsMetadata.ts'
 
 /** Where one query's server time went (milliseconds). */
 export interface SearchEvaluationTimings {
@@ -113,12 +117,18 @@ export class PrivateSearchIndex implements Disposable {
    * the default, which runs the search in one of he-core's WebAssembly kernels where one
    * applies: see `kernel`). A row source is read one block of rows at a time; `cache`
    * supplies blocks processed before and keeps the new ones; `onProgress` hears of each block.
+   *
+   * `diagonals`, a diagonal memory this thread has `claim`ed (shared by a node's worker
+   * threads): the key-switching kernel writes the diagonals there, and on success the
+   * memory is published — `ready` with their layout when that kernel runs the search, so
+   * other threads `attach` instead of processing; `unused` otherwise. On failure the
+   * claim is the caller's to `release`.
    */
   static process(
     ctx: HeContext,
     database: SearchDatabase | SearchRowSource,
     config: SearchConfig,
-    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice } & Omit<
+    options: { blocks?: SearchBlockRange; kernel?: SearchKernelChoice; diagonals?: DiagonalMemory } & Omit<
       ProcessSearchDatabaseOptions,
       'range'
     > = {},
@@ -130,7 +140,15 @@ export class PrivateSearchIndex implements Disposable {
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       })
-      const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto')
+      const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto', options.diagonals)
+      const diagonals = options.diagonals
+      if (diagonals) {
+        if (kernel instanceof KeySwitchSearch && kernel.diagonalMemory === diagonals) {
+          diagonals.publish(encodeSharedDiagonals({ layout: kernel.layout(), report }))
+        } else {
+          diagonals.publishUnused()
+        }
+      }
       if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.
       for (const handle of owned.splice(0)) disown(handle)
@@ -140,6 +158,38 @@ export class PrivateSearchIndex implements Disposable {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
     }
+  }
+
+  /**
+   * The index over diagonals another thread processed into the shared `diagonals` (its
+   * `process` published them: state `ready`). Nothing is encoded and SEAL holds no
+   * plaintext here: this thread's kernel keeps only its tables, keys and scratch.
+   * `processing` is the report of the thread that processed them.
+   */
+  static attach(ctx: HeContext, config: SearchConfig, diagonals: DiagonalMemory): PrivateSearchIndex {
+    try {
+      assertSearchContext(ctx, config)
+      const { layout, report } = decodeSharedDiagonals(diagonals.metadata())
+      const kernel = KeySwitchSearch.attach(ctx, config, diagonals, layout)
+      const held = new Set(layout.blocks.map(({ index }) => index))
+      const blocks = selectBlocks(config, undefined)
+        .filter((block) => held.has(block.index))
+        .map((block) => ({ block, plaintexts: [] }))
+      return new PrivateSearchIndex(ctx, config, blocks, report, [], kernel)
+    } catch (error) {
+      throw toHeError(error, 'attach to the shared diagonals')
+    }
+  }
+
+  /**
+   * The processed diagonals outside SEAL's heap and the kernel's own: their bytes and
+   * whether other threads share them (count them once per node then). Undefined when the
+   * kernel holds no such copy (SEAL's plaintexts, or the sums kernel's own heap).
+   */
+  get diagonals(): { bytes: number; shared: boolean } | undefined {
+    const kernel = this.#kernel
+    if (!(kernel instanceof KeySwitchSearch)) return undefined
+    return { bytes: kernel.diagonalMemory.bytes, shared: kernel.diagonalMemory.shared }
   }
 
   /**
@@ -154,7 +204,8 @@ export class PrivateSearchIndex implements Disposable {
 
   /**
    * Bytes of WebAssembly memory the index's kernel holds of its own, outside SEAL's heap:
-   * its copy of every diagonal, its tables and scratch, the current user's key words. It
+   * its tables and scratch, the current user's key words, and (the sums kernel) its copy
+   * of every diagonal; the key-switching kernel's diagonals are counted in `diagonals`. It
    * is reserved when the index is processed and does not grow with queries or users. 0
    * when SEAL's evaluator runs the search (the diagonals are then SEAL plaintexts, in the
    * heap `wasmHeapBytes` reports).

@@ -1,3 +1,4 @@
+import type { DiagonalMemory } from '@sealbox/he-ring'
 import type { HeContext } from '../params/HeContext.ts'
 import { DyadicSearch } from './dyadicSearchKernel.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
@@ -9,17 +10,19 @@ import { SealSearch } from './sealSearchKernel.ts'
  * The kernel that runs an index's searches, chosen once when the database is processed:
  * he-ring's sums kernel where the config has no rotation, its key-switching kernel where it
  * rotates, SEAL's evaluator where neither applies (the cost model's rules, so it prices
- * exactly the configs each kernel runs) or where `choice` is `'seal'`.
+ * exactly the configs each kernel runs) or where `choice` is `'seal'`. The key-switching
+ * kernel writes its diagonals into `diagonals` when given (shared by a node's threads).
  */
 export function chooseSearchKernel(
   ctx: HeContext,
   config: SearchConfig,
   blocks: readonly ProcessedSearchBlock[],
   choice: SearchKernelChoice,
+  diagonals?: DiagonalMemory,
 ): SearchKernel {
   return (
     DyadicSearch.prepare(ctx, config, blocks, choice) ??
-    KeySwitchSearch.prepare(ctx, config, blocks, choice) ??
+    KeySwitchSearch.prepare(ctx, config, blocks, choice, diagonals) ??
     new SealSearch()
   )
 }

@@ -1,4 +1,4 @@
-import { narrowResidues, RnsKernel, rnsKernelApplies, sealDataWords } from '@sealbox/he-ring'
+import { type DiagonalMemory, narrowResidues, RnsKernel, rnsKernelApplies, sealDataWords } from '@sealbox/he-ring'
 import type { Ciphertext } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
@@ -12,14 +12,29 @@ import type { SearchConfig } from './SearchConfig.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelInput } from './SearchKernel.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
 
+/** SEAL's save header and parms id: what `freshCiphertextHeader` reads of a diagonal's save. */
+const PLAINTEXT_HEADER_BYTES = 48
+
+/** Where a `KeySwitchSearch`'s diagonals are in its diagonal memory (`layout`, `attach`). */
+export interface KeySwitchLayout {
+  configId: string
+  /** u32 words of one diagonal (L × n): the diagonals of a block follow each other. */
+  plainWords: number
+  /** Per block: its first diagonal's byte offset and the diagonals of each giant step. */
+  blocks: { index: number; start: number; rows: number[] }[]
+  /** The first bytes of SEAL's save of a diagonal (empty: queries always go through SEAL's load). */
+  plaintextHeader: number[]
+}
+
 /**
  * The whole BSGS product of a search with rotations — baby steps, products, sums and
  * giant steps (sealSearchKernel.ts's algorithm) — in he-ring's key-switching kernel
  * (`RnsKernel`), for BGV in NTT form with every prime and t below 2^31. SEAL loads the
  * query (and checks it), takes each block's result back through its own load (which
  * checks every residue) and mod-switches it; every rotation, product and sum in between
- * runs in the kernel on u32 residues. The diagonals live only in the kernel (u32: half
- * of SEAL's u64 words).
+ * runs in the kernel on u32 residues. The diagonals live only in the kernel's diagonal
+ * memory (u32: half of SEAL's u64 words), which may be shared by every worker thread of a
+ * node: one thread `prepare`s it, the others `attach` to it, each with its own heap.
  */
 export class KeySwitchSearch implements SearchKernel {
   readonly name = 'keySwitch'
@@ -41,6 +56,9 @@ export class KeySwitchSearch implements SearchKernel {
   /** SEAL's save of a block result at the last level, for the fresh query header it came from. */
   #lastLevel: { from: Uint8Array; template: Uint8Array } | undefined
 
+  /** The first 48 bytes of SEAL's save of a diagonal (version and parms id), for `attach`. */
+  #plaintextHeader: Uint8Array | undefined
+
   private constructor(config: SearchConfig, kernel: RnsKernel) {
     this.#config = config
     this.#kernel = kernel
@@ -61,25 +79,11 @@ export class KeySwitchSearch implements SearchKernel {
     config: SearchConfig,
     blocks: readonly ProcessedSearchBlock[],
     choice: SearchKernelChoice,
+    diagonals?: DiagonalMemory,
   ): KeySwitchSearch | undefined {
-    const t = ctx.plainModulus
-    const applies =
-      choice === 'auto' &&
-      t !== undefined &&
-      usesKeySwitchKernel(config.operations, ctx.facts, config.scheme, config.nttForm) &&
-      rnsKernelApplies(ctx.coeffPrimes, t)
-    if (!applies) return undefined
+    if (!KeySwitchSearch.applies(ctx, config, choice)) return undefined
     const n = config.polyModulusDegree
-    const kernel = ringCall(
-      'prepare the key-switching kernel',
-      () =>
-        new RnsKernel({
-          polyModulusDegree: n,
-          keyPrimes: ctx.coeffPrimes,
-          plainModulus: t,
-          galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
-        }),
-    )
+    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
     const search = new KeySwitchSearch(config, kernel)
     const none = ctx.seal.ComprModeType.none
     const plainWords = kernel.L * n
@@ -94,18 +98,122 @@ export class KeySwitchSearch implements SearchKernel {
           if (narrowResidues(residues, words, kernel.shape.keyPrimes, n) > 0) {
             throw new HeError('INTERNAL', 'SEAL saved a diagonal residue at or above its prime')
           }
-          const at = kernel.alloc(plainWords)
-          kernel.words(at, plainWords).set(words)
+          const at = kernel.diagonals.alloc(plainWords)
+          kernel.diagonals.words(at, plainWords).set(words)
           return at
         }),
       )
       search.#diagonals.set(block.index, rows)
     }
+    search.#plaintextHeader = plaintextSave?.slice(0, PLAINTEXT_HEADER_BYTES)
     search.#freshHeader = plaintextSave && freshCiphertextHeader(ctx, plaintextSave, 2 * plainWords)
     return search
   }
 
-  /** Bytes of the kernel's heap (tables, diagonals, scratch, one user's keys). */
+  /** Whether this config's search runs in the key-switching kernel (`choice` 'auto' and the kernel's rules). */
+  static applies(ctx: HeContext, config: SearchConfig, choice: SearchKernelChoice): boolean {
+    const t = ctx.plainModulus
+    return (
+      choice === 'auto' &&
+      t !== undefined &&
+      usesKeySwitchKernel(config.operations, ctx.facts, config.scheme, config.nttForm) &&
+      rnsKernelApplies(ctx.coeffPrimes, t)
+    )
+  }
+
+  static #kernelFor(ctx: HeContext, config: SearchConfig, diagonals: DiagonalMemory | undefined): RnsKernel {
+    const n = config.polyModulusDegree
+    return ringCall(
+      'prepare the key-switching kernel',
+      () =>
+        new RnsKernel(
+          {
+            polyModulusDegree: n,
+            keyPrimes: ctx.coeffPrimes,
+            plainModulus: ctx.plainModulus ?? 0n,
+            galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
+          },
+          diagonals ? { diagonals } : {},
+        ),
+    )
+  }
+
+  /**
+   * Where every block's diagonals are in the diagonal memory, and what else a thread
+   * needs to search them without processing (`attach`): plain JSON.
+   */
+  layout(): KeySwitchLayout {
+    const stride = this.#kernel.L * this.#kernel.n * 4
+    for (const [index, rows] of this.#diagonals) {
+      const start = rows[0]?.[0] ?? 0
+      if (!rows.flat().every((at, k) => at === start + k * stride)) {
+        throw new HeError('INTERNAL', `block ${index}'s diagonals are not contiguous in the diagonal memory`)
+      }
+    }
+    return {
+      configId: this.#config.configId,
+      plainWords: this.#kernel.L * this.#kernel.n,
+      blocks: [...this.#diagonals].map(([index, rows]) => ({
+        index,
+        start: rows[0]?.[0] ?? 0,
+        rows: rows.map((row) => row.length),
+      })),
+      plaintextHeader: this.#plaintextHeader ? [...this.#plaintextHeader] : [],
+    }
+  }
+
+  /**
+   * The kernel over diagonals another thread `prepare`d into `diagonals` (ready, with
+   * `layout` published beside them): this thread's own heap (tables, keys, scratch) only.
+   */
+  static attach(
+    ctx: HeContext,
+    config: SearchConfig,
+    diagonals: DiagonalMemory,
+    layout: KeySwitchLayout,
+  ): KeySwitchSearch {
+    if (!KeySwitchSearch.applies(ctx, config, 'auto') || layout.configId !== config.configId) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `the shared diagonals were processed for config ${layout.configId}, not ${config.configId}`,
+      )
+    }
+    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
+    const plainWords = kernel.L * kernel.n
+    if (layout.plainWords !== plainWords) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `the shared diagonals have ${layout.plainWords} words a diagonal, not ${plainWords}`,
+      )
+    }
+    const search = new KeySwitchSearch(config, kernel)
+    const stride = plainWords * 4
+    const end = diagonals.bytes
+    for (const { index, start, rows } of layout.blocks) {
+      let at = start
+      const offsets = rows.map((count) =>
+        Array.from({ length: count }, () => {
+          const here = at
+          at += stride
+          return here
+        }),
+      )
+      if (at > end) throw new HeError('INVALID_INPUT', `block ${index} of the shared diagonals runs past their end`)
+      search.#diagonals.set(index, offsets)
+    }
+    if (layout.plaintextHeader.length === PLAINTEXT_HEADER_BYTES) {
+      search.#plaintextHeader = Uint8Array.from(layout.plaintextHeader)
+      search.#freshHeader = freshCiphertextHeader(ctx, search.#plaintextHeader, 2 * plainWords)
+    }
+    return search
+  }
+
+  /** The memory the diagonals are in (the kernel's own unless one was given to `prepare`). */
+  get diagonalMemory(): DiagonalMemory {
+    return this.#kernel.diagonals
+  }
+
+  /** Bytes of the kernel's own heap (tables, scratch, one user's keys); the diagonals are in `diagonalMemory`. */
   get heapBytes(): number {
     return this.#kernel.heapBytes
   }
