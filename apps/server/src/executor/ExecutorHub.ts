@@ -87,6 +87,14 @@ export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
   outcome: JobOutcome<J>
 }
 
+/** How the warm log line tells where a worker's processed database came from. */
+function warmDatabaseNote(info: WarmInfo): string {
+  if (info.diagonals?.attached) return ": attached to the node's shared diagonals (nothing processed)"
+  const shared = info.diagonals?.shared ? ' into the shared diagonals' : ''
+  if (info.cache) return `: processed database${shared} ${CACHE_OUTCOMES[info.cache.outcome]}`
+  return shared ? `: processed database${shared}` : ''
+}
+
 /** How the log tells a processed-cache outcome. */
 const CACHE_OUTCOMES = {
   hit: 'read from the cache',
@@ -165,9 +173,11 @@ export class ExecutorHub {
                 cachedBlocks: processing.cachedBlocks ?? 0,
                 blocks: processing.blocks.length,
                 ...(info.cache ? { cache: info.cache } : {}),
+                ...(info.diagonals ? { diagonals: info.diagonals } : {}),
               },
-              `${mode} worker warm${info.cache ? `: processed database ${CACHE_OUTCOMES[info.cache.outcome]}` : ''}`,
+              `${mode} worker warm${warmDatabaseNote(info)}`,
             )
+            this.#metrics.workerWarm(mode, info)
             scheduler?.workerWarm(info.worker)
           },
           onReplaced: (workerId, reason) => {

@@ -1,4 +1,5 @@
 import { HeError } from '@sealbox/he-core'
+import { DiagonalMemory } from '@sealbox/he-ring'
 import { Piscina } from 'piscina'
 import { CHILD_EXEC_ARGV, packageModuleFile } from '../app/packageModule.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
@@ -51,10 +52,26 @@ export class WorkerPoolExecutor implements Executor {
   readonly #busy = new Set<number>()
   #replacements = 0
   #closing = false
+  /**
+   * The node's one copy of the search kernel's diagonals, posted to every thread: the
+   * first to claim it processes the database into it, the rest and every replacement
+   * attach. Held here, so it outlives any thread.
+   */
+  readonly diagonals = DiagonalMemory.create({ shared: true })
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options
     this.#events = options.events ?? {}
+  }
+
+  /** A thread that died while it built the shared diagonals gives the build up: another thread claims it. */
+  #releaseDeadBuilder(
+    alive = new Set(this.#pools.flatMap((pool) => pool.threads.map((worker) => worker.threadId))),
+  ): void {
+    const builder = this.diagonals.builder
+    if (builder !== 0 && this.diagonals.state === 'building' && !alive.has(builder - 1)) {
+      this.diagonals.release(builder)
+    }
   }
 
   start(): Promise<WarmInfo> {
@@ -75,7 +92,12 @@ export class WorkerPoolExecutor implements Executor {
           maxQueue: 4,
           // From source, workers run our .ts files and the package condition points them at src/.
           execArgv: [...CHILD_EXEC_ARGV],
-          workerData: { setup, retireFlags: this.#retireFlags, ...(wasmModule ? { wasmModule } : {}) },
+          workerData: {
+            setup,
+            retireFlags: this.#retireFlags,
+            diagonals: this.diagonals.memory,
+            ...(wasmModule ? { wasmModule } : {}),
+          },
         })
         this.#pools.push(pool)
         pool.on('message', (message: unknown) => {
@@ -100,6 +122,7 @@ export class WorkerPoolExecutor implements Executor {
         // bad database file, a broken install): fail start-up. Later, a worker dying with
         // no task on it is simply replaced by Piscina.
         pool.on('error', (error: unknown) => {
+          this.#releaseDeadBuilder()
           if (this.#warm.size === 0) reject(new HeError('WORKER_FAILED', `a worker failed to start: ${String(error)}`))
         })
       }
@@ -118,6 +141,7 @@ export class WorkerPoolExecutor implements Executor {
     // Piscina's 'workerDestroy' event does not fire in 5.3.2: forget dead threads here.
     const alive = new Set(this.#pools.flatMap((pool) => pool.threads.map((worker) => worker.threadId)))
     let count = 0
+    this.#releaseDeadBuilder(alive)
     for (const id of this.#warm.keys()) {
       if (!alive.has(id)) {
         this.#warm.delete(id)

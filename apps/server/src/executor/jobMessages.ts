@@ -204,6 +204,12 @@ export const WarmInfoSchema = z.object({
   warmMs: z.number(),
   /** How the processed-database cache served this worker (absent: no cache). */
   cache: ProcessedCacheReportSchema.optional(),
+  /**
+   * The key-switching kernel's diagonals outside every heap (absent: no such copy):
+   * `shared` when every worker thread of the node reads the same copy, `attached` when
+   * this worker found it built and processed nothing.
+   */
+  diagonals: z.object({ bytes: z.number(), shared: z.boolean(), attached: z.boolean() }).optional(),
   /** The search this worker serves (what clients need to make keys and queries). */
   search: SearchSummarySchema,
   /** Ids and metadata of the database's rows, for the catalog route. */

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ExecutorMode } from '../config/ServerConfig.ts'
 import type { ReplacementReason } from '../executor/Executor.ts'
 import type { FairScheduler } from '../executor/FairScheduler.ts'
-import type { WorkerReply } from '../executor/jobMessages.ts'
+import type { WarmInfo, WorkerReply } from '../executor/jobMessages.ts'
 import type { KeyBytesCache } from '../executor/KeyBytesCache.ts'
 import type { ReceivingBudget } from '../http/ReceivingBudget.ts'
 import type { PhaseTimings } from '../http/ServerTiming.ts'
@@ -24,6 +24,8 @@ export class ServerMetrics {
   readonly #replacements: Counter<'executor' | 'reason'>
   readonly #jobErrors: Counter<'executor' | 'code'>
   readonly #heap: Gauge<'executor'>
+  readonly #warmups: Counter<'executor' | 'database'>
+  readonly #diagonalBytes: Gauge<'executor' | 'shared'>
   readonly #sealExceptions: Gauge<'executor'>
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
   readonly #tokenReloads: Counter<'result'>
@@ -94,6 +96,18 @@ export class ServerMetrics {
       name: 'sealbox_job_errors_total',
       help: 'Jobs that failed in a worker, by error code',
       labelNames: ['executor', 'code'],
+      registers: [this.registry],
+    })
+    this.#warmups = new Counter({
+      name: 'sealbox_worker_warmups_total',
+      help: 'Workers warmed (started or replaced), by how they got the search database: processed (encoded or read from the processed cache) or attached (to the shared diagonals another thread of the node processed)',
+      labelNames: ['executor', 'database'],
+      registers: [this.registry],
+    })
+    this.#diagonalBytes = new Gauge({
+      name: 'sealbox_search_diagonal_bytes',
+      help: "Bytes of the search kernel's diagonals outside the workers' heaps: one copy per node when shared=true (worker threads), one per worker otherwise",
+      labelNames: ['executor', 'shared'],
       registers: [this.registry],
     })
     this.#heap = new Gauge({
@@ -207,6 +221,14 @@ export class ServerMetrics {
 
   tokensReloaded(result: 'reloaded' | 'unchanged' | 'refused'): void {
     this.#tokenReloads.inc({ result })
+  }
+
+  /** A worker is warm: how it got the database, and the diagonals' bytes (counted once when shared). */
+  workerWarm(mode: ExecutorMode, info: WarmInfo): void {
+    this.#warmups.inc({ executor: mode, database: info.diagonals?.attached ? 'attached' : 'processed' })
+    if (info.diagonals) {
+      this.#diagonalBytes.set({ executor: mode, shared: String(info.diagonals.shared) }, info.diagonals.bytes)
+    }
   }
 
   replaced(mode: ExecutorMode, reason: ReplacementReason): void {

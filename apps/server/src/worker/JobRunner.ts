@@ -34,6 +34,8 @@ export interface JobRunnerOptions {
   workerId: string
   isolated: boolean
   wasmModule?: WebAssembly.Module
+  /** The node's shared diagonal memory (worker threads): see `SearchService.create`. */
+  diagonals?: WebAssembly.Memory
   /** Hears how far processing the database is, at most every 10% of the blocks or 5 s. */
   onProgress?: (progress: ProcessingProgress) => void
 }
@@ -92,10 +94,11 @@ export class JobRunner implements JobContext {
   static async create(setup: WorkerSetup, options: JobRunnerOptions): Promise<{ runner: JobRunner; warm: WarmInfo }> {
     const started = performance.now()
     const seal = await loadSeal(options.wasmModule ? { wasmModule: options.wasmModule } : {})
-    const search = await SearchService.create(
-      setup,
-      options.onProgress ? { onProgress: throttledProgress(options.onProgress) } : {},
-    )
+    const search = await SearchService.create(setup, {
+      ...(options.onProgress ? { onProgress: throttledProgress(options.onProgress) } : {}),
+      // Thread ids start at 1 in workers: 0 (the main thread) is never a builder's id.
+      ...(options.diagonals ? { shared: { memory: options.diagonals, builder: threadId + 1 } } : {}),
+    })
     const runner = new JobRunner(setup, seal, search, options)
     return {
       runner,
@@ -103,6 +106,7 @@ export class JobRunner implements JobContext {
         worker: runner.stats(),
         warmMs: performance.now() - started,
         ...(search.cache ? { cache: search.cache } : {}),
+        ...(search.index.diagonals ? { diagonals: { ...search.index.diagonals, attached: search.attached } } : {}),
         search: search.summary,
         catalog: search.catalog,
       },

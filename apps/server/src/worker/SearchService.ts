@@ -17,6 +17,7 @@ import {
   searchDatabaseFormatOf,
   syntheticSearchDatabase,
 } from '@sealbox/he-core/search'
+import { DiagonalMemory } from '@sealbox/he-ring'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
 import { NpyRowSource } from '../database/NpyRowSource.ts'
 import { type ProcessedCacheReport, ProcessedDatabaseCache } from '../database/ProcessedDatabaseCache.ts'
@@ -59,6 +60,12 @@ async function loadDatabaseInMemory(source: DatabaseSource): Promise<SearchDatab
   return parseSearchDatabase(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), format)
 }
 
+function catalogOf(loaded: LoadedDatabase): ServedSearchCatalog {
+  if (loaded.type === 'rows') return loaded.catalog
+  const { ids, metadata } = loaded.database
+  return { ids, ...(metadata ? { metadata: metadata.map((entry) => entry ?? null) } : {}) }
+}
+
 /** What clients learn of the source: the file's name only, its path on the server is nobody's business. */
 function servedSourceOf(source: DatabaseSource): SearchDatabaseSource {
   if (source.type === 'synthetic') {
@@ -91,6 +98,8 @@ export class SearchService {
   readonly catalog: ServedSearchCatalog
   /** How the processed-database cache served this warm-up (undefined: no cache). */
   readonly cache: ProcessedCacheReport | undefined
+  /** True when this worker attached to diagonals another thread of the node processed. */
+  readonly attached: boolean
 
   private constructor(
     ctx: HeContext,
@@ -99,7 +108,9 @@ export class SearchService {
     source: DatabaseSource,
     catalog: ServedSearchCatalog,
     cache: ProcessedCacheReport | undefined,
+    attached: boolean,
   ) {
+    this.attached = attached
     this.ctx = ctx
     this.config = config
     this.index = index
@@ -133,7 +144,52 @@ export class SearchService {
    */
   static async create(
     setup: WorkerSetup,
-    options: { onProgress?: (progress: SearchProcessingProgress) => void } = {},
+    options: {
+      onProgress?: (progress: SearchProcessingProgress) => void
+      /**
+       * The node's shared diagonal memory (a worker thread's `workerData`) and this
+       * thread's nonzero id in it: the first thread to claim it processes the database
+       * into it, every other thread (and every replacement) attaches to that one copy.
+       */
+      shared?: { memory: WebAssembly.Memory; builder: number }
+    } = {},
+  ): Promise<SearchService> {
+    const shared = options.shared && DiagonalMemory.attach(options.shared.memory)
+    if (shared && options.shared) {
+      for (;;) {
+        const state = await shared.whenSettled()
+        if (state === 'ready') return SearchService.#attach(setup, shared)
+        if (state === 'unused') break
+        if (shared.claim(options.shared.builder)) {
+          try {
+            return await SearchService.#process(setup, { ...options, diagonals: shared })
+          } catch (error) {
+            shared.release(options.shared.builder)
+            throw error
+          }
+        }
+      }
+    }
+    return SearchService.#process(setup, options)
+  }
+
+  /** A worker of a node whose diagonals another thread processed: the catalog and config only, no processing. */
+  static async #attach(setup: WorkerSetup, diagonals: DiagonalMemory): Promise<SearchService> {
+    const loaded = await loadDatabase(setup.database)
+    try {
+      const rows: SearchRowSource | SearchDatabase = loaded.type === 'rows' ? loaded.source : loaded.database
+      const config = searchConfigFor(setup.search, rows)
+      const ctx = await getHeContext(config.params)
+      const index = PrivateSearchIndex.attach(ctx, config, diagonals)
+      return new SearchService(ctx, config, index, setup.database, catalogOf(loaded), undefined, true)
+    } finally {
+      if (loaded.type === 'rows') loaded.source.close()
+    }
+  }
+
+  static async #process(
+    setup: WorkerSetup,
+    options: { onProgress?: (progress: SearchProcessingProgress) => void; diagonals?: DiagonalMemory },
   ): Promise<SearchService> {
     const loaded = await loadDatabase(setup.database)
     let cache: ProcessedDatabaseCache | undefined
@@ -160,16 +216,10 @@ export class SearchService {
       const index = PrivateSearchIndex.process(ctx, rows, config, {
         ...(cache ? { cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.diagonals ? { diagonals: options.diagonals } : {}),
       })
       const report = cache?.finish()
-      const catalog =
-        loaded.type === 'rows'
-          ? loaded.catalog
-          : {
-              ids: loaded.database.ids,
-              ...(loaded.database.metadata ? { metadata: loaded.database.metadata.map((entry) => entry ?? null) } : {}),
-            }
-      return new SearchService(ctx, config, index, setup.database, catalog, report)
+      return new SearchService(ctx, config, index, setup.database, catalogOf(loaded), report, false)
     } catch (error) {
       cache?.abort()
       throw error

@@ -11,7 +11,12 @@ import { JobRunner } from './JobRunner.ts'
  * waits for warm-up (SEAL loaded, database processed) before marking it ready.
  */
 
-const data = workerData as { setup: unknown; retireFlags: Int32Array; wasmModule?: WebAssembly.Module }
+const data = workerData as {
+  setup: unknown
+  retireFlags: Int32Array
+  wasmModule?: WebAssembly.Module
+  diagonals?: WebAssembly.Memory
+}
 const retireSlot = retireSlotOf(threadId)
 
 function post(event: PoolEvent): void {
@@ -27,6 +32,7 @@ async function warm(): Promise<(task: unknown) => Promise<WorkerReply>> {
       isolated: true,
       onProgress: (progress) => post({ type: 'progress', workerId, progress }),
       ...(data.wasmModule ? { wasmModule: data.wasmModule } : {}),
+      ...(data.diagonals ? { diagonals: data.diagonals } : {}),
     })
     Atomics.store(data.retireFlags, retireSlot, 0)
     post({ type: 'warm', info: warm })
