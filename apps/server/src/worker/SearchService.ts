@@ -175,16 +175,33 @@ export class SearchService {
 
   /** A worker of a node whose diagonals another thread processed: the catalog and config only, no processing. */
   static async #attach(setup: WorkerSetup, diagonals: DiagonalMemory): Promise<SearchService> {
-    const loaded = await loadDatabase(setup.database)
+    const source = setup.database
+    if (source.type === 'synthetic') {
+      // Its shape and ids (0…V−1) are its settings: no vector is generated here.
+      const shape = { rows: source.rows, dimension: source.dim }
+      const catalog = { ids: Array.from({ length: source.rows }, (_, row) => row) }
+      return SearchService.#attachShaped(setup, diagonals, shape, catalog)
+    }
+    // A .npy file is opened for its header only; other formats are small (parsed whole, as before).
+    const loaded = await loadDatabase(source)
     try {
-      const rows: SearchRowSource | SearchDatabase = loaded.type === 'rows' ? loaded.source : loaded.database
-      const config = searchConfigFor(setup.search, rows)
-      const ctx = await getHeContext(config.params)
-      const index = PrivateSearchIndex.attach(ctx, config, diagonals)
-      return new SearchService(ctx, config, index, setup.database, catalogOf(loaded), undefined, true)
+      const shape = loaded.type === 'rows' ? loaded.source : loaded.database
+      return await SearchService.#attachShaped(setup, diagonals, shape, catalogOf(loaded))
     } finally {
       if (loaded.type === 'rows') loaded.source.close()
     }
+  }
+
+  static async #attachShaped(
+    setup: WorkerSetup,
+    diagonals: DiagonalMemory,
+    shape: { rows: number; dimension: number },
+    catalog: ServedSearchCatalog,
+  ): Promise<SearchService> {
+    const config = searchConfigFor(setup.search, shape)
+    const ctx = await getHeContext(config.params)
+    const index = PrivateSearchIndex.attach(ctx, config, diagonals)
+    return new SearchService(ctx, config, index, setup.database, catalog, undefined, true)
   }
 
   static async #process(
