@@ -95,6 +95,24 @@ export interface RnsKernelOptions {
   diagonals?: DiagonalMemory
 }
 
+let compiles: boolean | undefined
+
+/**
+ * Whether this host compiles the kernel (SIMD and multi-memory: Node 22+, current Chrome and
+ * Firefox). Where it does not, callers run the search in SEAL's evaluator instead.
+ */
+export function rnsKernelCompiles(): boolean {
+  if (compiles === undefined) {
+    try {
+      kernelModule(false)
+      compiles = true
+    } catch {
+      compiles = false
+    }
+  }
+  return compiles
+}
+
 /**
  * Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31.
  */

@@ -18,6 +18,7 @@ export {
   type RnsKernelOptions,
   type RnsKernelShape,
   rnsKernelApplies,
+  rnsKernelCompiles,
 } from './RnsKernel.ts'
 export { galoisPermutation, minimalPrimitiveRoot, nttTables, reverseBits, shoup } from './rnsTables.ts'
 export { sealDataWords } from './sealDataWords.ts'

@@ -1,4 +1,11 @@
-import { type DiagonalMemory, narrowResidues, RnsKernel, rnsKernelApplies, sealDataWords } from '@sealbox/he-ring'
+import {
+  type DiagonalMemory,
+  narrowResidues,
+  RnsKernel,
+  rnsKernelApplies,
+  rnsKernelCompiles,
+  sealDataWords,
+} from '@sealbox/he-ring'
 import type { Ciphertext } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
@@ -117,7 +124,8 @@ export class KeySwitchSearch implements SearchKernel {
       choice === 'auto' &&
       t !== undefined &&
       usesKeySwitchKernel(config.operations, ctx.facts, config.scheme, config.nttForm) &&
-      rnsKernelApplies(ctx.coeffPrimes, t)
+      rnsKernelApplies(ctx.coeffPrimes, t) &&
+      rnsKernelCompiles()
     )
   }
 
