@@ -34,6 +34,8 @@ describe('the search database shared by the worker threads of a node', () => {
       SEARCH_BABY_STEPS: 'server',
       SEARCH_BABY_STEP: 4,
       SEARCH_SPLIT_BLOCKS: 1,
+      // One caught SEAL exception recycles a worker: the `sealError` fault recycles on demand.
+      SEAL_ERROR_RECYCLE: 1,
     })
     side = await searchSide(server.client, database)
   })
@@ -75,6 +77,25 @@ describe('the search database shared by the worker threads of a node', () => {
     expect(shared - 65536 - diagonalBytes).toBeLessThan(4096)
     // Three parts, one per worker: each worker's kernel reads the one copy.
     await searchExactly([1, 2, 3])
+  })
+
+  it('a recycled worker (SEAL_ERROR_RECYCLE) is replaced by one that attaches, and the search stays exact', async () => {
+    const session = await server.client.createSession()
+    const before = await metrics(server.url)
+    const recycled = () =>
+      metric(before, /^sealbox_worker_replacements_total\{executor="pool",reason="sealExceptions"\} (\d+)$/m)
+    await raw(`${server.url}/api/v1/_faults/sealError`, { method: 'POST', token: session.session.token })
+    await waitFor('the recycled worker replaced by one that attached', async () => {
+      const text = await metrics(server.url)
+      return (
+        warmups(text, 'attached') === warmups(before, 'attached') + 1 &&
+        metric(text, /^sealbox_worker_replacements_total\{executor="pool",reason="sealExceptions"\} (\d+)$/m) ===
+          recycled() + 1
+      )
+    })
+    await server.client.waitUntilReady(60_000)
+    expect(warmups(await metrics(server.url), 'processed')).toBe(1)
+    await searchExactly([6, 7])
   })
 
   it('a worker that dies is replaced by one that attaches to the same copy and answers exactly', async () => {
