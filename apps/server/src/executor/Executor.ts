@@ -7,6 +7,8 @@ export type ReplacementReason =
   | 'outOfMemory'
   | 'heapGrown'
   | 'heapBudget'
+  /** The thread that processed the node's shared diagonals: its SEAL heap still spans the plaintexts it encoded. */
+  | 'sharedBuild'
   | 'fault'
   | 'crashed'
   | 'timeout'

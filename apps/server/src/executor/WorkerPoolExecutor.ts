@@ -9,6 +9,22 @@ import type { WorkerSetup } from './WorkerSetup.ts'
 
 const WORKER_FILE = packageModuleFile('worker/poolWorker')
 
+/** SEAL's own share of a fresh worker's heap (measured 60 MiB: SEAL, the context, a query). */
+const FRESH_HEAP_BYTES = 64 * 2 ** 20
+
+/**
+ * True for the worker that processed the node's shared diagonals when its SEAL heap — which
+ * never shrinks — still spans more than a fresh worker's plus the whole shared copy: the
+ * plaintexts it encoded, deleted but resident. It is replaced at once; its replacement
+ * attaches with a fresh heap, so the node keeps the diagonals once and no encoding's
+ * high-water mark.
+ */
+function builtLargeHeap(info: WarmInfo): boolean {
+  const { diagonals, worker } = info
+  if (!diagonals?.shared || diagonals.attached || worker.heapBytes === undefined) return false
+  return worker.heapBytes - FRESH_HEAP_BYTES > diagonals.bytes
+}
+
 /** Options of the worker-thread executor. */
 export interface WorkerPoolOptions {
   setup: WorkerSetup
@@ -114,6 +130,7 @@ export class WorkerPoolExecutor implements Executor {
           const info = event.data.info
           this.#warm.set(info.worker.threadId, info)
           this.#poolOf.set(info.worker.threadId, pool)
+          if (builtLargeHeap(info)) this.#retire(info.worker.threadId, 'sharedBuild')
           this.#events.onWarm?.(info)
           resolve(info)
           this.#events.onCapacity?.()
