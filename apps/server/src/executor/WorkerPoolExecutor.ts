@@ -139,7 +139,8 @@ export class WorkerPoolExecutor implements Executor {
         // bad database file, a broken install): fail start-up. Later, a worker dying with
         // no task on it is simply replaced by Piscina.
         pool.on('error', (error: unknown) => {
-          this.#releaseDeadBuilder()
+          // Piscina may still list the dead thread while it emits: look once it has let it go.
+          setImmediate(() => this.#releaseDeadBuilder())
           if (this.#warm.size === 0) reject(new HeError('WORKER_FAILED', `a worker failed to start: ${String(error)}`))
         })
       }
