@@ -114,3 +114,31 @@ describe('the search database shared by the worker threads of a node', () => {
     await searchExactly([4, 5])
   })
 })
+
+describe('a search outside the key-switching kernel', () => {
+  it('keeps a copy per worker: the processing worker publishes the shared memory unused', async () => {
+    // BFV runs in SEAL's evaluator: its plaintexts are SEAL's, in each worker's heap.
+    const small = { rows: 300, dim: 6, seed: 4 }
+    const server = await startServer({
+      WORKERS: 2,
+      SYNTHETIC_ROWS: small.rows,
+      SYNTHETIC_DIM: small.dim,
+      SYNTHETIC_SEED: small.seed,
+      SEARCH_SCHEME: 'bfv',
+    })
+    try {
+      const text = await metrics(server.url)
+      expect(warmups(text, 'processed')).toBe(2)
+      expect(warmups(text, 'attached')).toBe(0)
+      expect(text).not.toMatch(/^sealbox_search_diagonal_bytes\{executor="pool"/m)
+      using side = await searchSide(server.client, small)
+      const client = await server.tenant()
+      if (side.keys) await client.putKeySet('keys', side.keys)
+      const query = side.query(1)
+      const result = await client.search(query.bytes, side.keys ? { keySet: 'keys' } : {})
+      expect(Array.from(side.search.decryptScores(result.responses).scores)).toEqual(Array.from(query.expected))
+    } finally {
+      await server.close()
+    }
+  })
+})
