@@ -8,8 +8,8 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/testkit'
 import { expect } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 
 /*
  * A search server in its own process for the forged-input suites: one production tenant,

@@ -6,7 +6,7 @@ import {
   syntheticSearchDatabase,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
-import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
+import { ServerNode, type TempPostgres } from '@sealbox/testkit'
 import { medianOfFinite } from '../harness/stats.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { LoadResult } from './loadJob.ts'

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import process from 'node:process'
 import { promisify } from 'node:util'
 import type { SearchLinkRates } from '@sealbox/he-core/search'
-import { freePort, waitFor } from '@sealbox/server/testing'
+import { freePort, waitFor } from '@sealbox/testkit'
 
 /*
  * A shaped link between the benchmark's client and a real server: Toxiproxy (Shopify's TCP
