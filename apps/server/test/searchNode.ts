@@ -1,5 +1,5 @@
-import { crc32, decodeBundle } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { crc32, decodeBundle } from '@sealbox/he-core/envelope'
 import {
   type PrivateSearchClient,
   plaintextSearchScores,

@@ -66,7 +66,15 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
       exports: Record<string, Record<string, string>>
       dependencies: Record<string, string>
     }
-    expect(Object.keys(manifest.exports)).toEqual(['.', './client', './search', './codegen', './node', './testing'])
+    expect(Object.keys(manifest.exports)).toEqual([
+      '.',
+      './client',
+      './envelope',
+      './search',
+      './codegen',
+      './node',
+      './testing',
+    ])
     for (const entry of Object.values(manifest.exports)) {
       for (const condition of ['types', 'import'] as const) {
         expect(existsSync(join(installed, entry[condition] ?? '')), `${entry[condition]}`).toBe(true)

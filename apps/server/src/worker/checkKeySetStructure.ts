@@ -1,11 +1,5 @@
-import {
-  type DecodedEvaluationKeys,
-  HeError,
-  prepareSealPayload,
-  type SealPayloadShape,
-  structuralPayloadLimits,
-  unloadedKeyInflateBound,
-} from '@sealbox/he-core'
+import { type DecodedEvaluationKeys, HeError, unloadedKeyInflateBound } from '@sealbox/he-core'
+import { prepareSealPayload, type SealPayloadShape, structuralPayloadLimits } from '@sealbox/he-core/envelope'
 
 /**
  * Verifies the structure of keys made under parameters this worker has not built

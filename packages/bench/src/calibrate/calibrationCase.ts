@@ -13,9 +13,9 @@ import {
   parseParams,
   parseProgram,
   programCost,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { saveSealObject } from '@sealbox/he-core/envelope'
 import { type CalibrationKind, type CalibrationScheme, calibrationProgram } from './calibrationGrid.ts'
 
 /** Parameters of a grid cell: SEAL's default primes at n; CKKS at an 18-bit scale so a product of a product fits the smallest level. */

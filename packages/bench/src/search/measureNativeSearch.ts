@@ -1,4 +1,4 @@
-import { sealCompressionMode } from '@sealbox/he-core'
+import { sealCompressionMode } from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   plaintextSearchScores,

@@ -7,10 +7,10 @@ import {
   KeySet,
   type ProgramInput,
   parseParams,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { saveSealObject } from '@sealbox/he-core/envelope'
 import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { percentile } from '../harness/stats.ts'

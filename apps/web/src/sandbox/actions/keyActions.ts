@@ -1,4 +1,5 @@
-import { HeError, peekEnvelope } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
+import { peekEnvelope } from '@sealbox/he-core/envelope'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { KeyReport } from '../../worker/protocol.ts'
 import { KEY_NOUNS } from '../../workspace/keyNouns.ts'

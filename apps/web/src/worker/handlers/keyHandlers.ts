@@ -1,5 +1,4 @@
 import {
-  decodeEnvelope,
   exportGaloisKeys,
   exportPublicKey,
   exportRelinKeys,
@@ -8,10 +7,9 @@ import {
   HeError,
   importSecretKey,
   KeySet,
-  loadSealObject,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { decodeEnvelope, loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
 import type { KeyReport, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
