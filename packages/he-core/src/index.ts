@@ -55,19 +55,10 @@ export {
   exportSecretKey,
   importSecretKey,
 } from './keys/exportKeys.ts'
+export { GaloisKeyChoice } from './keys/GaloisKeyChoice.ts'
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings } from './keys/KeySet.ts'
-export {
-  KEY_LOAD_UNITS_PER_MIB,
-  keyUploadCost,
-  keyUploadPeakHeapBytes,
-} from './keys/keyUploadCost.ts'
-export {
-  type KeyLoadTarget,
-  type KeyUploadSize,
-  keyUploadSize,
-  unloadedKeyInflateBound,
-} from './keys/keyUploadSize.ts'
+export { KEY_KINDS, type KeyKind } from './keys/keyKinds.ts'
 export {
   acquireHeContext,
   ContextCache,

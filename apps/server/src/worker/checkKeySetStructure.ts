@@ -1,5 +1,10 @@
-import { type DecodedEvaluationKeys, HeError, unloadedKeyInflateBound } from '@sealbox/he-core'
-import { prepareSealPayload, type SealPayloadShape, structuralPayloadLimits } from '@sealbox/he-core/envelope'
+import { type DecodedEvaluationKeys, HeError } from '@sealbox/he-core'
+import {
+  prepareSealPayload,
+  type SealPayloadShape,
+  structuralPayloadLimits,
+  unloadedKeyInflateBound,
+} from '@sealbox/he-core/envelope'
 
 /**
  * Verifies the structure of keys made under parameters this worker has not built

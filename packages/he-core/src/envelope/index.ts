@@ -1,12 +1,25 @@
 // `@sealbox/he-core/envelope`: the wire format (ENVELOPE.md) for code that stores, forwards or
 // checks SEAL objects as bytes — envelopes and bundles, their headers, metadata and kinds,
-// CRC-32, the structural limits a payload is checked against before SEAL parses it, and
+// CRC-32, the structural limits a payload is checked against before SEAL parses it, what a
+// key upload costs to receive and load, and
 // saving and loading SEAL objects through them. Key sets (`KeySet`, `exportEvaluationKeys`)
 // in the core entry write and read these envelopes for you. Every export is named here by hand.
 
 // The error a caller's `tooMany` returns (the same class as the core entry's).
 export { HeError, type HeErrorJSON } from '../errors/HeError.ts'
 export { HE_ERROR_CODES, type HeErrorCode } from '../errors/heErrorCodes.ts'
+// What a key upload costs to receive and load, read from its envelopes' headers alone.
+export {
+  KEY_LOAD_UNITS_PER_MIB,
+  keyUploadCost,
+  keyUploadPeakHeapBytes,
+} from '../keys/keyUploadCost.ts'
+export {
+  type KeyLoadTarget,
+  type KeyUploadSize,
+  keyUploadSize,
+  unloadedKeyInflateBound,
+} from '../keys/keyUploadSize.ts'
 export type { BytesLike } from './asPlainUint8Array.ts'
 export { base64ToBytes, bytesToBase64 } from './base64.ts'
 export type { SealPayloadShape } from './checkSealPayload.ts'
