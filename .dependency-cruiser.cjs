@@ -4,7 +4,9 @@
  *
  *   packages/he-ring   ring arithmetic: depends on nothing of ours (nor on SEAL)
  *   packages/he-core   on he-ring only
- *   apps/*             on he-core and he-ring
+ *   apps/*             on he-core and he-ring (their tests also on testkit)
+ *   packages/testkit   test harnesses (server processes, PostgreSQL, nginx, browsers):
+ *                      on he-core; starts the server by path, never imports an app
  *   packages/bench     on all of them
  *
  * A package is reached through its name (`@sealbox/he-core/search`), which resolves to an
@@ -54,6 +56,34 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/' },
       to: { path: ['^packages/bench/', '^@sealbox/bench'] },
+    },
+    {
+      name: 'testkit-below-the-apps',
+      comment:
+        'testkit starts the server as a process (by path) and never imports an app or the benchmarks: the server tests depend on it.',
+      severity: 'error',
+      from: { path: '^packages/testkit/' },
+      to: {
+        path: ['^(packages/(?!testkit/|he-core/|he-ring/)[^/]+|apps/[^/]+)/', '^@sealbox/(?!testkit|he-core|he-ring)'],
+      },
+    },
+    {
+      name: 'testkit-only-in-tests',
+      comment:
+        'Test harnesses are for tests and the benchmarks: no shipped file of he-ring, he-core or an app imports @sealbox/testkit (a test, a *TestKit.ts helper, an e2e folder may).',
+      severity: 'error',
+      from: {
+        path: '^(packages/(he-ring|he-core)|apps/[^/]+)/src/',
+        pathNot: ['\\.test\\.tsx?$', 'TestKit\\.ts$'],
+      },
+      to: { path: ['^packages/testkit/', '^@sealbox/testkit'] },
+    },
+    {
+      name: 'no-server-for-test-helpers',
+      comment: 'The web app never imports the server: its e2e suite starts one through @sealbox/testkit.',
+      severity: 'error',
+      from: { path: '^apps/web/' },
+      to: { path: ['^apps/server/', '^@sealbox/server'] },
     },
     {
       name: 'no-other-package-internals',

@@ -4,7 +4,6 @@
 export { type BuildServerOptions, buildServer } from './app/buildServer.ts'
 export type { SealboxServices } from './app/SealboxServices.ts'
 export type { SearchSummary } from './app/SearchSummary.ts'
-export { describeParseArgsError } from './config/describeParseArgsError.ts'
 export { CONFIG_KEYS, configFor, type LoadConfigOptions, loadConfig, parseFlags } from './config/loadConfig.ts'
 export {
   EXECUTOR_MODES,

@@ -1,5 +1,6 @@
-import { decodeBundle, encodeBundle, exportGaloisKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import { exportGaloisKeys, getHeContext, KeySet } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
+import { decodeBundle, encodeBundle } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient, resolveSearchConfig } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'

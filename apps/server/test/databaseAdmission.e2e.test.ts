@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { encodeNpyFloat32 } from '@sealbox/he-core/search'
+import { ServerNode, serverEnv } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode, serverEnv } from '../src/testing/ServerNode.ts'
 
 /*
  * A database the settings cannot serve is refused from its shape, before any process

@@ -6,13 +6,12 @@ import {
   exportEvaluationKeys,
   getHeContext,
   KeySet,
-  loadSealObject,
   type ProgramInput,
   runProgramPlain,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { SERVER_EXECUTOR_MODES } from '@sealbox/he-core/client'
+import { loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, startServer, type TestServer } from './harness.ts'
 

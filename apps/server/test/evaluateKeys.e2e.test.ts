@@ -5,10 +5,10 @@ import {
   getHeContext,
   KeySet,
   type ProgramInput,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { saveSealObject } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, startServer, type TestServer } from './harness.ts'
 

@@ -1,8 +1,7 @@
 import { SealboxClient, ServerExecutorModeSchema } from '@sealbox/he-core/client'
 import { median } from '@sealbox/he-core/testing'
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { describe, expect, it } from 'vitest'
-import { waitFor } from '../src/testing/debianTools.ts'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 import { searchSide } from './harness.ts'
 
 const database = { rows: 8192, dim: 16, seed: 3 }

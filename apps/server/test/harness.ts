@@ -11,17 +11,17 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { waitFor } from '@sealbox/testkit'
 import type { FastifyInstance } from 'fastify'
 import { buildServer } from '../src/app/buildServer.ts'
 import { configFor } from '../src/config/loadConfig.ts'
 import type { ServerConfigInput } from '../src/config/ServerConfig.ts'
-import { waitFor } from '../src/testing/debianTools.ts'
 
 /*
  * Real servers for the end-to-end suites: a real Fastify app on a real port with
  * real worker threads / child processes and real SEAL, at small parameters, in the
  * test's process (`startServer`). A server in its own process, as users run it, is
- * a `ServerNode` (src/testing).
+ * a `ServerNode` (@sealbox/testkit).
  */
 
 /** Small defaults: a 300 × 6 database, server-side baby steps with g = 2 (so Galois keys are needed). */

@@ -1,4 +1,5 @@
-import { decodeEnvelope, exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
+import { exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
+import { decodeEnvelope } from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   plaintextSearchScores,

@@ -8,8 +8,8 @@ import {
   syntheticSearchQuery,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 
 /*
  * The key tiers and the worker choice, on a real server with two worker threads whose

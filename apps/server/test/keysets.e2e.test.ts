@@ -1,4 +1,5 @@
-import { encodeBundle, exportSecretKey, paramsInputOf } from '@sealbox/he-core'
+import { exportSecretKey, paramsInputOf } from '@sealbox/he-core'
+import { encodeBundle } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, raw, type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'
 

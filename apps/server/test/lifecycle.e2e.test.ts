@@ -3,9 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../src/testing/debianTools.ts'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 import { errorOf, holdWorker, searchSide } from './harness.ts'
 
 const database = { rows: 300, dim: 6, seed: 7 }
@@ -111,7 +110,7 @@ describe('the server as users run it (node src/main.ts)', () => {
 
   it('ends with the process that started it, even one killed with SIGKILL (no orphaned server)', async () => {
     // A parent like a test runner: starts a node through ServerNode, says which, then is killed.
-    const serverNode = new URL('../src/testing/ServerNode.ts', import.meta.url).href
+    const serverNode = new URL('@sealbox/testkit', import.meta.url).href
     const script = `
       const { ServerNode } = await import(${JSON.stringify(serverNode)})
       const node = await ServerNode.start({ name: 'orphan', env: ${JSON.stringify({ ...SMALL, SYNTHETIC_ROWS: '50' })} })

@@ -1,6 +1,6 @@
+import { ServerNode } from '@sealbox/testkit'
 import { describe, expect, it } from 'vitest'
 import { CONFIG_KEYS } from '../src/config/loadConfig.ts'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 
 const runMain = (args: string[]) => ServerNode.run(args)
 

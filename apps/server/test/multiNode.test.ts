@@ -8,10 +8,8 @@ import {
   syntheticSearchQuery,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
+import { ServerNode, TempNginx, TempPostgres } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
-import { TempNginx } from '../src/testing/TempNginx.ts'
-import { TempPostgres } from '../src/testing/TempPostgres.ts'
 
 /*
  * The deployment of deploy/README.md, for real: PostgreSQL and nginx from Debian's

@@ -1,4 +1,5 @@
-import { decodeEnvelope, exportGaloisKeys, getHeContext, HeError, KeySet } from '@sealbox/he-core'
+import { exportGaloisKeys, getHeContext, HeError, KeySet } from '@sealbox/he-core'
+import { decodeEnvelope } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectExactSearch, fixEnvelopeCrc, type SearchNode, startSearchNode } from './searchNode.ts'

@@ -1,4 +1,5 @@
-import { decodeBundle, getHeContext } from '@sealbox/he-core'
+import { getHeContext } from '@sealbox/he-core'
+import { decodeBundle } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient, syntheticSearchQuery } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectExactSearch, forgeQueryItem, type SearchNode, startSearchNode } from './searchNode.ts'

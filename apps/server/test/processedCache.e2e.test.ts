@@ -13,8 +13,8 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 
 /*
  * The processed-database cache as an operator meets it: `node src/main.ts` serving a

@@ -1,17 +1,17 @@
 import {
+  SEALBOX_HEADERS,
+  type SealboxClient,
+  type ServerExecutorMode,
+  ServerExecutorModeSchema,
+} from '@sealbox/he-core/client'
+import {
   decodeBundle,
   encodeBundle,
   encodeEnvelope,
   type PayloadLimitsSource,
   payloadLimitsOf,
   prepareSealPayload,
-} from '@sealbox/he-core'
-import {
-  SEALBOX_HEADERS,
-  type SealboxClient,
-  type ServerExecutorMode,
-  ServerExecutorModeSchema,
-} from '@sealbox/he-core/client'
+} from '@sealbox/he-core/envelope'
 import { scrambleParmsId } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {

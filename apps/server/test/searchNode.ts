@@ -1,5 +1,5 @@
-import { crc32, decodeBundle } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { crc32, decodeBundle } from '@sealbox/he-core/envelope'
 import {
   type PrivateSearchClient,
   plaintextSearchScores,
@@ -8,8 +8,8 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/testkit'
 import { expect } from 'vitest'
-import { ServerNode } from '../src/testing/ServerNode.ts'
 
 /*
  * A search server in its own process for the forged-input suites: one production tenant,

@@ -1,4 +1,5 @@
-import { decodeBundle, getHeContext, type HeContext } from '@sealbox/he-core'
+import { getHeContext, type HeContext } from '@sealbox/he-core'
+import { decodeBundle } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient, plaintextSearchScores, syntheticSearchQuery } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectExactSearch, forgeQueryItem, type SearchNode, startSearchNode } from './searchNode.ts'

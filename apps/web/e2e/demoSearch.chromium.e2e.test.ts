@@ -1,4 +1,4 @@
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { DIST_DIR } from './support/buildApp.ts'
 import { expectNoHorizontalOverflow } from './support/layout.ts'

@@ -1,4 +1,4 @@
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import type { TestProject } from 'vitest/node'
 import { buildApp, DIST_DIR } from './support/buildApp.ts'
 

@@ -1,7 +1,7 @@
 // Public surface of @sealbox/he-core, the core entry: parameters, keys, codecs, encryption,
-// the envelope wire format, HE programs and workspaces, errors and SEAL object scopes. Every
-// export is named here by hand. Other audiences have their own entries (package.json
-// `exports`): `./client` (HTTP contract and client, no SEAL), `./search`, `./codegen`,
+// HE programs and workspaces, errors and SEAL object scopes. Every export is named here by
+// hand. Other audiences have their own entries (package.json `exports`): `./client` (HTTP
+// contract and client, no SEAL), `./envelope` (the wire format), `./search`, `./codegen`,
 // `./node` (file system helpers) and `./testing` (fakes and heap probes for tests).
 
 export { type BatchCodecOptions, decodeBatch, encodeBatch } from './codecs/batchCodec.ts'
@@ -15,48 +15,19 @@ export {
   encryptSymmetricSeeded,
   noiseBudget,
 } from './crypto/encrypt.ts'
+// What the core's own signatures name (KeySet, exportKeys, decoded evaluation keys); the rest
+// of the wire format is the `./envelope` entry.
 export type { BytesLike } from './envelope/asPlainUint8Array.ts'
-export { base64ToBytes, bytesToBase64 } from './envelope/base64.ts'
-export type { SealPayloadShape } from './envelope/checkSealPayload.ts'
-export { crc32 } from './envelope/crc32.ts'
-export { type Bundle, type BundleExpect, decodeBundle } from './envelope/decodeBundle.ts'
-export { decodeEnvelope, type Envelope } from './envelope/decodeEnvelope.ts'
-export { type EncodeBundleOptions, encodeBundle } from './envelope/encodeBundle.ts'
-export { type EncodeEnvelopeInput, encodeEnvelope } from './envelope/encodeEnvelope.ts'
-export type { EnvelopeExpect } from './envelope/envelopeExpect.ts'
+export type { Envelope } from './envelope/decodeEnvelope.ts'
 export {
   ENVELOPE_COMPRESSIONS,
   ENVELOPE_KINDS,
   type EnvelopeCompression,
   type EnvelopeKind,
   type SealCompression,
-  type SealObjectKind,
 } from './envelope/envelopeKinds.ts'
-export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind, type EnvelopeMetaInput } from './envelope/envelopeMeta.ts'
-export {
-  type ContextObjectKind,
-  type EnvelopeSource,
-  type LoadSealObjectExpect,
-  type LoadSealObjectOptions,
-  loadSealObject,
-  type SealLoadContext,
-  type SealLoadTargets,
-} from './envelope/loadSealObject.ts'
-export { type PreparedSealPayload, prepareSealPayload } from './envelope/prepareSealPayload.ts'
-export { type EnvelopeHeader, peekEnvelope } from './envelope/readEnvelopeHeader.ts'
-export {
-  type SaveSealObjectOptions,
-  type SealSavable,
-  saveSealObject,
-  sealCompressionMode,
-} from './envelope/saveSealObject.ts'
-export {
-  type PayloadLimitsSource,
-  payloadLimitsOf,
-  type SealPayloadLimits,
-  structuralPayloadLimits,
-} from './envelope/sealPayloadLimits.ts'
-export { type SplitEnvelopesOptions, splitEnvelopes } from './envelope/splitEnvelopes.ts'
+export { ENVELOPE_META_SCHEMAS, type EnvelopeMetaByKind } from './envelope/envelopeMeta.ts'
+export type { EnvelopeHeader } from './envelope/readEnvelopeHeader.ts'
 export { HeError, type HeErrorJSON } from './errors/HeError.ts'
 export {
   HE_ERROR_CODES,
@@ -84,19 +55,10 @@ export {
   exportSecretKey,
   importSecretKey,
 } from './keys/exportKeys.ts'
+export { GaloisKeyChoice } from './keys/GaloisKeyChoice.ts'
 export { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './keys/galoisElements.ts'
 export { type CompressionName, KeySet, type KeySetOptions, type KeyTimings } from './keys/KeySet.ts'
-export {
-  KEY_LOAD_UNITS_PER_MIB,
-  keyUploadCost,
-  keyUploadPeakHeapBytes,
-} from './keys/keyUploadCost.ts'
-export {
-  type KeyLoadTarget,
-  type KeyUploadSize,
-  keyUploadSize,
-  unloadedKeyInflateBound,
-} from './keys/keyUploadSize.ts'
+export { KEY_KINDS, type KeyKind } from './keys/keyKinds.ts'
 export {
   acquireHeContext,
   ContextCache,

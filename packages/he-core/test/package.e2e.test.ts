@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { HeError } from '@sealbox/he-core'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,7 +43,8 @@ beforeAll(async () => {
   const tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz'))
   const ringTarball = tarballs.find((name) => name.startsWith('sealbox-he-ring-'))
   const tarball = tarballs.find((name) => name.startsWith('sealbox-he-core-'))
-  if (!tarball || !ringTarball) throw new Error(`pnpm pack wrote ${tarballs.join(', ') || 'no tarball'} into ${work}`)
+  if (!tarball || !ringTarball)
+    throw new HeError('INTERNAL', `pnpm pack wrote ${tarballs.join(', ') || 'no tarball'} into ${work}`)
   project = join(work, 'consumer')
   await mkdir(project)
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
@@ -66,7 +68,15 @@ describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
       exports: Record<string, Record<string, string>>
       dependencies: Record<string, string>
     }
-    expect(Object.keys(manifest.exports)).toEqual(['.', './client', './search', './codegen', './node', './testing'])
+    expect(Object.keys(manifest.exports)).toEqual([
+      '.',
+      './client',
+      './envelope',
+      './search',
+      './codegen',
+      './node',
+      './testing',
+    ])
     for (const entry of Object.values(manifest.exports)) {
       for (const condition of ['types', 'import'] as const) {
         expect(existsSync(join(installed, entry[condition] ?? '')), `${entry[condition]}`).toBe(true)

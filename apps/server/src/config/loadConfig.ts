@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { HeError } from '@sealbox/he-core'
+import { describeParseArgsError } from '@sealbox/he-core/node'
 import type { z } from 'zod'
-import { describeParseArgsError } from './describeParseArgsError.ts'
 import { type ServerConfig, type ServerConfigInput, ServerConfigSchema } from './ServerConfig.ts'
 
 /** The setting names (environment variables), e.g. `PORT`, `KEY_CACHE_BYTES`. */

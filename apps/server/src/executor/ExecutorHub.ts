@@ -1,17 +1,13 @@
 import { mkdir, readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { HeError, loadSeal, parseParams, type ResolvedParams, sealWasmModule } from '@sealbox/he-core'
 import {
-  HeError,
   type KeyLoadTarget,
   type KeyUploadSize,
   keyUploadCost,
   keyUploadPeakHeapBytes,
   keyUploadSize,
-  loadSeal,
-  parseParams,
-  type ResolvedParams,
-  sealWasmModule,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/envelope'
 import { compileSealModule } from '@sealbox/he-core/node'
 import { galoisKeyWordsBytes, searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'

@@ -1,4 +1,5 @@
-import { HeError, peekEnvelope } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
+import { peekEnvelope } from '@sealbox/he-core/envelope'
 import { mergeSearchResponses, type SearchBlockRange } from '@sealbox/he-core/search'
 import type { SearchSummary } from '../app/SearchSummary.ts'
 import type { HubResult } from './ExecutorHub.ts'

@@ -1,11 +1,4 @@
-import {
-  analyzeProgram,
-  HeError,
-  missingProgramKeys,
-  type ProgramAnalysis,
-  parseParams,
-  peekEnvelope,
-} from '@sealbox/he-core'
+import { analyzeProgram, HeError, missingProgramKeys, type ProgramAnalysis, parseParams } from '@sealbox/he-core'
 import {
   API_PREFIX,
   decodeEvaluateRequest,
@@ -14,6 +7,7 @@ import {
   evaluateRoute,
   SEALBOX_HEADERS,
 } from '@sealbox/he-core/client'
+import { peekEnvelope } from '@sealbox/he-core/envelope'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { admitProgram } from '../app/programAdmission.ts'

@@ -1,5 +1,6 @@
-import { HeError, peekEnvelope, splitEnvelopes } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
 import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
+import { peekEnvelope, splitEnvelopes } from '@sealbox/he-core/envelope'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { resolveKeySet } from '../app/resolveKeySet.ts'

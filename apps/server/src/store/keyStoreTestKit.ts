@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { HeError } from '@sealbox/he-core'
+import { waitFor } from '@sealbox/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { waitFor } from '../testing/debianTools.ts'
 import type { KeySetFacts, KeyStore, KeyStoreLimits } from './KeyStore.ts'
 
 /*

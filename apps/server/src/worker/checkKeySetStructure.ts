@@ -1,11 +1,10 @@
+import { type DecodedEvaluationKeys, HeError } from '@sealbox/he-core'
 import {
-  type DecodedEvaluationKeys,
-  HeError,
   prepareSealPayload,
   type SealPayloadShape,
   structuralPayloadLimits,
   unloadedKeyInflateBound,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/envelope'
 
 /**
  * Verifies the structure of keys made under parameters this worker has not built

@@ -1,14 +1,5 @@
-import {
-  acquireHeContext,
-  analyzeProgram,
-  decodeEnvelope,
-  HeError,
-  loadSealObject,
-  parseParams,
-  runAnalyzedProgram,
-  saveSealObject,
-  withScope,
-} from '@sealbox/he-core'
+import { acquireHeContext, analyzeProgram, HeError, parseParams, runAnalyzedProgram, withScope } from '@sealbox/he-core'
+import { decodeEnvelope, loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 import type { Ciphertext, Plaintext } from 'node-seal/throws'
 import type { EvaluateJob, JobResult } from '../executor/jobMessages.ts'
 import { acquireKeys } from './acquireKeys.ts'

@@ -1,17 +1,16 @@
 import {
   analyzeProgram,
   encodeBatch,
-  encodeEnvelope,
   encryptSymmetric,
   type HeContext,
   type KeySet,
   type ParamsInput,
   type ProgramInput,
   parseParams,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { encodeEnvelope, saveSealObject } from '@sealbox/he-core/envelope'
 import { fakeSealPayload } from '@sealbox/he-core/testing'
 import { admitProgram } from '../../src/app/programAdmission.ts'
 import type { KeySetRecord } from '../../src/store/KeyStore.ts'

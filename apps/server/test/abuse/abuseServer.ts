@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SealboxClient } from '@sealbox/he-core/client'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
+import { ServerNode } from '@sealbox/testkit'
 import { type SearchSide, searchSide } from '../harness.ts'
 
 /*

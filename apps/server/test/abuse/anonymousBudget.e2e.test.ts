@@ -1,13 +1,6 @@
-import {
-  analyzeProgram,
-  encodeBatch,
-  encryptSymmetric,
-  getHeContext,
-  KeySet,
-  saveSealObject,
-  withScope,
-} from '@sealbox/he-core'
+import { analyzeProgram, encodeBatch, encryptSymmetric, getHeContext, KeySet, withScope } from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { saveSealObject } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
 import {

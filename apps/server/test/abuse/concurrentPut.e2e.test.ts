@@ -1,5 +1,5 @@
+import { TempPostgres } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TempPostgres } from '../../src/testing/TempPostgres.ts'
 import { searchSide } from '../harness.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, putKeySetRaw } from './abuseHarness.ts'
 import { ABUSE_DATABASE, type AbuseServer, spawnAbuseServer } from './abuseServer.ts'

@@ -1,13 +1,5 @@
-import {
-  decodeBundle,
-  decodeEnvelope,
-  encodeBundle,
-  encodeEnvelope,
-  exportEvaluationKeys,
-  exportGaloisKeys,
-  getHeContext,
-  KeySet,
-} from '@sealbox/he-core'
+import { exportEvaluationKeys, exportGaloisKeys, getHeContext, KeySet } from '@sealbox/he-core'
+import { decodeBundle, decodeEnvelope, encodeBundle, encodeEnvelope } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchSide } from '../harness.ts'
 import {

@@ -1,6 +1,7 @@
 import { zstdCompressSync } from 'node:zlib'
-import { encodeBatch, encodeEnvelope, encryptSymmetric, getHeContext, KeySet, withScope } from '@sealbox/he-core'
+import { encodeBatch, encryptSymmetric, getHeContext, KeySet, withScope } from '@sealbox/he-core'
 import { encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { encodeEnvelope } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   duringAttack,

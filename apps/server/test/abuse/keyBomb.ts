@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { createZstdCompress } from 'node:zlib'
-import { encodeEnvelope } from '@sealbox/he-core'
+import { encodeEnvelope } from '@sealbox/he-core/envelope'
 
 /*
  * A compressed Galois-key upload that is well formed in every field — one full (not

@@ -6,9 +6,9 @@ import {
   type ProgramInput,
   parseProgram,
   programCost,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { saveSealObject } from '@sealbox/he-core/envelope'
 import { grownProductsProgram } from './abusePrograms.ts'
 
 /*

@@ -1,11 +1,5 @@
-import {
-  getHeContext,
-  type HeContext,
-  KEY_LOAD_UNITS_PER_MIB,
-  keyUploadCost,
-  keyUploadSize,
-  payloadLimitsOf,
-} from '@sealbox/he-core'
+import { getHeContext, type HeContext } from '@sealbox/he-core'
+import { KEY_LOAD_UNITS_PER_MIB, keyUploadCost, keyUploadSize, payloadLimitsOf } from '@sealbox/he-core/envelope'
 import { minCompressedPayloadBytes } from '@sealbox/he-core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { createZstdCompress } from 'node:zlib'
-import { encodeEnvelope, type HeContext, KeySet, payloadLimitsOf } from '@sealbox/he-core'
+import { type HeContext, KeySet } from '@sealbox/he-core'
+import { encodeEnvelope, payloadLimitsOf } from '@sealbox/he-core/envelope'
 import { minCompressedPayloadBytes } from '@sealbox/he-core/testing'
 
 /*

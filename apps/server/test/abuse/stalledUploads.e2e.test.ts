@@ -1,6 +1,6 @@
 import { type ClientRequest, request as httpRequest } from 'node:http'
+import { waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
 import {
   duringAttack,
   HEALTHZ_P99_LIMIT_MS,

@@ -1,9 +1,8 @@
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth } from './abuseHarness.ts'
 import { ABUSE_SERVER_ENV } from './abuseServer.ts'
 

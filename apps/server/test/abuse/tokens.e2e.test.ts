@@ -1,5 +1,5 @@
+import { ServerNode } from '@sealbox/testkit'
 import { describe, expect, it } from 'vitest'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
 
 /*
  * Unusable tokens: a configured token that could never authenticate (a space) or could

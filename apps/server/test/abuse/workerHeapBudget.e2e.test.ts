@@ -4,13 +4,13 @@ import {
   getHeContext,
   type HeContext,
   KeySet,
-  loadSealObject,
   type ProgramInput,
   parseProgram,
   programCost,
   withScope,
 } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
+import { loadSealObject } from '@sealbox/he-core/envelope'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { metricSum, metricsText } from './abuseHarness.ts'
 import { type AbuseNode, startAbuseNode, victimDuring } from './abuseNode.ts'

@@ -13,12 +13,19 @@ import {
   topKIndices,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
+import {
+  BUILT_MAIN,
+  freePort,
+  isRoot,
+  postgresBinDir,
+  runCommand,
+  ServerNode,
+  TempNginx,
+  TempPostgres,
+  waitFor,
+} from '@sealbox/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, isRoot, postgresBinDir, runCommand, waitFor } from '../../src/testing/debianTools.ts'
-import { BUILT_MAIN, ServerNode } from '../../src/testing/ServerNode.ts'
-import { TempNginx } from '../../src/testing/TempNginx.ts'
-import { TempPostgres } from '../../src/testing/TempPostgres.ts'
 import {
   buildEnv,
   docBlock,

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { connect as http2Connect, type IncomingHttpHeaders } from 'node:http2'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
-import { postgresBinDir, runCommand } from '../../src/testing/debianTools.ts'
+import { postgresBinDir, runCommand } from '@sealbox/testkit'
 
 /*
  * What deployDoc.test.ts needs to follow deploy/README.md as its reader would: the marked

@@ -1,6 +1,5 @@
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { describe, expect, it } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
 import { drillNodeEnv } from './drillKit.ts'
 
 /*

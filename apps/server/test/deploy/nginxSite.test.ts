@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type HeError, SealboxClient } from '@sealbox/he-core/client'
+import { DEPLOY_NGINX_DIR, freePort, runCommand, TempNginx } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, runCommand } from '../../src/testing/debianTools.ts'
-import { DEPLOY_NGINX_DIR, TempNginx } from '../../src/testing/TempNginx.ts'
 
 /*
  * The rendered nginx site on its own: when no node answers, the client reads sealbox's

@@ -1,7 +1,5 @@
+import { ServerNode, TempNginx, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
-import { TempNginx } from '../../src/testing/TempNginx.ts'
 
 /*
  * What an operator reads: one line per request, under the id nginx gave it (the same id

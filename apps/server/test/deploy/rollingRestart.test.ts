@@ -1,11 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { runCommand, ServerNode, TempNginx, TempPostgres } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { runCommand } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
-import { TempNginx } from '../../src/testing/TempNginx.ts'
-import { TempPostgres } from '../../src/testing/TempPostgres.ts'
 import { docBlock, substitute } from './deployDocKit.ts'
 import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
 

@@ -9,8 +9,8 @@ import {
   topKIndices,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
+import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
 
 /*
  * he-core's `sealbox-search` command (issue 30, major 1) against a real production node

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
 
 /*
  * `DATABASE=my.jsonl npm start` serves my.jsonl (issue 30, minor 10): npm start's demo

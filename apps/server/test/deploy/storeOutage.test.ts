@@ -1,9 +1,6 @@
 import { HeError, SealboxClient } from '@sealbox/he-core/client'
+import { ServerNode, TempNginx, TempPostgres, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
-import { TempNginx } from '../../src/testing/TempNginx.ts'
-import { TempPostgres } from '../../src/testing/TempPostgres.ts'
 import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
 
 /*

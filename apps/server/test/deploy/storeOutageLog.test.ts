@@ -1,8 +1,6 @@
 import { SealboxClient } from '@sealbox/he-core/client'
+import { ServerNode, TempPostgres, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../../src/testing/debianTools.ts'
-import { ServerNode } from '../../src/testing/ServerNode.ts'
-import { TempPostgres } from '../../src/testing/TempPostgres.ts'
 import { drillNodeEnv, type KeyedSearch, keyedSearch } from './drillKit.ts'
 
 /*

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { firefoxLaunchOptions } from '@sealbox/testkit'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { test as base, inject } from 'vitest'
-import { FIREFOX_PATH } from './browsers.ts'
 
 /** A fresh Firefox page on the sandbox, and its uncaught page errors (tests expect none). */
 export interface FirefoxPage {
@@ -28,9 +28,7 @@ export const test = base.extend<{
       const profile = await mkdtemp(join(tmpdir(), 'sealbox-firefox-'))
       try {
         const browser = await puppeteer.launch({
-          browser: 'firefox',
-          executablePath: FIREFOX_PATH,
-          headless: true,
+          ...firefoxLaunchOptions(),
           userDataDir: profile,
         })
         try {

@@ -1,7 +1,6 @@
-import { chromiumFlags } from '@sealbox/server/testing'
+import { chromiumLaunchOptions } from '@sealbox/testkit'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { test as base, inject } from 'vitest'
-import { CHROMIUM_PATH } from './browsers.ts'
 
 /** How a test's sandbox page is opened. */
 export interface SandboxOptions {
@@ -34,7 +33,7 @@ export const test = base.extend<{
   chromium: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
     async ({}, use) => {
-      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: chromiumFlags() })
+      const browser = await chromium.launch(chromiumLaunchOptions())
       await use(browser)
       await browser.close()
     },

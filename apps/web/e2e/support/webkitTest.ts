@@ -1,7 +1,7 @@
+import { startWebKitDriver, type WebKitDriver } from '@sealbox/testkit'
 import type { WebDriver } from 'selenium-webdriver'
 import { By, until } from 'selenium-webdriver'
 import { test as base, inject } from 'vitest'
-import { startWebKitDriver, type WebKitDriver } from './webkit.ts'
 
 /**
  * Vitest fixtures for the WebKitGTK suite: `webkitDriver` is one WebKitWebDriver (under

@@ -1,7 +1,7 @@
-import { HeError } from '@sealbox/he-core'
+import { HeError, type KeyKind } from '@sealbox/he-core'
 import type { SealWorkerClient } from '../worker/SealWorkerClient.ts'
 import { KEY_NOUNS } from '../workspace/keyNouns.ts'
-import type { KeyKind, WorkspaceState } from '../workspace/workspaceState.ts'
+import type { WorkspaceState } from '../workspace/workspaceState.ts'
 import type { ExternalStore } from './ExternalStore.ts'
 
 /**

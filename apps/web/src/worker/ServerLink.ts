@@ -1,5 +1,6 @@
-import { decodeEnvelope, encodeBundle, getHeContext, HeError } from '@sealbox/he-core'
+import { getHeContext, HeError } from '@sealbox/he-core'
 import { SealboxClient, type SearchDatabaseSource, type ServerWork } from '@sealbox/he-core/client'
+import { decodeEnvelope, encodeBundle } from '@sealbox/he-core/envelope'
 import {
   demoSearchDatabase,
   PrivateSearchClient,

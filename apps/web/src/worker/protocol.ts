@@ -1,4 +1,4 @@
-import { ParamsSpec, ProgramSpec, ProgramStep } from '@sealbox/he-core'
+import { GaloisKeyChoice, KEY_KINDS, ParamsSpec, ProgramSpec, ProgramStep } from '@sealbox/he-core'
 import { HeErrorBodySchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { SERVER_REPLIES, SERVER_REPLY_TYPE, SERVER_REQUESTS } from './serverProtocol.ts'
@@ -21,13 +21,7 @@ const errorJson = HeErrorBodySchema
 export const helloRequest = z.object({ type: z.literal('hello'), id })
 export const setParamsRequest = z.object({ type: z.literal('setParams'), id, params: ParamsSpec })
 
-export const KEY_KINDS = ['secretKey', 'publicKey', 'relinKeys', 'galoisKeys'] as const
 const keyKind = z.enum(KEY_KINDS)
-export const galoisChoice = z.union([
-  z.literal(false),
-  z.literal('powerOfTwo'),
-  z.object({ steps: z.array(z.number().int()) }),
-])
 
 /** Generate keys: a fresh secret key, or new evaluation keys for the current one. */
 export const generateKeysRequest = z.object({
@@ -35,7 +29,7 @@ export const generateKeysRequest = z.object({
   id,
   freshSecretKey: z.boolean(),
   relin: z.boolean(),
-  galois: galoisChoice,
+  galois: GaloisKeyChoice,
   /** Keep seeded (half-size) forms of the public/evaluation keys for download and upload. */
   seeded: z.boolean(),
 })

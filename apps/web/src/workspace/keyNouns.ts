@@ -1,4 +1,4 @@
-import type { KeyKind } from './workspaceState.ts'
+import type { KeyKind } from '@sealbox/he-core'
 
 /** Each key inside a sentence, in the Keys panel's words ("Galois" keeps its capital). */
 export const KEY_NOUNS: Record<KeyKind, string> = {

@@ -1,4 +1,5 @@
-import { base64ToBytes, bytesToBase64, HeError } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
+import { base64ToBytes, bytesToBase64 } from '@sealbox/he-core/envelope'
 import { type WorkspaceState, WorkspaceState as WorkspaceStateSchema } from './workspaceState.ts'
 
 /** What identifies a sealbox workspace file. */

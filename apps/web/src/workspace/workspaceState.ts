@@ -1,4 +1,4 @@
-import { ParamsSpec } from '@sealbox/he-core'
+import { KEY_KINDS, ParamsSpec } from '@sealbox/he-core'
 import { ServerExecutorModeSchema } from '@sealbox/he-core/client'
 import { z } from 'zod'
 import { bytes, variableReport } from '../worker/protocol.ts'
@@ -19,9 +19,6 @@ export const AppliedParams = z.object({
   contextMs: z.number(),
 })
 export type AppliedParams = z.infer<typeof AppliedParams>
-
-export const KEY_KINDS = ['secretKey', 'publicKey', 'relinKeys', 'galoisKeys'] as const
-export type KeyKind = (typeof KEY_KINDS)[number]
 
 /** One key of the workspace. */
 export const KeyEntry = z.object({

@@ -7,15 +7,12 @@ import {
   getHeContext,
   type HeContext,
   KeySet,
-  keyUploadCost,
-  keyUploadPeakHeapBytes,
-  keyUploadSize,
   parseParams,
   parseProgram,
   programCost,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { keyUploadCost, keyUploadPeakHeapBytes, keyUploadSize, saveSealObject } from '@sealbox/he-core/envelope'
 import { type CalibrationKind, type CalibrationScheme, calibrationProgram } from './calibrationGrid.ts'
 
 /** Parameters of a grid cell: SEAL's default primes at n; CKKS at an 18-bit scale so a product of a product fits the smallest level. */

@@ -1,4 +1,5 @@
 import type { ProgramInput } from '@sealbox/he-core'
+import { BenchError } from '../BenchError.ts'
 
 /** The kinds of program the calibration grid runs: each stresses one part of the cost model. */
 export const CALIBRATION_KINDS = [
@@ -147,7 +148,7 @@ export function calibrationProgram(
       }
     default: {
       const never: never = kind
-      throw new Error(`unknown kind ${String(never)}`)
+      throw new BenchError('INTERNAL', `unknown kind ${String(never)}`)
     }
   }
 }

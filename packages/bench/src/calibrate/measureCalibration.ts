@@ -1,5 +1,5 @@
 import { SealboxClient, type TimingPhase } from '@sealbox/he-core/client'
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { median } from '../harness/stats.ts'
 import { prepareCalibrationCase } from './calibrationCase.ts'

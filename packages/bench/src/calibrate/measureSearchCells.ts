@@ -1,5 +1,6 @@
-import { getHeContext, keyUploadCost, keyUploadPeakHeapBytes, keyUploadSize } from '@sealbox/he-core'
+import { getHeContext } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
+import { keyUploadCost, keyUploadPeakHeapBytes, keyUploadSize } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient, type SearchConfig, searchCost, syntheticSearchQuery } from '@sealbox/he-core/search'
 import { type CalibrationCellSpec, timeWorker, type WorkerSamples } from './measureCalibration.ts'
 

@@ -5,7 +5,7 @@ import type { Cli, FlagsSchema } from './defineCli.ts'
 /** The flags `argv` parses to; `--help` is a test failure here. */
 export function parseFlags<S extends FlagsSchema>(cli: Cli<S>, argv: string[]) {
   const flags = cli.parse(argv)
-  if (flags === 'help') throw new Error('unexpected --help')
+  if (flags === 'help') throw new BenchError('INTERNAL', 'unexpected --help')
   return flags
 }
 
@@ -17,5 +17,5 @@ export function benchErrorOf(fn: () => unknown): BenchError {
     if (error instanceof BenchError) return error
     throw error
   }
-  throw new Error('expected a BenchError')
+  throw new BenchError('INTERNAL', 'expected a BenchError')
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { describeParseArgsError } from '@sealbox/server'
+import { describeParseArgsError } from '@sealbox/he-core/node'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 

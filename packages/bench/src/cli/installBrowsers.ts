@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { missingDebianPackages } from '@sealbox/server/testing'
+import { missingDebianPackages } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 
 /**

@@ -6,12 +6,11 @@ import {
   exportEvaluationKeys,
   getHeContext,
   KeySet,
-  loadSealObject,
   type ProgramInput,
   runProgramPlain,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 
 /** One case of the evaluate-body benchmark: its parameters, program, inputs and the answer. */
 export interface EvaluateBodyCase extends Disposable {

@@ -15,6 +15,7 @@ import type {
   SEALContext,
   SecretKey,
 } from 'node-seal/throws'
+import { BenchError } from '../BenchError.ts'
 import type { Scheme } from '../protocol/benchProtocol.ts'
 import { ckksSafeScaleBits, DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS } from './benchParameters.ts'
 import type { Random } from './Random.ts'
@@ -81,7 +82,8 @@ export class BenchEnv {
       // sealbench's BMEnv: expand the modulus chain, and SecLevelType.none ("DO NOT USE AS EXAMPLE").
       this.context = a.track(new seal.SEALContext(parms, true, seal.SecLevelType.none))
       this.contextMs = now() - t0
-      if (!this.context.parametersSet()) throw new Error(`SEAL rejected the parameters for ${scheme} n=${n}`)
+      if (!this.context.parametersSet())
+        throw new BenchError('INTERNAL', `SEAL rejected the parameters for ${scheme} n=${n}`)
       a.free(parms)
 
       const keyData = a.track(this.context.keyContextData())
@@ -101,7 +103,10 @@ export class BenchEnv {
       a.free(keyData)
       const expected = DEFAULT_COEFF_BITS[n]
       if (!expected || expected.join() !== this.coeffModulusBits.join()) {
-        throw new Error(`BFVDefault(${n}) gave [${this.coeffModulusBits}] bits, expected [${expected}]`)
+        throw new BenchError(
+          'INTERNAL',
+          `BFVDefault(${n}) gave [${this.coeffModulusBits}] bits, expected [${expected}]`,
+        )
       }
       this.usingKeyswitching = this.context.usingKeyswitching()
       this.dataLevelPrimes = this.coeffModulusBits.length > 1 ? this.coeffModulusBits.length - 1 : 1

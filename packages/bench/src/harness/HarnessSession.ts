@@ -1,4 +1,5 @@
 import { liveSealHandles } from '@sealbox/he-core/testing'
+import { BenchError } from '../BenchError.ts'
 import type {
   BenchPlan,
   CellBudget,
@@ -89,7 +90,7 @@ export class HarnessSession {
         break
       default: {
         const unreachable: never = command
-        throw new Error(`unknown command ${JSON.stringify(unreachable)}`)
+        throw new BenchError('INTERNAL', `unknown command ${JSON.stringify(unreachable)}`)
       }
     }
     await this.#options.emit({ type: 'ack', seq: command.seq })
@@ -132,7 +133,7 @@ export class HarnessSession {
   async cell(opId: string): Promise<void> {
     const { plan, now, emit } = this.#options
     const spec = findOp(opId)
-    if (!spec) throw new Error(`unknown op ${opId}`)
+    if (!spec) throw new BenchError('INTERNAL', `unknown op ${opId}`)
     const env = this.#env
     if (!env || env.scheme !== spec.scheme) {
       await this.#skip({ n: this.#n, group: spec.group, op: spec.op, reason: this.#closedReason ?? 'no context open' })
@@ -193,7 +194,7 @@ export class HarnessSession {
 export function planSpecs(plan: BenchPlan): OpSpec[] {
   return plan.ops.map((id) => {
     const spec = findOp(id)
-    if (!spec) throw new Error(`unknown op ${id}`)
+    if (!spec) throw new BenchError('INTERNAL', `unknown op ${id}`)
     return spec
   })
 }
@@ -201,7 +202,7 @@ export function planSpecs(plan: BenchPlan): OpSpec[] {
 function budgetFor(plan: BenchPlan, n: number): CellBudget {
   const budgets = plan.policy.budgets
   const found = budgets.find((b) => b.n === n) ?? budgets[budgets.length - 1]
-  if (!found) throw new Error('the measure policy has no budgets')
+  if (!found) throw new BenchError('INTERNAL', 'the measure policy has no budgets')
   return found
 }
 
@@ -248,7 +249,7 @@ function runCell(env: BenchEnv, spec: OpSpec, plan: BenchPlan, rng: Random, now:
   let op: PreparedOp | undefined
   try {
     const factory = OP_FACTORIES[spec.id]
-    if (!factory) throw new Error(`no implementation for ${spec.id}`)
+    if (!factory) throw new BenchError('INTERNAL', `no implementation for ${spec.id}`)
     op = factory({ env, rng })
     const timing = measureCell(op, plan.policy, budgetFor(plan, env.n), now)
     return { n: env.n, logQ: env.logQ, group: spec.group, op: spec.op, ...timing, wallMs: now() - t0 }

@@ -1,4 +1,5 @@
 import { BFV_DEFAULT_BITS } from '@sealbox/he-core'
+import { BenchError } from '../BenchError.ts'
 
 /**
  * SEAL's benchmark parameters: `CoeffModulus.BFVDefault(n, tc128)` per n (the same primes
@@ -19,7 +20,7 @@ export const PLAIN_MODULUS_BITS = 20
 /** log2(q) as the published table prints it: all primes, special prime included. */
 export function logQ(n: number): number {
   const bits = DEFAULT_COEFF_BITS[n]
-  if (!bits) throw new Error(`no default coeff modulus for n=${n}`)
+  if (!bits) throw new BenchError('INTERNAL', `no default coeff modulus for n=${n}`)
   return bits.reduce((sum, b) => sum + b, 0)
 }
 
@@ -37,7 +38,7 @@ export function paramFacts(n: number): { usingKeyswitching: boolean; coeffModulu
  */
 export function ckksSafeScaleBits(n: number): number {
   const bits = DEFAULT_COEFF_BITS[n]
-  if (!bits) throw new Error(`no default coeff modulus for n=${n}`)
+  if (!bits) throw new BenchError('INTERNAL', `no default coeff modulus for n=${n}`)
   const dataLevel = bits.length > 1 ? bits.slice(0, -1) : bits
   const last = dataLevel[dataLevel.length - 1] ?? 0
   return Math.floor(last / 2) - 1

@@ -1,3 +1,4 @@
+import { BenchError } from '../BenchError.ts'
 import type { BenchPlan, HarnessCommand, HarnessCommandBody, HarnessResult } from '../protocol/benchProtocol.ts'
 import { type HarnessOptions, HarnessSession, planSpecs, SCHEME_ORDER } from './HarnessSession.ts'
 
@@ -36,6 +37,6 @@ export async function runPlan(options: HarnessOptions): Promise<HarnessResult> {
   })
   let seq = 0
   for (const command of planCommands(options.plan)) await session.handle({ ...command, seq: seq++ } as HarnessCommand)
-  if (!result) throw new Error('the harness finished without a result')
+  if (!result) throw new BenchError('ENGINE_FAILED', 'the harness finished without a result')
   return result
 }

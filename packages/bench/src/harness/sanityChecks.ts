@@ -1,4 +1,5 @@
 import { SealScope } from '@sealbox/he-core'
+import { BenchError } from '../BenchError.ts'
 import type { SanityCheck } from '../protocol/benchProtocol.ts'
 import type { BenchEnv } from './BenchEnv.ts'
 
@@ -70,7 +71,7 @@ function decrypt(env: BenchEnv, arena: SealScope, ct: ReturnType<BenchEnv['rando
   const pt = arena.track(new env.seal.Plaintext())
   env.decryptor.decrypt(ct, pt)
   if (env.ckksEncoder) return env.ckksEncoder.decodeFloat64(pt) as Float64Array
-  if (!env.batchEncoder) throw new Error('no encoder')
+  if (!env.batchEncoder) throw new BenchError('INTERNAL', 'no encoder')
   return env.batchEncoder.decodeBigUint64(pt) as BigUint64Array
 }
 

@@ -5,24 +5,25 @@
  */
 
 import { median } from '@sealbox/he-core/testing'
+import { BenchError } from '../BenchError.ts'
 
 export { median, percentile } from '@sealbox/he-core/testing'
 
 /** Smallest value of a non-empty list. */
 export function minimum(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('minimum of an empty list')
+  if (values.length === 0) throw new BenchError('INTERNAL', 'minimum of an empty list')
   return Math.min(...values)
 }
 
 /** Arithmetic mean of a non-empty list. */
 export function mean(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('mean of an empty list')
+  if (values.length === 0) throw new BenchError('INTERNAL', 'mean of an empty list')
   return values.reduce((sum, v) => sum + v, 0) / values.length
 }
 
 /** Geometric mean of positive values (the right average for ratios). */
 export function geometricMean(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('geometric mean of an empty list')
+  if (values.length === 0) throw new BenchError('INTERNAL', 'geometric mean of an empty list')
   return Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length)
 }
 

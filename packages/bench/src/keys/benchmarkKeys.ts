@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import process from 'node:process'
-import { TempPostgres } from '@sealbox/server/testing'
+import { TempPostgres } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { loadAverage, machineInfo } from '../report/machineInfo.ts'
 import { writeReportFiles } from '../report/writeReportFiles.ts'

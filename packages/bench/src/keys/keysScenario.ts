@@ -6,7 +6,8 @@ import {
   syntheticSearchDatabase,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
-import { ServerNode, type TempPostgres } from '@sealbox/server/testing'
+import { ServerNode, type TempPostgres } from '@sealbox/testkit'
+import { BenchError } from '../BenchError.ts'
 import { medianOfFinite } from '../harness/stats.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { LoadResult } from './loadJob.ts'
@@ -186,7 +187,8 @@ export async function runScenario(
     const serverStore = info?.labels.store ?? 'file (server default)'
     const serverScheduler = info?.labels.scheduler ?? 'first free worker (server default)'
     if (spec.store === 'postgres' && !serverStore.startsWith('postgres')) {
-      throw new Error(
+      throw new BenchError(
+        'INVALID_FLAGS',
         `this server does not run a PostgreSQL key store (it reports "${serverStore}"): KEY_STORE unsupported`,
       )
     }
@@ -198,7 +200,7 @@ export async function runScenario(
       const times = await Promise.all(
         batch.map(async (user) => {
           const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
-          if (!material) throw new Error(`no key material for user ${user}`)
+          if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
           return put(server, user, material.galoisKeys)
         }),
       )
@@ -289,7 +291,7 @@ export async function runScenario(
     for (let j = 0; j < settings.coldSamples; j++) {
       const user = maxUsers + j
       const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
-      if (!material) throw new Error(`no key material for user ${user}`)
+      if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
       const uploadMs = await put(server, user, material.galoisKeys)
       const first = await searchOnce(server, user, material.query)
       const second = await searchOnce(server, user, material.query)

@@ -10,6 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import process from 'node:process'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { BenchError } from '../BenchError.ts'
 import { clientFailure } from '../server/clientFailure.ts'
 import { LoadJobSchema, type LoadResult, type LoadSample } from './loadJob.ts'
 import { benchTenant, readUserKeyMaterial } from './userKeyMaterial.ts'
@@ -17,7 +18,7 @@ import { ZipfSampler } from './zipf.ts'
 
 async function main(): Promise<void> {
   const [jobFile, resultFile] = process.argv.slice(2)
-  if (!jobFile || !resultFile) throw new Error('usage: loadGenerator.ts <job.json> <result.json>')
+  if (!jobFile || !resultFile) throw new BenchError('INVALID_FLAGS', 'usage: loadGenerator.ts <job.json> <result.json>')
   const job = LoadJobSchema.parse(JSON.parse(await readFile(jobFile, 'utf8')))
   // Every 503 is a measured outcome here, not something to hide behind a retry.
   const server = new SealboxClient({ baseUrl: job.baseUrl, retry: false })
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < job.users; i++) {
     const index = job.firstUser + i
     const material = await readUserKeyMaterial(job.cacheDir, job.configId, index)
-    if (!material) throw new Error(`no cached key material for user ${index}`)
+    if (!material) throw new BenchError('INTERNAL', `no cached key material for user ${index}`)
     users.set(index, { query: material.query, client: server.with({ token: benchTenant(index).token }) })
   }
   const sampler = new ZipfSampler(job.users, job.zipfS, job.seed)

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { BenchError } from '../BenchError.ts'
 import type { LoadJob, LoadResult } from './loadJob.ts'
 
 const GENERATOR = fileURLToPath(new URL('./loadGenerator.ts', import.meta.url))
@@ -29,7 +30,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     const timer = setTimeout(() => child.kill('SIGKILL'), limitMs)
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
     clearTimeout(timer)
-    if (code !== 0) throw new Error(`the load generator failed (exit ${code}): ${stderr.trim().slice(-2000)}`)
+    if (code !== 0)
+      throw new BenchError('PROCESS_FAILED', `the load generator failed (exit ${code}): ${stderr.trim().slice(-2000)}`)
     return JSON.parse(await readFile(resultFile, 'utf8')) as LoadResult
   } finally {
     await rm(dir, { recursive: true, force: true })

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { exportSecretKey, getHeContext, importSecretKey, KeySet } from '@sealbox/he-core'
 import { PrivateSearchClient, type SearchConfig, syntheticSearchQuery } from '@sealbox/he-core/search'
+import { BenchError } from '../BenchError.ts'
 
 /*
  * Every simulated user's key material, made once and cached on disk: generating 1,000
@@ -66,7 +67,7 @@ function unpack(bytes: Uint8Array, count: number): Uint8Array[] {
     parts.push(bytes.subarray(offset + 4, offset + 4 + length))
     offset += 4 + length
   }
-  if (offset !== bytes.length) throw new Error('corrupt user key file')
+  if (offset !== bytes.length) throw new BenchError('INTERNAL', 'corrupt user key file')
   return parts
 }
 
@@ -109,7 +110,11 @@ export async function ensureUserKeyMaterial(
     using keySet = KeySet.generate(ctx, { galois: { steps: config.galoisSteps } })
     using client = PrivateSearchClient.create(ctx, config, { keySet })
     const galoisKeys = client.evaluationKeys()
-    if (!galoisKeys) throw new Error('this search config needs no keys: run the server with SEARCH_BABY_STEPS=server')
+    if (!galoisKeys)
+      throw new BenchError(
+        'INVALID_FLAGS',
+        'this search config needs no keys: run the server with SEARCH_BABY_STEPS=server',
+      )
     const query = client.encryptQuery(userQueryVector(config.dimension, index))
     const secretKey = exportSecretKey(keySet)
     await writeFile(userFile(cacheDir, config.configId, index), pack([secretKey, galoisKeys, query]))

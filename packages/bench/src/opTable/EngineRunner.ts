@@ -1,3 +1,4 @@
+import { BenchError } from '../BenchError.ts'
 import type { BenchEngine, EngineSession } from '../engines/BenchEngine.ts'
 import type { BenchPlan, HarnessCommandBody, HarnessEvent, HarnessResult } from '../protocol/benchProtocol.ts'
 import { loadAverage } from '../report/machineInfo.ts'
@@ -17,7 +18,7 @@ function commandTimeoutMs(command: HarnessCommandBody, plan: BenchPlan): number 
       return 2 * 60_000
     default: {
       const unreachable: never = command
-      throw new Error(`unknown command ${JSON.stringify(unreachable)}`)
+      throw new BenchError('INTERNAL', `unknown command ${JSON.stringify(unreachable)}`)
     }
   }
 }
@@ -108,7 +109,7 @@ export class EngineRunner {
         this.column.versions = await session.versions().catch(() => ({}))
         const result = session.result
         if (result) this.column.result = result
-        else this.#markFailed(new Error('the harness finished without a result'))
+        else this.#markFailed(new BenchError('ENGINE_FAILED', 'the harness finished without a result'))
       }
       await session.close().catch(() => undefined)
     }

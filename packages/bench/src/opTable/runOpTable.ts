@@ -48,7 +48,7 @@ function createEngine(id: EngineId, host: BenchPageHost): BenchEngine {
       return new WebKitEngine(host)
     default: {
       const unreachable: never = id
-      throw new Error(`unknown engine ${unreachable}`)
+      throw new BenchError('INTERNAL', `unknown engine ${unreachable}`)
     }
   }
 }

@@ -4,6 +4,8 @@
  * applies), long-polls the server for harness commands, and relays every harness event
  * back to the server that started the run.
  */
+
+import { BenchError } from '../BenchError.ts'
 import type { HarnessCommand } from '../protocol/benchProtocol.ts'
 import { PAGE_API, type WorkerMessage } from './pageProtocol.ts'
 
@@ -43,7 +45,7 @@ async function pollCommands(worker: Worker): Promise<void> {
 
 async function start(): Promise<void> {
   const response = await fetch(`${PAGE_API.plan}?run=${run}`)
-  if (!response.ok) throw new Error(`no plan for this run: HTTP ${response.status}`)
+  if (!response.ok) throw new BenchError('ENGINE_FAILED', `no plan for this run: HTTP ${response.status}`)
   const plan = (await response.json()) as Extract<WorkerMessage, { type: 'start' }>['plan']
   const worker = new Worker(new URL('./benchWorker.ts', import.meta.url), { type: 'module' })
   worker.addEventListener('message', (message: MessageEvent<{ type?: string; label?: string }>) => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromiumFlags, debianToolPath } from '@sealbox/server/testing'
+import { chromiumLaunchOptions, debianToolPath } from '@sealbox/testkit'
 import { type BrowserContext, chromium } from 'playwright-core'
 import { build } from 'vite'
 import { BenchError } from '../BenchError.ts'
@@ -69,11 +69,7 @@ export class BrowserSearchClient implements AsyncDisposable {
     probe.close()
     // Playwright rejects --user-data-dir in args: a persistent context owns the profile directory.
     const profile = await mkdtemp(join(tmpdir(), 'sealbox-chromium-'))
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: chromiumFlags(),
-    })
+    const context = await chromium.launchPersistentContext(profile, chromiumLaunchOptions())
     const version = context.browser()?.version() ?? 'unknown'
     return new BrowserSearchClient({ origin, server, dir, context, profile, version })
   }

@@ -1,5 +1,6 @@
 import { encodeBatch, encryptSymmetricSeeded, getHeContext, KeySet, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig, type SearchScheme } from '@sealbox/he-core/search'
+import { BenchError } from '../BenchError.ts'
 import { type Spread, spread } from './searchStats.ts'
 
 /** Single SEAL operations at the search parameters, timed in the same run as the queries. */
@@ -50,7 +51,7 @@ export async function calibrateSealOps(scheme: SearchScheme, samples: number): P
       return spread(list)
     }
     const galoisKeys = keys.galoisKeys
-    if (!galoisKeys) throw new Error('calibration keys have no Galois keys')
+    if (!galoisKeys) throw new BenchError('INTERNAL', 'calibration keys have no Galois keys')
     return {
       scheme,
       multiplyPlainNtt: time(() => evaluator.multiplyPlain(nttFresh, nttPlaintext, out)),

@@ -1,5 +1,6 @@
 import { resolveSearchConfig, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from '@sealbox/he-core/search'
 import { configFor } from '@sealbox/server'
+import { BenchError } from '../BenchError.ts'
 import type { EndToEndCase } from './measureEndToEnd.ts'
 
 /** The previous default: the client sends the 16 rotations of q (g = 16), zstd queries and keys, so the server rotates little. */
@@ -29,7 +30,7 @@ export interface EndToEndPlan {
 export function processedPlaintextBytes(c: EndToEndCase): number {
   const profile = c.env.SEARCH_PROFILE
   if (profile !== undefined && !Object.hasOwn(SEARCH_PARAMS_PROFILES, profile)) {
-    throw new Error(`${c.title}: SEARCH_PROFILE ${profile} is not a search profile`)
+    throw new BenchError('INTERNAL', `${c.title}: SEARCH_PROFILE ${profile} is not a search profile`)
   }
   const config = resolveSearchConfig({
     rows: c.rows,

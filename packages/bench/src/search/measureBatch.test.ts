@@ -38,7 +38,7 @@ describe('the batch benchmark', () => {
         expect(error).toBeInstanceOf(BenchError)
         return error as BenchError
       }
-      throw new Error('expected the check to throw')
+      expect.unreachable('expected the check to throw')
     }
     checkBatchAnswers(index.evaluateBatch([{ query, keys }]), [client], [oracle], 'good')
     const refused = failure(() =>

@@ -14,7 +14,7 @@ import {
   topKIndices,
   transferMs,
 } from '@sealbox/he-core/search'
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { median } from '../harness/stats.ts'

@@ -107,7 +107,7 @@ export async function measureEndToEndTwin(
   }
   using wasm = await prepareSearchCase(`${c.title} (WASM)`, input, database)
   const config = wasm.fixture?.config
-  if (!config) throw new Error('the WASM case has no fixture')
+  if (!config) throw new BenchError('INTERNAL', 'the WASM case has no fixture')
   if (config.configId !== served.configId) {
     throw new BenchError(
       'ENGINE_FAILED',

@@ -1,13 +1,12 @@
+import { getHeContext, withScope } from '@sealbox/he-core'
 import {
   crc32,
   decodeBundle,
-  getHeContext,
   loadSealObject,
   payloadLimitsOf,
   prepareSealPayload,
   sealCompressionMode,
-  withScope,
-} from '@sealbox/he-core'
+} from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   resolveSearchConfig,

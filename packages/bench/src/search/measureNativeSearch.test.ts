@@ -63,7 +63,7 @@ describe.skipIf(!existsSync(VENV_PYTHON))('native search twin (seal-python)', ()
     await using harness = await NativeSearchHarness.start()
     using wasm = await prepareSearchCase('wasm', { rows: 100, dimension: 3 }, database)
     const fixture = wasm.fixture
-    if (!fixture) throw new Error('no fixture')
+    if (!fixture) expect.unreachable('no fixture')
     const { config, ctx } = fixture
     await harness.setup('wrong', {
       scheme: config.scheme,

@@ -1,10 +1,11 @@
-import { sealCompressionMode } from '@sealbox/he-core'
+import { sealCompressionMode } from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
   type SearchConfig,
   scaleDatabaseVectors,
 } from '@sealbox/he-core/search'
+import { BenchError } from '../BenchError.ts'
 import type { NativeSampleTimings, NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { medianOfFinite } from '../harness/stats.ts'
 import { measurementConfig, type SearchCase, type SearchCaseFixture, type SearchMeasurement } from './measureSearch.ts'
@@ -40,7 +41,7 @@ export async function prepareNativeTwin(
   label = `${wasm.label} (native)`,
 ): Promise<SearchCase> {
   const fixture = wasm.fixture
-  if (!fixture) throw new Error(`${wasm.label} has no fixture for a native twin`)
+  if (!fixture) throw new BenchError('INTERNAL', `${wasm.label} has no fixture for a native twin`)
   const form: NativeQueryForm = fixture.config.compression === 'none' && !fixture.querySeeded ? 'unseeded' : 'seeded'
   const [twin] = await prepareNativeTwins(wasm, harness, [{ form, label }])
   return twin as SearchCase
@@ -57,7 +58,7 @@ export async function prepareNativeTwins(
   forms: readonly { form: NativeQueryForm; label: string }[],
 ): Promise<SearchCase[]> {
   const fixture = source.fixture
-  if (!fixture) throw new Error(`${source.label} has no fixture for a native twin`)
+  if (!fixture) throw new BenchError('INTERNAL', `${source.label} has no fixture for a native twin`)
   const { config, ctx, client, keys, database, vectors } = fixture
   // The WASM case's own bundles where they are already a form native reads; else the same vectors re-encrypted.
   const own: NativeQueryForm | undefined =

@@ -1,5 +1,5 @@
 import process from 'node:process'
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../report/machineInfo.ts'
 import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
 import { openBenchSession } from '../server/openBenchSession.ts'

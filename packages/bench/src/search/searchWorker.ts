@@ -3,11 +3,12 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { EvaluationKeys, getHeContext, loadSeal } from '@sealbox/he-core'
 import { PrivateSearchIndex, resolveSearchConfig, syntheticSearchDatabase } from '@sealbox/he-core/search'
+import { BenchError } from '../BenchError.ts'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
 
 const data = workerData as SearchWorkerData
 const port = parentPort
-if (!port) throw new Error('searchWorker.ts must run in a worker thread')
+if (!port) throw new BenchError('INTERNAL', 'searchWorker.ts must run in a worker thread')
 const reply = (message: SearchWorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
 
 try {

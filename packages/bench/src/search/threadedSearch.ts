@@ -8,6 +8,7 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
+import { BenchError } from '../BenchError.ts'
 import type { SampleCounts } from './measureSearch.ts'
 import { type Spread, spread } from './searchStats.ts'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
@@ -37,7 +38,8 @@ class SearchWorker {
       this.worker.once('error', reject)
       const onMessage = (message: SearchWorkerReply) => {
         if (message.type === 'ready') resolve(message)
-        else if (message.type === 'error' && message.id === undefined) reject(new Error(message.message))
+        else if (message.type === 'error' && message.id === undefined)
+          reject(new BenchError('PROCESS_FAILED', message.message))
         else if ('id' in message && message.id !== undefined) this.#pending.get(message.id)?.(message)
       }
       this.worker.on('message', onMessage)
@@ -49,7 +51,7 @@ class SearchWorker {
       this.#pending.set(id, (message) => {
         this.#pending.delete(id)
         if (message.type === 'response') resolve(message)
-        else reject(new Error(message.type === 'error' ? message.message : 'unexpected reply'))
+        else reject(new BenchError('PROCESS_FAILED', message.type === 'error' ? message.message : 'unexpected reply'))
       })
       const request: SearchWorkerRequest = { type: 'query', id, query }
       this.worker.postMessage(request)

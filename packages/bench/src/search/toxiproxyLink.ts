@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import process from 'node:process'
 import { promisify } from 'node:util'
 import type { SearchLinkRates } from '@sealbox/he-core/search'
-import { freePort, waitFor } from '@sealbox/server/testing'
+import { freePort, waitFor } from '@sealbox/testkit'
+import { BenchError } from '../BenchError.ts'
 
 /*
  * A shaped link between the benchmark's client and a real server: Toxiproxy (Shopify's TCP
@@ -54,7 +55,8 @@ export class ToxiproxyLinks implements AsyncDisposable {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     })
-    if (!response.ok) throw new Error(`Toxiproxy ${path}: ${response.status} ${await response.text()}`)
+    if (!response.ok)
+      throw new BenchError('PROCESS_FAILED', `Toxiproxy ${path}: ${response.status} ${await response.text()}`)
   }
 
   /** A proxy to `upstreamPort` shaped like `link`; returns the URL to reach the server through it. */

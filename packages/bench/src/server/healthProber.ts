@@ -10,6 +10,7 @@
  */
 import { Agent, request } from 'node:http'
 import { getPriority, setPriority } from 'node:os'
+import { BenchError } from '../BenchError.ts'
 import { reportChildReady, serveChildTask } from './ChildTask.ts'
 import {
   PROBE_KINDS,
@@ -65,7 +66,7 @@ serveChildTask<ProbeResult>(async (input, stopped) => {
           res.once('error', (error) => finish(error.message))
         },
       )
-      req.setTimeout(job.timeoutMs, () => req.destroy(new Error('timeout')))
+      req.setTimeout(job.timeoutMs, () => req.destroy(new BenchError('TIMEOUT', 'timeout')))
       req.once('error', (error) => finish(error.message))
       req.end()
     })

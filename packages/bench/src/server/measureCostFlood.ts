@@ -7,11 +7,11 @@ import {
   KeySet,
   type ProgramInput,
   parseParams,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
-import { ServerNode } from '@sealbox/server/testing'
+import { saveSealObject } from '@sealbox/he-core/envelope'
+import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { percentile } from '../harness/stats.ts'
 import type { CostFloodRecord, LatencySummary } from './CostFloodRecord.ts'

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ServerNode } from '@sealbox/server/testing'
+import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../report/machineInfo.ts'
 import { ChildTask } from './ChildTask.ts'
 import { openBenchSession } from './openBenchSession.ts'

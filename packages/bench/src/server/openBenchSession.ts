@@ -1,5 +1,5 @@
 import { SealboxClient } from '@sealbox/he-core/client'
-import type { ServerNode } from '@sealbox/server/testing'
+import type { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 import { REQUEST_TIMEOUT_MS } from './runLoadCell.ts'

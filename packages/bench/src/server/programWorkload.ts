@@ -1,20 +1,18 @@
 import {
   decodeBatch,
-  decodeEnvelope,
   decrypt,
   encodeBatch,
   encryptSymmetric,
   exportEvaluationKeys,
   getHeContext,
   KeySet,
-  loadSealObject,
   type ProgramInput,
   runProgram,
   runProgramPlain,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
 import { type EvaluateCall, encodeEvaluateRequest } from '@sealbox/he-core/client'
+import { decodeEnvelope, loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 import type { Ciphertext } from 'node-seal/throws'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { BenchError } from '../BenchError.ts'
 import { defineCli } from '../cli/defineCli.ts'
 import { listFlag, numberFlag } from '../cli/flagSchemas.ts'
 
@@ -23,7 +24,7 @@ export function rowSpec(id: string): RowSpec {
   if (id === 'inline') return { id, kind: 'server', executor: 'inline', workers: 1, label: 'Fastify `inline`' }
   const match = ROW_PATTERN.exec(id)
   const executor = match?.[2]
-  if (executor !== 'pool' && executor !== 'process') throw new Error(`not a row id: ${id}`)
+  if (executor !== 'pool' && executor !== 'process') throw new BenchError('INVALID_FLAGS', `not a row id: ${id}`)
   const workers = Number(match?.[3])
   const unit = executor === 'pool' ? 'thread' : 'child process'
   const plural = workers === 1 ? unit : unit === 'thread' ? 'threads' : 'child processes'

@@ -1,7 +1,7 @@
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { PrivateSearchClient, syntheticSearchQuery, verifySearchConfig } from '@sealbox/he-core/search'
-import { ServerNode, waitFor } from '@sealbox/server/testing'
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 
 /** One database shape to size: a synthetic database of `rows` × `dimension`. */

@@ -34,7 +34,7 @@ async function execute(args: string[]): Promise<string[]> {
 /** `name = [a, b, ...]` → name, values and whether it was cut. */
 function parseLine(line: string) {
   const match = /^(\w+) = \[(.*?)(, \.\.\.)?\]$/.exec(line)
-  if (!match) throw new Error(`not an output line: ${line}`)
+  if (!match) expect.unreachable(`not an output line: ${line}`)
   return { name: match[1], values: (match[2] ?? '').split(', ').map(Number), more: match[3] !== undefined }
 }
 

@@ -82,7 +82,7 @@ describe('envelope load/free loops keep the WASM heap flat', () => {
               refuseSecretKey: true,
             }).items
             if (!relin || !galois || relin.kind !== 'relinKeys' || galois.kind !== 'galoisKeys')
-              throw new Error('bad bundle')
+              expect.unreachable('bad bundle')
             loadSealObject(s.track(new f.ctx.seal.RelinKeys()), f.ctx, relin, { kind: 'relinKeys' })
             loadSealObject(s.track(new f.ctx.seal.GaloisKeys()), f.ctx, galois, { kind: 'galoisKeys' })
           }),

@@ -303,7 +303,7 @@ describe('property: 2,000 random mutations of a valid envelope', () => {
       try {
         loadSealObject(target, f.ctx, mutated, { kind: 'ciphertext', keySetId: KEY_SET, refuseSecretKey: true })
       } catch (error) {
-        if (!(error instanceof HeError)) throw new Error(`mutation ${tried} threw a non-HeError`, { cause: error })
+        if (!(error instanceof HeError)) expect.unreachable(`mutation ${tried} threw a non-HeError: ${String(error)}`)
         code = error.code
       }
       expect(['INVALID_ENVELOPE', 'ENVELOPE_INTEGRITY'], `mutation ${tried}`).toContain(code)

@@ -11,6 +11,7 @@ import type {
   RelinKeys,
   SecretKey,
 } from 'node-seal/throws'
+import { HeError } from '../errors/HeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import type { SealScope } from '../scope/SealScope.ts'
@@ -43,7 +44,7 @@ export interface SealTestFixture {
 export function makeSealTestFixture(ctx: HeContext, scope: SealScope, keySetId: string): SealTestFixture {
   const seal = ctx.seal
   const encoder = ctx.batchEncoder
-  if (!encoder) throw new Error('the envelope test fixture needs a BFV or BGV context')
+  if (!encoder) throw new HeError('INVALID_PARAMS', 'the envelope test fixture needs a BFV or BGV context')
   const n = ctx.params.polyModulusDegree
   const keygen = scope.track(new seal.KeyGenerator(ctx.context))
   const secretKey = scope.track(keygen.secretKey())

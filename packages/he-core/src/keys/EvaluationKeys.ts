@@ -176,10 +176,9 @@ export class EvaluationKeys implements Disposable {
 
   /**
    * The same keys re-saved in full form, uncompressed, as an envelope (or a bundle of
-   * two) with the uploaded envelopes' metadata. What a server's bytes cache keeps:
-   * measured at n=4096 (steps 1, 8) the uploaded seeded zstd form (0.20 MiB) loads in
-   * 6–11 ms, this form (0.78 MiB) in 0.33 ms; at n=8192 (steps 1, 4) 20–40 ms for
-   * 2.1 MiB vs 4–9 ms for 5.1 MiB. A durable store keeps the seeded upload (4× fewer bytes).
+   * two) with the uploaded envelopes' metadata. What a server's bytes cache keeps: about
+   * 4× the bytes of the seeded upload, loaded an order of magnitude faster (the
+   * measurements: NODE-SEAL-FACTS.md §9); a durable store keeps the seeded upload.
    */
   saveFullForm(seal: { ComprModeType: { none: unknown } }, decoded: DecodedEvaluationKeys): Uint8Array {
     const none = seal.ComprModeType.none as Parameters<GaloisKeys['saveToArray']>[0]

@@ -4,6 +4,7 @@ import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { adopt, disown, type SealHandle } from '../scope/SealScope.ts'
+import type { GaloisKeyChoice } from './GaloisKeyChoice.ts'
 import { galoisElementOf, normalizeSteps, powerOfTwoSteps } from './galoisElements.ts'
 
 /** Which evaluation keys to make next to the secret and public key. */
@@ -14,7 +15,7 @@ export interface KeySetOptions {
    * Galois (rotation) keys: `'powerOfTwo'` (SEAL's default set, any step by composition),
    * explicit steps (0 = column swap / conjugation), or none (default).
    */
-  galois?: 'powerOfTwo' | { steps: number[] } | false
+  galois?: GaloisKeyChoice
   /** Key-set id to use (e.g. when restoring a secret key); a random one otherwise. */
   id?: string
 }
@@ -114,7 +115,7 @@ export class KeySet implements Disposable {
    * (Re)makes the Galois keys for `galois` from the same secret key, replacing any
    * held before; the public and relinearization keys are kept.
    */
-  setGaloisKeys(galois: 'powerOfTwo' | { steps: number[] }): GaloisKeys {
+  setGaloisKeys(galois: Exclude<GaloisKeyChoice, false>): GaloisKeys {
     this.#assertLive()
     this.#assertKeySwitching()
     const n = this.ctx.params.polyModulusDegree

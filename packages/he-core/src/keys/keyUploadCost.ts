@@ -13,12 +13,9 @@ import type { KeyUploadSize } from './keyUploadSize.ts'
  * - Keys under other parameters are inflated within a multiple of their compressed size
  *   and walked field by field without SEAL: priced by that bound.
  *
- * Measured on this project's VM (worker thread CPU; the calibration benchmark's key-upload
- * cells, `pnpm --filter @sealbox/bench benchmark:calibrate`, and its small grid): 3.2–3.8 ms
- * per MiB loaded into SEAL, genuine seeded keys and zero keys padded to the floor alike
- * (0.78 MiB for the search's two elements in 3.9 ms, 24 MiB in 75–92 ms, 75 MiB of padded
- * zero keys in 230–250 ms), and 0.6–0.9 ms per MiB of the inflate bound for keys checked
- * without SEAL (6–9 ms for the 8.8 MiB bound of 1.7 MiB uploaded at n = 4096).
+ * The constants come from the calibration benchmark's key-upload cells (`pnpm --filter
+ * @sealbox/bench benchmark:calibrate`): a MiB loaded into SEAL costs about five times a MiB
+ * checked without it. The measurements: NODE-SEAL-FACTS.md §9.
  */
 
 /** Units of one upload besides its bytes (envelopes, hashing set-up, the SEAL call). */

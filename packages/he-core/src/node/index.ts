@@ -3,4 +3,5 @@
 // Everything else lives in the browser-safe entries (the core, ./client, ./search, ./codegen).
 
 export { compileSealModule } from './compileSealModule.ts'
+export { describeParseArgsError } from './describeParseArgsError.ts'
 export { loadSearchDatabaseFile } from './loadSearchDatabaseFile.ts'

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { z } from 'zod'
 import { SealboxClient } from '../client/SealboxClient.ts'
 import { HeError } from '../errors/HeError.ts'
+import { describeParseArgsError } from './describeParseArgsError.ts'
 import { sealboxSearch } from './sealboxSearch.ts'
 
 /*
@@ -58,7 +59,7 @@ async function main(argv: readonly string[]): Promise<number> {
       },
     }).values
   } catch (error) {
-    process.stderr.write(`sealbox-search: ${(error as Error).message}\n${USAGE}\n`)
+    process.stderr.write(`sealbox-search: ${describeParseArgsError(error, (name) => name === 'help')}\n${USAGE}\n`)
     return 2
   }
   if (raw.help) {

@@ -13,7 +13,7 @@ function reason(input: unknown, options = {}): string {
     expect((error as HeError).code).toBe('INVALID_PARAMS')
     return (error as HeError).message
   }
-  throw new Error('expected INVALID_PARAMS')
+  expect.unreachable('expected INVALID_PARAMS')
 }
 
 describe('parseParams', () => {

@@ -48,7 +48,7 @@ describe('suggestParams', () => {
   it('BFV: the suggested parameters really carry `depth` multiplications (real SEAL, exact values)', async () => {
     const depth = 3
     const result = suggestParams({ depth, slots: 4, plainBits: 20, security: 'tc128' })
-    if (!result.ok) throw new Error(JSON.stringify(result.problems))
+    if (!result.ok) expect.unreachable(JSON.stringify(result.problems))
     expect(result.params).toMatchObject({ scheme: 'bfv', polyModulusDegree: 8192 })
     const { steps, last } = squaringChain(depth, false)
     const run = await runWorkspace({
@@ -66,7 +66,7 @@ describe('suggestParams', () => {
     const depth = 2
     const precisionBits = 12
     const result = suggestParams({ depth, slots: 4, precisionBits, security: 'tc128' })
-    if (!result.ok) throw new Error(JSON.stringify(result.problems))
+    if (!result.ok) expect.unreachable(JSON.stringify(result.problems))
     const { steps, last } = squaringChain(depth, true)
     const values = [0.5, 1.25, -1.5, 0.75]
     const run = await runWorkspace({

@@ -34,7 +34,7 @@ function failure(fn: () => unknown): HeError {
     expect(error).toBeInstanceOf(HeError)
     return error as HeError
   }
-  throw new Error('expected an HeError')
+  expect.unreachable('expected an HeError')
 }
 
 let bfv: HeContext
@@ -57,7 +57,7 @@ describe('rotation keys', () => {
   it('predicts exactly which rotations SEAL can do with a partial key set', () => {
     using keys = KeySet.generate(bfv, { galois: { steps: [1, 4, -1, 16] } })
     const gk = keys.galoisKeys
-    if (!gk) throw new Error('no Galois keys')
+    if (!gk) expect.unreachable('no Galois keys')
     withScope((scope) => {
       const f: ProgramFixture = { ctx: bfv, keys, scheme: 'bfv' }
       const x = encryptValues(f, [5, 6, 7], scope)

@@ -21,7 +21,7 @@ function failure(input: unknown, limits: Partial<ProgramLimits> = {}): HeError {
     expect(error).toBeInstanceOf(HeError)
     return error as HeError
   }
-  throw new Error('expected parseProgram to fail')
+  expect.unreachable('expected parseProgram to fail')
 }
 
 function reason(input: unknown, limits: Partial<ProgramLimits> = {}): string {

@@ -79,7 +79,7 @@ function expectFailure(
       message = (error as HeError).message
       return
     }
-    throw new Error(`expected ${code}`)
+    expect.unreachable(`expected ${code}`)
   })
   expect(liveSealHandles()).toBe(handlesBefore)
   expect(sealExceptionCount() - before).toBe(sealThrows ? 1 : 0)

@@ -113,7 +113,7 @@ function runEveryStep(scheme: SchemeName): void {
     { version: 1, inputs: INPUTS, steps, outputs: ['aligned', 'sum', 'x'] },
     { ...optionsOf(scheme), decryptor: undefined },
   )
-  if (result.steps.length !== steps.length) throw new Error('not every step ran')
+  if (result.steps.length !== steps.length) expect.unreachable('not every step ran')
   for (const value of Object.values(result.outputs)) value.delete()
 }
 
@@ -193,7 +193,7 @@ function runErrorPath(path: ErrorPath): void {
     throw error
   }
   void inputs
-  throw new Error(`expected ${path.code}`)
+  expect.unreachable(`expected ${path.code}`)
 }
 
 describe('runProgram memory', () => {
@@ -246,7 +246,7 @@ describe('runProgram memory', () => {
             if (error instanceof HeError && error.code === 'SEAL_ERROR') return
             throw error
           }
-          throw new Error('expected SEAL_ERROR')
+          expect.unreachable('expected SEAL_ERROR')
         },
         { warmup: 10, iterations: 200 },
       )

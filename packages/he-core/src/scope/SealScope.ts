@@ -1,3 +1,4 @@
+import { HeError } from '../errors/HeError.ts'
 import { sealOutOfMemory } from '../seal/sealOutOfMemory.ts'
 
 /** Anything node-seal hands out: an embind handle that must be deleted exactly once. */
@@ -38,7 +39,7 @@ export class SealScope implements Disposable {
   track<T extends SealHandle>(handle: T): T {
     if (this.#disposed) {
       handle.delete()
-      throw new Error('SealScope is already disposed')
+      throw new HeError('INTERNAL', 'SealScope is already disposed: track objects in a scope that is still open')
     }
     this.#handles.add(handle)
     live++

@@ -1,4 +1,5 @@
 import SEAL, { type MainModule } from 'node-seal/throws'
+import { HeError } from '../errors/HeError.ts'
 import { resetSealOutOfMemory } from './sealOutOfMemory.ts'
 
 /** The node-seal module type (the `throws` build: transparent results throw). */
@@ -111,7 +112,7 @@ export function loadSeal(options: LoadSealOptions = {}): Promise<Seal> {
 
 /** The loaded module, for code that runs after `loadSeal()` resolved. */
 export function sealSync(): Seal {
-  if (!loaded) throw new Error('node-seal is not loaded yet: await loadSeal() first')
+  if (!loaded) throw new HeError('INTERNAL', 'node-seal is not loaded yet: await loadSeal() first')
   return loaded.seal
 }
 

@@ -48,7 +48,7 @@ function codeOf(fn: () => unknown, options: { reachesSeal?: boolean } = {}): HeE
     if (!options.reachesSeal) expect(sealExceptionCount()).toBe(before)
     return error as HeError
   }
-  throw new Error('expected an HeError')
+  expect.unreachable('expected an HeError')
 }
 
 /** A client of another key set for the same config. */
@@ -215,7 +215,7 @@ describe('the server half', () => {
     ])
     expect(results.map((r) => r.ok)).toEqual([true, false, true])
     const [first, bad, third] = results
-    if (!first?.ok || bad?.ok !== false || !third?.ok) throw new Error('unexpected batch outcome')
+    if (!first?.ok || bad?.ok !== false || !third?.ok) expect.unreachable('unexpected batch outcome')
     expect(bad.error.code).toBe('KEY_SET_MISMATCH')
     expect(first.evaluation.timings.computeMs).toBeGreaterThan(0)
     const oracle = Array.from(plaintextSearchScores(server.config, server.database, q))

@@ -12,7 +12,7 @@ function failure(input: unknown): HeError {
     expect(error).toBeInstanceOf(HeError)
     return error as HeError
   }
-  throw new Error('expected the config to be refused')
+  expect.unreachable('expected the config to be refused')
 }
 
 describe('resolveSearchConfig', () => {

@@ -98,7 +98,7 @@ describe('the key-switching search kernel', () => {
       } catch (error) {
         return error as HeError
       }
-      throw new Error('expected a refusal')
+      expect.unreachable('expected a refusal')
     }
     expect(failure(() => index.evaluate(query, othersKeys))).toBeInstanceOf(HeError)
     expect(failure(() => index.evaluate(query, othersKeys)).code).toBe('KEY_SET_MISMATCH')

@@ -39,10 +39,10 @@ export interface SearchTransfer {
 }
 
 /**
- * Cost of each operation in units of one NTT-form plaintext multiply, measured with
- * node-seal 7 on Node 24 at n=4096 with two data primes (one unit ≈ 0.2 ms on this
- * project's 2-core VM). Only ratios matter: they choose the baby step. They scale
- * with n × primes like the operations themselves. The costs of moving ciphertexts
+ * Cost of each operation in units of one NTT-form plaintext multiply at n=4096 with two
+ * data primes (how each was measured: SEARCH.md#where-the-cost-models-constants-come-from).
+ * Only ratios matter: they choose the baby step. They scale with n × primes like the
+ * operations themselves. The costs of moving ciphertexts
  * in and out (envelope checks, inflate, seed expansion, save) are in QUERY_LOAD and
  * RESPONSE_SAVE, so g is chosen on the server's whole time per query, not compute alone.
  */
@@ -71,10 +71,10 @@ const UNIT_COST: Record<SearchScheme, Record<keyof SearchOperationCount, number>
 }
 /**
  * Per query ciphertext: envelope checks, inflate (zstd) and the SEAL load, whose floor
- * is the seed expansion (≈ 1.1 units). Measured by the benchmark's load split.
+ * is the seed expansion (the benchmark's load split: see UNIT_COST).
  */
 const QUERY_LOAD: Record<SearchWireEncoding, number> = { zstd: 3, none: 1.75, packed: 2 }
-/** Per response ciphertext: SEAL save (zstd ≈ 0.4 ms), packing, and the response envelope. */
+/** Per response ciphertext: SEAL save, packing, and the response envelope. */
 const RESPONSE_SAVE: Record<SearchWireEncoding, number> = { zstd: 2, none: 0.25, packed: 0.5 }
 const DEFAULT_TRANSFER: SearchTransfer = { query: 'zstd', response: 'zstd' }
 /** A plaintext multiply with a coefficient-form plaintext (SEAL transforms it on every use). */
@@ -82,7 +82,7 @@ const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3
 /**
  * A product-and-add in he-core's WebAssembly kernel (dyadicSearchKernel.ts), which
  * takes the sums when there are no rotations (client-side g = D', BGV, NTT form,
- * data primes below 2^32): 40 of them cost ≈ 0.4 ms at n=4096 against ≈ 6 ms in SEAL.
+ * data primes below 2^32); measured against SEAL's evaluator (see UNIT_COST).
  */
 const DYADIC_MULTIPLY = 0.05
 /**
@@ -94,15 +94,17 @@ const DYADIC_MULTIPLY = 0.05
 const KERNEL_ROTATION = 2.5
 /**
  * A hoisted baby step in the same kernel (RnsKernel.rotateHoisted): the automorphism of
- * a shared decomposition, the key products and the mod-down — ≈ 0.7 of a single rotation —
- * and the decomposition itself, once per query (≈ 0.4 of a rotation), both measured by
- * the benchmark's rotation table.
+ * a shared decomposition, the key products and the mod-down; and the decomposition
+ * itself, once per query. Both from the benchmark's rotation table (see UNIT_COST).
  */
 const KERNEL_HOISTED_ROTATION = 1.8
 const KERNEL_DECOMPOSITION = 1
 /** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
 const KERNEL_MOD_SWITCH = 0.75
-/** Milliseconds of one unit at n=4096 with two data primes, measured here (for estimates only). */
+/**
+ * Milliseconds of one unit at n=4096 with two data primes on this project's 2-core VM,
+ * for estimates only (the calibration report's ms per unit; see UNIT_COST).
+ */
 const UNIT_MS = 0.2
 
 /** What the cost model reads of the params: size, and whether the kernels apply. */
@@ -285,11 +287,10 @@ export function chooseBabyStep(
 
 /**
  * Worker CPU milliseconds a search job takes per millisecond of its estimate
- * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans):
- * the calibration benchmark's search cell (`pnpm --filter @sealbox/bench
- * benchmark:calibrate`) measured 5.9 ms of worker CPU for a default query estimated at
- * 6.06 ms (one packed query ciphertext, rotations in the key-switching kernel; the
- * 16-ciphertext default it replaced took 9.3–10.4).
+ * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans).
+ * The calibration benchmark's `search` cell (`pnpm --filter @sealbox/bench
+ * benchmark:calibrate`, packages/bench/results/calibration/calibration.md) checks it;
+ * the runs that set it: SEARCH.md#where-the-cost-models-constants-come-from.
  */
 export const SEARCH_CPU_PER_ESTIMATED_MS = 1
 

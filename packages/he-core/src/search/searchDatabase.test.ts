@@ -17,7 +17,7 @@ function failure(fn: () => unknown): HeError {
     expect(error).toBeInstanceOf(HeError)
     return error as HeError
   }
-  throw new Error('expected an HeError')
+  expect.unreachable('expected an HeError')
 }
 
 describe('database formats', () => {

@@ -50,9 +50,9 @@ export function heErrorOf(fn: () => unknown): HeError {
     fn()
   } catch (error) {
     if (error instanceof HeError) return error
-    throw new Error(`expected an HeError, got ${String(error)}`, { cause: error })
+    throw new HeError('INTERNAL', `expected an HeError, got ${String(error)}`, { cause: error })
   }
-  throw new Error('expected an HeError, but nothing was thrown')
+  throw new HeError('INTERNAL', 'expected an HeError, but nothing was thrown')
 }
 
 /**

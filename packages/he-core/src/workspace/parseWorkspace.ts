@@ -1,4 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
+import type { GaloisKeyChoice } from '../keys/GaloisKeyChoice.ts'
 import { galoisElementOf, normalizeSteps, powerOfTwoSteps } from '../keys/galoisElements.ts'
 import { describeParams } from '../params/describeParams.ts'
 import type { ResolvedParams } from '../params/ParamsSpec.ts'
@@ -13,7 +14,7 @@ import { WorkspaceSpec } from './WorkspaceSpec.ts'
 export interface WorkspaceKeys {
   relin: boolean
   /** SEAL's power-of-two set, explicit steps (0 = column rotation / conjugation), or none. */
-  galois: 'powerOfTwo' | { steps: number[] } | false
+  galois: GaloisKeyChoice
   seeded: boolean
 }
 

@@ -33,7 +33,7 @@ async function failure(input: unknown): Promise<HeError> {
     expect(error).toBeInstanceOf(HeError)
     return error as HeError
   }
-  throw new Error('expected runWorkspace to fail')
+  expect.unreachable('expected runWorkspace to fail')
 }
 
 async function expectCode(input: unknown, code: HeErrorCode, message: RegExp | string) {
@@ -182,7 +182,7 @@ describe('runWorkspace', () => {
       await runWorkspace(SMALL)
       const error = await runWorkspace(outOfRange).catch((e: unknown) => e)
       if (!(error instanceof HeError && error.code === 'VALUE_OUT_OF_RANGE'))
-        throw new Error('expected VALUE_OUT_OF_RANGE')
+        expect.unreachable('expected VALUE_OUT_OF_RANGE')
     }
     // measureHeap is synchronous; runWorkspace awaits its (cached) context, so loop here.
     const before = liveSealHandles()

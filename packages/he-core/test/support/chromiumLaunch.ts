@@ -3,8 +3,9 @@ import { HeError } from '../../src/errors/HeError.ts'
 
 /*
  * How this package's browser test launches Debian's Chromium: read from the repository's one
- * table of Debian tools and browser flags (scripts/debianTools.json, which the server's test
- * kit reads too), not imported from the server — he-core sits below the apps.
+ * table of Debian tools and browser flags (scripts/debianTools.json, which @sealbox/testkit's
+ * `chromiumLaunchOptions` reads too), not imported from testkit: testkit builds on he-core,
+ * so he-core's own tests depending on it would be a cycle.
  */
 
 /** Chromium's path (SEALBOX_CHROMIUM overrides the table) and the flags it runs headless with. */

@@ -1,3 +1,4 @@
+import { HeError } from '@sealbox/he-core'
 import { readmeCodeBlock } from './packageReadme.ts'
 
 const SECTION = '## he-core in 20 lines'
@@ -16,6 +17,10 @@ export interface ReadmeExample {
 export function readmeExample(): ReadmeExample {
   const code = readmeCodeBlock(SECTION)
   const promised = /console\.log\(.*\/\/ (.+)$/m.exec(code)?.[1]
-  if (!promised) throw new Error(`README.md: the \`${SECTION}\` example's console.log line does not say what it prints`)
+  if (!promised)
+    throw new HeError(
+      'INTERNAL',
+      `README.md: the \`${SECTION}\` example's console.log line does not say what it prints`,
+    )
   return { code, promised, normalize: (printed) => printed.replace(/\s+/g, '') }
 }

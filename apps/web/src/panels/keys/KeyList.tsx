@@ -1,4 +1,4 @@
-import type { HeError } from '@sealbox/he-core'
+import { type HeError, KEY_KINDS, type KeyKind } from '@sealbox/he-core'
 import { useState } from 'react'
 import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import {
@@ -15,7 +15,7 @@ import { FileButton } from '../../ui/FileButton.tsx'
 import { formatBytes, formatMs } from '../../ui/format.ts'
 import { Inspector } from '../../ui/Inspector.tsx'
 import { explainUploadError } from '../../ui/uploadErrors.ts'
-import { KEY_KINDS, type KeyEntry, type KeyKind } from '../../workspace/workspaceState.ts'
+import type { KeyEntry } from '../../workspace/workspaceState.ts'
 
 const KEY_NOTES: Record<KeyKind, string> = {
   secretKey: 'Decrypts. Stays in this browser.',

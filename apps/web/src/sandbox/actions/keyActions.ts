@@ -1,15 +1,16 @@
-import { HeError, peekEnvelope } from '@sealbox/he-core'
+import { type GaloisKeyChoice, HeError, type KeyKind } from '@sealbox/he-core'
+import { peekEnvelope } from '@sealbox/he-core/envelope'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { KeyReport } from '../../worker/protocol.ts'
 import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
-import type { KeyEntry, KeyKind, KeysState, WorkspaceState } from '../../workspace/workspaceState.ts'
+import type { KeyEntry, KeysState, WorkspaceState } from '../../workspace/workspaceState.ts'
 import type { Outcome, Sandbox } from '../Sandbox.ts'
 
 /** What to generate: evaluation keys are made for exactly what is chosen. */
 export interface KeyChoice {
   freshSecretKey: boolean
   relin: boolean
-  galois: false | 'powerOfTwo' | { steps: number[] }
+  galois: GaloisKeyChoice
   seeded: boolean
 }
 

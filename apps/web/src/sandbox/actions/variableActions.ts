@@ -1,4 +1,5 @@
-import { decodeEnvelope, HeError } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
+import { decodeEnvelope } from '@sealbox/he-core/envelope'
 import { downloadFile, readFileBytes } from '../../ui/files.ts'
 import type { VariableReport } from '../../worker/protocol.ts'
 import type { VariableEntry, WorkspaceState } from '../../workspace/workspaceState.ts'

@@ -1,5 +1,4 @@
 import {
-  decodeEnvelope,
   exportGaloisKeys,
   exportPublicKey,
   exportRelinKeys,
@@ -7,11 +6,11 @@ import {
   type HeContext,
   HeError,
   importSecretKey,
+  type KeyKind,
   KeySet,
-  loadSealObject,
-  saveSealObject,
   withScope,
 } from '@sealbox/he-core'
+import { decodeEnvelope, loadSealObject, saveSealObject } from '@sealbox/he-core/envelope'
 import { KEY_NOUNS } from '../../workspace/keyNouns.ts'
 import type { KeyReport, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
@@ -24,8 +23,6 @@ export type Progress = (label: string, done: number, total: number) => void
  * and into IndexedDB (Galois keys at n ≥ 16384) would cost more than regenerating.
  */
 export const KEEP_ENVELOPE_LIMIT = 64 * 2 ** 20
-
-type KeyKind = KeyReport['kind']
 
 /** Keys made or loaded, and the ciphertexts dropped because their secret key was replaced. */
 export interface KeysOutcome {
@@ -118,7 +115,7 @@ export function generateKeys(
   const ctx = session.context
   const current = session.keySet
   const fresh = request.freshSecretKey || !current
-  const galois = request.galois === false ? false : request.galois === 'powerOfTwo' ? 'powerOfTwo' : request.galois
+  const galois = request.galois
   const kinds: KeyKind[] = ['secretKey', 'publicKey']
   if (request.relin) kinds.push('relinKeys')
   if (galois) kinds.push('galoisKeys')

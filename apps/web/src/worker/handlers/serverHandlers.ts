@@ -1,12 +1,5 @@
-import {
-  decodeBatch,
-  decodeCkks,
-  decodeEnvelope,
-  decrypt,
-  describeCiphertext,
-  loadSealObject,
-  withScope,
-} from '@sealbox/he-core'
+import { decodeBatch, decodeCkks, decrypt, describeCiphertext, withScope } from '@sealbox/he-core'
+import { decodeEnvelope, loadSealObject } from '@sealbox/he-core/envelope'
 import type { RequestOf } from '../protocol.ts'
 import type { ServerLink } from '../ServerLink.ts'
 import type { RemoteOutput } from '../serverProtocol.ts'

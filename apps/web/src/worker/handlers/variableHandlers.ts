@@ -1,18 +1,16 @@
 import {
   decodeBatch,
   decodeCkks,
-  decodeEnvelope,
   decrypt,
   describeCiphertext,
   encodeBatch,
   encodeCkks,
-  encodeEnvelope,
   encrypt,
   HeError,
-  loadSealObject,
   SealScope,
   withScope,
 } from '@sealbox/he-core'
+import { decodeEnvelope, encodeEnvelope, loadSealObject } from '@sealbox/he-core/envelope'
 import type { Ciphertext, Plaintext } from 'node-seal/throws'
 import type { RequestOf, VariableReport } from '../protocol.ts'
 import type { SessionValue, WorkerSession } from '../WorkerSession.ts'

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromiumFlags, debianToolPath } from '@sealbox/server/testing'
+import { chromiumLaunchOptions, debianToolPath } from '@sealbox/testkit'
 import { chromium } from 'playwright-core'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
@@ -36,11 +36,7 @@ export class ChromiumEngine implements BenchEngine {
     return startInBrowser('chromium', this.#host, context, async (url, onCrash) => {
       // Playwright rejects --user-data-dir in args: a persistent context owns the profile directory.
       const profile = await mkdtemp(join(tmpdir(), 'sealbox-chromium-'))
-      const browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: chromiumFlags(),
-      })
+      const browser = await chromium.launchPersistentContext(profile, chromiumLaunchOptions())
       const page = browser.pages()[0] ?? (await browser.newPage())
       page.on('crash', () => onCrash('the page crashed (out of memory?)'))
       browser.on('close', () => onCrash('the browser closed'))

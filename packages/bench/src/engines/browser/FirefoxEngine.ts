@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { debianToolPath } from '@sealbox/server/testing'
+import { debianToolPath, firefoxLaunchOptions } from '@sealbox/testkit'
 import puppeteer from 'puppeteer-core'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import type { BenchPageHost } from './BenchPageHost.ts'
@@ -33,7 +33,7 @@ export class FirefoxEngine implements BenchEngine {
 
   start(context: EngineStartContext): Promise<EngineSession> {
     return startInBrowser('firefox', this.#host, context, async (url, onCrash) => {
-      const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
+      const browser = await puppeteer.launch(firefoxLaunchOptions())
       browser.on('disconnected', () => onCrash('the browser went away'))
       const page = (await browser.pages())[0] ?? (await browser.newPage())
       await page.goto(url)

@@ -6,12 +6,13 @@
  */
 import process from 'node:process'
 import SEAL from 'node-seal/throws'
+import { BenchError } from '../../BenchError.ts'
 import { HarnessSession } from '../../harness/HarnessSession.ts'
 import { BenchPlanSchema, HarnessCommandSchema, type HarnessEvent } from '../../protocol/benchProtocol.ts'
 
 function send(event: HarnessEvent): Promise<void> {
   return new Promise((resolve) => {
-    if (!process.send) throw new Error('nodeHarnessMain must run as a child process with IPC')
+    if (!process.send) throw new BenchError('INTERNAL', 'nodeHarnessMain must run as a child process with IPC')
     process.send(event, undefined, undefined, () => resolve())
   })
 }

@@ -1,13 +1,14 @@
+import { BenchError } from '../../BenchError.ts'
 import type { BenchEnv } from '../BenchEnv.ts'
 import { cipherBytes, fixedOp, inPlaceOp, type OpFactory, opArena } from './PreparedOp.ts'
 
 function requireKeys(env: BenchEnv) {
-  if (!env.relinKeys || !env.galoisKeys) throw new Error(`n=${env.n} has no keyswitching keys`)
+  if (!env.relinKeys || !env.galoisKeys) throw new BenchError('INTERNAL', `n=${env.n} has no keyswitching keys`)
   return { relinKeys: env.relinKeys, galoisKeys: env.galoisKeys }
 }
 
 function requireBatchEncoder(env: BenchEnv) {
-  if (!env.batchEncoder) throw new Error(`${env.scheme} has no batch encoder`)
+  if (!env.batchEncoder) throw new BenchError('INTERNAL', `${env.scheme} has no batch encoder`)
   return env.batchEncoder
 }
 

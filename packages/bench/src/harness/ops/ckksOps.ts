@@ -1,3 +1,4 @@
+import { BenchError } from '../../BenchError.ts'
 import { binaryOp, galoisOp, plainOp, relinOp, unaryOp } from './batchSchemeOps.ts'
 import { cipherBytes, fixedOp, inPlaceOp, type OpFactory, opArena } from './PreparedOp.ts'
 
@@ -24,7 +25,7 @@ export const CKKS_OPS: Record<string, OpFactory> = {
   'CKKS/EncodeDouble': ({ env }) => {
     const arena = opArena()
     const encoder = env.ckksEncoder
-    if (!encoder) throw new Error('no CKKS encoder')
+    if (!encoder) throw new BenchError('INTERNAL', 'no CKKS encoder')
     const message = env.randomMessage()
     const pt = arena.track(new env.seal.Plaintext())
     return fixedOp(arena, () => encoder.encode(message, env.ckksScale, pt))
@@ -32,7 +33,7 @@ export const CKKS_OPS: Record<string, OpFactory> = {
   'CKKS/DecodeDouble': ({ env }) => {
     const arena = opArena()
     const encoder = env.ckksEncoder
-    if (!encoder) throw new Error('no CKKS encoder')
+    if (!encoder) throw new BenchError('INTERNAL', 'no CKKS encoder')
     const pt = env.randomPlain(arena)
     return fixedOp(arena, () => encoder.decodeFloat64(pt))
   },

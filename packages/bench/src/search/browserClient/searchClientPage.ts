@@ -16,6 +16,7 @@ import {
   syntheticSearchQuery,
   topKIndices,
 } from '@sealbox/he-core/search'
+import { BenchError } from '../../BenchError.ts'
 import type { BrowserClientRun, BrowserClientSetup } from './browserClientProtocol.ts'
 
 const SERVER_PHASES = TIMING_PHASES.filter((phase) => phase !== 'store' && phase !== 'cpu')
@@ -49,7 +50,7 @@ async function setup(api: string): Promise<BrowserClientSetup> {
 }
 
 async function measure(samples: number): Promise<BrowserClientRun> {
-  if (!state) throw new Error('call __sealboxSetup first')
+  if (!state) throw new BenchError('INTERNAL', 'call __sealboxSetup first')
   const { client, search, config, database, keySet } = state
   const rows: BrowserClientRun['samples'] = []
   let topHitFound = true

@@ -1,7 +1,7 @@
 /**
  * Rewords an error thrown by `node:util`'s `parseArgs` for a person: it names the flag
  * and says what to write instead. `isSwitch(name)` tells whether `--name` takes no value.
- * Used by the server's command line and, through this package's entry, the benchmarks'.
+ * One wording for every sealbox command line: `sealbox-search`, the server's and the benchmarks'.
  */
 export function describeParseArgsError(error: unknown, isSwitch: (name: string) => boolean): string {
   const code = (error as { code?: string }).code

@@ -3,14 +3,10 @@ import { createWriteStream, type WriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { HeError } from '@sealbox/he-core'
-import { CONFIG_KEYS } from '../config/loadConfig.ts'
-import { freePort, waitFor } from './debianTools.ts'
-
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url))
-/** The built server (`npm run build`), run by plain Node without `--conditions`. */
-export const BUILT_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
+import { freePort } from './freePort.ts'
+import { BUILT_MAIN, SERVER_SETTING_NAMES, SOURCE_MAIN } from './serverApp.ts'
+import { waitFor } from './waitFor.ts'
 
 /** Options of one sealbox node process. */
 export interface ServerNodeOptions {
@@ -52,7 +48,7 @@ export interface MainRun {
  */
 export function serverEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env }
-  for (const key of CONFIG_KEYS) delete out[key]
+  for (const key of SERVER_SETTING_NAMES) delete out[key]
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) delete out[key]
     else out[key] = value
@@ -65,7 +61,7 @@ function spawnMain(
   env: NodeJS.ProcessEnv,
   entry: 'source' | 'built' = 'source',
 ): ChildProcess {
-  const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', MAIN]
+  const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', SOURCE_MAIN]
   // The IPC channel is how the node notices this process going, however it goes
   // (main.ts shuts down on 'disconnect'): a killed test run leaves no server behind.
   return spawn(process.execPath, [...main, ...args], {

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
 import pg from 'pg'
-import { freePort, isRoot, postgresBinDir, runCommand } from './debianTools.ts'
+import { isRoot, postgresBinDir } from './debianTools.ts'
+import { freePort } from './freePort.ts'
+import { runCommand } from './runCommand.ts'
 
 /** Options of a throwaway cluster. */
 export interface TempPostgresOptions {

@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
-import table from '../../../../scripts/debianTools.json' with { type: 'json' }
+import table from '../../../scripts/debianTools.json' with { type: 'json' }
 
 /*
  * Helpers for tests that start real Debian services (PostgreSQL, nginx) and browsers
@@ -88,85 +86,4 @@ export function nginxBinary(): string {
 /** True when running as root (PostgreSQL refuses to run as root: we switch to the `postgres` user). */
 export function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0
-}
-
-// util-linux installs it in /usr/sbin, which a minimal PATH (CI, cron) may lack.
-const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser'
-
-/** Output of a finished command. */
-export interface CommandResult {
-  stdout: string
-  stderr: string
-}
-
-/**
- * Runs a command to completion; as root, `asUser` runs it through `runuser -u` (Debian's
- * util-linux). A failure throws with the command's stderr in the message.
- */
-export function runCommand(
-  file: string,
-  args: readonly string[],
-  options: { asUser?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
-): Promise<CommandResult> {
-  const [cmd, argv] =
-    options.asUser !== undefined && isRoot() ? [RUNUSER, ['-u', options.asUser, '--', file, ...args]] : [file, args]
-  return new Promise((resolve, reject) => {
-    execFile(
-      cmd,
-      argv,
-      { timeout: options.timeoutMs ?? 60_000, env: options.env ?? process.env, maxBuffer: 16 * 2 ** 20 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(
-            new HeError('INTERNAL', `${[cmd, ...argv].join(' ')} failed: ${stderr.trim() || error.message}`, {
-              cause: error,
-            }),
-          )
-        } else resolve({ stdout, stderr })
-      },
-    )
-  })
-}
-
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** How often `waitFor` asks again: a poll interval, short beside anything a test waits for. */
-const POLL_MS = 20
-
-/**
- * Waits for an event the caller can only observe by asking (a port that answers, a
- * queue depth in `/metrics`, a log line): polls `check` every POLL_MS until it returns
- * true. Errors from `check` mean "not yet" (a connection refused), except an HeError,
- * which gives up at once (the process being waited for exited). Throws TIMEOUT naming
- * `what` after `timeoutMs`, a deadline for a failure, never an ordering.
- */
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const ready = await Promise.resolve()
-      .then(check)
-      .catch((error: unknown) => {
-        if (error instanceof HeError) throw error
-        return false
-      })
-    if (ready) return
-    if (Date.now() > until) throw new HeError('TIMEOUT', `timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-  }
 }

@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HeError } from '@sealbox/he-core'
-import { freePort, isRoot, nginxBinary, runCommand, waitFor } from './debianTools.ts'
+import { isRoot, nginxBinary } from './debianTools.ts'
+import { freePort } from './freePort.ts'
+import { runCommand } from './runCommand.ts'
+import { waitFor } from './waitFor.ts'
 
 /** The repository's deploy/nginx directory: the tests run the configuration users deploy. */
-export const DEPLOY_NGINX_DIR = fileURLToPath(new URL('../../../../deploy/nginx/', import.meta.url))
+export const DEPLOY_NGINX_DIR = fileURLToPath(new URL('../../../deploy/nginx/', import.meta.url))
 
 /** Options of a throwaway nginx in front of sealbox nodes. */
 export interface TempNginxOptions {
