@@ -1,5 +1,5 @@
+import { waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { waitFor } from '../src/testing/debianTools.ts'
 import { raw, type SearchSide, searchSide, startServer, type TestServer } from './harness.ts'
 
 /*
