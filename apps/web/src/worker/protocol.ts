@@ -93,8 +93,17 @@ export const inspectRequest = z.object({
     z.object({ kind: z.literal('key'), key: keyKind }),
   ]),
 })
-/** The exact (cleartext) results of a program over the workspace values, compared with the decrypted ones. */
-export const compareExactRequest = z.object({ type: z.literal('compareExact'), id, program: ProgramSpec })
+/**
+ * The exact (cleartext) results of a program, compared with the decrypted ones. CKKS:
+ * `typed` gives the numbers the user typed for an input, and the exact answer is computed
+ * on those (an input without them, e.g. uploaded, counts as its decrypted value).
+ */
+export const compareExactRequest = z.object({
+  type: z.literal('compareExact'),
+  id,
+  program: ProgramSpec,
+  typed: z.record(z.string(), z.array(z.number())).optional(),
+})
 
 export const workerRequest = z.discriminatedUnion('type', [
   ...SERVER_REQUESTS,
