@@ -235,7 +235,9 @@ describe('learner features in Chromium', () => {
       expect(error).toBeGreaterThanOrEqual(0)
       expect(error).toBeLessThan(1e-2)
     }
-    await expect(chart.getByRole('img').getAttribute('aria-label')).resolves.toMatch(/^Correct decimal digits per input and step/)
+    await expect(chart.getByRole('img').getAttribute('aria-label')).resolves.toMatch(
+      /^Correct decimal digits per input and step/,
+    )
     for (const size of [WIDE, NARROW]) {
       await page.setViewportSize(size)
       await expectNoHorizontalOverflow(page, `Functions (CKKS error chart) at ${size.width} px`)
