@@ -135,6 +135,8 @@ export const paramsReadyReply = z.object({
   /** BFV/BGV: the plain modulus prime SEAL picked. */
   plainModulus: z.bigint().optional(),
   contextMs: z.number(),
+  /** The context in use already had these parameters: nothing was built. */
+  reused: z.boolean(),
   heapBytes: z.number().optional(),
 })
 /** One key as the workspace records it. */
