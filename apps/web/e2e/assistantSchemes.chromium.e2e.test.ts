@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { expectNoHorizontalOverflow } from './support/layout.ts'
 import { test } from './support/sandboxTest.ts'
 
 /*
@@ -76,5 +77,11 @@ test('CKKS in the form: the assistant follows, in CKKS terms, and its suggestion
   await assistant.getByTestId('assistant-scheme-bgv').check({ force: true })
   await expect.poll(() => assistant.getByTestId('assistant-suggestion').locator('p.mono').textContent()).toMatch(/^BGV/)
   await expect(page.getByTestId('scheme-bfv').isChecked()).resolves.toBe(true)
+  // Three schemes side by side still fit a phone, and the keyboard reaches each.
+  await page.setViewportSize({ width: 390, height: 844 })
+  await expectNoHorizontalOverflow(page, 'assistant with three schemes at 390 px')
+  await assistant.getByTestId('assistant-scheme-bgv').focus()
+  await page.keyboard.press('ArrowRight')
+  await expect.poll(() => assistantScheme(page)).toBe('ckks')
   expect(errors).toEqual([])
 }, 180_000)
