@@ -157,8 +157,8 @@ function anyParamsMeet(needs: ParamsNeeds): boolean {
 
 /**
  * BGV's oracle: at any ring with the slots and a batching prime of the size, the levelled
- * chain of the measured model (see suggestParams.ts: one prime of t + log2 n + 4 bits per
- * multiplication, a first prime of t + log2 n + 8, a special prime as large) — at most 60
+ * chain of the measured model (see suggestParams.ts: one prime of t + ⌈1.5·log2 n⌉ − 1 bits per
+ * multiplication, a first prime of t + log2 n + 8, a special prime as large as any) — at most 60
  * bits a prime, within SEAL's budget, every prime made by SEAL and none equal to t.
  */
 function anyBgvChainMeets(needs: ParamsNeeds): boolean {
@@ -169,8 +169,10 @@ function anyBgvChainMeets(needs: ParamsNeeds): boolean {
     if (plain === undefined) continue
     const log2n = Math.log2(n)
     const first = t + log2n + 8
-    if (first > 60 || needs.depth + 2 > PRIME_COUNT_MAX) continue
-    const chain = [first, ...Array<number>(needs.depth).fill(t + log2n + 4), first]
+    const level = t + Math.ceil(1.5 * log2n) - 1
+    if (first > 60 || (needs.depth > 0 && level > 60) || needs.depth + 2 > PRIME_COUNT_MAX) continue
+    const levels = Array<number>(needs.depth).fill(level)
+    const chain = [first, ...levels, Math.max(first, ...levels)]
     if (chain.reduce((a, b) => a + b, 0) > sealMaxBits(n, needs.security)) continue
     const primes = sealPrimes(n, chain)
     if (primes !== 'refused' && !primes.includes(plain)) return true

@@ -90,6 +90,40 @@ describe('suggestParams', () => {
     expect(run.lines[0]).toBe(`${last} = [1, 256, 6561, 6561, 0, 0, 0, 0, ...]`)
   })
 
+  it('BGV: suggestions across depths and plaintext sizes decrypt right after every level (real SEAL)', async () => {
+    for (const [depth, plainBits] of [
+      [0, 20],
+      [1, 17],
+      [5, 20],
+      [2, 30],
+      [8, 25],
+    ] as const) {
+      const result = suggestParams({ depth, slots: 4, plainBits, security: 'tc128', scheme: 'bgv' })
+      if (!result.ok) throw new Error(`${depth}, ${plainBits}: ${JSON.stringify(result.problems)}`)
+      const steps = []
+      let last = 'x'
+      for (let i = 0; i < depth; i++) {
+        steps.push(
+          { op: 'square', a: last, out: `s${i}` },
+          { op: 'relinearize', a: `s${i}`, out: `r${i}` },
+          { op: 'modSwitchToNext', a: `r${i}`, out: `m${i}` },
+        )
+        last = `m${i}`
+      }
+      // ±1 squared stays 1 whatever the depth: only the noise can make it wrong.
+      const run = await runWorkspace({
+        version: 1,
+        params: result.params,
+        variables: [{ name: 'x', kind: 'ciphertext', values: [1, -1, 0, depth === 0 ? -1 : 1] }],
+        steps,
+        print: [last],
+      })
+      expect(run.lines[0], `${depth} multiplications, ${plainBits} bits`).toBe(
+        `${last} = [1, ${depth === 0 ? -1 : 1}, 0, ${depth === 0 ? -1 : 1}, 0, 0, 0, 0, ...]`,
+      )
+    }
+  }, 120_000)
+
   it('refuses a scheme that does not hold the values asked for', () => {
     const result = suggestParams({
       depth: 1,

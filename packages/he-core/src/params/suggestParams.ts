@@ -50,8 +50,8 @@ export type ParamsSuggestion =
 const CKKS_INTEGER_BITS = 20
 /** CKKS: fresh encryption noise and rescaling round-off use about this many low bits of the scale. */
 const CKKS_NOISE_BITS = 20
-/** BGV: bits a level's prime needs above t · n (measured; see bgvAttempt). */
-const BGV_LEVEL_BITS = 4
+/** BGV: bits a level's prime needs above t · n^1.5 (measured; see bgvAttempt). */
+const BGV_LEVEL_BITS = -1
 /** BGV: bits the first (last-level) prime needs above t · n. */
 const BGV_LAST_LEVEL_BITS = 8
 /** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
@@ -139,9 +139,13 @@ type Failure = Extract<Attempt, { fits: false }>
 
 /**
  * BGV, levelled: one prime per multiplication, each mod-switched away after it, and a
- * first prime that still decrypts. Measured on node-seal 7 (square, relinearize,
- * mod-switch, repeated): a level needs a prime of t + log2(n) + 3 bits and the last
- * t + log2(n) + 7 (one bit less failed); one bit more of each to spare.
+ * first prime that still decrypts. After a switch the noise is about t·√n; a product
+ * multiplies two such noises and the ring adds a factor n, so the next switch must
+ * divide by about t·n^1.5 to keep the noise from growing level after level. Measured on
+ * node-seal 7 (square, relinearize, mod-switch, repeated): levels of t + log2(n) + 4 bits
+ * passed 3 levels at n = 8192 but failed the 7th at n = 16384; t + 1.5·log2(n) − 1 holds
+ * (suggestParams.test.ts runs depths up to 8). The last level needs t + log2(n) + 7
+ * (one bit less failed); one more to spare.
  */
 function bgvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
   const t = needs.plainBits ?? 0
@@ -149,9 +153,10 @@ function bgvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
   if (!plainBitsFit(n, t)) return { fits: false, why: 'prime', n }
   const log2n = Math.log2(n)
   const first = t + log2n + BGV_LAST_LEVEL_BITS
-  const level = t + log2n + BGV_LEVEL_BITS
+  const level = t + Math.ceil(1.5 * log2n) + BGV_LEVEL_BITS
   if (first > PRIME_BITS_MAX || depth + 2 > PRIME_COUNT_MAX) return { fits: false, why: 'prime', n }
   const data = [first, ...Array.from({ length: depth }, () => level)]
+  if (level > PRIME_BITS_MAX && depth > 0) return { fits: false, why: 'prime', n }
   const special = Math.max(...data)
   const chain = [...data, special]
   const total = chain.reduce((a, b) => a + b, 0)
