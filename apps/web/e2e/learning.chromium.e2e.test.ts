@@ -219,7 +219,7 @@ describe('learner features in Chromium', () => {
     const steps = EXAMPLE_WORKSPACES.ckks.steps.length
     await page.getByTestId(`step-${steps}`).getByTestId('step-result').getByLabel('done').waitFor({ timeout: 120_000 })
     const chart = page.getByTestId('noise-chart')
-    await expect(chart.getByRole('heading').textContent()).resolves.toBe('Error against the exact result')
+    await expect(chart.getByRole('heading').textContent()).resolves.toBe('Error against the numbers typed')
     await expect(page.getByTestId('noise-prediction').textContent()).resolves.toMatch(
       /^Predicted: the pipeline ends at level \d/,
     )
@@ -235,7 +235,9 @@ describe('learner features in Chromium', () => {
       expect(error).toBeGreaterThanOrEqual(0)
       expect(error).toBeLessThan(1e-2)
     }
-    await expect(chart.getByRole('img').getAttribute('aria-label')).resolves.toMatch(/^Correct decimal digits per step/)
+    await expect(chart.getByRole('img').getAttribute('aria-label')).resolves.toMatch(
+      /^Correct decimal digits per input and step/,
+    )
     for (const size of [WIDE, NARROW]) {
       await page.setViewportSize(size)
       await expectNoHorizontalOverflow(page, `Functions (CKKS error chart) at ${size.width} px`)

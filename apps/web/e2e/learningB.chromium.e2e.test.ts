@@ -68,7 +68,7 @@ describe('learner features B in Chromium', () => {
     const limits = page.getByTestId('params-limits')
     await limits.waitFor()
     await expect(limits.getByTestId('params-limit').textContent()).resolves.toBe(
-      'at most 109 bits at n = 4096, 128-bit security; you asked for 180',
+      'at most 109 bits at n = 4096, 128-bit security; your 180 bits are 71 over',
     )
     await expect(limits.getByText(/^Slots/).count()).resolves.toBe(1)
     const reason = (await page.getByRole('alert').first().textContent()) ?? ''

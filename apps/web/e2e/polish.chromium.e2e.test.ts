@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
 import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
+import { addVariables, createContextWithKeys } from './support/keyedContext.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
@@ -67,13 +68,7 @@ test('an example opens on Functions, where its steps run', async ({ sandbox: { p
 test('CKKS refuses a value too large to decrypt right after rescaling (1e15), naming the limit', async ({
   sandbox: { page, errors },
 }) => {
-  await page.getByTestId('scheme-ckks').check({ force: true })
-  await page.getByTestId('polyModulusDegree-8192').check({ force: true })
-  await page.getByRole('button', { name: 'Create context' }).click()
-  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Keys')
-  await page.getByRole('button', { name: 'Generate keys' }).click()
-  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await createContextWithKeys(page, { scheme: 'ckks', polyModulusDegree: 8192 })
   await openPanel(page, 'Variables')
   const values = page.getByLabel('Values')
   await values.fill('1.5, 1e15')
@@ -96,21 +91,11 @@ test('CKKS refuses a value too large to decrypt right after rescaling (1e15), na
 test('the Code panel promises no old results once a step has changed since it ran', async ({
   sandbox: { page, errors },
 }) => {
-  await page.getByRole('button', { name: 'Create context' }).click()
-  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Keys')
-  await page.getByRole('button', { name: 'Generate keys' }).click()
-  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Variables')
-  for (const [name, values] of [
+  await createContextWithKeys(page)
+  await addVariables(page, [
     ['x', '1, 2, 3'],
     ['y', '4, 5, 6'],
-  ]) {
-    await page.getByLabel('Name', { exact: true }).fill(name as string)
-    await page.getByLabel('Values').fill(values as string)
-    await page.getByRole('button', { name: 'Encode and encrypt', exact: true }).click()
-    await page.getByTestId(`variable-${name}`).waitFor({ timeout: 60_000 })
-  }
+  ])
   await openPanel(page, 'Functions')
   await page.getByLabel('Operation to add').selectOption({ label: 'Multiply' })
   await page.getByRole('button', { name: 'Add step' }).click()

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { openPanel } from './support/openPanel.ts'
+import { createContextWithKeys, inTempDir } from './support/keyedContext.ts'
 import { test } from './support/sandboxTest.ts'
 
 /*
@@ -29,18 +27,13 @@ test('a fractional Scale (bits) is explained in the form\'s words, not as "Scale
 test('a key file is named after its key set; an uploaded key reads as uploaded, not "made in"', async ({
   sandbox: { page, errors },
 }) => {
-  await page.getByRole('button', { name: 'Create context' }).click()
-  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Keys')
-  await page.getByRole('button', { name: 'Generate keys' }).click()
-  await page.getByTestId('key-galoisKeys').getByText('ready').waitFor({ timeout: 60_000 })
+  await createContextWithKeys(page)
   const keySet = ((await page.getByText(/^key set [0-9a-f]{8}$/).textContent()) ?? '').replace('key set ', '')
   expect(keySet).toMatch(/^[0-9a-f]{8}$/)
   // Made here: the time it took, said so.
   await expect(page.getByTestId('key-secretKey').textContent()).resolves.toMatch(/made here in [\d.]+ (ms|s)/)
 
-  const dir = await mkdtemp(join(tmpdir(), 'sealbox-polish-'))
-  try {
+  await inTempDir(async (dir) => {
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download secret key' }).click(),
@@ -54,8 +47,6 @@ test('a key file is named after its key set; an uploaded key reads as uploaded, 
     const text = (await row.textContent()) ?? ''
     expect(text).not.toMatch(/made/)
     expect(text).toMatch(/uploaded from a file(, read in [\d.]+ (ms|s))?/)
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
+  })
   expect(errors).toEqual([])
 }, 180_000)

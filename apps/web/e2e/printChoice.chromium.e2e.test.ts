@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
@@ -7,6 +6,7 @@ import type { Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
 import { WEB_ROOT } from './support/buildApp.ts'
 import { exhaustedWorkspace } from './support/exhaustedWorkspace.ts'
+import { addVariables, createContextWithKeys, inTempDir } from './support/keyedContext.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { openWorkspaceLink, workspaceLink } from './support/workspaceLink.ts'
@@ -40,21 +40,21 @@ test('unticking an exhausted result skips its step in the exported program; the 
   await expect(page.getByTestId('program-stops').count()).resolves.toBe(0)
   await expect(page.getByTestId('generated-code').textContent()).resolves.not.toMatch(/r5/)
 
-  const dir = await mkdtemp(join(WEB_ROOT, '.e2e-tmp-'))
-  try {
-    const downloading = page.waitForEvent('download')
-    await page.getByRole('button', { name: /^Download sealbox-workspace/ }).click()
-    const download = await downloading
-    const program = join(dir, download.suggestedFilename())
-    await download.saveAs(program)
-    const env = { ...process.env }
-    delete env.NODE_OPTIONS
-    // Exits 0 (execFile rejects otherwise) and prints what the panel promised.
-    const { stdout } = await run(process.execPath, [program], { cwd: dir, env, timeout: 180_000 })
-    expect(stdout.trim()).toBe('r4 = [1, 8, 27, 0, 0, 0, 0, 0, ...]')
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
+  await inTempDir(
+    async (dir) => {
+      const downloading = page.waitForEvent('download')
+      await page.getByRole('button', { name: /^Download sealbox-workspace/ }).click()
+      const download = await downloading
+      const program = join(dir, download.suggestedFilename())
+      await download.saveAs(program)
+      const env = { ...process.env }
+      delete env.NODE_OPTIONS
+      // Exits 0 (execFile rejects otherwise) and prints what the panel promised.
+      const { stdout } = await run(process.execPath, [program], { cwd: dir, env, timeout: 180_000 })
+      expect(stdout.trim()).toBe('r4 = [1, 8, 27, 0, 0, 0, 0, 0, ...]')
+    },
+    { parent: WEB_ROOT, prefix: '.e2e-tmp-' },
+  )
 
   // Saved with the workspace: the same ticks after a reload…
   await page.getByText('Saved in this browser').waitFor({ timeout: 30_000 })
@@ -77,25 +77,12 @@ test('a shared link keeps every typed value and the Print ticks, as its dialog p
   sandbox: { page, errors },
   newPage,
 }) => {
-  await page.getByRole('button', { name: 'Create context' }).click()
-  await page.getByTestId('params-in-use').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Keys')
-  await page.getByRole('button', { name: 'Generate keys' }).click()
-  await page.getByTestId('key-relinKeys').getByText('ready').waitFor({ timeout: 60_000 })
-  await openPanel(page, 'Variables')
-  for (const [name, values, kind] of [
-    ['x', '1, 2, 3', 'ciphertext'],
-    ['y', '4, 5, 6', 'ciphertext'],
+  await createContextWithKeys(page)
+  await addVariables(page, [
+    ['x', '1, 2, 3'],
+    ['y', '4, 5, 6'],
     ['p', '7, 8, 9', 'plaintext'],
-  ] as const) {
-    await page.getByLabel('Name', { exact: true }).fill(name)
-    await page.getByTestId(`kind-${kind}`).check({ force: true })
-    await page.getByLabel('Values').fill(values)
-    await page
-      .getByRole('button', { name: kind === 'ciphertext' ? 'Encode and encrypt' : 'Encode', exact: true })
-      .click()
-    await page.getByTestId(`variable-${name}`).waitFor({ timeout: 60_000 })
-  }
+  ])
   await openPanel(page, 'Functions')
   await page.getByLabel('Operation to add').selectOption({ label: 'Multiply' })
   await page.getByRole('button', { name: 'Add step' }).click()

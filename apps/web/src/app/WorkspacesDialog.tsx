@@ -1,7 +1,7 @@
 import { HeError } from '@sealbox/he-core'
 import { useRef, useState } from 'react'
 import { ErrorNotice } from '../ui/ErrorNotice.tsx'
-import { currentWorkspaceId } from '../workspace/workspaceDb.ts'
+import { pageWorkspaceId } from '../workspace/workspaceDb.ts'
 import {
   defaultWorkspaceName,
   deleteWorkspace,
@@ -22,7 +22,7 @@ import { useSandbox } from './SandboxContext.tsx'
 export function WorkspacesDialog() {
   const sandbox = useSandbox()
   const dialog = useRef<HTMLDialogElement>(null)
-  const here = currentWorkspaceId()
+  const here = pageWorkspaceId()
   const [listing, setListing] = useState<WorkspaceListing[]>()
   const [name, setName] = useState('')
   const [deleting, setDeleting] = useState<WorkspaceListing>()

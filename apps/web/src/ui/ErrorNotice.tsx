@@ -5,7 +5,8 @@ import { hintUnlessRepeated } from './hintUnlessRepeated.ts'
 /**
  * A coded error in plain words: what happened (the message) and what to do (the
  * code's hint, or `hint` when the caller knows better, e.g. for a network failure) —
- * the hint only with what the message does not already say.
+ * the hint only with what the message does not already say. `hint={null}`: the message
+ * already says what to do (an upload error restated by `explainUploadError`), no hint.
  */
 export function ErrorNotice({
   error,
@@ -15,11 +16,11 @@ export function ErrorNotice({
 }: {
   error: HeError
   title?: string
-  hint?: string
+  hint?: string | null
   onDismiss?: () => void
 }) {
   const message = formWords(error.message)
-  const advice = hint ?? hintUnlessRepeated(message, HE_ERROR_HINTS[error.code])
+  const advice = hint === null ? undefined : (hint ?? hintUnlessRepeated(message, HE_ERROR_HINTS[error.code]))
   return (
     <div className="notice notice-error" role="alert" data-error-code={error.code}>
       <div className="notice-body">

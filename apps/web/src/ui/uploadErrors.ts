@@ -15,6 +15,20 @@ function words(kind: unknown): string {
   return typeof kind === 'string' ? (KIND_WORDS[kind] ?? kind) : 'something else'
 }
 
+/** The file problems `explainUploadError` restates with what to do: their code's hint would say it again. */
+const RESTATED = new Set([
+  'ENVELOPE_KIND_MISMATCH',
+  'PARAMS_MISMATCH',
+  'KEY_SET_MISMATCH',
+  'INVALID_ENVELOPE',
+  'ENVELOPE_INTEGRITY',
+])
+
+/** Whether `error` is an upload failure already restated for people (shown without a second, repeating line). */
+export function explainsItself(error: HeError): boolean {
+  return RESTATED.has(error.code) && error.cause instanceof HeError
+}
+
 /**
  * Restates an upload failure for people: which file problem it is and what to do.
  * The he-core error (code, details) decides; its own message stays as the detail.

@@ -37,6 +37,11 @@ export class WorkerSession {
   #galois: EvaluationKey<GaloisKeys> | undefined
   readonly #values = new Map<string, SessionValue>()
 
+  /** Whether `params` are the ones in use: applying them again reuses the context, builds nothing. */
+  holdsParams(params: ParamsInput): boolean {
+    return this.#context !== undefined && JSON.stringify(parseParams(params)) === this.#paramsKey
+  }
+
   /** Builds (or reuses) the context for `params`, dropping everything made under other params. */
   async applyParams(params: ParamsInput): Promise<HeContext> {
     const key = JSON.stringify(parseParams(params))

@@ -34,6 +34,7 @@ export async function handleRequest(
     }
     case 'setParams': {
       const started = performance.now()
+      const reused = session.holdsParams(request.params)
       const context = await session.applyParams(request.params)
       post({
         type: 'paramsReady',
@@ -41,6 +42,7 @@ export async function handleRequest(
         fingerprint: context.fingerprint,
         ...(context.plainModulus !== undefined ? { plainModulus: context.plainModulus } : {}),
         contextMs: performance.now() - started,
+        reused,
         ...heap(),
       })
       return

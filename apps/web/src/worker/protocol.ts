@@ -87,8 +87,17 @@ export const inspectRequest = z.object({
     z.object({ kind: z.literal('key'), key: keyKind }),
   ]),
 })
-/** The exact (cleartext) results of a program over the workspace values, compared with the decrypted ones. */
-export const compareExactRequest = z.object({ type: z.literal('compareExact'), id, program: ProgramSpec })
+/**
+ * The exact (cleartext) results of a program, compared with the decrypted ones. CKKS:
+ * `typed` gives the numbers the user typed for an input, and the exact answer is computed
+ * on those (an input without them, e.g. uploaded, counts as its decrypted value).
+ */
+export const compareExactRequest = z.object({
+  type: z.literal('compareExact'),
+  id,
+  program: ProgramSpec,
+  typed: z.record(z.string(), z.array(z.number())).optional(),
+})
 
 export const workerRequest = z.discriminatedUnion('type', [
   ...SERVER_REQUESTS,
@@ -120,6 +129,8 @@ export const paramsReadyReply = z.object({
   /** BFV/BGV: the plain modulus prime SEAL picked. */
   plainModulus: z.bigint().optional(),
   contextMs: z.number(),
+  /** The context in use already had these parameters: nothing was built. */
+  reused: z.boolean(),
   heapBytes: z.number().optional(),
 })
 /** One key as the workspace records it. */

@@ -27,7 +27,7 @@ export function workspaceRecordKey(...args: [] | [id: string | undefined]): stri
 }
 
 /** The valid id in this page's `?workspace=<id>`, or undefined for the usual workspace. */
-function pageWorkspaceId(): string | undefined {
+export function pageWorkspaceId(): string | undefined {
   const id = new URLSearchParams(window.location.search).get(WORKSPACE_PARAM)
   return id && /^[\w-]{1,64}$/.test(id) ? id : undefined
 }
@@ -118,11 +118,6 @@ export async function saveStoredRecord(key: string, value: unknown): Promise<voi
   } finally {
     db.close()
   }
-}
-
-/** The id in `?workspace=<id>` of this page, or undefined for the usual workspace. */
-export function currentWorkspaceId(): string | undefined {
-  return pageWorkspaceId()
 }
 
 /** Every workspace saved in this browser: the usual one (id undefined) and each `?workspace=<id>`. */

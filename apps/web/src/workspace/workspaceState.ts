@@ -17,6 +17,8 @@ export const AppliedParams = z.object({
   /** BFV/BGV: the plain modulus prime SEAL chose. */
   plainModulus: z.bigint().optional(),
   contextMs: z.number(),
+  /** The worker reused the context it held for these parameters (contextMs is then no build time). */
+  reused: z.boolean().optional(),
 })
 export type AppliedParams = z.infer<typeof AppliedParams>
 

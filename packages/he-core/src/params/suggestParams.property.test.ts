@@ -24,7 +24,10 @@ function* inputSpace(): Generator<ParamsNeeds> {
   for (const security of SECURITY) {
     for (const depth of DEPTHS) {
       for (const slots of slotsFor(false)) {
-        for (const plainBits of PLAIN_BITS) yield { depth, slots, plainBits, security }
+        for (const plainBits of PLAIN_BITS) {
+          yield { depth, slots, plainBits, security }
+          yield { depth, slots, plainBits, security, scheme: 'bgv' }
+        }
       }
       for (const slots of slotsFor(true)) {
         for (const precisionBits of PRECISION_BITS) yield { depth, slots, precisionBits, security }
@@ -93,9 +96,7 @@ function buildWith(params: {
 }) {
   return withScope((scope) => {
     const n = params.polyModulusDegree
-    const parms = scope.track(
-      new seal.EncryptionParameters(params.scheme === 'ckks' ? seal.SchemeType.ckks : seal.SchemeType.bfv),
-    )
+    const parms = scope.track(new seal.EncryptionParameters(seal.SchemeType[params.scheme as 'bfv' | 'bgv' | 'ckks']))
     parms.setPolyModulusDegree(n)
     const coeff = scope.track(seal.CoeffModulus.Create(n, Int32Array.from(params.coeffModulus)))
     parms.setCoeffModulus(coeff)
@@ -154,6 +155,31 @@ function anyParamsMeet(needs: ParamsNeeds): boolean {
   return false
 }
 
+/**
+ * BGV's oracle: at any ring with the slots and a batching prime of the size, the levelled
+ * chain of the measured model (see suggestParams.ts: one prime of t + ⌈1.5·log2 n⌉ − 1 bits per
+ * multiplication, a first prime of t + log2 n + 8, a special prime as large as any) — at most 60
+ * bits a prime, within SEAL's budget, every prime made by SEAL and none equal to t.
+ */
+function anyBgvChainMeets(needs: ParamsNeeds): boolean {
+  const t = needs.plainBits ?? 0
+  for (const n of POLY_MODULUS_DEGREES) {
+    if (n < needs.slots) continue
+    const plain = sealBatchingPrime(n, t)
+    if (plain === undefined) continue
+    const log2n = Math.log2(n)
+    const first = t + log2n + 8
+    const level = t + Math.ceil(1.5 * log2n) - 1
+    if (first > 60 || (needs.depth > 0 && level > 60) || needs.depth + 2 > PRIME_COUNT_MAX) continue
+    const levels = Array<number>(needs.depth).fill(level)
+    const chain = [first, ...levels, Math.max(first, ...levels)]
+    if (chain.reduce((a, b) => a + b, 0) > sealMaxBits(n, needs.security)) continue
+    const primes = sealPrimes(n, chain)
+    if (primes !== 'refused' && !primes.includes(plain)) return true
+  }
+  return false
+}
+
 describe('suggestParams over its whole input space', () => {
   beforeAll(async () => {
     seal = await loadSeal()
@@ -165,6 +191,7 @@ describe('suggestParams over its whole input space', () => {
     let asked = 0
     for (const needs of inputSpace()) {
       asked++
+      const bgv = needs.plainBits !== undefined && needs.scheme === 'bgv'
       const result = suggestParams(needs)
       if (result.ok) {
         const params = result.params
@@ -193,12 +220,13 @@ describe('suggestParams over its whole input space', () => {
         expect(result.problems.map((p) => p.field)).toContain('precisionBits')
         continue
       }
-      expect(anyParamsMeet(needs), `refused ${JSON.stringify(needs)} but parameters exist: ${problems}`).toBe(false)
+      const exists = bgv ? anyBgvChainMeets(needs) : anyParamsMeet(needs)
+      expect(exists, `refused ${JSON.stringify(needs)} but parameters exist: ${problems}`).toBe(false)
       // A refusal never asks for fewer bits when fewer bits cannot help.
       const fewer = /ask for fewer (plaintext|precision) bits/.test(problems)
       expect(fewer, problems).toBe(false)
     }
-    expect(asked).toBe(3 * 31 * (13 * 51 + 13 * 42))
+    expect(asked).toBe(3 * 31 * (13 * 51 * 2 + 13 * 42))
     expect(refusals).toBeGreaterThan(0)
     // Build the deepest chain SEAL is asked for at each scheme and ring: the most primes
     // of each size, so the one most likely to run out; SEAL confirms it is set and batches.
@@ -208,10 +236,12 @@ describe('suggestParams over its whole input space', () => {
       const current = deepest.get(key)
       if (!current || params.coeffModulus.length > current.coeffModulus.length) deepest.set(key, params)
     }
-    // n = 1024 (27 bits) holds no suggestion, n = 2048 (54 bits) no CKKS chain (two outer primes of 41+ bits).
+    // n = 1024 (27 bits) holds no suggestion, n = 2048 (54 bits) no CKKS chain (two outer primes of 41+ bits)
+    // nor BGV chain (a first and a special prime of 33+ bits).
     expect([...deepest.keys()].sort()).toEqual(
       [
         ...POLY_MODULUS_DEGREES.slice(1).map((n) => `bfv:${n}`),
+        ...POLY_MODULUS_DEGREES.slice(2).map((n) => `bgv:${n}`),
         ...POLY_MODULUS_DEGREES.slice(2).map((n) => `ckks:${n}`),
       ].sort(),
     )

@@ -62,6 +62,80 @@ describe('suggestParams', () => {
     expect(run.lines[0]).toBe(`${last} = [1, 256, 6561, 6561, 0, 0, 0, 0, ...]`)
   })
 
+  it('BGV: a levelled chain that carries `depth` multiplications, each mod-switched (real SEAL)', async () => {
+    const depth = 3
+    const result = suggestParams({ depth, slots: 4, plainBits: 20, security: 'tc128', scheme: 'bgv' })
+    if (!result.ok) throw new Error(JSON.stringify(result.problems))
+    expect(result.params).toMatchObject({ scheme: 'bgv', polyModulusDegree: 8192 })
+    // A first prime, one per multiplication, the special prime.
+    expect(result.params.coeffModulus).toHaveLength(depth + 2)
+    expect(result.reasons[1]).toMatch(/^BGV, as asked/)
+    const steps = []
+    let last = 'x'
+    for (let i = 0; i < depth; i++) {
+      steps.push(
+        { op: 'square', a: last, out: `s${i}` },
+        { op: 'relinearize', a: `s${i}`, out: `r${i}` },
+        { op: 'modSwitchToNext', a: `r${i}`, out: `m${i}` },
+      )
+      last = `m${i}`
+    }
+    const run = await runWorkspace({
+      version: 1,
+      params: result.params,
+      variables: [{ name: 'x', kind: 'ciphertext', values: [1, 2, 3, -3] }],
+      steps,
+      print: [last],
+    })
+    expect(run.lines[0]).toBe(`${last} = [1, 256, 6561, 6561, 0, 0, 0, 0, ...]`)
+  })
+
+  it('BGV: suggestions across depths and plaintext sizes decrypt right after every level (real SEAL)', async () => {
+    for (const [depth, plainBits] of [
+      [0, 20],
+      [1, 17],
+      [5, 20],
+      [2, 30],
+      [8, 25],
+    ] as const) {
+      const result = suggestParams({ depth, slots: 4, plainBits, security: 'tc128', scheme: 'bgv' })
+      if (!result.ok) throw new Error(`${depth}, ${plainBits}: ${JSON.stringify(result.problems)}`)
+      const steps = []
+      let last = 'x'
+      for (let i = 0; i < depth; i++) {
+        steps.push(
+          { op: 'square', a: last, out: `s${i}` },
+          { op: 'relinearize', a: `s${i}`, out: `r${i}` },
+          { op: 'modSwitchToNext', a: `r${i}`, out: `m${i}` },
+        )
+        last = `m${i}`
+      }
+      // ±1 squared stays 1 whatever the depth: only the noise can make it wrong.
+      const run = await runWorkspace({
+        version: 1,
+        params: result.params,
+        variables: [{ name: 'x', kind: 'ciphertext', values: [1, -1, 0, depth === 0 ? -1 : 1] }],
+        steps,
+        print: [last],
+      })
+      expect(run.lines[0], `${depth} multiplications, ${plainBits} bits`).toBe(
+        `${last} = [1, ${depth === 0 ? -1 : 1}, 0, ${depth === 0 ? -1 : 1}, 0, 0, 0, 0, ...]`,
+      )
+    }
+  }, 120_000)
+
+  it('refuses a scheme that does not hold the values asked for', () => {
+    const result = suggestParams({
+      depth: 1,
+      slots: 4,
+      precisionBits: 20,
+      security: 'tc128',
+      scheme: 'bgv',
+    })
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.problems.map((p) => p.field)).toEqual(['scheme'])
+  })
+
   it('CKKS: the suggested parameters keep the asked precision through `depth` multiplications (real SEAL)', async () => {
     const depth = 2
     const precisionBits = 12

@@ -14,8 +14,14 @@ export interface ParamsNeeds {
   depth: number
   /** Values per ciphertext. */
   slots: number
-  /** BFV (integers): bits of the plain modulus — values live in ±(t − 1)/2. */
+  /** BFV/BGV (integers): bits of the plain modulus — values live in ±(t − 1)/2. */
   plainBits?: number
+  /**
+   * Whole numbers: the scheme to suggest, BFV (the default) or BGV. A BGV chain is
+   * levelled like CKKS: each multiplication is relinearized and mod-switched, dropping
+   * one prime (without the switch, SEAL's BGV noise squares at every multiplication).
+   */
+  scheme?: 'bfv' | 'bgv'
   /** CKKS (reals): bits of precision wanted after the binary point. */
   precisionBits?: number
   /** HomomorphicEncryption.org security level (`none` is not suggested). */
@@ -44,6 +50,10 @@ export type ParamsSuggestion =
 const CKKS_INTEGER_BITS = 20
 /** CKKS: fresh encryption noise and rescaling round-off use about this many low bits of the scale. */
 const CKKS_NOISE_BITS = 20
+/** BGV: bits a level's prime needs above t · n^1.5 (measured; see bgvAttempt). */
+const BGV_LEVEL_BITS = -1
+/** BGV: bits the first (last-level) prime needs above t · n. */
+const BGV_LAST_LEVEL_BITS = 8
 /** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
 const MAX_N = 32768
 
@@ -70,6 +80,9 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
       message: 'Give either plaintext bits (whole numbers, BFV) or precision bits (real numbers, CKKS) — exactly one.',
     })
   } else if (ckks) {
+    if (needs.scheme !== undefined) {
+      problems.push({ field: 'scheme', message: 'Real numbers use CKKS: BFV and BGV hold whole numbers only.' })
+    }
     const p = needs.precisionBits ?? 0
     if (!whole(p) || p < 1 || p > SCALE_BITS_MAX - CKKS_NOISE_BITS) {
       problems.push({
@@ -92,6 +105,9 @@ function checkNeeds(needs: ParamsNeeds): NeedsProblem[] {
       })
     }
   } else {
+    if (needs.scheme !== undefined && needs.scheme !== 'bfv' && needs.scheme !== 'bgv') {
+      problems.push({ field: 'scheme', message: 'Whole numbers use BFV or BGV.' })
+    }
     const t = needs.plainBits ?? 0
     // A batching prime is ≡ 1 (mod 2n): it needs more bits than 2n has, even at the smallest n.
     const min = minPlainBits(POLY_MODULUS_DEGREES[0])
@@ -121,7 +137,58 @@ type Attempt =
 
 type Failure = Extract<Attempt, { fits: false }>
 
-function bfvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
+/**
+ * BGV, levelled: one prime per multiplication, each mod-switched away after it, and a
+ * first prime that still decrypts. After a switch the noise is about t·√n; a product
+ * multiplies two such noises and the ring adds a factor n, so the next switch must
+ * divide by about t·n^1.5 to keep the noise from growing level after level. Measured on
+ * node-seal 7 (square, relinearize, mod-switch, repeated): levels of t + log2(n) + 4 bits
+ * passed 3 levels at n = 8192 but failed the 7th at n = 16384; t + 1.5·log2(n) − 1 holds
+ * (suggestParams.test.ts runs depths up to 8). The last level needs t + log2(n) + 7
+ * (one bit less failed); one more to spare.
+ */
+function bgvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
+  const t = needs.plainBits ?? 0
+  const { depth } = needs
+  if (!plainBitsFit(n, t)) return { fits: false, why: 'prime', n }
+  const log2n = Math.log2(n)
+  const first = t + log2n + BGV_LAST_LEVEL_BITS
+  const level = t + Math.ceil(1.5 * log2n) + BGV_LEVEL_BITS
+  if (first > PRIME_BITS_MAX || depth + 2 > PRIME_COUNT_MAX) return { fits: false, why: 'prime', n }
+  const data = [first, ...Array.from({ length: depth }, () => level)]
+  if (level > PRIME_BITS_MAX && depth > 0) return { fits: false, why: 'prime', n }
+  const special = Math.max(...data)
+  const chain = [...data, special]
+  const total = chain.reduce((a, b) => a + b, 0)
+  if (total > max) return { fits: false, why: 'budget', n, total, max }
+  if (coeffPrimesProblem(n, chain, { batchingBits: t })) return { fits: false, why: 'prime', n }
+  return {
+    fits: true,
+    suggestion: {
+      ok: true,
+      params: {
+        scheme: 'bgv',
+        polyModulusDegree: n,
+        coeffModulus: chain,
+        plainModulus: { batchingBits: t },
+        security: needs.security,
+      },
+      reasons: [
+        `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} and a ${t}-bit batching prime whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+        `BGV, as asked, for whole numbers; a ${t}-bit batching plain modulus holds values in ±2^${t - 1}.`,
+        `${depth} prime${depth === 1 ? '' : 's'} of ${level} bits, one per multiplication: relinearize and mod-switch after each, and the noise drops with the prime.`,
+        `A first prime of ${first} bits decrypts the last level; a special prime of ${special} bits lets you make relinearization and Galois keys.`,
+      ],
+      totalBits: total,
+      maxBits: max,
+    },
+  }
+}
+
+/** BFV: data primes that hold the noise of `depth` multiplications, as few as fit. */
+function integerAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
+  if (needs.scheme === 'bgv') return bgvAttempt(needs, n, max)
+  const scheme = 'bfv'
   const t = needs.plainBits ?? 0
   const { depth } = needs
   if (!plainBitsFit(n, t)) return { fits: false, why: 'prime', n }
@@ -150,7 +217,7 @@ function bfvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
       suggestion: {
         ok: true,
         params: {
-          scheme: 'bfv',
+          scheme,
           polyModulusDegree: n,
           coeffModulus: chain,
           plainModulus: { batchingBits: t },
@@ -207,7 +274,7 @@ function firstFit(needs: ParamsNeeds): Success | Failure[] {
   for (const n of POLY_MODULUS_DEGREES) {
     if ((ckks ? n / 2 : n) < needs.slots) continue
     const max = table[n] ?? 0
-    const attempt = ckks ? ckksAttempt(needs, n, max) : bfvAttempt(needs, n, max)
+    const attempt = ckks ? ckksAttempt(needs, n, max) : integerAttempt(needs, n, max)
     if (attempt.fits) return attempt.suggestion
     attempts.push(attempt)
   }
@@ -219,7 +286,7 @@ function firstFit(needs: ParamsNeeds): Success | Failure[] {
 // when full, so it stays small.
 const fitting = new Map<string, boolean>()
 function fits(needs: ParamsNeeds): boolean {
-  const key = `${needs.security}:${needs.depth}:${needs.slots}:${needs.plainBits}:${needs.precisionBits}`
+  const key = `${needs.scheme}:${needs.security}:${needs.depth}:${needs.slots}:${needs.plainBits}:${needs.precisionBits}`
   let answer = fitting.get(key)
   if (answer === undefined) {
     if (fitting.size >= 100_000) fitting.clear()
@@ -259,7 +326,7 @@ function alternativesTo(needs: ParamsNeeds): string[] {
 
 /**
  * Suggests encryption parameters from what the user needs: multiplicative depth,
- * slots, plaintext bits (BFV) or precision bits (CKKS), security. Picks the smallest
+ * slots, plaintext bits (BFV, or BGV when `scheme` says so) or precision bits (CKKS), security. Picks the smallest
  * n whose secure coefficient-modulus budget (SEAL's `MaxBitCount`, `MAX_COEFF_BITS`)
  * fits the chain the depth needs and where SEAL can make every prime (a batching
  * plain modulus of exactly the asked size, enough primes ≡ 1 mod 2n of each size —

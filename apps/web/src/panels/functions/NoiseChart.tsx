@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react'
 import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import type { ExactComparison } from '../../worker/protocol.ts'
 import { type NoiseRow, noiseRows, noiseSummary } from './noiseRows.ts'
+import { typedInputs } from './typedInputs.ts'
 
 const HEIGHT = 150
 const TOP = 14
@@ -20,7 +21,7 @@ function digits(error: number): number {
 
 /**
  * The CKKS steps' error against the exact cleartext result, asked of the worker
- * (he-core's plain oracle over the decrypted inputs) whenever a result changes.
+ * (he-core's plain oracle over the numbers typed for the inputs) whenever a result changes.
  */
 function useExactComparison(program: ProgramSpec | undefined, enabled: boolean): ExactComparison[] {
   const sandbox = useSandbox()
@@ -30,8 +31,9 @@ function useExactComparison(program: ProgramSpec | undefined, enabled: boolean):
     .filter((v) => v.origin === 'pipeline')
     .map((v) => `${v.name}@${v.createdAt}`)
     .join(',')
-  // A string, so the comparison reruns only when the program or a result really changed.
+  // Strings, so the comparison reruns only when the program, an input or a result really changed.
   const programJson = enabled && program && made !== '' ? JSON.stringify(program) : ''
+  const typedJson = programJson === '' || !program ? '' : JSON.stringify(typedInputs(program, variables))
   useEffect(() => {
     if (programJson === '' || made === '') {
       setResults([])
@@ -39,7 +41,11 @@ function useExactComparison(program: ProgramSpec | undefined, enabled: boolean):
     }
     let live = true
     sandbox.worker
-      .request({ type: 'compareExact', program: JSON.parse(programJson) as ProgramSpec })
+      .request({
+        type: 'compareExact',
+        program: JSON.parse(programJson) as ProgramSpec,
+        typed: JSON.parse(typedJson) as Record<string, number[]>,
+      })
       .then((reply) => {
         if (live) setResults(reply.results)
       })
@@ -50,14 +56,14 @@ function useExactComparison(program: ProgramSpec | undefined, enabled: boolean):
     return () => {
       live = false
     }
-  }, [programJson, made, sandbox])
+  }, [programJson, typedJson, made, sandbox])
   return results
 }
 
 /**
  * Noise you can see: a bar per pipeline input and step — BFV/BGV: the noise budget
  * measured (solid) against he-core's prediction (dashed outline), with per-step
- * deltas; CKKS: correct digits against the exact cleartext result — and the same
+ * deltas; CKKS: correct digits against the exact answer on the numbers typed — and the same
  * numbers as a table.
  */
 export function NoiseChart({ program }: { program: ProgramSpec }) {
@@ -72,7 +78,7 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
   const width = Math.max(320, rows.length * SLOT + 40)
   const y = (v: number) => TOP + HEIGHT - (v / max) * HEIGHT
   const description = ckks
-    ? `Correct decimal digits per step against the exact result: ${rows
+    ? `Correct decimal digits per input and step against the exact answer on the numbers typed: ${rows
         .map((r) => `${r.label} ${r.maxError === undefined ? 'not run' : `error ${formatError(r.maxError)}`}`)
         .join('; ')}.`
     : `Noise budget in bits per input and step, measured and predicted: ${rows
@@ -80,7 +86,7 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
         .join('; ')}.`
   return (
     <section className="noise-chart" aria-label="Noise budget chart" data-testid="noise-chart">
-      <h3>{ckks ? 'Error against the exact result' : 'Noise budget'}</h3>
+      <h3>{ckks ? 'Error against the numbers typed' : 'Noise budget'}</h3>
       <p className="noise-summary" data-testid="noise-prediction">
         {summary}
       </p>
@@ -107,7 +113,7 @@ export function NoiseChart({ program }: { program: ProgramSpec }) {
       </div>
       <p className="noise-legend muted">
         {ckks
-          ? 'Bars: correct decimal digits of each result (−log10 of the largest error over all slots).'
+          ? 'Bars: correct decimal digits of each input and result (−log10 of the largest error over all slots), measured against the same computation on the numbers you typed.'
           : 'Solid: measured budget · dashed: predicted before running · red: exhausted (garbage on decryption).'}
       </p>
       <details className="noise-table">

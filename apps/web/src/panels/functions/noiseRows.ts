@@ -2,6 +2,7 @@ import { type NoisePrediction, type ProgramSpec, parseParams, predictNoise } fro
 import type { ExactComparison } from '../../worker/protocol.ts'
 import type { WorkspaceState } from '../../workspace/workspaceState.ts'
 import { opLabel } from './opGroups.ts'
+import { typedNumbers } from './typedInputs.ts'
 
 /** One bar of the noise chart: an input of the pipeline or one of its steps. */
 export interface NoiseRow {
@@ -18,7 +19,7 @@ export interface NoiseRow {
   predictedLevel?: number | undefined
   scaleBits?: number | undefined
   predictedScaleBits?: number | undefined
-  /** CKKS: largest |decrypted − exact| over all slots. */
+  /** CKKS: largest |decrypted − exact| over all slots, exact being computed on the numbers typed. */
   maxError?: number | undefined
   predictedExhausted: boolean
 }
@@ -30,10 +31,7 @@ export interface NoiseRow {
  */
 function inputError(typed: string | undefined, preview: ReadonlyArray<unknown> | undefined): number | undefined {
   if (typed === undefined || !preview || preview.length === 0) return undefined
-  const values = typed
-    .split(/[\s,;]+/)
-    .filter((part) => part !== '')
-    .map(Number)
+  const values = typedNumbers(typed)
   let max = 0
   for (const [i, shown] of preview.entries()) max = Math.max(max, Math.abs(Number(shown) - (values[i] ?? 0)))
   return Number.isFinite(max) ? max : undefined

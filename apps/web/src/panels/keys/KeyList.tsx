@@ -14,7 +14,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { FileButton } from '../../ui/FileButton.tsx'
 import { formatBytes, formatMs } from '../../ui/format.ts'
 import { Inspector } from '../../ui/Inspector.tsx'
-import { explainUploadError } from '../../ui/uploadErrors.ts'
+import { explainsItself, explainUploadError } from '../../ui/uploadErrors.ts'
 import type { KeyEntry } from '../../workspace/workspaceState.ts'
 
 const KEY_NOTES: Record<KeyKind, string> = {
@@ -164,6 +164,7 @@ export function KeyList() {
                   <ErrorNotice
                     error={error}
                     title={`Could not load ${KIND_WORDS[kind]}`}
+                    hint={explainsItself(error) ? null : undefined}
                     onDismiss={() => setError(kind, undefined)}
                   />
                 </div>

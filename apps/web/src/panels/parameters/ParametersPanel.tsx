@@ -265,8 +265,11 @@ export function ParametersPanel() {
           </button>
           {applied ? (
             <span className="muted" data-testid="params-in-use">
-              In use: {applied.input.scheme.toUpperCase()}, n = {applied.input.polyModulusDegree}, context built in{' '}
-              {formatMs(applied.contextMs)} · fingerprint <code>{applied.fingerprint.slice(0, 12)}…</code>
+              In use: {applied.input.scheme.toUpperCase()}, n = {applied.input.polyModulusDegree},{' '}
+              {applied.reused
+                ? 'context reused from cache (these parameters were already built)'
+                : `context built in ${formatMs(applied.contextMs)}`}{' '}
+              · fingerprint <code>{applied.fingerprint.slice(0, 12)}…</code>
             </span>
           ) : (
             <span className="muted">Nothing is generated until you create the context.</span>

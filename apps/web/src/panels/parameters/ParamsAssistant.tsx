@@ -1,6 +1,6 @@
 import { type HeError, type ParamsNeeds, suggestParams, toHeError } from '@sealbox/he-core'
-import { useId, useState } from 'react'
-import { useSandbox } from '../../app/SandboxContext.tsx'
+import { useEffect, useId, useState } from 'react'
+import { useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx'
 import { Segmented } from '../../ui/Segmented.tsx'
 import { draftOf, SANDBOX_SECURITY_LEVELS } from '../../workspace/paramsDraft.ts'
@@ -8,7 +8,8 @@ import { ASSISTANT_LABELS, assistantProblem, assistantReason } from './assistant
 
 /** The assistant's form as typed: text stays text so a half-typed number is explained, not lost. */
 interface NeedsDraft {
-  values: 'integers' | 'reals'
+  /** BFV and BGV hold whole numbers, CKKS real ones. */
+  scheme: 'bfv' | 'bgv' | 'ckks'
   depth: string
   slots: string
   bits: string
@@ -23,26 +24,41 @@ function needsOf(draft: NeedsDraft): ParamsNeeds {
     depth: number(draft.depth),
     slots: number(draft.slots),
     security: draft.security,
-    ...(draft.values === 'integers' ? { plainBits: bits } : { precisionBits: bits }),
+    ...(draft.scheme === 'ckks' ? { precisionBits: bits } : { plainBits: bits, scheme: draft.scheme }),
   }
+}
+
+/** What the suggestion does for the values, in its scheme's terms: a scale and precision for CKKS, a plain modulus for BFV/BGV. */
+function valuesLine(params: { scheme: string; scaleBits?: number | undefined }, bits: string): string {
+  if (params.scheme === 'ckks') {
+    return `Scale 2^${params.scaleBits} (scale bits ${params.scaleBits}): about ${bits.trim()} bits of precision after the point.`
+  }
+  return `Plain modulus: a ${bits.trim()}-bit batching prime; values from −2^${Number(bits) - 1} to 2^${Number(bits) - 1}.`
 }
 
 /**
  * The parameter assistant: from what the user needs (multiplications in a row, slots,
  * plaintext bits or CKKS precision, security) to he-core's `suggestParams` choice with
  * its reasons, and every unmet need listed at once; one button fills the form with it.
+ * It offers the form's scheme (BFV, BGV or CKKS) and follows the form when its scheme
+ * changes; its own switch picks another without touching the form.
  */
 export function ParamsAssistant() {
   const sandbox = useSandbox()
+  const formScheme = useWorkspace().draft.scheme
   const id = useId()
   const [draft, setDraft] = useState<NeedsDraft>({
-    values: 'integers',
+    scheme: formScheme,
     depth: '2',
     slots: '8',
     bits: '20',
     security: 'tc128',
   })
   const [fillError, setFillError] = useState<HeError>()
+  useEffect(() => {
+    setFillError(undefined)
+    setDraft((current) => (current.scheme === formScheme ? current : { ...current, scheme: formScheme }))
+  }, [formScheme])
   const result = suggestParams(needsOf(draft))
   const change = (update: Partial<NeedsDraft>) => {
     setFillError(undefined)
@@ -61,7 +77,8 @@ export function ParamsAssistant() {
     }
   }
   const invalid = (field: keyof ParamsNeeds) => !result.ok && result.problems.some((p) => p.field === field)
-  const bitsField = draft.values === 'integers' ? 'plainBits' : 'precisionBits'
+  const ckks = draft.scheme === 'ckks'
+  const bitsField = ckks ? 'precisionBits' : 'plainBits'
 
   return (
     <section className="card assistant" aria-label="Parameter assistant" data-testid="params-assistant">
@@ -70,13 +87,14 @@ export function ParamsAssistant() {
       <fieldset className="field">
         <legend className="field-label">Values</legend>
         <Segmented
-          name="assistant-values"
-          value={draft.values}
+          name="assistant-scheme"
+          value={draft.scheme}
           options={[
-            { value: 'integers', label: 'Whole numbers (BFV)' },
-            { value: 'reals', label: 'Real numbers (CKKS)' },
+            { value: 'bfv', label: 'Whole numbers (BFV)' },
+            { value: 'bgv', label: 'Whole numbers (BGV)' },
+            { value: 'ckks', label: 'Real numbers (CKKS)' },
           ]}
-          onChange={(values) => change({ values, bits: values === 'integers' ? '20' : '20' })}
+          onChange={(scheme) => change({ scheme })}
         />
       </fieldset>
       <div className="assistant-grid">
@@ -103,7 +121,7 @@ export function ParamsAssistant() {
           onChange={(event) => change({ slots: event.target.value })}
         />
         <label className="field-label" htmlFor={`${id}-bits`}>
-          {draft.values === 'integers' ? ASSISTANT_LABELS.plainBits : ASSISTANT_LABELS.precisionBits}
+          {ckks ? ASSISTANT_LABELS.precisionBits : ASSISTANT_LABELS.plainBits}
         </label>
         <input
           id={`${id}-bits`}
@@ -134,6 +152,7 @@ export function ParamsAssistant() {
             {result.params.scheme.toUpperCase()}, n = {result.params.polyModulusDegree}, coefficient modulus [
             {result.params.coeffModulus.join(', ')}] ({result.totalBits} of {result.maxBits} bits)
           </p>
+          <p data-testid="assistant-values-line">{valuesLine(result.params, draft.bits)}</p>
           <ul className="assistant-reasons">
             {result.reasons.map((reason) => (
               <li key={reason}>{assistantReason(reason)}</li>

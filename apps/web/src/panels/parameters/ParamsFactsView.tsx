@@ -160,7 +160,11 @@ function LimitView({ problems, draft }: { problems: readonly DraftProblem[]; dra
               <span className="fact-note">
                 {' '}
                 at n = {n}, {draft.security.slice(2)}-bit security
-                {total !== undefined ? `; you asked for ${total}` : ''}
+                {total === undefined
+                  ? ''
+                  : total <= max
+                    ? `; your ${total} bits fit, ${max - total} to spare`
+                    : `; your ${total} bits are ${total - max} over`}
               </span>
             </dd>
           </div>

@@ -8,6 +8,7 @@ export const ASSISTANT_LABELS: Record<keyof ParamsNeeds, string> = {
   plainBits: 'Plaintext bits',
   precisionBits: 'Precision bits after the point',
   security: 'Security',
+  scheme: 'Values',
 }
 
 /** One unmet need in the form's words, its field named by its label: "… (Values per ciphertext)". */

@@ -1,4 +1,4 @@
-import { describeParams, type HeError, parseParams } from '@sealbox/he-core'
+import { describeParams, HeError, parseParams } from '@sealbox/he-core'
 import { useMemo, useState } from 'react'
 import { useActivity, useSandbox, useWorkspace } from '../../app/SandboxContext.tsx'
 import { createVariable, nameInVariableFile, uploadVariable } from '../../sandbox/actions/variableActions.ts'
@@ -8,7 +8,7 @@ import { FieldError } from '../../ui/FieldError.tsx'
 import { FileButton } from '../../ui/FileButton.tsx'
 import { formatInteger } from '../../ui/format.ts'
 import { Segmented } from '../../ui/Segmented.tsx'
-import { explainUploadError } from '../../ui/uploadErrors.ts'
+import { explainsItself, explainUploadError } from '../../ui/uploadErrors.ts'
 import { freeName, nameProblem, nextVariableName } from '../../workspace/names.ts'
 import { ckksValueBound, parseValues } from '../../workspace/parseValues.ts'
 import type { VariableEntry } from '../../workspace/workspaceState.ts'
@@ -25,7 +25,8 @@ export function NewVariableForm() {
   const [error, setError] = useState<HeError>()
   const [touched, setTouched] = useState(false)
   /** A file whose variable name is taken, waiting for the user's choice. */
-  const [clash, setClash] = useState<{ file: File; name: string }>()
+  // `typed`: the name came from the Name box, not from inside the file.
+  const [clash, setClash] = useState<{ file: File; name: string; typed: boolean }>()
   const facts = useMemo(() => (applied ? describeParams(parseParams(applied.input)) : undefined), [applied])
   if (!applied || !facts) return null
 
@@ -57,12 +58,25 @@ export function NewVariableForm() {
     setError(undefined)
     const outcome = await uploadVariable(sandbox, file, as)
     if (!outcome.ok) setError(explainUploadError(outcome.error, 'a plaintext or ciphertext'))
+    else if (as !== undefined && as === typedName) {
+      setName('')
+      setTouched(false)
+    }
   }
+  // What the user typed in the Name box: an upload takes that name, as Encode and encrypt does.
+  const typedName = touched && name !== '' ? name : undefined
   // A same-named upload would silently replace the variable (and what it was made from).
   const upload = async (file: File) => {
     setClash(undefined)
+    setError(undefined)
+    if (typedName !== undefined) {
+      if (taken.has(typedName)) setClash({ file, name: typedName, typed: true })
+      else if (problem) setError(new HeError('INVALID_INPUT', `${problem} (Name)`))
+      else await load(file, typedName)
+      return
+    }
     const inside = await nameInVariableFile(file)
-    if (inside !== undefined && taken.has(inside)) setClash({ file, name: inside })
+    if (inside !== undefined && taken.has(inside)) setClash({ file, name: inside, typed: false })
     else await load(file)
   }
   const alternative = clash ? freeName(clash.name, taken) : ''
@@ -156,6 +170,9 @@ export function NewVariableForm() {
           onFile={(f) => void upload(f)}
         />
       </div>
+      <p className="field-help">
+        An uploaded file takes the Name above when you typed one, else the name it was saved with.
+      </p>
       {clash ? (
         <ConfirmNotice
           label={`Replace variable ${clash.name}?`}
@@ -167,7 +184,10 @@ export function NewVariableForm() {
           ]}
         >
           <p>
-            {clash.file.name} holds a value named '{clash.name}'. Replacing loses the current '{clash.name}'
+            {clash.typed
+              ? `You named the upload of ${clash.file.name} '${clash.name}'.`
+              : `${clash.file.name} holds a value named '${clash.name}'.`}{' '}
+            Replacing loses the current '{clash.name}'
             {variables.find((v) => v.name === clash.name)?.origin === 'values'
               ? ' and the numbers it was typed from'
               : ''}
@@ -175,7 +195,13 @@ export function NewVariableForm() {
           </p>
         </ConfirmNotice>
       ) : null}
-      {error ? <ErrorNotice error={error} onDismiss={() => setError(undefined)} /> : null}
+      {error ? (
+        <ErrorNotice
+          error={error}
+          hint={explainsItself(error) ? null : undefined}
+          onDismiss={() => setError(undefined)}
+        />
+      ) : null}
     </form>
   )
 }

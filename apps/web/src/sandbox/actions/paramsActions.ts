@@ -27,6 +27,7 @@ export async function applyParams(sandbox: Sandbox, input: ParamsInput): Promise
             fingerprint: ready.fingerprint,
             plainModulus: ready.plainModulus,
             contextMs: ready.contextMs,
+            reused: ready.reused,
           },
           keys: same ? state.keys : {},
           variables: same ? state.variables : [],

@@ -1,4 +1,4 @@
-import { centredMod, type PlainSlots, parseProgram, runProgramPlain } from '@sealbox/he-core'
+import { centredMod, HeError, type PlainSlots, parseProgram, runProgramPlain } from '@sealbox/he-core'
 import type { ExactComparison, RequestOf } from '../protocol.ts'
 import type { WorkerSession } from '../WorkerSession.ts'
 import { INTEGER_MODULUS, plainWraps } from './plainWraps.ts'
@@ -10,13 +10,27 @@ import { decodeValue, PREVIEW_SLOTS } from './variableHandlers.ts'
  * largest error for CKKS, the number of wrong slots for BFV/BGV (garbage after the
  * noise budget ran out, and the slots that wrapped around t although decrypted right).
  * Outputs not made yet are compared by their exact values only.
+ *
+ * CKKS inputs count as the numbers typed (`request.typed`), not as decrypted: against the
+ * decrypted inputs, a product looked more precise than its own inputs, their encoding
+ * error left out of the answer it was measured against.
  */
 export function compareExact(session: WorkerSession, request: RequestOf<'compareExact'>): ExactComparison[] {
   const ctx = session.context
   const { program } = parseProgram(request.program)
-  const inputs: Record<string, ReadonlyArray<number | bigint>> = {}
-  for (const input of program.inputs) inputs[input.name] = decodeValue(session, session.requireValue(input.name))
   const ckks = ctx.scheme === 'ckks'
+  const slots = ctx.params.polyModulusDegree / (ckks ? 2 : 1)
+  const inputs: Record<string, ReadonlyArray<number | bigint>> = {}
+  for (const input of program.inputs) {
+    const typed = ckks ? request.typed?.[input.name] : undefined
+    if (typed && typed.length > slots) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `Input '${input.name}' has ${typed.length} typed values; a ciphertext holds ${slots}.`,
+      )
+    }
+    inputs[input.name] = typed ?? decodeValue(session, session.requireValue(input.name))
+  }
   const t = ctx.plainModulus
   // BFV/BGV: the oracle runs once, over the integers. Every op is slot-wise ring arithmetic,
   // so those results centred mod t are the results mod t; where the two differ, it wrapped.
