@@ -9,6 +9,7 @@ import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { chooseSearchKernel } from './chooseSearchKernel.ts'
+import { clusterSearchDatabase } from './clusterSearchDatabase.ts'
 import {
   type ProcessSearchDatabaseOptions,
   processSearchDatabase,
@@ -16,6 +17,7 @@ import {
   type SearchProcessingReport,
   selectBlocks,
 } from './processSearchDatabase.ts'
+import { checkSearchClustering, type SearchClustering } from './SearchClustering.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
@@ -85,6 +87,11 @@ export class PrivateSearchIndex implements Disposable {
   readonly ctx: HeContext
   readonly config: SearchConfig
   readonly processing: SearchProcessingReport
+  /**
+   * Cluster-private configs: the public clustering (centroids, members) the index was
+   * processed with; publish it with the config. Undefined in exact mode.
+   */
+  readonly clustering: SearchClustering | undefined
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
   readonly #kernel: SearchKernel
@@ -97,6 +104,7 @@ export class PrivateSearchIndex implements Disposable {
     report: SearchProcessingReport,
     owned: SealHandle[],
     kernel: SearchKernel,
+    clustering: SearchClustering | undefined,
   ) {
     this.ctx = ctx
     this.config = config
@@ -104,6 +112,7 @@ export class PrivateSearchIndex implements Disposable {
     this.processing = report
     this.#owned = owned
     this.#kernel = kernel
+    this.clustering = clustering
   }
 
   /**
@@ -113,6 +122,8 @@ export class PrivateSearchIndex implements Disposable {
    * the default, which runs the search in one of he-core's WebAssembly kernels where one
    * applies: see `kernel`). A row source is read one block of rows at a time; `cache`
    * supplies blocks processed before and keeps the new ones; `onProgress` hears of each block.
+   * A cluster-private config clusters the database first (`clusterSearchDatabase`) unless
+   * `clustering` brings that clustering (a server computes it once and hands it to workers).
    */
   static process(
     ctx: HeContext,
@@ -125,17 +136,24 @@ export class PrivateSearchIndex implements Disposable {
   ): PrivateSearchIndex {
     const owned: SealHandle[] = []
     try {
+      const clustering = config.clusters
+        ? checkSearchClustering(config, options.clustering ?? clusterSearchDatabase(config, database))
+        : undefined
+      if (!config.clusters && options.clustering) {
+        throw new HeError('INVALID_INPUT', `search config ${config.configId} is exact: it takes no clustering`)
+      }
       const { blocks, report } = processSearchDatabase(ctx, database, config, owned, {
+        ...(clustering ? { clustering } : {}),
         ...(options.blocks ? { range: options.blocks } : {}),
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       })
       const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto')
-      if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel)
+      if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel, clustering)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.
       for (const handle of owned.splice(0)) disown(handle)
       const held = blocks.map(({ block }) => ({ block, plaintexts: [] }))
-      return new PrivateSearchIndex(ctx, config, held, report, owned, kernel)
+      return new PrivateSearchIndex(ctx, config, held, report, owned, kernel, clustering)
     } catch (error) {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
