@@ -18,6 +18,7 @@ import {
   syntheticSearchDatabase,
 } from '@sealbox/he-core/search'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
+import { clusteredContentHash, loadSearchClustering } from '../database/loadSearchClustering.ts'
 import { NpyRowSource } from '../database/NpyRowSource.ts'
 import { type ProcessedCacheReport, ProcessedDatabaseCache } from '../database/ProcessedDatabaseCache.ts'
 import { searchConfigFor } from '../database/searchConfigFor.ts'
@@ -119,6 +120,7 @@ export class SearchService {
         dimension: config.dimension,
         processing: { ...index.processing },
       },
+      ...(index.clustering ? { clustering: index.clustering } : {}),
     }
   }
 
@@ -144,11 +146,16 @@ export class SearchService {
         throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
       }
       const ctx = await getHeContext(config.params)
+      const contentHash = setup.searchCache?.contentHash ?? ''
+      // Cluster-private: the clustering first (read from the cache directory when kept there).
+      const clustered = config.clusters
+        ? loadSearchClustering(setup.searchCache?.dir, contentHash, config, rows)
+        : undefined
       if (setup.searchCache) {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
-          contentHash: setup.searchCache.contentHash,
+          contentHash: clustered ? clusteredContentHash(contentHash, clustered.clustering) : contentHash,
           configId: config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
@@ -158,6 +165,7 @@ export class SearchService {
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
+        ...(clustered ? { clustering: clustered.clustering } : {}),
         ...(cache ? { cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       })

@@ -54,7 +54,8 @@ export interface PrivateSearchClientOptions {
   keySet?: KeySet
   /**
    * Cluster-private configs (`config.clusters`): the public centroids and members the server
-   * publishes with its config (required there, refused in exact mode).
+   * publishes with its config (required there, refused in exact mode). Default: the
+   * config's own `clustering`, as a server's config carries it.
    */
   clustering?: SearchClustering
 }
@@ -106,16 +107,18 @@ export class PrivateSearchClient implements Disposable {
         `the catalog names ${options.catalog.ids.length} rows, the config has ${config.rows}`,
       )
     }
-    if (!config.clusters && options.clustering) {
+    // A server's config (`GET /api/v1/search/config`) carries its clustering: the flow is unchanged.
+    const given = options.clustering ?? (config as { clustering?: SearchClustering }).clustering
+    if (!config.clusters && given) {
       throw new HeError('INVALID_INPUT', `search config ${config.configId} is exact: it takes no clustering`)
     }
-    if (config.clusters && !options.clustering) {
+    if (config.clusters && !given) {
       throw new HeError(
         'INVALID_INPUT',
         `search config ${config.configId} is cluster-private: pass the server's clustering (centroids and members)`,
       )
     }
-    const clustering = options.clustering && checkSearchClustering(config, options.clustering)
+    const clustering = given && checkSearchClustering(config, given)
     const steps = config.galoisSteps
     if (options.keySet) {
       const missing = steps.filter((step) => !options.keySet?.hasGaloisStep(step))
