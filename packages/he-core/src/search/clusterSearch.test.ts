@@ -3,6 +3,8 @@ import { decodeBundle } from '../envelope/decodeBundle.ts'
 import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { getHeContext } from '../params/ContextCache.ts'
 import type { HeContext } from '../params/HeContext.ts'
+import { liveSealHandles } from '../scope/SealScope.ts'
+import { measureHeap } from '../testing/measureHeap.ts'
 import { clusterSearchDatabase } from './clusterSearchDatabase.ts'
 import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
@@ -226,6 +228,39 @@ describe('cluster-private errors', () => {
     expect(sizes.reduce((x, y) => x + y, 0)).toBe(3001)
     expect(new Set(a.members.flat()).size).toBe(3001)
   })
+})
+
+describe('cluster-private memory', () => {
+  it.each(['auto', 'seal'] as const)(
+    'stays flat over repeated queries and frees everything it owns (%s)',
+    async (kernel) => {
+      const database = syntheticSearchDatabase({ rows: 300, dimension: 8, seed: 4, topics: 5 })
+      const f = await clusterFixture({ rows: 300, dimension: 8, clusters: 4 }, database, kernel)
+      try {
+        const query = syntheticSearchQuery(8, 2)
+        const roundTrip = () => {
+          const { response } = f.index.evaluate(f.client.encryptQuery(query), f.keys)
+          f.client.rank(response, 5)
+        }
+        roundTrip()
+        const report = measureHeap(roundTrip, { warmup: 3, iterations: 20 })
+        expect(report.handlesAfter).toBe(report.handlesBefore)
+        expect(report.heapAfter).toBe(report.heapAfterWarmup)
+        const baseline = liveSealHandles()
+        const processing = measureHeap(
+          () => {
+            using index = PrivateSearchIndex.process(f.ctx, database, f.config, { kernel, clustering: f.clustering })
+            expect(index.clustering).toEqual(f.clustering)
+          },
+          { warmup: 1, iterations: 2 },
+        )
+        expect(processing.handlesAfter).toBe(baseline)
+        expect(processing.heapAfter).toBe(processing.heapAfterWarmup)
+      } finally {
+        f.dispose()
+      }
+    },
+  )
 })
 
 /** Exact cosine of every row with the query, in floats. */
