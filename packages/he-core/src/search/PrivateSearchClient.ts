@@ -317,6 +317,28 @@ export class PrivateSearchClient implements Disposable {
     return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget }
   }
 
+  /**
+   * Cluster-private mode, several clusters probed (one query each:
+   * `encryptQuery(vector, { cluster })` for each of `nearestClusters(vector, count)`): the k
+   * best rows over every probed cluster's scores.
+   */
+  rankProbes(
+    probes: readonly { cluster: number; response: BytesLike | readonly BytesLike[] }[],
+    k: number,
+  ): { hits: SearchHit[]; minNoiseBudget: number } {
+    if (!this.config.clusters) throw new HeError('INVALID_INPUT', 'this search is exact: it has no clusters to probe')
+    if (probes.length === 0) throw new HeError('INVALID_INPUT', 'rankProbes needs at least one probe')
+    const merged = new Float64Array(this.config.rows).fill(Number.NEGATIVE_INFINITY)
+    let minNoiseBudget = Number.POSITIVE_INFINITY
+    for (const { cluster, response } of probes) {
+      const scores = this.decryptScores(response, { cluster })
+      minNoiseBudget = Math.min(minNoiseBudget, scores.minNoiseBudget)
+      const members = this.clustering?.members[cluster] ?? []
+      for (const row of members) merged[row] = scores.scores[row] as number
+    }
+    return { hits: this.topK(merged, k), minNoiseBudget }
+  }
+
   dispose(): void {
     if (this.#ownsKeys) this.keySet.dispose()
   }

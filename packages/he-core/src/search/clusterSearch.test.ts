@@ -195,6 +195,20 @@ describe('recall@10 against exact cosine on a clustered dataset', () => {
         found += hits.filter((row) => exact.includes(row)).length
       }
       expect(found / (10 * queries.rows)).toBeGreaterThanOrEqual(0.9)
+      // Two probes (two queries): the best of both clusters, exactly the oracle's over their union.
+      const query = queries.vectors.subarray(0, dimension)
+      const probed = f.client.nearestClusters(query, 2)
+      const probes = probed.map((cluster) => ({
+        cluster,
+        response: f.index.evaluate(f.client.encryptQuery(query, { cluster }), f.keys).response,
+      }))
+      const oracle = plaintextSearchScores(f.config, database, query)
+      const union = probed.flatMap((c) => f.clustering.members[c] ?? [])
+      const best = topKIndices(
+        union.map((row) => oracle[row] as number),
+        10,
+      ).map((i) => union[i])
+      expect(f.client.rankProbes(probes, 10).hits.map((hit) => hit.row)).toEqual(best)
     } finally {
       f.dispose()
     }
