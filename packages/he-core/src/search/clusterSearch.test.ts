@@ -105,21 +105,29 @@ describe('cluster-private search against the plaintext oracle', () => {
 
   it.each([
     // Two chunks (C·D = 2400 > n/2), one folded block.
-    { rows: 2000, dimension: 600, clusters: 4, kernel: 'auto' as const },
+    { rows: 2000, dimension: 600, clusters: 4, kernel: 'auto' as const, label: 'key-switching kernel' },
     // One chunk, two blocks: a full one (4096 virtual rows) and a folded one.
-    { rows: 8200, dimension: 20, clusters: 2, kernel: 'auto' as const },
+    { rows: 8200, dimension: 20, clusters: 2, kernel: 'auto' as const, label: 'key-switching kernel' },
     // SEAL's evaluator over two chunks.
-    { rows: 600, dimension: 1100, clusters: 2, kernel: 'seal' as const },
-  ])('V=$rows D=$dimension C=$clusters ($kernel): every row of the chosen cluster exact', async (shape) => {
+    { rows: 600, dimension: 1100, clusters: 2, kernel: 'seal' as const, label: "SEAL's evaluator" },
+    // Hoisted baby steps: each chunk's g − 1 rotations from its own decomposition.
+    { rows: 600, dimension: 1100, clusters: 2, kernel: 'auto' as const, hoist: true, label: 'hoisted' },
+  ])('V=$rows D=$dimension C=$clusters ($label): every row of the chosen cluster exact', async (shape) => {
     const database = syntheticSearchDatabase({ rows: shape.rows, dimension: shape.dimension, seed: 7, topics: 8 })
     const f = await clusterFixture(
-      { rows: shape.rows, dimension: shape.dimension, clusters: shape.clusters },
+      {
+        rows: shape.rows,
+        dimension: shape.dimension,
+        clusters: shape.clusters,
+        ...('hoist' in shape ? { hoistBabySteps: true, babyStep: 8 } : {}),
+      },
       database,
       shape.kernel,
     )
     try {
       expect(f.index.kernel).toBe(shape.kernel === 'seal' ? 'seal' : 'keySwitch')
       expect(f.config.queryCiphertexts).toBe(Math.ceil((shape.clusters * shape.dimension) / 2048))
+      if ('hoist' in shape) expect(f.config.galoisSteps).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
       for (const cluster of [0, shape.clusters - 1]) {
         const query = syntheticSearchQuery(shape.dimension, cluster + 3)
         const { response } = f.index.evaluate(f.client.encryptQuery(query, { cluster }), f.keys)
