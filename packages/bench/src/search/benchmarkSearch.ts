@@ -94,6 +94,7 @@ async function main(argv: string[]): Promise<void> {
       settings: values['cluster-settings'].split(',').map((part) => (part === 'auto' ? 'auto' : Number(part))),
       queries,
       warmup: Math.min(values.warmup, 2),
+      ...(values['cluster-topics'] === undefined ? {} : { topics: values['cluster-topics'] }),
       log,
     })
     const report = {
@@ -103,14 +104,16 @@ async function main(argv: string[]): Promise<void> {
       queries,
       rows,
     }
+    const base =
+      values['cluster-topics'] === undefined ? 'search-clusters' : `search-clusters-${values['cluster-topics']}-topics`
     const markdown = await writeStampedReport({
-      markdownPath: join(outDir, 'search-clusters.md'),
-      jsonPath: join(outDir, 'search-clusters.json'),
+      markdownPath: join(outDir, `${base}.md`),
+      jsonPath: join(outDir, `${base}.json`),
       markdown: renderClusterSearch(report),
       json: report,
     })
     process.stdout.write(`\n${markdown}`)
-    log(`wrote ${join(outDir, 'search-clusters.md')} and .json`)
+    log(`wrote ${join(outDir, `${base}.md`)} and .json`)
     return
   }
   if (values['end-to-end-only']) {

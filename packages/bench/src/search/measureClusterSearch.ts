@@ -19,6 +19,8 @@ import { type Spread, spread } from './searchStats.ts'
 export interface ClusterSearchRow {
   rows: number
   dimension: number
+  /** Topics of the synthetic data. */
+  topics: number
   /** The setting asked for (`0` exact, a count, or `auto`) and the count it resolved to (0: exact). */
   setting: number | 'auto'
   clusters: number
@@ -57,6 +59,8 @@ export interface ClusterSearchPlan {
   settings: readonly (number | 'auto')[]
   queries: number
   warmup: number
+  /** Topics of the synthetic data (default V/100). */
+  topics?: number
   log: (line: string) => void
 }
 
@@ -65,8 +69,8 @@ export interface ClusterSearchPlan {
  * so neighbours' cosines differ by more than the scaled integers' rounding)
  * and queries drawn from the same topics, seeded.
  */
-export function clusteredBenchData(rows: number, dimension: number, queries: number) {
-  const topics = Math.max(8, Math.round(rows / 100))
+export function clusteredBenchData(rows: number, dimension: number, queries: number, topicCount?: number) {
+  const topics = topicCount ?? Math.max(8, Math.round(rows / 100))
   return {
     topics,
     database: syntheticSearchDatabase({ rows, dimension, seed: 2027, topics, spread: SPREAD }),
@@ -102,10 +106,10 @@ function overlap(found: readonly number[], exact: readonly number[]): number {
 export async function measureClusterSearch(plan: ClusterSearchPlan): Promise<ClusterSearchRow[]> {
   const out: ClusterSearchRow[] = []
   for (const rows of plan.rows) {
-    const data = clusteredBenchData(rows, plan.dimension, plan.queries + plan.warmup)
+    const data = clusteredBenchData(rows, plan.dimension, plan.queries + plan.warmup, plan.topics)
     for (const setting of plan.settings) {
       plan.log(`cluster search: V=${rows} D=${plan.dimension} clusters=${setting}`)
-      out.push(await measureOne(plan, data.database, data.queries, setting))
+      out.push({ topics: data.topics, ...(await measureOne(plan, data.database, data.queries, setting)) })
     }
   }
   return out
@@ -116,7 +120,7 @@ async function measureOne(
   database: SearchDatabase,
   queries: SearchDatabase,
   setting: number | 'auto',
-): Promise<ClusterSearchRow> {
+): Promise<Omit<ClusterSearchRow, 'topics'>> {
   const config: SearchConfig = resolveSearchConfig({
     rows: database.rows,
     dimension: database.dimension,

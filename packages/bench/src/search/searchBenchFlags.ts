@@ -46,6 +46,11 @@ export const SearchBenchFlagsSchema = z
     'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
       .default(384)
       .meta({ value: 'D', description: 'vector dimension of the cluster-private rows (default 384)' }),
+    'cluster-topics': numberFlag('cluster-topics', 1, 1_000_000).optional().meta({
+      value: 'N',
+      description:
+        'topics of the clustered synthetic data (default V/100); set: written to search-clusters-<N>-topics.md',
+    }),
     'cluster-settings': z
       .string()
       .regex(/^(auto|\d+)(,(auto|\d+))*$/, 'cluster-settings must be a comma-separated list of counts or auto')
