@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodeBundle, getHeContext } from '@sealbox/he-core'
@@ -38,11 +38,11 @@ async function served(server: ServerNode) {
   return { client, facts, config: config as SearchConfig & { clustering?: SearchClustering } }
 }
 
-function start(data: string): Promise<ServerNode> {
+function start(data: string, clusters = '4'): Promise<ServerNode> {
   return ServerNode.start({
     name: 'clusters',
     dataDir: data,
-    env: { ...ENV, SYNTHETIC_SEED: String(SEED), SEARCH_CLUSTERS: '4' },
+    env: { ...ENV, SYNTHETIC_SEED: String(SEED), SEARCH_CLUSTERS: clusters },
   })
 }
 
@@ -99,7 +99,29 @@ describe('cluster-private search through the server', () => {
     const { config, facts } = await served(node)
     expect(config.clustering).toEqual(before)
     expect(facts.processing.cachedBlocks).toBe(config.blocks.length)
-    const saved = JSON.parse(await readFile(join(dataDir, 'search-cache', clusteringFile as string), 'utf8'))
-    expect(saved).toEqual(before)
+    const path = join(dataDir, 'search-cache', clusteringFile as string)
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(before)
+    // A damaged file (cut short) is clustered again and rewritten, never used.
+    const text = await readFile(path, 'utf8')
+    await writeFile(path, text.slice(0, Math.floor(text.length / 2)))
+    await node.stop()
+    node = await start(dataDir)
+    expect((await served(node)).config.clustering).toEqual(before)
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(before)
+  })
+
+  it('keys the processed cache on the cluster setting: another C, or exact search, never reuses it', async () => {
+    for (const [clusters, files] of [
+      ['8', 2],
+      ['0', 3],
+    ] as const) {
+      await node.stop()
+      node = await start(dataDir, clusters)
+      const { config, facts } = await served(node)
+      expect(config.clusters?.clusters).toBe(clusters === '0' ? undefined : 8)
+      expect(facts.processing.cachedBlocks).toBe(0)
+      const names = await readdir(join(dataDir, 'search-cache'))
+      expect(names.filter((name) => name.endsWith('.sbxpdb'))).toHaveLength(files)
+    }
   })
 })
