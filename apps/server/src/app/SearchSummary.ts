@@ -1,5 +1,5 @@
 import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
-import { SearchConfigSchema } from '@sealbox/he-core/search'
+import { SearchClusteringSchema, SearchConfigSchema } from '@sealbox/he-core/search'
 import { z } from 'zod'
 
 /**
@@ -18,6 +18,8 @@ export const SearchSummarySchema = z.object({
   config: SearchConfigSchema,
   /** The served database (its source typed, never a server path). */
   database: ServedSearchDatabaseSchema,
+  /** Cluster-private mode: the public centroids and each cluster's rows (served with the config). */
+  clustering: SearchClusteringSchema.optional(),
 })
 export type SearchSummary = z.infer<typeof SearchSummarySchema>
 

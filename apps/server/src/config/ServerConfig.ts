@@ -139,6 +139,12 @@ export const ServerConfigSchema = z
       .describe(
         "Server-side baby steps hoisted: the query's g − 1 rotations share one decomposition (faster per query), for a Galois key per step 1 … g − 1 uploaded once (instead of step 1's alone).",
       ),
+    SEARCH_CLUSTERS: z
+      .union([z.literal('auto'), int(0, 1 << 24)])
+      .default(0)
+      .describe(
+        'Cluster-private search: `0` (default) searches every row exactly and returns every score; a number C ≥ 2 clusters the database once (balanced k-means, seeded, cached with the processed database) and each query selects its cluster obliviously, so the response holds one cluster’s scores (V/C rows) and its bytes do not grow with the database; `auto` picks C (or exact search) by the end-to-end cost model. The centroids and each cluster’s rows are public, served with the search config.',
+      ),
     MODE: z
       .enum(SERVER_MODES)
       .default('local')

@@ -47,6 +47,14 @@ describe('loadConfig', () => {
     expect(configError({ argv: ['stray'] })).toMatch(/unexpected argument "stray"/)
   })
 
+  it('reads SEARCH_CLUSTERS / --search-clusters: 0 (exact, the default), a count or auto', () => {
+    expect(loadConfig({}).SEARCH_CLUSTERS).toBe(0)
+    expect(loadConfig({ env: { SEARCH_CLUSTERS: '32' } }).SEARCH_CLUSTERS).toBe(32)
+    expect(loadConfig({ argv: ['--search-clusters', 'auto'] }).SEARCH_CLUSTERS).toBe('auto')
+    expect(configError({ env: { SEARCH_CLUSTERS: 'many' } })).toMatch(/SEARCH_CLUSTERS \/ --search-clusters/)
+    expect(configError({ env: { SEARCH_CLUSTERS: '-2' } })).toMatch(/SEARCH_CLUSTERS/)
+  })
+
   it('keeps the worker heap settings consistent: the recycle threshold and the key cache below the cap', () => {
     const MiB = 2 ** 20
     expect(configError({ env: { WORKER_HEAP_BYTES: String(512 * MiB) } })).toMatch(

@@ -13,6 +13,7 @@ export function searchConfigFor(
     ...(search.babySteps === undefined ? {} : { babySteps: search.babySteps }),
     ...(search.babyStep === undefined ? {} : { babyStep: search.babyStep }),
     ...(search.hoistBabySteps ? { hoistBabySteps: true } : {}),
+    ...(search.clusters === undefined ? {} : { clusters: search.clusters }),
     dimension: shape.dimension,
     rows: shape.rows,
   })

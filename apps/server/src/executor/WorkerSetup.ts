@@ -36,6 +36,8 @@ export const WorkerSetupSchema = z.object({
     babySteps: z.enum(['client', 'server']).optional(),
     babyStep: z.number().int().optional(),
     hoistBabySteps: z.boolean().optional(),
+    /** Cluster-private mode: C, or `auto`; unset or 0: exact search. */
+    clusters: z.union([z.number().int(), z.literal('auto')]).optional(),
   }),
 })
 export type WorkerSetup = z.infer<typeof WorkerSetupSchema>
@@ -65,6 +67,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
       ...(config.SEARCH_BABY_STEPS === undefined ? {} : { babySteps: config.SEARCH_BABY_STEPS }),
       ...(config.SEARCH_BABY_STEP === undefined ? {} : { babyStep: config.SEARCH_BABY_STEP }),
       ...(config.SEARCH_HOIST_BABY_STEPS ? { hoistBabySteps: true } : {}),
+      ...(config.SEARCH_CLUSTERS === 0 ? {} : { clusters: config.SEARCH_CLUSTERS }),
     },
   }
 }

@@ -19,6 +19,7 @@ import {
 } from '@sealbox/he-core/search'
 import { DiagonalMemory } from '@sealbox/he-ring'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
+import { clusteredContentHash, loadSearchClustering } from '../database/loadSearchClustering.ts'
 import { NpyRowSource } from '../database/NpyRowSource.ts'
 import { type ProcessedCacheReport, ProcessedDatabaseCache } from '../database/ProcessedDatabaseCache.ts'
 import { searchConfigFor } from '../database/searchConfigFor.ts'
@@ -130,6 +131,7 @@ export class SearchService {
         dimension: config.dimension,
         processing: { ...index.processing },
       },
+      ...(index.clustering ? { clustering: index.clustering } : {}),
     }
   }
 
@@ -217,11 +219,16 @@ export class SearchService {
         throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
       }
       const ctx = await getHeContext(config.params)
+      const contentHash = setup.searchCache?.contentHash ?? ''
+      // Cluster-private: the clustering first (read from the cache directory when kept there).
+      const clustered = config.clusters
+        ? loadSearchClustering(setup.searchCache?.dir, contentHash, config, rows)
+        : undefined
       if (setup.searchCache) {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
-          contentHash: setup.searchCache.contentHash,
+          contentHash: clustered ? clusteredContentHash(contentHash, clustered.clustering) : contentHash,
           configId: config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
@@ -231,6 +238,7 @@ export class SearchService {
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
+        ...(clustered ? { clustering: clustered.clustering } : {}),
         ...(cache ? { cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.diagonals ? { diagonals: options.diagonals } : {}),

@@ -14,10 +14,12 @@ import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { writeStampedReport } from '../report/writeReportFiles.ts'
 import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
+import { measureClusterSearch } from './measureClusterSearch.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
+import { renderClusterSearch } from './renderClusterSearch.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
@@ -82,6 +84,37 @@ async function main(argv: string[]): Promise<void> {
     })
     log(`wrote ${paths.md} and .json`)
     return markdown
+  }
+  if (values.clusters) {
+    const before = loadavg().map((v) => Math.round(v * 100) / 100)
+    const queries = values.samples ?? (values.quick ? 5 : 20)
+    const rows = await measureClusterSearch({
+      rows: [values.rows, ...(values.quick || values.large === 0 ? [] : [values.large])],
+      dimension: values['cluster-dimension'],
+      settings: values['cluster-settings'].split(',').map((part) => (part === 'auto' ? 'auto' : Number(part))),
+      queries,
+      warmup: Math.min(values.warmup, 2),
+      ...(values['cluster-topics'] === undefined ? {} : { topics: values['cluster-topics'] }),
+      log,
+    })
+    const report = {
+      command,
+      date: new Date().toISOString(),
+      loadAverage: { before, after: loadavg().map((v) => Math.round(v * 100) / 100) },
+      queries,
+      rows,
+    }
+    const base =
+      values['cluster-topics'] === undefined ? 'search-clusters' : `search-clusters-${values['cluster-topics']}-topics`
+    const markdown = await writeStampedReport({
+      markdownPath: join(outDir, `${base}.md`),
+      jsonPath: join(outDir, `${base}.json`),
+      markdown: renderClusterSearch(report),
+      json: report,
+    })
+    process.stdout.write(`\n${markdown}`)
+    log(`wrote ${join(outDir, `${base}.md`)} and .json`)
+    return
   }
   if (values['end-to-end-only']) {
     process.stdout.write(`\n${await measureE2e()}`)

@@ -37,6 +37,28 @@ export const SearchBenchFlagsSchema = z
       .describe(
         'only the end-to-end rows: a real server behind a Toxiproxy-shaped link (broadband, mobile), written to search-end-to-end.md and .json',
       ),
+    clusters: z
+      .boolean()
+      .optional()
+      .describe(
+        'only the cluster-private rows: exact and cluster-private search on clustered synthetic data at V = --rows and --large (D = --cluster-dimension), with recall@10, bytes and server time, written to search-clusters.md and .json',
+      ),
+    'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
+      .default(384)
+      .meta({ value: 'D', description: 'vector dimension of the cluster-private rows (default 384)' }),
+    'cluster-topics': numberFlag('cluster-topics', 1, 1_000_000).optional().meta({
+      value: 'N',
+      description:
+        'topics of the clustered synthetic data (default V/100); set: written to search-clusters-<N>-topics.md',
+    }),
+    'cluster-settings': z
+      .string()
+      .regex(/^(auto|\d+)(,(auto|\d+))*$/, 'cluster-settings must be a comma-separated list of counts or auto')
+      .default('0,auto')
+      .meta({
+        value: 'list',
+        description: 'SEARCH_CLUSTERS values to measure at each V (default 0,auto: exact and auto)',
+      }),
     quick: z.boolean().optional().describe('fewer samples, no large run, shorter throughput rows'),
     headline: z
       .boolean()

@@ -10,9 +10,11 @@ import { KeySet } from '../keys/KeySet.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
 import { assertSearchContext } from './processSearchDatabase.ts'
+import { checkSearchClustering, nearestClusters, type SearchClustering } from './SearchClustering.ts'
 import { type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 import type { SearchCatalog, SearchRowId } from './SearchDatabase.ts'
 import { scaleQueryVector } from './scaleVectors.ts'
+import { clusterQueryChunks } from './searchClusterLayout.ts'
 import type { SearchWireEncoding } from './searchCost.ts'
 import { isUnusedSlot, querySlots, scatterBlockScores } from './searchLayout.ts'
 import { decodeSearchResponse, encodeSearchQuery } from './searchWire.ts'
@@ -27,6 +29,8 @@ export interface SearchScores {
   minNoiseBudget: number
   /** Slots of the responses that map to no row and yet decrypted to non-zero (0 when all is well). */
   strayNonZeroSlots: number
+  /** Cluster-private mode: the cluster scored (every other row's score is −∞). */
+  cluster?: number
 }
 
 /** One ranked row. */
@@ -48,6 +52,18 @@ export interface PrivateSearchClientOptions {
   catalog?: SearchCatalog
   /** Use this key set (it must have the Galois steps the config needs); a fresh one otherwise, owned by the client. */
   keySet?: KeySet
+  /**
+   * Cluster-private configs (`config.clusters`): the public centroids and members the server
+   * publishes with its config (required there, refused in exact mode). Default: the
+   * config's own `clustering`, as a server's config carries it.
+   */
+  clustering?: SearchClustering
+}
+
+/** Options of `decryptScores` and `rank`. */
+export interface SearchDecryptOptions {
+  /** Cluster-private mode: the cluster the response scores (default: that of the last `encryptQuery`). */
+  cluster?: number
 }
 
 /**
@@ -61,20 +77,26 @@ export class PrivateSearchClient implements Disposable {
   readonly config: SearchConfig
   readonly keySet: KeySet
   readonly catalog: SearchCatalog | undefined
+  /** Cluster-private mode: the public clustering (undefined in exact mode). */
+  readonly clustering: SearchClustering | undefined
   readonly #ownsKeys: boolean
+  /** The cluster of the last query encrypted (cluster-private mode). */
+  #lastCluster: number | undefined
 
   private constructor(
     ctx: HeContext,
     config: SearchConfig,
     keySet: KeySet,
     ownsKeys: boolean,
-    catalog?: SearchCatalog,
+    catalog: SearchCatalog | undefined,
+    clustering: SearchClustering | undefined,
   ) {
     this.ctx = ctx
     this.config = config
     this.keySet = keySet
     this.#ownsKeys = ownsKeys
     this.catalog = catalog
+    this.clustering = clustering
   }
 
   static create(ctx: HeContext, config: SearchConfig, options: PrivateSearchClientOptions = {}): PrivateSearchClient {
@@ -85,16 +107,42 @@ export class PrivateSearchClient implements Disposable {
         `the catalog names ${options.catalog.ids.length} rows, the config has ${config.rows}`,
       )
     }
+    // A server's config (`GET /api/v1/search/config`) carries its clustering: the flow is unchanged.
+    const given = options.clustering ?? (config as { clustering?: SearchClustering }).clustering
+    if (!config.clusters && given) {
+      throw new HeError('INVALID_INPUT', `search config ${config.configId} is exact: it takes no clustering`)
+    }
+    if (config.clusters && !given) {
+      throw new HeError(
+        'INVALID_INPUT',
+        `search config ${config.configId} is cluster-private: pass the server's clustering (centroids and members)`,
+      )
+    }
+    const clustering = given && checkSearchClustering(config, given)
     const steps = config.galoisSteps
     if (options.keySet) {
       const missing = steps.filter((step) => !options.keySet?.hasGaloisStep(step))
       if (missing.length > 0) {
         throw new HeError('MISSING_KEY', `the key set lacks Galois step ${missing.join(', ')} that this search needs`)
       }
-      return new PrivateSearchClient(ctx, config, options.keySet, false, options.catalog)
+      return new PrivateSearchClient(ctx, config, options.keySet, false, options.catalog, clustering)
     }
     const keySet = KeySet.generate(ctx, steps.length > 0 ? { galois: { steps } } : {})
-    return new PrivateSearchClient(ctx, config, keySet, true, options.catalog)
+    return new PrivateSearchClient(ctx, config, keySet, true, options.catalog, clustering)
+  }
+
+  /**
+   * The clusters nearest to a query vector, nearest first (cluster-private mode), from the
+   * public centroids: computed here, never sent.
+   */
+  nearestClusters(vector: ArrayLike<number>, count = 1): number[] {
+    if (!this.clustering) throw new HeError('INVALID_INPUT', 'this search is exact: it has no clusters')
+    return nearestClusters(this.clustering, this.config.metric, vector, count)
+  }
+
+  /** The cluster nearest to a query vector (cluster-private mode). */
+  nearestCluster(vector: ArrayLike<number>): number {
+    return this.nearestClusters(vector, 1)[0] as number
   }
 
   /**
@@ -120,20 +168,33 @@ export class PrivateSearchClient implements Disposable {
    */
   encryptQuery(
     vector: ArrayLike<number>,
-    options: { seeded?: boolean; compression?: SearchWireEncoding } = {},
+    options: { seeded?: boolean; compression?: SearchWireEncoding; cluster?: number } = {},
   ): Uint8Array {
     const seeded = options.seeded ?? true
     const compression = options.compression ?? this.config.compression
     const config = this.config
     const scaled = scaleQueryVector(config, vector)
     const shape = searchShapeOf(config)
+    // Cluster-private: q in its cluster's positions, zeros in every other; one ciphertext per chunk.
+    let chunks: Int32Array[] | undefined
+    if (config.clusters) {
+      const cluster = options.cluster ?? this.nearestCluster(vector)
+      if (!Number.isInteger(cluster) || cluster < 0 || cluster >= config.clusters.clusters) {
+        throw new HeError('INVALID_INPUT', `cluster ${cluster} is not one of the config's ${config.clusters.clusters}`)
+      }
+      chunks = clusterQueryChunks(config.clusters, cluster, scaled)
+      this.#lastCluster = cluster
+    } else if (options.cluster !== undefined) {
+      throw new HeError('INVALID_INPUT', 'this search is exact: a query has no cluster')
+    }
     const encoder = this.ctx.batchEncoder
     if (!encoder) throw new HeError('SCHEME_MISMATCH', 'private search needs BFV or BGV batching')
     const level = this.ctx.topLevel
     const ciphertexts = withScope((scope) =>
       Array.from({ length: config.queryCiphertexts }, (_, a) => {
         const plaintext = scope.track(new this.ctx.seal.Plaintext())
-        sealCall('encode query', () => encoder.encode(querySlots(shape, scaled, a), plaintext))
+        const slots = chunks ? querySlots(shape, chunks[a] as Int32Array, 0) : querySlots(shape, scaled, a)
+        sealCall('encode query', () => encoder.encode(slots, plaintext))
         // Packed: SEAL saves its 64-bit words, then each residue is cut to its prime's bits.
         const sealCompression = compression === 'packed' ? 'none' : compression
         const saved = seeded
@@ -158,8 +219,9 @@ export class PrivateSearchClient implements Disposable {
    * wrong or incomplete set of blocks, NOISE_BUDGET_EXHAUSTED if any block lost its
    * noise budget (its values would be garbage).
    */
-  decryptScores(response: BytesLike | readonly BytesLike[]): SearchScores {
+  decryptScores(response: BytesLike | readonly BytesLike[], options: SearchDecryptOptions = {}): SearchScores {
     const config = this.config
+    const cluster = this.#clusterOf(options)
     const { blocks } = decodeSearchResponse(response, {
       fingerprint: this.ctx.fingerprint,
       keySetId: this.keySet.id,
@@ -167,7 +229,8 @@ export class PrivateSearchClient implements Disposable {
       blockCount: config.blocks.length,
     })
     const shape = searchShapeOf(config)
-    const scores = new Float64Array(config.rows)
+    // Cluster-private: the response scores the m virtual rows of one cluster.
+    const scores = new Float64Array(shape.rows)
     const noiseBudgets: number[] = []
     let strayNonZeroSlots = 0
     const encoder = this.ctx.batchEncoder
@@ -202,14 +265,40 @@ export class PrivateSearchClient implements Disposable {
         scope.free(ciphertext)
       }
     })
-    return { scores, noiseBudgets, minNoiseBudget: Math.min(...noiseBudgets), strayNonZeroSlots }
+    const minNoiseBudget = Math.min(...noiseBudgets)
+    if (cluster === undefined) return { scores, noiseBudgets, minNoiseBudget, strayNonZeroSlots }
+    const members = (this.clustering as SearchClustering).members[cluster] ?? []
+    const global = new Float64Array(config.rows).fill(Number.NEGATIVE_INFINITY)
+    for (const [r, row] of members.entries()) global[row] = scores[r] as number
+    // Virtual rows past the cluster's end multiply zeros: anything else there is a fault.
+    for (let r = members.length; r < scores.length; r++) if (scores[r] !== 0) strayNonZeroSlots++
+    return { scores: global, noiseBudgets, minNoiseBudget, strayNonZeroSlots, cluster }
+  }
+
+  #clusterOf(options: SearchDecryptOptions): number | undefined {
+    const layout = this.config.clusters
+    if (!layout) {
+      if (options.cluster !== undefined)
+        throw new HeError('INVALID_INPUT', 'this search is exact: a response has no cluster')
+      return undefined
+    }
+    const cluster = options.cluster ?? this.#lastCluster
+    if (cluster === undefined) {
+      throw new HeError('INVALID_INPUT', 'no query was encrypted yet: pass the cluster the response scores')
+    }
+    if (!Number.isInteger(cluster) || cluster < 0 || cluster >= layout.clusters) {
+      throw new HeError('INVALID_INPUT', `cluster ${cluster} is not one of the config's ${layout.clusters}`)
+    }
+    return cluster
   }
 
   /** The k best rows of decrypted scores, with ids, similarity values and metadata. */
   topK(scores: SearchScores | Float64Array, k: number): SearchHit[] {
     const values = scores instanceof Float64Array ? scores : scores.scores
     const s2 = this.config.scale * this.config.scale
-    return topKIndices(values, k).map((row, rank) => {
+    // Cluster-private scores are −∞ outside the scored cluster: those rows are not hits.
+    const ranked = topKIndices(values, k).filter((row) => Number.isFinite(values[row] as number))
+    return ranked.map((row, rank) => {
       const score = values[row] as number
       const hit: SearchHit = { rank: rank + 1, row, id: this.catalog?.ids[row] ?? row, score, similarity: score / s2 }
       const metadata = this.catalog?.metadata?.[row]
@@ -219,9 +308,35 @@ export class PrivateSearchClient implements Disposable {
   }
 
   /** `decryptScores` then `topK`. */
-  rank(response: BytesLike | readonly BytesLike[], k: number): { hits: SearchHit[]; minNoiseBudget: number } {
-    const scores = this.decryptScores(response)
+  rank(
+    response: BytesLike | readonly BytesLike[],
+    k: number,
+    options: SearchDecryptOptions = {},
+  ): { hits: SearchHit[]; minNoiseBudget: number } {
+    const scores = this.decryptScores(response, options)
     return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget }
+  }
+
+  /**
+   * Cluster-private mode, several clusters probed (one query each:
+   * `encryptQuery(vector, { cluster })` for each of `nearestClusters(vector, count)`): the k
+   * best rows over every probed cluster's scores.
+   */
+  rankProbes(
+    probes: readonly { cluster: number; response: BytesLike | readonly BytesLike[] }[],
+    k: number,
+  ): { hits: SearchHit[]; minNoiseBudget: number } {
+    if (!this.config.clusters) throw new HeError('INVALID_INPUT', 'this search is exact: it has no clusters to probe')
+    if (probes.length === 0) throw new HeError('INVALID_INPUT', 'rankProbes needs at least one probe')
+    const merged = new Float64Array(this.config.rows).fill(Number.NEGATIVE_INFINITY)
+    let minNoiseBudget = Number.POSITIVE_INFINITY
+    for (const { cluster, response } of probes) {
+      const scores = this.decryptScores(response, { cluster })
+      minNoiseBudget = Math.min(minNoiseBudget, scores.minNoiseBudget)
+      const members = this.clustering?.members[cluster] ?? []
+      for (const row of members) merged[row] = scores.scores[row] as number
+    }
+    return { hits: this.topK(merged, k), minNoiseBudget }
   }
 
   dispose(): void {

@@ -10,6 +10,7 @@ import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
 import { chooseSearchKernel } from './chooseSearchKernel.ts'
+import { clusterSearchDatabase } from './clusterSearchDatabase.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import {
   assertSearchContext,
@@ -19,6 +20,7 @@ import {
   type SearchProcessingReport,
   selectBlocks,
 } from './processSearchDatabase.ts'
+import { checkSearchClustering, type SearchClustering } from './SearchClustering.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
@@ -89,6 +91,11 @@ export class PrivateSearchIndex implements Disposable {
   readonly ctx: HeContext
   readonly config: SearchConfig
   readonly processing: SearchProcessingReport
+  /**
+   * Cluster-private configs: the public clustering (centroids, members) the index was
+   * processed with; publish it with the config. Undefined in exact mode.
+   */
+  readonly clustering: SearchClustering | undefined
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
   readonly #kernel: SearchKernel
@@ -101,6 +108,7 @@ export class PrivateSearchIndex implements Disposable {
     report: SearchProcessingReport,
     owned: SealHandle[],
     kernel: SearchKernel,
+    clustering: SearchClustering | undefined,
   ) {
     this.ctx = ctx
     this.config = config
@@ -108,6 +116,7 @@ export class PrivateSearchIndex implements Disposable {
     this.processing = report
     this.#owned = owned
     this.#kernel = kernel
+    this.clustering = clustering
   }
 
   /**
@@ -123,6 +132,9 @@ export class PrivateSearchIndex implements Disposable {
    * memory is published — `ready` with their layout when that kernel runs the search, so
    * other threads `attach` instead of processing; `unused` otherwise. On failure the
    * claim is the caller's to `release`.
+   *
+   * A cluster-private config clusters the database first (`clusterSearchDatabase`) unless
+   * `clustering` brings that clustering (a server computes it once and hands it to workers).
    */
   static process(
     ctx: HeContext,
@@ -135,7 +147,14 @@ export class PrivateSearchIndex implements Disposable {
   ): PrivateSearchIndex {
     const owned: SealHandle[] = []
     try {
+      const clustering = config.clusters
+        ? checkSearchClustering(config, options.clustering ?? clusterSearchDatabase(config, database))
+        : undefined
+      if (!config.clusters && options.clustering) {
+        throw new HeError('INVALID_INPUT', `search config ${config.configId} is exact: it takes no clustering`)
+      }
       const { blocks, report } = processSearchDatabase(ctx, database, config, owned, {
+        ...(clustering ? { clustering } : {}),
         ...(options.blocks ? { range: options.blocks } : {}),
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -144,16 +163,18 @@ export class PrivateSearchIndex implements Disposable {
       const diagonals = options.diagonals
       if (diagonals) {
         if (kernel instanceof KeySwitchSearch && kernel.diagonalMemory === diagonals) {
-          diagonals.publish(encodeSharedDiagonals({ layout: kernel.layout(), report }))
+          diagonals.publish(
+            encodeSharedDiagonals({ layout: kernel.layout(), report, ...(clustering ? { clustering } : {}) }),
+          )
         } else {
           diagonals.publishUnused()
         }
       }
-      if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel)
+      if (!kernel.ownsDiagonals) return new PrivateSearchIndex(ctx, config, blocks, report, owned, kernel, clustering)
       // The kernel holds its own copy of every diagonal: SEAL's are never used again.
       for (const handle of owned.splice(0)) disown(handle)
       const held = blocks.map(({ block }) => ({ block, plaintexts: [] }))
-      return new PrivateSearchIndex(ctx, config, held, report, owned, kernel)
+      return new PrivateSearchIndex(ctx, config, held, report, owned, kernel, clustering)
     } catch (error) {
       for (const handle of owned) disown(handle)
       throw toHeError(error, 'process search database')
@@ -169,13 +190,22 @@ export class PrivateSearchIndex implements Disposable {
   static attach(ctx: HeContext, config: SearchConfig, diagonals: DiagonalMemory): PrivateSearchIndex {
     try {
       assertSearchContext(ctx, config)
-      const { layout, report } = decodeSharedDiagonals(diagonals.metadata())
+      const shared = decodeSharedDiagonals(diagonals.metadata())
+      const { layout, report } = shared
+      // A cluster-private config's clustering travels with the diagonals it ordered.
+      const clustering = config.clusters ? checkSearchClustering(config, shared.clustering) : undefined
+      if (!config.clusters && shared.clustering !== undefined) {
+        throw new HeError(
+          'INVALID_INPUT',
+          `search config ${config.configId} is exact; the shared diagonals are clustered`,
+        )
+      }
       const kernel = KeySwitchSearch.attach(ctx, config, diagonals, layout)
       const held = new Set(layout.blocks.map(({ index }) => index))
       const blocks = selectBlocks(config, undefined)
         .filter((block) => held.has(block.index))
         .map((block) => ({ block, plaintexts: [] }))
-      return new PrivateSearchIndex(ctx, config, blocks, report, [], kernel)
+      return new PrivateSearchIndex(ctx, config, blocks, report, [], kernel, clustering)
     } catch (error) {
       throw toHeError(error, 'attach to the shared diagonals')
     }

@@ -5,7 +5,15 @@ import { HeError } from '../errors/HeError.ts'
 import { describeParams } from '../params/describeParams.ts'
 import { ParamsSpec, type ResolvedParams, ResolvedParamsSchema } from '../params/ParamsSpec.ts'
 import { parseParams } from '../params/parseParams.ts'
-import { chooseSearchPlan } from './chooseSearchPlan.ts'
+import {
+  type ClusterSearchPlan,
+  chooseClusterSearchPlan,
+  clusterBabyStepCandidates,
+  clusterCountCandidates,
+} from './chooseClusterSearchPlan.ts'
+import { chooseSearchPlan, type SearchPlanCandidate } from './chooseSearchPlan.ts'
+import { clusteredSearchConfig } from './clusteredSearchConfig.ts'
+import { planClusterLayout, SearchClusterLayoutSchema } from './searchClusterLayout.ts'
 import {
   countSearchOperations,
   galoisStepsFor,
@@ -91,6 +99,13 @@ export const SearchConfigInput = z
     responseCompression: z.enum(SEARCH_WIRE_ENCODINGS).optional(),
     /** Server: keep the processed database in NTT form (default; 2.5–7× faster multiplies). */
     nttForm: z.boolean().default(true),
+    /**
+     * Cluster-private search (SEARCH.md, "Cluster-private mode"): 0 or left out = exact search
+     * over every row (the default); C ≥ 2 = the database in C balanced clusters, the query
+     * selecting the client's cluster obliviously and the response holding one cluster's
+     * scores; `auto` = the count (or exact) with the least modelled end-to-end time.
+     */
+    clusters: z.union([z.number().int().min(0).max(SEARCH_MAX_ROWS), z.literal('auto')]).optional(),
   })
   .strict()
 
@@ -141,6 +156,13 @@ export const SearchConfigSchema = z
     /** Compression of the response ciphertexts (the server's choice; the client loads either). */
     responseCompression: z.enum(SEARCH_WIRE_ENCODINGS),
     nttForm: z.boolean(),
+    /**
+     * Cluster-private mode's layout (absent in exact mode). Then `rows` and `dimension` are the
+     * database's, `paddedDimension` is the chunk width W = n/2, `blocks` cover the m virtual
+     * rows of one cluster and count every chunk's diagonals, and `queryCiphertexts` is the
+     * number of chunks.
+     */
+    clusters: SearchClusterLayoutSchema.optional(),
   })
   .strict()
 export type SearchConfig = z.infer<typeof SearchConfigSchema>
@@ -160,7 +182,10 @@ export function maxSearchScale(plainModulus: number, dimension: number, maxNorm:
 }
 
 function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParams {
-  const profile = input.params ?? defaultSearchProfile(nextPowerOfTwo(input.dimension))
+  // Cluster-private queries are chunks of n/2 = 2048 positions at n = 4096: the profile for that width.
+  const clustered = input.clusters !== undefined && input.clusters !== 0
+  const width = clustered ? Math.max(2048, nextPowerOfTwo(input.dimension)) : nextPowerOfTwo(input.dimension)
+  const profile = input.params ?? defaultSearchProfile(width)
   if (isSearchProfileName(profile)) return parseParams(searchProfileParams(profile, input.scheme))
   const params = parseParams(profile)
   if (params.scheme === 'ckks') {
@@ -169,7 +194,7 @@ function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParam
   return params
 }
 
-function configIdOf(fields: Record<string, unknown>): string {
+export function configIdOf(fields: Record<string, unknown>): string {
   return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(fields)))).slice(0, 32)
 }
 
@@ -224,6 +249,40 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
     )
   }
   const base = { polyModulusDegree: n, dimension, paddedDimension, rows: spec.rows }
+  // Hoisting is the key-switching kernel's: where SEAL rotates, extra keys would buy nothing.
+  const kernelHoists =
+    spec.hoistBabySteps && usesKeySwitchKernel({ babyRotations: 1, giantRotations: 0 }, facts, scheme, spec.nttForm)
+  const link = resolveSearchLink(spec.link)
+  const exactPlan = () =>
+    chooseSearchPlan(
+      base,
+      scheme,
+      facts,
+      {
+        babySteps: spec.babySteps,
+        babyStep: spec.babyStep,
+        queryEncoding: spec.compression,
+        responseEncoding: spec.responseCompression ?? spec.compression,
+        maxQueryCiphertexts: spec.maxQueryCiphertexts,
+        nttForm: spec.nttForm,
+        keySwitching: facts.keySwitching,
+        hoistBabySteps: kernelHoists,
+      },
+      link,
+    )
+  const clusterPlan = chooseClusters(spec, scheme, facts, kernelHoists, link, exactPlan)
+  if (clusterPlan) {
+    return clusteredSearchConfig(spec, {
+      params,
+      scheme,
+      facts,
+      maxNorm,
+      scale,
+      maxScale,
+      plan: clusterPlan,
+      hoistBabySteps: kernelHoists,
+    })
+  }
   if (spec.babyStep !== undefined && spec.babyStep > paddedDimension) {
     throw new HeError(
       'INVALID_INPUT',
@@ -231,25 +290,7 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
       { details: { field: 'babyStep', limit: paddedDimension } },
     )
   }
-  // Hoisting is the key-switching kernel's: where SEAL rotates, extra keys would buy nothing.
-  const kernelHoists =
-    spec.hoistBabySteps && usesKeySwitchKernel({ babyRotations: 1, giantRotations: 0 }, facts, scheme, spec.nttForm)
-  const plan = chooseSearchPlan(
-    base,
-    scheme,
-    facts,
-    {
-      babySteps: spec.babySteps,
-      babyStep: spec.babyStep,
-      queryEncoding: spec.compression,
-      responseEncoding: spec.responseCompression ?? spec.compression,
-      maxQueryCiphertexts: spec.maxQueryCiphertexts,
-      nttForm: spec.nttForm,
-      keySwitching: facts.keySwitching,
-      hoistBabySteps: kernelHoists,
-    },
-    resolveSearchLink(spec.link),
-  )
+  const plan = exactPlan()
   const side = plan.babySteps
   const babyStep = plan.babyStep
   const transfer = plan.transfer
@@ -315,8 +356,20 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
   }
 }
 
-/** The shape numbers of a resolved config (for the layout functions). */
+/**
+ * The shape numbers of a resolved config (for the layout functions). In cluster-private
+ * mode: one chunk's matrix (m virtual rows, W = n/2 columns).
+ */
 export function searchShapeOf(config: SearchConfig): SearchShape {
+  if (config.clusters) {
+    return {
+      polyModulusDegree: config.polyModulusDegree,
+      dimension: config.paddedDimension,
+      paddedDimension: config.paddedDimension,
+      rows: config.clusters.rowsPerCluster,
+      babyStep: config.babyStep,
+    }
+  }
   return {
     polyModulusDegree: config.polyModulusDegree,
     dimension: config.dimension,
@@ -324,4 +377,54 @@ export function searchShapeOf(config: SearchConfig): SearchShape {
     rows: config.rows,
     babyStep: config.babyStep,
   }
+}
+
+/**
+ * The cluster-private plan the input asks for: none for exact search (0 or left out), the
+ * plan for C clusters, or under `auto` the cluster count (or exact search, then none) with
+ * the least modelled end-to-end time over the link.
+ */
+function chooseClusters(
+  spec: z.output<typeof SearchConfigInput>,
+  scheme: SearchScheme,
+  facts: ReturnType<typeof describeParams>,
+  hoistBabySteps: boolean,
+  link: ReturnType<typeof resolveSearchLink>,
+  exactPlan: () => SearchPlanCandidate,
+): ClusterSearchPlan | undefined {
+  if (spec.clusters === undefined || spec.clusters === 0) return undefined
+  if (spec.babySteps === 'client') {
+    throw invalid(
+      'babySteps',
+      'cluster-private search rotates its query chunks on the server: leave babySteps out or set it to server',
+    )
+  }
+  const n = facts.polyModulusDegree
+  const base = { polyModulusDegree: n, rows: spec.rows, dimension: spec.dimension }
+  const constraints = {
+    babyStep: spec.babyStep,
+    queryEncoding: spec.compression,
+    responseEncoding: spec.responseCompression ?? spec.compression,
+    nttForm: spec.nttForm,
+    hoistBabySteps,
+  }
+  const planFor = (clusters: number) => {
+    if (spec.babyStep !== undefined) {
+      const allowed = clusterBabyStepCandidates(planClusterLayout(n, spec.rows, spec.dimension, clusters))
+      if (!allowed.includes(spec.babyStep)) {
+        throw new HeError(
+          'INVALID_INPUT',
+          `search config babyStep: cluster-private search takes g in ${allowed.join(', ')} (powers of two up to n/4)`,
+          { details: { field: 'babyStep' } },
+        )
+      }
+    }
+    return chooseClusterSearchPlan(base, clusters, scheme, facts, constraints, link)
+  }
+  if (spec.clusters !== 'auto') return planFor(spec.clusters)
+  const exact = exactPlan()
+  const best = clusterCountCandidates(n, spec.rows)
+    .map(planFor)
+    .sort((x, y) => x.estimate.totalMs - y.estimate.totalMs)[0]
+  return best && best.estimate.totalMs < exact.estimate.totalMs ? best : undefined
 }

@@ -55,7 +55,7 @@ type Facts = KernelFacts
  * The encoding of one ciphertext that costs the least over this link: its server-side
  * load (or save) plus its transfer. It does not depend on g, so it is chosen once.
  */
-function cheapestEncoding(
+export function cheapestEncoding(
   direction: 'query' | 'response',
   fixed: SearchWireEncoding | undefined,
   facts: Facts,

@@ -5,11 +5,19 @@
 // The bytes a user's Galois key words take in the kernel: what the server prices a key load by.
 export { galoisKeyWordsBytes } from '@sealbox/he-ring'
 export {
+  type ClusterPlanConstraints,
+  type ClusterSearchPlan,
+  chooseClusterSearchPlan,
+  clusterCountCandidates,
+  countClusterSearchOperations,
+} from './chooseClusterSearchPlan.ts'
+export {
   chooseSearchPlan,
   type SearchPlan,
   type SearchPlanCandidate,
   type SearchPlanConstraints,
 } from './chooseSearchPlan.ts'
+export { type ClusterSearchDatabaseOptions, clusterSearchDatabase } from './clusterSearchDatabase.ts'
 export {
   DEMO_DATABASE_NAME,
   demoSearchDatabase,
@@ -21,6 +29,7 @@ export { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields, embedText }
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,
+  type SearchDecryptOptions,
   type SearchHit,
   type SearchScores,
 } from './PrivateSearchClient.ts'
@@ -49,6 +58,12 @@ export type {
 } from './processSearchDatabase.ts'
 export type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
 export {
+  checkSearchClustering,
+  nearestClusters,
+  type SearchClustering,
+  SearchClusteringSchema,
+} from './SearchClustering.ts'
+export {
   maxSearchScale,
   resolveSearchConfig,
   SEARCH_MAX_DIMENSION,
@@ -70,6 +85,7 @@ export type { SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 export type { SearchKeys } from './SearchKeys.ts'
 export { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
 export { scaleDatabaseVectors, scaleQueryVector, scaleSearchRows } from './scaleVectors.ts'
+export { type SearchClusterLayout, SearchClusterLayoutSchema } from './searchClusterLayout.ts'
 export { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 export {
   type BabyStepChoice,

@@ -74,7 +74,10 @@ export class KeySwitchSearch implements SearchKernel {
     this.#babyElement = galoisElementOf(n, 1)
     this.#giantElement = galoisElementOf(n, config.babyStep)
     this.#cipherWords = kernel.ciphertextWords
-    this.#baby = Array.from({ length: config.babyStep }, () => kernel.alloc(this.#cipherWords))
+    // Server-side, query ciphertext i (a cluster-private query's chunk i) and its baby
+    // rotations take slots i·g … i·g + g − 1; client-side, slot a holds ciphertext a.
+    const slots = config.babySteps === 'server' ? config.queryCiphertexts * config.babyStep : config.babyStep
+    this.#baby = Array.from({ length: slots }, () => kernel.alloc(this.#cipherWords))
     this.#scratch = [kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords), kernel.alloc(this.#cipherWords)]
     this.#out = new Uint32Array(2 * this.#cipherWords)
     this.#last = kernel.alloc(this.#cipherWords)
@@ -115,6 +118,11 @@ export class KeySwitchSearch implements SearchKernel {
     search.#plaintextHeader = plaintextSave?.slice(0, PLAINTEXT_HEADER_BYTES)
     search.#freshHeader = plaintextSave && freshCiphertextHeader(ctx, plaintextSave, 2 * plainWords)
     return search
+  }
+
+  /** The baby-set slot of query ciphertext a. */
+  #slotOf(a: number): number {
+    return this.#config.babySteps === 'server' ? a * this.#config.babyStep : a
   }
 
   /** Whether this config's search runs in the key-switching kernel (`choice` 'auto' and the kernel's rules). */
@@ -247,7 +255,7 @@ export class KeySwitchSearch implements SearchKernel {
           `query ciphertext ${a} has ${unreduced} coefficients at or above their prime: it is not valid for these parameters`,
         )
       }
-      this.#kernel.words(this.#baby[a] as number, this.#cipherWords).set(words)
+      this.#kernel.words(this.#baby[this.#slotOf(a)] as number, this.#cipherWords).set(words)
     }
     this.#template = (items[0] as Envelope<'ciphertext'>).payload.slice()
     return true
@@ -270,7 +278,7 @@ export class KeySwitchSearch implements SearchKernel {
       if (narrowResidues(residues, words, this.#kernel.shape.keyPrimes.slice(0, L), n) > 0) {
         throw new HeError('INVALID_ENVELOPE', `query ciphertext ${a} has a residue at or above its prime`)
       }
-      this.#kernel.words(this.#baby[a] as number, this.#cipherWords).set(words)
+      this.#kernel.words(this.#baby[this.#slotOf(a)] as number, this.#cipherWords).set(words)
     }
     this.#template = template
   }
@@ -293,15 +301,18 @@ export class KeySwitchSearch implements SearchKernel {
     ringCall('load Galois keys', () => kernel.useKeys(keyWords))
     if (this.#config.babySteps === 'server') {
       const baby = this.#baby
-      if (this.#config.hoistBabySteps && this.#config.babyStep > 2) {
-        // One decomposition of the query for all g − 1 rotations, each by its own step.
-        kernel.decompose(baby[0] as number)
-        for (let a = 1; a < this.#config.babyStep; a++) {
-          kernel.rotateHoisted(baby[a] as number, baby[0] as number, galoisElementOf(n, a))
-        }
-      } else {
-        for (let a = 1; a < this.#config.babyStep; a++) {
-          kernel.rotate(baby[a] as number, baby[a - 1] as number, this.#babyElement)
+      const g = this.#config.babyStep
+      for (let base = 0; base < baby.length; base += g) {
+        if (this.#config.hoistBabySteps && g > 2) {
+          // One decomposition of the query ciphertext for all g − 1 rotations, each by its own step.
+          kernel.decompose(baby[base] as number)
+          for (let a = 1; a < g; a++) {
+            kernel.rotateHoisted(baby[base + a] as number, baby[base] as number, galoisElementOf(n, a))
+          }
+        } else {
+          for (let a = 1; a < g; a++) {
+            kernel.rotate(baby[base + a] as number, baby[base + a - 1] as number, this.#babyElement)
+          }
         }
       }
     }

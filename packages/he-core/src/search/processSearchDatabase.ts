@@ -3,12 +3,15 @@ import { HeError } from '../errors/HeError.ts'
 import { sealCall } from '../errors/toHeError.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { adopt, disown, type SealHandle, withScope } from '../scope/SealScope.ts'
+import { scaleWholeDatabase } from './clusterSearchDatabase.ts'
 import type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
+import type { SearchClustering } from './SearchClustering.ts'
 import { type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock } from './SearchKernel.ts'
 import { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
 import { scaleSearchRows } from './scaleVectors.ts'
+import { chunkDiagonals, clusterChunkRows } from './searchClusterLayout.ts'
 import { diagonalSlots, type SearchBlock } from './searchLayout.ts'
 
 /** How long processing took and what it produced. */
@@ -32,6 +35,8 @@ export interface ProcessSearchDatabaseOptions {
   cache?: SearchBlockCache
   /** Called after every block. */
   onProgress?: (progress: SearchProcessingProgress) => void
+  /** Cluster-private configs: the clustering of this database (`clusterSearchDatabase`). */
+  clustering?: SearchClustering
 }
 
 /** A half-open range of block indices, for splitting one query across workers. */
@@ -96,6 +101,14 @@ export function processSearchDatabase(
   const blocks: ProcessedSearchBlock[] = []
   let count = 0
   let cachedBlocks = 0
+  if (config.clusters && !options.clustering) {
+    throw new HeError(
+      'INVALID_INPUT',
+      'a cluster-private config is processed with its clustering (clusterSearchDatabase)',
+    )
+  }
+  // Cluster-private blocks gather rows from every cluster: the scaled database, once, if a block is encoded.
+  let scaledAll: Int32Array | undefined
   withScope((scope) => {
     const firstParmsId = scope.track(ctx.context.firstParmsId())
     const expectedParms = Array.from(firstParmsId.values() as BigUint64Array).join()
@@ -136,20 +149,42 @@ export function processSearchDatabase(
         cachedBlocks++
         cache?.write(block, cached as readonly Uint8Array[], true)
       } else {
-        // One block of rows at a time: its raw and scaled rows are garbage once encoded.
-        const scaled = scaleSearchRows(config, source, block.firstRow, block.rows)
-        const local = { ...block, firstRow: 0 }
         const encoded: Plaintext[] = []
-        for (let b = 0; b < block.giantSteps; b++) {
-          for (let a = 0; a < config.babyStep && b * config.babyStep + a < block.diagonals; a++) {
-            diagonalSlots(shape, local, scaled, b, a, slots)
-            const plaintext = new ctx.seal.Plaintext()
-            owned.push(adopt(plaintext))
-            sealCall('encode diagonal', () => {
-              encoder.encode(slots, plaintext)
-              if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
-            })
-            encoded.push(plaintext)
+        const encode = () => {
+          const plaintext = new ctx.seal.Plaintext()
+          owned.push(adopt(plaintext))
+          sealCall('encode diagonal', () => {
+            encoder.encode(slots, plaintext)
+            if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
+          })
+          encoded.push(plaintext)
+        }
+        const local = { ...block, firstRow: 0 }
+        if (config.clusters) {
+          // Chunk by chunk: one chunk's slab of the block's virtual rows at a time.
+          const layout = config.clusters
+          const d = config.dimension
+          const members = (options.clustering as SearchClustering).members
+          scaledAll ??= scaleWholeDatabase(config, source)
+          const all = scaledAll
+          const slab = new Int32Array(block.rows * layout.chunkWidth)
+          const perChunk = chunkDiagonals(block, layout)
+          const row = (r: number) => all.subarray(r * d, (r + 1) * d)
+          for (let chunk = 0; chunk < layout.chunks; chunk++) {
+            clusterChunkRows(layout, d, members, row, block.firstRow, block.rows, chunk, slab)
+            for (let k = 0; k < perChunk; k++) {
+              diagonalSlots(shape, local, slab, Math.floor(k / config.babyStep), k % config.babyStep, slots)
+              encode()
+            }
+          }
+        } else {
+          // One block of rows at a time: its raw and scaled rows are garbage once encoded.
+          const scaled = scaleSearchRows(config, source, block.firstRow, block.rows)
+          for (let b = 0; b < block.giantSteps; b++) {
+            for (let a = 0; a < config.babyStep && b * config.babyStep + a < block.diagonals; a++) {
+              diagonalSlots(shape, local, scaled, b, a, slots)
+              encode()
+            }
           }
         }
         plaintexts = giantRows(config, block, encoded)
@@ -184,9 +219,26 @@ export function processSearchDatabase(
   }
 }
 
-/** A block's diagonals, in order, cut into rows of g (one per giant step). */
+/**
+ * A block's diagonals, in order, cut into rows of g (one per giant step). Cluster-private
+ * blocks are stored chunk by chunk; giant step b's row is every chunk's g diagonals of b,
+ * chunk-major (the kernels' baby set is in the same order).
+ */
 function giantRows(config: SearchConfig, block: SearchBlock, flat: Plaintext[]): Plaintext[][] {
   const rows: Plaintext[][] = []
+  const layout = config.clusters
+  if (layout) {
+    const g = config.babyStep
+    const perChunk = chunkDiagonals(block, layout)
+    for (let b = 0; b < block.giantSteps; b++) {
+      const row: Plaintext[] = []
+      for (let chunk = 0; chunk < layout.chunks; chunk++) {
+        row.push(...flat.slice(chunk * perChunk + b * g, chunk * perChunk + (b + 1) * g))
+      }
+      rows.push(row)
+    }
+    return rows
+  }
   for (let b = 0; b < block.giantSteps; b++) rows.push(flat.slice(b * config.babyStep, (b + 1) * config.babyStep))
   return rows
 }

@@ -1,4 +1,5 @@
 import type { Ciphertext, GaloisKeys, Plaintext } from 'node-seal/throws'
+import { HeError } from '../errors/HeError.ts'
 import type { SearchKernel, SearchKernelInput } from './SearchKernel.ts'
 
 /**
@@ -16,12 +17,17 @@ function runSealSearch(input: SearchKernelInput): void {
   const { seal, evaluator } = ctx
   const g = config.babyStep
   const bfvNtt = config.scheme === 'bfv' && config.nttForm
-  const baby: Ciphertext[] = [...input.query]
+  // Server-side: each query ciphertext (one, or one per chunk of a cluster-private query)
+  // and its g − 1 baby rotations, chunk-major like the plaintexts of a giant step.
+  const baby: Ciphertext[] = config.babySteps === 'server' ? [] : [...input.query]
   if (config.babySteps === 'server') {
-    for (let a = 1; a < g; a++) {
-      const next = scope.track(new seal.Ciphertext())
-      evaluator.rotateRows(baby[a - 1] as Ciphertext, 1, galoisKeys as GaloisKeys, next)
-      baby.push(next)
+    for (const query of input.query) {
+      baby.push(query)
+      for (let a = 1; a < g; a++) {
+        const next = scope.track(new seal.Ciphertext())
+        evaluator.rotateRows(baby.at(-1) as Ciphertext, 1, galoisKeys as GaloisKeys, next)
+        baby.push(next)
+      }
     }
   }
   if (bfvNtt) for (const ciphertext of baby) evaluator.cipherTransformToNttInplace(ciphertext)
@@ -32,20 +38,27 @@ function runSealSearch(input: SearchKernelInput): void {
   const lastParmsId = scope.track(ctx.context.lastParmsId())
   for (const { block, plaintexts } of input.blocks) {
     const h = plaintexts.length
+    // SEAL refuses a product with an all-zero plaintext (a transparent result). Exact
+    // blocks have none; a cluster-private chunk that is mostly padding has some: skip them,
+    // and an inner sum of nothing but zeros with them.
+    let accSet = false
     for (let b = h - 1; b >= 0; b--) {
-      const target = b === h - 1 ? acc : inner
+      const target = accSet ? inner : acc
       const row = plaintexts[b] as Plaintext[]
-      evaluator.multiplyPlain(baby[0] as Ciphertext, row[0] as Plaintext, target)
-      for (let a = 1; a < row.length; a++) {
-        evaluator.multiplyPlain(baby[a] as Ciphertext, row[a] as Plaintext, product)
-        evaluator.addInplace(target, product)
+      let targetSet = false
+      for (let a = 0; a < row.length; a++) {
+        const plaintext = row[a] as Plaintext
+        if (plaintext.isZero()) continue
+        evaluator.multiplyPlain(baby[a] as Ciphertext, plaintext, targetSet ? product : target)
+        if (targetSet) evaluator.addInplace(target, product)
+        targetSet = true
       }
-      if (bfvNtt) evaluator.cipherTransformFromNttInplace(target)
-      if (b < h - 1) {
-        evaluator.rotateRowsInplace(acc, g, galoisKeys as GaloisKeys)
-        evaluator.addInplace(acc, inner)
-      }
+      if (targetSet && bfvNtt) evaluator.cipherTransformFromNttInplace(target)
+      if (accSet) evaluator.rotateRowsInplace(acc, g, galoisKeys as GaloisKeys)
+      if (accSet && targetSet) evaluator.addInplace(acc, inner)
+      accSet ||= targetSet
     }
+    if (!accSet) throw new HeError('INTERNAL', `block ${block.index} has no non-zero diagonal`)
     evaluator.cipherModSwitchToInplace(acc, lastParmsId)
     input.onBlock(block, acc)
   }

@@ -32,12 +32,16 @@ const SharedDiagonalsSchema = z.object({
     blocks: z.array(z.number().int()),
     cachedBlocks: z.number().int(),
   }),
+  // Checked against the config by checkSearchClustering where it is used.
+  clustering: z.unknown().optional(),
 })
 
 /** The published metadata of shared diagonals. */
 export interface SharedDiagonals {
   layout: KeySwitchLayout
   report: SearchProcessingReport
+  /** A cluster-private config's clustering (the order of the diagonals' rows). */
+  clustering?: unknown
 }
 
 export function encodeSharedDiagonals(value: SharedDiagonals): Uint8Array {
@@ -57,6 +61,6 @@ export function decodeSharedDiagonals(bytes: Uint8Array): SharedDiagonals {
       cause: parsed.error,
     })
   }
-  const { layout, report } = parsed.data
-  return { layout, report }
+  const { layout, report, clustering } = parsed.data
+  return clustering === undefined ? { layout, report } : { layout, report, clustering }
 }

@@ -1,27 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import { SEARCH_MAX_ROWS } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
-
-/** A small deterministic PRNG (mulberry32): the same seed gives the same vectors everywhere. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let z = state
-    z = Math.imul(z ^ (z >>> 15), z | 1)
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61)
-    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32
-  }
-}
-
-/** Standard normal samples (Box–Muller) from a uniform source. */
-function gaussian(uniform: () => number): () => number {
-  return () => {
-    const u = 1 - uniform()
-    const v = uniform()
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
-  }
-}
+import { gaussian, mulberry32 } from './seededRandom.ts'
 
 function unitVectors(seed: number, count: number, dimension: number): Float64Array {
   const normal = gaussian(mulberry32(seed))
@@ -48,10 +28,43 @@ export interface SyntheticSearchDatabaseOptions {
   seed?: number
   /** Attach `{ name: "item <row>" }` metadata to every row. */
   withMetadata?: boolean
+  /**
+   * Draw rows around this many random unit centres (a clustered dataset, like embeddings of
+   * a corpus of topics) instead of uniformly: row = normalise(centre + spread · Gaussian / √D).
+   */
+  topics?: number
+  /** The centres' seed (default `seed`): two databases with one topic seed share their topics (queries drawn like the data). */
+  topicSeed?: number
+  /** Spread of a row around its centre (default 0.5: cosine to its centre ≈ 0.9). */
+  spread?: number
+}
+
+function clusteredVectors(options: SyntheticSearchDatabaseOptions & { seed: number }): Float64Array {
+  const { rows, dimension, seed } = options
+  const topics = options.topics as number
+  const spread = options.spread ?? 0.5
+  const centres = unitVectors((options.topicSeed ?? seed) ^ 0x70b1c5, topics, dimension)
+  const uniform = mulberry32(seed)
+  const normal = gaussian(uniform)
+  const out = new Float64Array(rows * dimension)
+  const noise = spread / Math.sqrt(dimension)
+  for (let row = 0; row < rows; row++) {
+    const topic = Math.floor(uniform() * topics)
+    let squares = 0
+    for (let j = 0; j < dimension; j++) {
+      const value = (centres[topic * dimension + j] as number) + noise * normal()
+      out[row * dimension + j] = value
+      squares += value * value
+    }
+    const norm = Math.sqrt(squares) || 1
+    for (let j = 0; j < dimension; j++) out[row * dimension + j] = (out[row * dimension + j] as number) / norm
+  }
+  return out
 }
 
 /**
- * V uniformly random unit vectors (normalised Gaussians) of dimension D, ids 0…V−1.
+ * V uniformly random unit vectors (normalised Gaussians) of dimension D, ids 0…V−1, or
+ * with `topics`, unit vectors scattered around that many random centres.
  * Unit norm fits both metrics (cosine, and dot with maxNorm 1).
  */
 export function syntheticSearchDatabase(options: SyntheticSearchDatabaseOptions): SearchDatabase {
@@ -62,8 +75,13 @@ export function syntheticSearchDatabase(options: SyntheticSearchDatabaseOptions)
   if (!Number.isInteger(dimension) || dimension < 1) {
     throw new HeError('INVALID_INPUT', `synthetic dimension must be a positive integer, got ${dimension}`)
   }
+  const { topics } = options
+  if (topics !== undefined && (!Number.isInteger(topics) || topics < 1)) {
+    throw new HeError('INVALID_INPUT', `synthetic topics must be a positive integer, got ${topics}`)
+  }
   const ids = Array.from({ length: rows }, (_, row) => row)
-  const database: SearchDatabase = { dimension, rows, vectors: unitVectors(seed, rows, dimension), ids }
+  const vectors = topics === undefined ? unitVectors(seed, rows, dimension) : clusteredVectors({ ...options, seed })
+  const database: SearchDatabase = { dimension, rows, vectors, ids }
   if (options.withMetadata) database.metadata = ids.map((row) => ({ name: `item ${row}` }))
   return database
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SearchClusteringSchema } from '../../search/SearchClustering.ts'
 import { SearchConfigSchema } from '../../search/SearchConfig.ts'
 import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
 import { KeySetQuerySchema } from './keySetContract.ts'
@@ -12,6 +13,11 @@ export const ServerSearchConfigSchema = SearchConfigSchema.extend({
   /** Params fingerprint of queries, keys and responses. */
   fingerprint: z.string(),
   database: ServedSearchDatabaseSchema,
+  /**
+   * Cluster-private mode (`clusters` in the config): the public centroids and each
+   * cluster's rows. `PrivateSearchClient.create` reads it from the config it is given.
+   */
+  clustering: SearchClusteringSchema.optional(),
 }).strict()
 export type ServerSearchConfig = z.infer<typeof ServerSearchConfigSchema>
 
@@ -22,7 +28,7 @@ export const searchConfigRoute = {
   tags: ['search'],
   summary: 'The search config clients need to make keys and queries',
   description:
-    'Parameters, D, V, scale, baby step, Galois steps and the configId; `galoisSteps` empty means no evaluation keys are needed.',
+    "Parameters, D, V, scale, baby step, Galois steps and the configId; `galoisSteps` empty means no evaluation keys are needed. In cluster-private mode, also `clusters` (the layout) and `clustering` (public centroids and each cluster's rows).",
   response: { 200: ServerSearchConfigSchema },
 } as const satisfies RouteContract
 

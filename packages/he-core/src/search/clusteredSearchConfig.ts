@@ -1,0 +1,94 @@
+import type { z } from 'zod'
+import { HeError } from '../errors/HeError.ts'
+import type { describeParams } from '../params/describeParams.ts'
+import type { ResolvedParams } from '../params/ParamsSpec.ts'
+import type { ClusterSearchPlan } from './chooseClusterSearchPlan.ts'
+import { configIdOf, SEARCH_MAX_PROCESSED_BYTES, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { planClusterBlocks } from './searchClusterLayout.ts'
+import { plainModulusOf, type SearchScheme } from './searchParams.ts'
+
+/** What `resolveSearchConfig` derived before the cluster plan. */
+export interface ClusteredConfigFacts {
+  params: ResolvedParams
+  scheme: SearchScheme
+  facts: ReturnType<typeof describeParams>
+  maxNorm: number
+  scale: number
+  maxScale: number
+  plan: ClusterSearchPlan
+  /** Baby steps hoisted (the key-switching kernel runs them). */
+  hoistBabySteps: boolean
+}
+
+/**
+ * The resolved config of a cluster-private search: the database's V and D, the chunk
+ * layout, the blocks of one cluster's m virtual rows and the BSGS plan over the chunks.
+ * Its id covers the cluster count, so a processed cache keyed by the config id keys on it.
+ */
+export function clusteredSearchConfig(
+  spec: z.output<typeof SearchConfigInput>,
+  derived: ClusteredConfigFacts,
+): SearchConfig {
+  const { params, scheme, facts, maxNorm, scale, maxScale, plan, hoistBabySteps } = derived
+  const { layout, shape } = plan
+  const n = facts.polyModulusDegree
+  const blocks = planClusterBlocks(shape, layout)
+  if (plan.galoisSteps.length > 0 && !facts.keySwitching) {
+    throw new HeError(
+      'INVALID_PARAMS',
+      `clusters: cluster-private search rotates its query chunks, which needs Galois keys; n=${n} with a single prime cannot have them`,
+      { details: { field: 'clusters' } },
+    )
+  }
+  const processedBytes = blocks.reduce((sum, b) => sum + b.diagonals, 0) * n * 8 * facts.dataPrimeCount
+  if (spec.nttForm && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `rows: V=${spec.rows} in ${layout.clusters} clusters (${layout.chunks} chunks × ${blocks.length} blocks) needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${SEARCH_MAX_PROCESSED_BYTES / 2 ** 30} GiB of the 4 GiB WASM heap`,
+      { details: { field: 'rows', limit: SEARCH_MAX_PROCESSED_BYTES } },
+    )
+  }
+  const t = plainModulusOf(params)
+  const contract = {
+    v: 1,
+    params,
+    t,
+    dimension: spec.dimension,
+    rows: spec.rows,
+    metric: spec.metric,
+    maxNorm,
+    scale,
+    babySteps: 'server',
+    babyStep: plan.babyStep,
+    ...(hoistBabySteps ? { hoistBabySteps } : {}),
+    clusters: layout,
+  }
+  return {
+    configId: configIdOf(contract),
+    params,
+    scheme,
+    polyModulusDegree: n,
+    plainModulus: t,
+    dimension: spec.dimension,
+    paddedDimension: layout.chunkWidth,
+    rows: spec.rows,
+    metric: spec.metric,
+    maxNorm,
+    scale,
+    maxScale,
+    babySteps: 'server',
+    hoistBabySteps,
+    babyStep: plan.babyStep,
+    giantSteps: Math.ceil(layout.chunkWidth / plan.babyStep),
+    galoisSteps: plan.galoisSteps,
+    queryCiphertexts: layout.chunks,
+    blocks,
+    operations: plan.operations,
+    estimatedServerMs: plan.estimatedServerMs,
+    estimate: plan.estimate,
+    compression: plan.transfer.query,
+    responseCompression: plan.transfer.response,
+    nttForm: spec.nttForm,
+    clusters: layout,
+  }
+}
