@@ -5,6 +5,7 @@ import type { RouteContract, RouteInput, RouteReply } from './contract/routeCont
 import type { EvaluateReply, EvaluateRequest } from './evaluateRequestBody.ts'
 import type { RetryPolicy } from './retryPolicy.ts'
 import type { ServerTimingPhases } from './serverTiming.ts'
+import type { SearchShardLayout } from './shardedSearch.ts'
 
 // The wire types are inferred from the contract's schemas; the rest are what the client's calls return.
 export type { ServerExecutorMode, ServerReadiness } from './contract/healthContract.ts'
@@ -33,6 +34,11 @@ export interface SealboxClientOptions {
    * (`DEFAULT_RETRY_POLICY`: 4 tries). `false`: every failure is thrown at once.
    */
   retry?: Partial<RetryPolicy> | false
+  /**
+   * What `searchConfig` learned of a sharded deployment (its shards and their prefixes).
+   * Shared by the clients `with()` makes; leave unset.
+   */
+  deployment?: { layout?: SearchShardLayout }
 }
 
 /** Per-call options. */
@@ -66,8 +72,10 @@ export interface ServerWork {
 /** `POST /api/v1/search`: one response envelope (bundle) per query, in order. */
 export interface SearchCallResult extends ServerWork {
   responses: Uint8Array[]
-  /** Server compute ms per query. */
+  /** Server compute ms per query (behind a sharded proxy: of the slowest shard). */
   queryMs: number[]
+  /** Behind a sharded proxy: each shard's wall time as the client saw it, ms, by shard index. */
+  shardMs?: number[]
 }
 
 /** What `evaluate` sends: params, program, input envelopes by program input name, the key set. */
