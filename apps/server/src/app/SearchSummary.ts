@@ -1,5 +1,5 @@
 import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
-import { SearchConfigSchema } from '@sealbox/he-core/search'
+import { SearchConfigSchema, SearchShardSchema } from '@sealbox/he-core/search'
 import { z } from 'zod'
 
 /**
@@ -18,6 +18,8 @@ export const SearchSummarySchema = z.object({
   config: SearchConfigSchema,
   /** The served database (its source typed, never a server path). */
   database: ServedSearchDatabaseSchema,
+  /** SEARCH_SHARD: the shard of the database this node serves (its blocks and rows); `config` is the whole database's. */
+  shard: SearchShardSchema.optional(),
 })
 export type SearchSummary = z.infer<typeof SearchSummarySchema>
 

@@ -22,7 +22,13 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
     config: { auth: false },
     handler: async () => {
       const search = services.search()
-      return { ...search.config, configId: search.configId, fingerprint: search.fingerprint, database: search.database }
+      return {
+        ...search.config,
+        configId: search.configId,
+        fingerprint: search.fingerprint,
+        database: search.database,
+        ...(search.shard ? { shard: search.shard } : {}),
+      }
     },
   })
 

@@ -14,7 +14,9 @@ import {
   type SearchKeys,
   type SearchProcessingProgress,
   type SearchRowSource,
+  type SearchShard,
   searchDatabaseFormatOf,
+  searchShardOf,
   syntheticSearchDatabase,
 } from '@sealbox/he-core/search'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
@@ -99,6 +101,7 @@ export class SearchService {
     source: DatabaseSource,
     catalog: ServedSearchCatalog,
     cache: ProcessedCacheReport | undefined,
+    shard: SearchShard | undefined,
   ) {
     this.ctx = ctx
     this.config = config
@@ -119,6 +122,7 @@ export class SearchService {
         dimension: config.dimension,
         processing: { ...index.processing },
       },
+      ...(shard ? { shard } : {}),
     }
   }
 
@@ -143,21 +147,25 @@ export class SearchService {
       if (config.polyModulusDegree > setup.maxPolyDegree) {
         throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
       }
+      // A shard plans the whole database's config and processes its blocks of it only.
+      const shard = setup.shard ? searchShardOf(config, setup.shard) : undefined
       const ctx = await getHeContext(config.params)
       if (setup.searchCache) {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
           contentHash: setup.searchCache.contentHash,
-          configId: config.configId,
+          // A shard's file holds its blocks only: named apart from the whole database's.
+          configId: shard ? `${config.configId}-shard${shard.index}of${shard.count}` : config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
-          blocks: config.blocks.length,
+          blocks: shard ? shard.blocks.end - shard.blocks.start : config.blocks.length,
           // SEAL's save header is ~100 bytes: 4 KiB per plaintext is a loose bound.
           maxBlockBytes: widest * (config.polyModulusDegree * 8 * primes + 4096),
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
+        ...(shard ? { blocks: shard.blocks } : {}),
         ...(cache ? { cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       })
@@ -169,7 +177,7 @@ export class SearchService {
               ids: loaded.database.ids,
               ...(loaded.database.metadata ? { metadata: loaded.database.metadata.map((entry) => entry ?? null) } : {}),
             }
-      return new SearchService(ctx, config, index, setup.database, catalog, report)
+      return new SearchService(ctx, config, index, setup.database, catalog, report, shard)
     } catch (error) {
       cache?.abort()
       throw error
