@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { RouteContract } from './routeContract.ts'
-import { ServerSearchConfigSchema, searchConfigRoute } from './searchContract.ts'
+import { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute } from './searchContract.ts'
 
 /**
  * What `GET /api/v1/search/config` answers through a proxy in front of a sharded
@@ -23,8 +23,21 @@ export const SearchShardMapSchema = z
   .strict()
 export type SearchShardMap = z.infer<typeof SearchShardMapSchema>
 
-/** `GET /api/v1/search/config` as a client reads it: one node's config, or a proxy's shard map. */
+/**
+ * `GET /api/v1/search/config` as a client reads it: one node's config, or a proxy's
+ * shard map (an object with `shards` and no `configId`). Each is checked against its
+ * own schema, so a contract error names the field at fault.
+ */
+export const SearchDeploymentConfigSchema = z
+  .record(z.string(), z.unknown())
+  .pipe(z.custom<SearchShardMap | ServerSearchConfig>())
+  .superRefine((body, context) => {
+    const schema = 'shards' in body && !('configId' in body) ? SearchShardMapSchema : ServerSearchConfigSchema
+    const parsed = schema.safeParse(body)
+    for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue, code: 'custom' })
+  })
+
 export const searchDeploymentConfigRoute = {
   ...searchConfigRoute,
-  response: { 200: z.union([ServerSearchConfigSchema, SearchShardMapSchema]) },
+  response: { 200: SearchDeploymentConfigSchema },
 } as const satisfies RouteContract
