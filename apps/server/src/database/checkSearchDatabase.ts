@@ -1,6 +1,11 @@
 import { basename } from 'node:path'
 import { describeParams, HeError } from '@sealbox/he-core'
-import { type SearchConfig, searchDatabaseFormatOf, searchShardOf } from '@sealbox/he-core/search'
+import {
+  SEARCH_MAX_PROCESSED_BYTES,
+  type SearchConfig,
+  searchDatabaseFormatOf,
+  searchShardOf,
+} from '@sealbox/he-core/search'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 import { readSearchDatabaseShape } from './readSearchDatabaseShape.ts'
 import { searchConfigFor } from './searchConfigFor.ts'
@@ -58,7 +63,7 @@ export async function checkSearchDatabase(
   const what = `DATABASE ${name} (V=${shape.rows} rows × D=${shape.dimension}, from its ${source.type === 'file' ? 'header' : 'settings'})`
   let config: SearchConfig
   try {
-    config = searchConfigFor(setup.search, shape)
+    config = searchConfigFor(setup.search, shape, setup.shard)
   } catch (error) {
     const heError = error instanceof HeError ? error : undefined
     if (heError?.code === 'LIMIT_EXCEEDED') {
@@ -80,6 +85,13 @@ export async function checkSearchDatabase(
   const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
   const processedBytes = diagonals * config.polyModulusDegree * 8 * primes
   const needed = processedBytes + FRESH_HEAP_MARGIN_BYTES
+  if (shard && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `${what} is refused: shard ${shard.index}/${shard.count} holds ${mib(processedBytes)} of NTT-form plaintexts per worker, above the ${mib(SEARCH_MAX_PROCESSED_BYTES)} one WASM heap can hold; use more shards`,
+      { details: { refused: 'database', processedBytes, limit: SEARCH_MAX_PROCESSED_BYTES } },
+    )
+  }
   if (needed > setup.heapRecycleBytes) {
     throw new HeError(
       'LIMIT_EXCEEDED',

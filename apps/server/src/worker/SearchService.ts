@@ -143,7 +143,7 @@ export class SearchService {
     let cache: ProcessedDatabaseCache | undefined
     try {
       const rows: SearchRowSource | SearchDatabase = loaded.type === 'rows' ? loaded.source : loaded.database
-      const config = searchConfigFor(setup.search, rows)
+      const config = searchConfigFor(setup.search, rows, setup.shard)
       if (config.polyModulusDegree > setup.maxPolyDegree) {
         throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
       }

@@ -45,6 +45,7 @@ describe('search shards', () => {
       } catch (failure) {
         return failure as HeError
       }
+      return undefined
     })()
     expect(error?.code).toBe('INVALID_INPUT')
     expect(error?.message).toContain('at most 1 shards')
