@@ -37,6 +37,7 @@ export const SearchDeploymentConfigSchema = z
     for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue, code: 'custom' })
   })
 
+/** The search config route as `SealboxClient.searchConfig` calls it: a node's config or a proxy's shard map. */
 export const searchDeploymentConfigRoute = {
   ...searchConfigRoute,
   response: { 200: SearchDeploymentConfigSchema },
