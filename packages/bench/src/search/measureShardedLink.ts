@@ -32,8 +32,10 @@ import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
  *
  *   node --conditions=@sealbox/source packages/bench/src/search/measureShardedLink.ts
  *
- * SHARD_BENCH_ROWS (65,536), SHARD_BENCH_DIM (128) and SHARD_BENCH_SAMPLES (7) change the run;
- * the tables go to packages/bench/results/search/search-shards.{md,json}.
+ * SHARD_BENCH_ROWS (65,536), SHARD_BENCH_DIM (128), SHARD_BENCH_SAMPLES (7), SHARD_BENCH_SHARDS
+ * (1,2,4) and SHARD_BENCH_LINKS (broadband,mobile; `loopback`: nginx directly, no link) change
+ * the run; the tables go to packages/bench/results/search/$SHARD_BENCH_OUT.{md,json}
+ * (search-shards by default).
  */
 
 const TOKEN = 'bench-token-0123456789abcdefghijKLMNOPQR'
@@ -147,7 +149,7 @@ export async function measureShardedLink(options: {
   rows: number
   dimension: number
   shardCounts: readonly number[]
-  links: readonly SearchLinkName[]
+  links: readonly (SearchLinkName | 'loopback')[]
   samples: number
   cacheDir: string
   log: (line: string) => void
@@ -182,8 +184,12 @@ export async function measureShardedLink(options: {
       })
       try {
         for (const name of options.links) {
-          const link = resolveSearchLink(name)
-          const url = await links.shape(`shards-${shards}-${name}`, nginx.port, link)
+          // loopback: nginx reached directly, no link (the server side alone).
+          const link: SearchLinkRates =
+            name === 'loopback'
+              ? { name: 'custom', upMbps: Number.POSITIVE_INFINITY, downMbps: Number.POSITIVE_INFINITY, rttMs: 0 }
+              : resolveSearchLink(name)
+          const url = name === 'loopback' ? nginx.url : await links.shape(`shards-${shards}-${name}`, nginx.port, link)
           options.log(`S = ${shards}, ${name}`)
           const row = await measureOne(url, nginx.url, link, options.rows, options.dimension, options.samples)
           out.push({ shards, ...row })
@@ -220,14 +226,20 @@ export function renderShardedLink(rows: readonly ShardLinkRow[], command: string
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.shards} | ${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms | ${r.rows} × ${r.dimension} | ${kb(r.uploadBytes)} | ${kb(r.downloadBytes)} | ${ms(r.encryptMs)} | ${ms(r.callMs)} | ${ms(r.serverMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** | ${ms(r.sharedUplinkMs)} | ${ms(r.gatewayMs)} | ${r.exact ? 'yes' : 'NO'} |`,
+        `| ${r.shards} | ${r.link.rttMs === 0 ? 'loopback (no link)' : `${r.link.name} ${r.link.upMbps}/${r.link.downMbps} Mbit/s, ${r.link.rttMs} ms`} | ${r.rows} × ${r.dimension} | ${kb(r.uploadBytes)} | ${kb(r.downloadBytes)} | ${ms(r.encryptMs)} | ${ms(r.callMs)} | ${ms(r.serverMs)} | ${ms(r.decryptRankMs)} | **${ms(r.endToEndMs)}** | ${ms(r.sharedUplinkMs)} | ${ms(r.gatewayMs)} | ${r.exact ? 'yes' : 'NO'} |`,
     ),
     '',
   ].join('\n')
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const settings = ['SHARD_BENCH_ROWS', 'SHARD_BENCH_DIM', 'SHARD_BENCH_SAMPLES']
+  const settings = [
+    'SHARD_BENCH_ROWS',
+    'SHARD_BENCH_DIM',
+    'SHARD_BENCH_SAMPLES',
+    'SHARD_BENCH_SHARDS',
+    'SHARD_BENCH_LINKS',
+  ]
     .filter((name) => process.env[name] !== undefined)
     .map((name) => `${name}=${process.env[name]} `)
     .join('')
@@ -236,8 +248,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const rows = await measureShardedLink({
     rows: Number(process.env.SHARD_BENCH_ROWS ?? 65_536),
     dimension: Number(process.env.SHARD_BENCH_DIM ?? 128),
-    shardCounts: [1, 2, 4],
-    links: ['broadband', 'mobile'],
+    shardCounts: (process.env.SHARD_BENCH_SHARDS ?? '1,2,4').split(',').map(Number),
+    links: (process.env.SHARD_BENCH_LINKS ?? 'broadband,mobile').split(',') as ('broadband' | 'mobile' | 'loopback')[],
     samples: Number(process.env.SHARD_BENCH_SAMPLES ?? 7),
     cacheDir: join(HERE, '../../.cache'),
     log: (line) => process.stderr.write(`${line}\n`),
@@ -245,7 +257,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const load = `${loadBefore.join(' ')} → ${loadAverage().join(' ')}`
   const dir = join(HERE, '../../results/search')
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'search-shards.json'), `${JSON.stringify({ command, load, rows }, null, 2)}\n`)
-  await writeFile(join(dir, 'search-shards.md'), renderShardedLink(rows, command, load))
+  const name = process.env.SHARD_BENCH_OUT ?? 'search-shards'
+  await writeFile(join(dir, `${name}.json`), `${JSON.stringify({ command, load, rows }, null, 2)}\n`)
+  await writeFile(join(dir, `${name}.md`), renderShardedLink(rows, command, load))
   process.stdout.write(renderShardedLink(rows, command, load))
 }
