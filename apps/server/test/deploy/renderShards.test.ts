@@ -1,0 +1,54 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runCommand } from '../../src/testing/debianTools.ts'
+import { DEPLOY_NGINX_DIR } from '../../src/testing/TempNginx.ts'
+
+/*
+ * render.mjs --shard-node: what it renders for a sharded database, and the mistakes it
+ * refuses before nginx ever sees them. (nginx itself runs the rendered site in
+ * shardedSearch.test.ts and shardDrills.test.ts.)
+ */
+
+function render(args: readonly string[]) {
+  return runCommand(process.execPath, [join(DEPLOY_NGINX_DIR, 'render.mjs'), '--listen', '127.0.0.1:8443', ...args])
+}
+
+async function refusal(args: readonly string[]): Promise<string> {
+  const error = await render(args).then(
+    () => undefined,
+    (failure: unknown) => failure,
+  )
+  expect(error).toBeDefined()
+  return String((error as { stderr?: string }).stderr ?? error)
+}
+
+describe('render.mjs --shard-node', () => {
+  it('renders one upstream per shard, its locations and the shard map', async () => {
+    const { stdout } = await render([
+      '--shard-node',
+      '0=10.0.0.11:8080',
+      '--shard-node',
+      '1=10.0.0.13:8080',
+      '--shard-node',
+      '0=10.0.0.12:8080',
+    ])
+    expect(stdout).toMatch(
+      /upstream sealbox_shard_0 \{\n {4}hash \$sealbox_route_key consistent;\n {4}zone sealbox_shard_0 64k;\n {4}server 10\.0\.0\.11:8080 [^\n]*\n {4}server 10\.0\.0\.12:8080 /,
+    )
+    expect(stdout).toContain('upstream sealbox_shard_1 {')
+    expect(stdout).toContain(
+      `return 200 '{"shards":[{"index":0,"prefix":"/shards/0"},{"index":1,"prefix":"/shards/1"}]}';`,
+    )
+    expect(stdout).toContain('location /shards/1/ {')
+    expect(stdout).toContain('proxy_pass http://sealbox_shard_1$1$is_args$args;')
+    // Key sets, sessions and health go to any node: the whole site's upstream lists all three.
+    const site = /upstream sealbox_nodes \{[^}]*\}/.exec(stdout)?.[0] ?? ''
+    expect(site.match(/server 10\.0\.0\.1\d:8080/g)).toHaveLength(3)
+  })
+
+  it('refuses a missing shard, a malformed entry and --node mixed in', async () => {
+    expect(await refusal(['--shard-node', '1=10.0.0.13:8080'])).toContain('shard 0 has no node')
+    expect(await refusal(['--shard-node', '10.0.0.13:8080'])).toContain('expected <shard>=<host:port>')
+    expect(await refusal(['--shard-node', '0=10.0.0.13:8080', '--node', '10.0.0.14:8080'])).toContain('do not mix')
+  })
+})
