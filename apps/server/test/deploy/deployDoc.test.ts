@@ -68,6 +68,7 @@ const DOC_ORDER = [
   'test-cert',
   'client',
   'rolling-restart',
+  'shard-nginx',
 ]
 
 let readme: string

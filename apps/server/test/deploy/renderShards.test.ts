@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCommand } from '../../src/testing/debianTools.ts'
 import { DEPLOY_NGINX_DIR } from '../../src/testing/TempNginx.ts'
+import { docBlock, substitute } from './deployDocKit.ts'
 
 /*
  * render.mjs --shard-node: what it renders for a sharded database, and the mistakes it
@@ -44,6 +46,19 @@ describe('render.mjs --shard-node', () => {
     // Key sets, sessions and health go to any node: the whole site's upstream lists all three.
     const site = /upstream sealbox_nodes \{[^}]*\}/.exec(stdout)?.[0] ?? ''
     expect(site.match(/server 10\.0\.0\.1\d:8080/g)).toHaveLength(3)
+  })
+
+  it('renders the deploy guide’s own shard command', async () => {
+    const readme = await readFile(join(DEPLOY_NGINX_DIR, '..', 'README.md'), 'utf8')
+    const command = substitute(docBlock(readme, 'shard-nginx'), [
+      ['node deploy/nginx/render.mjs', `"${process.execPath}" "${join(DEPLOY_NGINX_DIR, 'render.mjs')}"`],
+      ['> /etc/nginx/conf.d/sealbox.conf', ''],
+    ])
+    const { stdout } = await runCommand('/bin/bash', ['-euo', 'pipefail', '-c', command])
+    expect(stdout).toContain('upstream sealbox_shard_0 {')
+    expect(stdout).toContain('upstream sealbox_shard_1 {')
+    expect(stdout.match(/server 10\.0\.0\.1[1-4]:8080 max_fails/g)).toHaveLength(8)
+    expect(stdout).toContain('"prefix":"/shards/1"')
   })
 
   it('refuses a missing shard, a malformed entry and --node mixed in', async () => {
