@@ -1,4 +1,5 @@
 import { HeError, SealboxClient } from '@sealbox/he-core/client'
+import { topKIndices } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { waitFor } from '../../src/testing/debianTools.ts'
 import type { ServerNode } from '../../src/testing/ServerNode.ts'
@@ -12,7 +13,8 @@ import { SHARD_ROWS, type ShardedDeployment, startShardedDeployment } from './sh
  * base URL (every answer checked against the plaintext oracle), and while it runs:
  * kill -9 of one replica (0 failed searches), a rolling restart of all four nodes (0
  * failed), a whole shard down (every failure a coded error naming the shard and the rows
- * it leaves out, never a wrong answer), PostgreSQL stopped (< 1 % failed: nodes serve keys
+ * it leaves out, never a wrong answer; with `partial: true` the other shard's hits,
+ * flagged with the missing rows), PostgreSQL stopped (< 1 % failed: nodes serve keys
  * the store confirmed before).
  */
 
@@ -121,6 +123,19 @@ describe('2 shards × 2 replicas while searches run', () => {
     expect((error as HeError).code).toBe('OVERLOADED')
     expect((error as HeError).message).toMatch(/^shard 1 of 2 \(rows 4096–8999\) did not answer/)
     expect((error as HeError).details).toMatchObject({ shard: 1, shards: 2, missingRows: { start: 4096, end: 9000 } })
+    // The option: the hits shard 0 has, flagged with the rows that were not searched.
+    const partial = await once.search(keyed.query, { keySet: 'main', partial: true })
+    expect(partial.missingShards?.map((shard) => [shard.index, shard.rows, shard.error.code])).toEqual([
+      [1, { start: 4096, end: SHARD_ROWS }, 'OVERLOADED'],
+    ])
+    const ranked = keyed.search.rank(partial.responses, 10, { partial: true })
+    expect(ranked.missingRows).toEqual([{ start: 4096, end: SHARD_ROWS }])
+    const shard0 = keyed.oracle.slice(0, 4096)
+    expect(ranked.hits.map((hit) => [hit.row, hit.score])).toEqual(
+      topKIndices(shard0, 10).map((row) => [row, shard0[row]]),
+    )
+    // Never silently: without `partial` the same response is refused.
+    expect(() => keyed.search.rank(partial.responses, 10)).toThrow(/holds 1 ciphertexts/)
     await Promise.all([deployment.restart(1, 0), deployment.restart(1, 1)])
     await Promise.all((deployment.nodes[1] as ServerNode[]).map((node) => inRotation(1, node)))
     await loop.waitForOk(3)

@@ -248,7 +248,14 @@ export class SealboxClient {
    */
   async search(
     queries: Uint8Array | readonly Uint8Array[],
-    options: CallOptions & { keySet?: string } = {},
+    options: CallOptions & {
+      keySet?: string
+      /**
+       * Behind a sharded proxy: answer with the shards that answered, listing the others in
+       * `missingShards` (rank with `rank(…, { partial: true })`), instead of failing.
+       */
+      partial?: boolean
+    } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
     const layout = this.#deployment.layout

@@ -1,3 +1,4 @@
+import type { HeErrorJSON } from '../errors/HeError.ts'
 import type { SearchCatalogPage } from './contract/catalogContract.ts'
 import type { ServerExecutorMode } from './contract/healthContract.ts'
 import type { KeySetInfo } from './contract/keySetContract.ts'
@@ -74,8 +75,18 @@ export interface SearchCallResult extends ServerWork {
   responses: Uint8Array[]
   /** Server compute ms per query (behind a sharded proxy: of the slowest shard). */
   queryMs: number[]
-  /** Behind a sharded proxy: each shard's wall time as the client saw it, ms, by shard index. */
+  /** Behind a sharded proxy: each shard's wall time as the client saw it, ms (of the shards that answered). */
   shardMs?: number[]
+  /**
+   * A sharded search with `partial: true`: the shards that did not answer, the rows and
+   * blocks left out of `responses`, and each one's error. Absent when every shard answered.
+   */
+  missingShards?: {
+    index: number
+    rows: { start: number; end: number }
+    blocks: { start: number; end: number }
+    error: HeErrorJSON
+  }[]
 }
 
 /** What `evaluate` sends: params, program, input envelopes by program input name, the key set. */

@@ -114,14 +114,16 @@ export async function readShardedSearchConfig(
  * its blocks), and each query's parts merged into one response bundle for the whole
  * database — what one node holding everything answers. A shard that fails (after the
  * client's retries) fails the call with its code, naming the shard and the rows missing;
- * the other shards' requests are cancelled.
+ * the other shards' requests are cancelled. With `partial`, the shards that answered
+ * answer, and `missingShards` flags the rest.
  */
 export async function searchShards(
   layout: SearchShardLayout,
   caller: ShardCaller,
   queries: readonly Uint8Array[],
-  options: CallOptions & { keySet?: string },
+  options: CallOptions & { keySet?: string; partial?: boolean },
 ): Promise<SearchCallResult & { shardMs: number[] }> {
+  if (options.partial) return searchShardsPartially(layout, caller, queries, options)
   const body = concatBytes(queries)
   const cancel = new AbortController()
   const outer = options.signal
@@ -146,6 +148,53 @@ export async function searchShards(
   } finally {
     outer?.removeEventListener('abort', onAbort)
   }
+  return mergeShardReplies(layout, replies, queries, false)
+}
+
+/**
+ * `searchShards` that answers with the shards that answered: each failed shard is listed
+ * in `missingShards` (its rows, its error) and its blocks are left out of the responses,
+ * which `rank(…, { partial: true })` ranks over the rows they hold. All shards failing
+ * throws the first one's error.
+ */
+async function searchShardsPartially(
+  layout: SearchShardLayout,
+  caller: ShardCaller,
+  queries: readonly Uint8Array[],
+  options: CallOptions & { keySet?: string },
+): Promise<SearchCallResult & { shardMs: number[] }> {
+  const body = concatBytes(queries)
+  const count = layout.shards.length
+  const settled = await Promise.allSettled(
+    layout.shards.map((shard) =>
+      caller.search(shard.prefix, body, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.keySet === undefined ? {} : { keySet: options.keySet }),
+      }),
+    ),
+  )
+  const replies: RouteResult<typeof searchRoute>[] = []
+  const missingShards: NonNullable<SearchCallResult['missingShards']> = []
+  for (const [i, outcome] of settled.entries()) {
+    const shard = layout.shards[i] as SearchShardRoute
+    if (outcome.status === 'fulfilled') replies.push(outcome.value)
+    else {
+      const error = shardError(shard, count, outcome.reason)
+      missingShards.push({ index: shard.index, rows: shard.rows, blocks: shard.blocks, error: error.toJSON() })
+    }
+  }
+  if (replies.length === 0)
+    throw shardError(layout.shards[0] as SearchShardRoute, count, (settled[0] as PromiseRejectedResult).reason)
+  const merged = mergeShardReplies(layout, replies, queries, missingShards.length > 0)
+  return missingShards.length > 0 ? { ...merged, missingShards } : merged
+}
+
+function mergeShardReplies(
+  layout: SearchShardLayout,
+  replies: readonly RouteResult<typeof searchRoute>[],
+  queries: readonly Uint8Array[],
+  partial: boolean,
+): SearchCallResult & { shardMs: number[] } {
   const parts = replies.map((reply, i) => {
     const list = splitEnvelopes(reply.body, { what: 'response envelope' })
     if (list.length !== queries.length) {
@@ -162,6 +211,7 @@ export async function searchShards(
       keySetId,
       configId: layout.configId,
       blockCount: layout.blockCount,
+      ...(partial ? { partial: true } : {}),
     })
   })
   const queryMsOf = (reply: RouteResult<typeof searchRoute>) =>

@@ -27,6 +27,8 @@ export interface SearchScores {
   minNoiseBudget: number
   /** Slots of the responses that map to no row and yet decrypted to non-zero (0 when all is well). */
   strayNonZeroSlots: number
+  /** With `partial`: the row ranges whose blocks the response lacks (their scores are NaN); empty otherwise. */
+  missingRows: { start: number; end: number }[]
 }
 
 /** One ranked row. */
@@ -158,16 +160,26 @@ export class PrivateSearchClient implements Disposable {
    * wrong or incomplete set of blocks, NOISE_BUDGET_EXHAUSTED if any block lost its
    * noise budget (its values would be garbage).
    */
-  decryptScores(response: BytesLike | readonly BytesLike[]): SearchScores {
+  decryptScores(response: BytesLike | readonly BytesLike[], options: { partial?: boolean } = {}): SearchScores {
     const config = this.config
     const { blocks } = decodeSearchResponse(response, {
       fingerprint: this.ctx.fingerprint,
       keySetId: this.keySet.id,
       configId: config.configId,
       blockCount: config.blocks.length,
+      ...(options.partial ? { partial: true } : {}),
     })
     const shape = searchShapeOf(config)
     const scores = new Float64Array(config.rows)
+    const present = new Set(blocks.map((block) => block.index))
+    const missingRows: { start: number; end: number }[] = []
+    for (const block of config.blocks) {
+      if (present.has(block.index)) continue
+      scores.fill(Number.NaN, block.firstRow, block.firstRow + block.rows)
+      const last = missingRows.at(-1)
+      if (last && last.end === block.firstRow) last.end = block.firstRow + block.rows
+      else missingRows.push({ start: block.firstRow, end: block.firstRow + block.rows })
+    }
     const noiseBudgets: number[] = []
     let strayNonZeroSlots = 0
     const encoder = this.ctx.batchEncoder
@@ -202,14 +214,22 @@ export class PrivateSearchClient implements Disposable {
         scope.free(ciphertext)
       }
     })
-    return { scores, noiseBudgets, minNoiseBudget: Math.min(...noiseBudgets), strayNonZeroSlots }
+    return { scores, noiseBudgets, minNoiseBudget: Math.min(...noiseBudgets), strayNonZeroSlots, missingRows }
   }
 
   /** The k best rows of decrypted scores, with ids, similarity values and metadata. */
   topK(scores: SearchScores | Float64Array, k: number): SearchHit[] {
     const values = scores instanceof Float64Array ? scores : scores.scores
     const s2 = this.config.scale * this.config.scale
-    return topKIndices(values, k).map((row, rank) => {
+    // Rows of a partial answer's missing blocks are NaN: never hits.
+    const missing = scores instanceof Float64Array ? false : scores.missingRows.length > 0
+    const ranked = missing
+      ? topKIndices(
+          values.map((value) => (Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value)),
+          k,
+        ).filter((row) => !Number.isNaN(values[row] as number))
+      : topKIndices(values, k)
+    return ranked.map((row, rank) => {
       const score = values[row] as number
       const hit: SearchHit = { rank: rank + 1, row, id: this.catalog?.ids[row] ?? row, score, similarity: score / s2 }
       const metadata = this.catalog?.metadata?.[row]
@@ -218,10 +238,18 @@ export class PrivateSearchClient implements Disposable {
     })
   }
 
-  /** `decryptScores` then `topK`. */
-  rank(response: BytesLike | readonly BytesLike[], k: number): { hits: SearchHit[]; minNoiseBudget: number } {
-    const scores = this.decryptScores(response)
-    return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget }
+  /**
+   * `decryptScores` then `topK`. `partial`: a response that lacks some blocks (a sharded
+   * search with `partial: true` whose shard did not answer) is ranked over the rows it
+   * has, and `missingRows` says which rows were not searched; without it, INVALID_INPUT.
+   */
+  rank(
+    response: BytesLike | readonly BytesLike[],
+    k: number,
+    options: { partial?: boolean } = {},
+  ): { hits: SearchHit[]; minNoiseBudget: number; missingRows: { start: number; end: number }[] } {
+    const scores = this.decryptScores(response, options)
+    return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget, missingRows: scores.missingRows }
   }
 
   dispose(): void {

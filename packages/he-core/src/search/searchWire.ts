@@ -123,7 +123,7 @@ export interface DecodedSearchResponse {
  */
 export function decodeSearchResponse(
   parts: BytesLike | readonly BytesLike[],
-  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange },
+  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange; partial?: boolean },
 ): DecodedSearchResponse {
   const first = expect.blocks?.start ?? 0
   const end = expect.blocks?.end ?? expect.blockCount
@@ -153,7 +153,8 @@ export function decodeSearchResponse(
       byIndex.set(index, envelope as Envelope<'ciphertext'>)
     }
   }
-  if (byIndex.size !== end - first) {
+  // partial: the blocks of a shard that did not answer are missing, and the caller says so.
+  if (byIndex.size !== end - first && !(expect.partial && byIndex.size > 0)) {
     const wanted =
       end - first === expect.blockCount ? `has ${expect.blockCount} blocks` : `wants blocks ${first}…${end - 1}`
     throw new HeError(
@@ -176,7 +177,7 @@ export function decodeSearchResponse(
  */
 export function mergeSearchResponses(
   parts: readonly BytesLike[],
-  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange },
+  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange; partial?: boolean },
 ): Uint8Array {
   const { blocks } = decodeSearchResponse(parts, expect)
   return encodeBundle(
