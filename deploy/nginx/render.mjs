@@ -8,6 +8,16 @@
 //     --hsts --redirect-http 80 \
 //     > /etc/nginx/conf.d/sealbox.conf
 //
+// A sharded database (nodes started with SEARCH_SHARD=i/S): name each shard's nodes with
+// --shard-node i=host:port (repeatable; replicas of a shard repeat its index). /shards/<i>/…
+// goes to shard i's nodes (consistent hashing on the key set among its replicas, retries
+// to the next replica), GET /api/v1/search/config answers the shard map clients fan out
+// by, and the rest (key sets, sessions, health) goes to any node: every shard reads the
+// key sets from the one shared PostgreSQL store.
+//
+//   node deploy/nginx/render.mjs --listen 443 --shard-node 0=10.0.0.11:8080 \
+//     --shard-node 0=10.0.0.12:8080 --shard-node 1=10.0.0.13:8080 --shard-node 1=10.0.0.14:8080
+//
 // /metrics answers 404 through this site unless --metrics-allow names who may read it
 // (an address or CIDR, repeatable: --metrics-allow 10.0.0.0/8).
 //
@@ -24,7 +34,7 @@ import { parseArgs } from 'node:util'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const USAGE =
-  'usage: render.mjs --listen <addr> --node <host:port> [--node …] [--server-name <name>] [--http2] [--nginx-version <x.y.z>] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port> (needs --server-name)] [--metrics-allow <cidr> …] [--template <file>]'
+  'usage: render.mjs --listen <addr> (--node <host:port> [--node …] | --shard-node <i>=<host:port> […]) [--server-name <name>] [--http2] [--nginx-version <x.y.z>] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port> (needs --server-name)] [--metrics-allow <cidr> …] [--template <file>]'
 
 /**
  * nginx counts a node down after MAX_FAILS failures within FAIL_TIMEOUT_S seconds, and
@@ -46,6 +56,7 @@ function fail(message) {
 const FLAGS = {
   listen: { type: 'string', default: '' },
   node: { type: 'string', multiple: true, default: [] },
+  'shard-node': { type: 'string', multiple: true, default: [] },
   'server-name': { type: 'string', default: '' },
   http2: { type: 'boolean', default: false },
   'nginx-version': { type: 'string', default: '' },
@@ -82,6 +93,7 @@ try {
 const options = {
   listen: flags.listen,
   nodes: flags.node,
+  shardNodes: flags['shard-node'],
   serverName: flags['server-name'],
   http2: flags.http2,
   nginxVersion: flags['nginx-version'],
@@ -94,9 +106,23 @@ const options = {
   metricsAllow: flags['metrics-allow'],
 }
 if (options.listen === '') fail('--listen is required')
-if (options.nodes.length === 0) fail('at least one --node is required')
+if (options.nodes.length === 0 && options.shardNodes.length === 0) fail('at least one --node is required')
+if (options.nodes.length > 0 && options.shardNodes.length > 0) {
+  fail('--node and --shard-node do not mix: a sharded database has every node in a shard')
+}
 for (const node of options.nodes) {
   if (!/^[A-Za-z0-9.[\]:-]+:\d{1,5}$/.test(node)) fail(`--node ${node}: expected host:port`)
+}
+/** Shard index → its nodes (replicas), from --shard-node i=host:port. */
+const shards = []
+for (const entry of options.shardNodes) {
+  const match = /^(\d{1,4})=([A-Za-z0-9.[\]:-]+:\d{1,5})$/.exec(entry)
+  if (!match) fail(`--shard-node ${entry}: expected <shard>=<host:port>, e.g. 0=10.0.0.11:8080`)
+  const index = Number(match[1])
+  shards[index] = [...(shards[index] ?? []), match[2]]
+}
+for (let i = 0; i < shards.length; i++) {
+  if (!shards[i]) fail(`--shard-node: shard ${i} has no node (shards are numbered 0 … S−1, like SEARCH_SHARD=i/S)`)
 }
 if (!/^\d+[kmg]?$/i.test(options.maxBody)) fail(`--max-body ${options.maxBody}: expected a size like 80m`)
 if (!/^\d+(ms|s|m)?$/.test(options.readTimeout)) fail(`--read-timeout ${options.readTimeout}: expected a time like 40s`)
@@ -160,14 +186,49 @@ const httpRedirect =
     ? ''
     : `server {\n    listen ${options.redirectHttp};\n    ${serverName}\n    return 301 https://$host$request_uri;\n}\n`
 
+const nodeLine = (node) => `server ${node} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT_S}s;`
+const allNodes = options.nodes.length > 0 ? options.nodes : [...new Set(shards.flat())]
+// One upstream per shard: its replicas on a consistent-hash ring of the key set, like the whole site's.
+const shardUpstreams = shards
+  .map(
+    (nodes, i) =>
+      `upstream sealbox_shard_${i} {\n    hash $sealbox_route_key consistent;\n    zone sealbox_shard_${i} 64k;\n    ${nodes.map(nodeLine).join('\n    ')}\n    keepalive 32;\n}\n`,
+  )
+  .join('')
+const headerLines = headers.join('\n        ')
+const shardMap = JSON.stringify({ shards: shards.map((_, i) => ({ index: i, prefix: `/shards/${i}` })) })
+const shardLocations =
+  shards.length === 0
+    ? ''
+    : [
+        `# The shard map: clients read it, then send each query to every shard and merge.`,
+        `    location = /api/v1/search/config {`,
+        `        default_type application/json;`,
+        `        ${headerLines}`,
+        `        return 200 '${shardMap}';`,
+        `    }`,
+        ...shards.flatMap((_, i) => [
+          `    location /shards/${i}/ {`,
+          `        proxy_pass http://sealbox_shard_${i}/;`,
+          `        ${headerLines}`,
+          `    }`,
+          `    location ~ ^/shards/${i}(/api/v1/(search|evaluate))$ {`,
+          `        client_body_buffer_size 4m;`,
+          `        proxy_next_upstream error timeout http_502 http_503 non_idempotent;`,
+          `        proxy_pass http://sealbox_shard_${i}$1$is_args$args;`,
+          `        ${headerLines}`,
+          `    }`,
+        ]),
+      ].join('\n')
+
 const template = readFileSync(options.template || join(HERE, 'sealbox-site.conf.template'), 'utf8')
 const values = {
   LISTEN: listen,
   HTTP2: http2Directive ? 'http2 on;' : '',
   SERVER_NAME: serverName,
-  NODES: options.nodes
-    .map((node) => `server ${node} max_fails=${MAX_FAILS} fail_timeout=${FAIL_TIMEOUT_S}s;`)
-    .join('\n    '),
+  NODES: allNodes.map(nodeLine).join('\n    '),
+  SHARD_UPSTREAMS: shardUpstreams,
+  SHARD_LOCATIONS: shardLocations,
   RETRY_AFTER: String(NO_NODE_RETRY_AFTER_S),
   MAX_BODY: options.maxBody,
   READ_TIMEOUT: options.readTimeout,

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
 import {
+  decodeSearchResponse,
   encodeNpyFloat32,
   PrivateSearchClient,
   parseNpy,
@@ -139,6 +140,45 @@ describe('the processed-database cache across restarts', () => {
     expect(await serve(dbPath, changed, serverSide)).toEqual({ outcome: 'written', cachedBlocks: 0, blocks: 3 })
     expect(await serve(dbPath, changed, serverSide)).toEqual({ outcome: 'hit', cachedBlocks: 3, blocks: 3 })
     expect(await cacheFiles()).toHaveLength(4)
+  })
+
+  it('a shard keeps its own blocks in a file of its own, read back on restart', async () => {
+    const before = await cacheFiles()
+    /** Starts shard 1/2 on `dataDir`, checks one search answers exactly its blocks, and returns how it warmed. */
+    const serveShard = async () => {
+      const node = await ServerNode.start({
+        name: 'cache-shard',
+        dataDir,
+        env: { WORKERS: '1', DATABASE: dbPath, SEARCH_SHARD: '1/2', LOG_LEVEL: 'info', ...CLIENT_SIDE },
+      })
+      try {
+        const client = (await new SealboxClient({ baseUrl: node.url }).createSession()).client
+        const { database: facts, fingerprint, shard, shards: _shards, ...config } = await client.searchConfig()
+        expect(shard).toEqual({ index: 1, count: 2, blocks: { start: 1, end: 3 }, rows: { start: 4096, end: ROWS } })
+        const ctx = await getHeContext(config.params)
+        using search = PrivateSearchClient.create(ctx, config)
+        const { responses } = await client.search(search.encryptQuery(syntheticSearchQuery(DIM, 3)))
+        // Blocks 1 and 2 exactly, each once: what the shard holds, for the whole database's config.
+        const { blocks } = decodeSearchResponse(responses[0] as Uint8Array, {
+          fingerprint,
+          keySetId: search.keySet.id,
+          configId: config.configId,
+          blockCount: config.blocks.length,
+          blocks: { start: 1, end: 3 },
+        })
+        expect(blocks.map((block) => block.index)).toEqual([1, 2])
+        return facts.processing.cachedBlocks
+      } finally {
+        await node.stop()
+      }
+    }
+    expect(await serveShard()).toBe(0)
+    const files = await cacheFiles()
+    expect(files.filter((name) => !before.includes(name))).toEqual([
+      expect.stringMatching(/-shard1of2-(ntt|coeff)\.sbxpdb$/),
+    ])
+    expect(await serveShard()).toBe(2)
+    expect(await cacheFiles()).toEqual(files)
   })
 
   it('SEARCH_CACHE=false processes every start and writes nothing', async () => {

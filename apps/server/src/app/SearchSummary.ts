@@ -1,5 +1,5 @@
 import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
-import { SearchClusteringSchema, SearchConfigSchema } from '@sealbox/he-core/search'
+import { SearchClusteringSchema, SearchConfigSchema, SearchShardSchema } from '@sealbox/he-core/search'
 import { z } from 'zod'
 
 /**
@@ -20,6 +20,8 @@ export const SearchSummarySchema = z.object({
   database: ServedSearchDatabaseSchema,
   /** Cluster-private mode: the public centroids and each cluster's rows (served with the config). */
   clustering: SearchClusteringSchema.optional(),
+  /** SEARCH_SHARD: the shard of the database this node serves (its blocks and rows); `config` is the whole database's. */
+  shard: SearchShardSchema.optional(),
 })
 export type SearchSummary = z.infer<typeof SearchSummarySchema>
 

@@ -108,6 +108,17 @@ export const ServerConfigSchema = z
       .describe(
         'Keep the processed database (its NTT-form diagonals) in DATA_DIR/search-cache, named by the database’s SHA-256 and the search config id, so a restart reads it instead of processing again. Every block is checked (SHA-256) before use; a damaged or stale file is processed again and rewritten, never served.',
       ),
+    SEARCH_SHARD: z
+      .string()
+      .regex(/^\d{1,4}\/\d{1,4}$/, 'expected i/S, e.g. 0/2')
+      .refine((text) => {
+        const [index, count] = text.split('/').map(Number) as [number, number]
+        return count >= 1 && index < count
+      }, 'expected i/S with 0 ≤ i < S')
+      .optional()
+      .describe(
+        'Serve shard i of S of the database (`0/2`, `1/2`): every node plans the whole database’s search config (one config id for all shards) and processes only its contiguous blocks — blocks ⌊i·B/S⌋ to ⌊(i+1)·B/S⌋ − 1 of the B blocks of n rows, in row order. Rows keep their global numbers and ids; clients send every query to every shard and merge (deploy/README.md, “Shards”). Unset: the whole database.',
+      ),
     SEARCH_SPLIT_BLOCKS: int(1, 4096)
       .default(8)
       .describe(
@@ -377,6 +388,16 @@ export const ServerConfigSchema = z
           message: `below the largest body a route accepts (${largestBody} bytes, MAX_KEYSET_BYTES / MAX_REQUEST_BYTES): such an upload could never be received`,
         })
       }
+    }
+    // Shards are contiguous row ranges; a cluster-private config reorders rows by cluster, and
+    // its query selects one cluster of the whole database: the two do not compose (yet).
+    if (config.SEARCH_SHARD !== undefined && config.SEARCH_CLUSTERS !== 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SEARCH_SHARD'],
+        message:
+          'cannot be combined with SEARCH_CLUSTERS (cluster-private search serves the whole database from one node): set SEARCH_CLUSTERS=0 to shard',
+      })
     }
     if (config.MAX_PROGRAM_COST > config.TENANT_COST_BUDGET) {
       ctx.addIssue({

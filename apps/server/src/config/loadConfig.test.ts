@@ -157,6 +157,15 @@ describe('loadConfig', () => {
     expect(configError({ env: { KEY_STORE_ACQUIRE_TIMEOUT_MS: '0' } })).toMatch(/KEY_STORE_ACQUIRE_TIMEOUT_MS/)
   })
 
+  it('reads SEARCH_SHARD i/S from env or --search-shard, and refuses a shard outside 0 … S−1', () => {
+    expect(loadConfig({ env: { SEARCH_SHARD: '1/2' } }).SEARCH_SHARD).toBe('1/2')
+    expect(loadConfig({ env: {}, argv: ['--search-shard', '0/4'] }).SEARCH_SHARD).toBe('0/4')
+    expect(loadConfig({ env: {} }).SEARCH_SHARD).toBeUndefined()
+    expect(configError({ env: { SEARCH_SHARD: '2/2' } })).toMatch(/SEARCH_SHARD \/ --search-shard: .*0 ≤ i < S/)
+    expect(configError({ env: { SEARCH_SHARD: '0/0' } })).toMatch(/SEARCH_SHARD/)
+    expect(configError({ env: { SEARCH_SHARD: 'half' } })).toMatch(/SEARCH_SHARD \/ --search-shard: expected i\/S/)
+  })
+
   it('parses bare boolean flags before another flag, and switches written --flag=value', () => {
     expect(parseFlags(['--fault-injection', '--port', '1'])).toEqual({
       help: false,

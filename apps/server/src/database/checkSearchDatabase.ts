@@ -1,6 +1,11 @@
 import { basename } from 'node:path'
 import { describeParams, HeError } from '@sealbox/he-core'
-import { type SearchConfig, searchDatabaseFormatOf } from '@sealbox/he-core/search'
+import {
+  SEARCH_MAX_PROCESSED_BYTES,
+  type SearchConfig,
+  searchDatabaseFormatOf,
+  searchShardOf,
+} from '@sealbox/he-core/search'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 import { readSearchDatabaseShape } from './readSearchDatabaseShape.ts'
 import { searchConfigFor } from './searchConfigFor.ts'
@@ -38,7 +43,7 @@ function mib(bytes: number): string {
  * every refusal has `details.refused = 'database'`.
  */
 export async function checkSearchDatabase(
-  setup: Pick<WorkerSetup, 'database' | 'search' | 'heapRecycleBytes'>,
+  setup: Pick<WorkerSetup, 'database' | 'search' | 'heapRecycleBytes' | 'shard'>,
 ): Promise<CheckedSearchDatabase> {
   const source = setup.database
   const name = nameOf(source)
@@ -58,7 +63,7 @@ export async function checkSearchDatabase(
   const what = `DATABASE ${name} (V=${shape.rows} rows × D=${shape.dimension}, from its ${source.type === 'file' ? 'header' : 'settings'})`
   let config: SearchConfig
   try {
-    config = searchConfigFor(setup.search, shape)
+    config = searchConfigFor(setup.search, shape, setup.shard)
   } catch (error) {
     const heError = error instanceof HeError ? error : undefined
     if (heError?.code === 'LIMIT_EXCEEDED') {
@@ -73,14 +78,24 @@ export async function checkSearchDatabase(
       details: { refused: 'database' },
     })
   }
-  const diagonals = config.blocks.reduce((sum, block) => sum + block.diagonals, 0)
+  // A shard's workers hold its blocks only (an S above the blocks is refused here, before any worker starts).
+  const shard = setup.shard ? searchShardOf(config, setup.shard) : undefined
+  const held = shard ? config.blocks.slice(shard.blocks.start, shard.blocks.end) : config.blocks
+  const diagonals = held.reduce((sum, block) => sum + block.diagonals, 0)
   const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
   const processedBytes = diagonals * config.polyModulusDegree * 8 * primes
   const needed = processedBytes + FRESH_HEAP_MARGIN_BYTES
+  if (shard && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+    throw new HeError(
+      'LIMIT_EXCEEDED',
+      `${what} is refused: shard ${shard.index}/${shard.count} holds ${mib(processedBytes)} of NTT-form plaintexts per worker, above the ${mib(SEARCH_MAX_PROCESSED_BYTES)} one WASM heap can hold; use more shards`,
+      { details: { refused: 'database', processedBytes, limit: SEARCH_MAX_PROCESSED_BYTES } },
+    )
+  }
   if (needed > setup.heapRecycleBytes) {
     throw new HeError(
       'LIMIT_EXCEEDED',
-      `${what} is refused: its processed database is ${mib(processedBytes)} of NTT-form plaintexts per worker (${config.blocks.length} blocks × D'=${config.paddedDimension} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
+      `${what} is refused: its processed database is ${mib(processedBytes)} of NTT-form plaintexts per worker (${held.length} blocks × D'=${config.paddedDimension} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
       {
         details: {
           refused: 'database',

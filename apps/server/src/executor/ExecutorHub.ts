@@ -366,8 +366,15 @@ export class ExecutorHub {
     const mode = options.mode ?? this.defaultMode
     const workers = mode === 'inline' ? 1 : this.#config.WORKERS
     const blocks = search?.config.blocks.length ?? 1
-    const parts = searchParts(blocks, workers, this.#config.SEARCH_SPLIT_BLOCKS)
-    if (!search || parts.length === 1) return this.submit(tenant, job, options)
+    // A shard node holds blocks [start, end) of the whole database's config: its parts are of those.
+    const held = search?.shard?.blocks ?? { start: 0, end: blocks }
+    const parts = searchParts(held.end - held.start, workers, this.#config.SEARCH_SPLIT_BLOCKS).map((range) => ({
+      start: range.start + held.start,
+      end: range.end + held.start,
+    }))
+    if (!search || parts.length === 1) {
+      return this.submit(tenant, search?.shard ? { ...job, blocks: held } : job, options)
+    }
     const cancel = new AbortController()
     const outer = options.signal
     const onOuterAbort = () => cancel.abort(outer?.reason)
@@ -385,6 +392,7 @@ export class ExecutorHub {
         fingerprint: search.fingerprint,
         configId: search.configId,
         blockCount: blocks,
+        ...(search.shard ? { blocks: held } : {}),
       })
     } finally {
       outer?.removeEventListener('abort', onOuterAbort)

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { parseSearchShard } from '@sealbox/he-core/search'
 import { z } from 'zod'
 import type { ServerConfig } from '../config/ServerConfig.ts'
 import { type KeyStoreLocation, KeyStoreLocationSchema } from '../store/KeyStore.ts'
@@ -28,6 +29,8 @@ export const WorkerSetupSchema = z.object({
    * (computed once by the main process): unset, every start processes the database.
    */
   searchCache: z.object({ dir: z.string(), contentHash: z.string() }).optional(),
+  /** SEARCH_SHARD: process and serve only this shard of the database (unset: all of it). */
+  shard: z.object({ index: z.number().int(), count: z.number().int() }).optional(),
   search: z.object({
     /** Unset: he-core's default profile for the database's dimension. */
     profile: z.string().optional(),
@@ -60,6 +63,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
         : config.DATABASE === 'demo'
           ? { type: 'demo' }
           : { type: 'file', path: resolve(config.DATABASE) },
+    ...(config.SEARCH_SHARD === undefined ? {} : { shard: parseSearchShard(config.SEARCH_SHARD) }),
     search: {
       ...(config.SEARCH_PROFILE === undefined ? {} : { profile: config.SEARCH_PROFILE }),
       scheme: config.SEARCH_SCHEME,

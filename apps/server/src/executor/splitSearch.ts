@@ -43,7 +43,7 @@ function longestPhases(parts: readonly PhaseTimings[]): PhaseTimings {
  */
 export function mergeSearchParts(
   parts: readonly HubResult<SearchJob>[],
-  search: Pick<SearchSummary, 'fingerprint' | 'configId'> & { blockCount: number },
+  search: Pick<SearchSummary, 'fingerprint' | 'configId'> & { blockCount: number; blocks?: SearchBlockRange },
 ): HubResult<SearchJob> {
   const failed = parts.find((part) => !part.outcome.ok)
   const first = parts[0] as HubResult<SearchJob>
@@ -60,6 +60,7 @@ export function mergeSearchParts(
       keySetId,
       configId: search.configId,
       blockCount: search.blockCount,
+      ...(search.blocks ? { blocks: search.blocks } : {}),
     })
   })
   const queryMs = Array.from({ length: queries }, (_, i) =>

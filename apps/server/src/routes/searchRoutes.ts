@@ -29,6 +29,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         fingerprint: search.fingerprint,
         database: search.database,
         ...(search.clustering ? { clustering: search.clustering } : {}),
+        ...(search.shard ? { shard: search.shard } : {}),
       }
     },
   })

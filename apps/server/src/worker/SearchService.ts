@@ -14,7 +14,9 @@ import {
   type SearchKeys,
   type SearchProcessingProgress,
   type SearchRowSource,
+  type SearchShard,
   searchDatabaseFormatOf,
+  searchShardOf,
   syntheticSearchDatabase,
 } from '@sealbox/he-core/search'
 import { DiagonalMemory } from '@sealbox/he-ring'
@@ -110,6 +112,7 @@ export class SearchService {
     catalog: ServedSearchCatalog,
     cache: ProcessedCacheReport | undefined,
     attached: boolean,
+    shard: SearchShard | undefined,
   ) {
     this.attached = attached
     this.ctx = ctx
@@ -132,6 +135,7 @@ export class SearchService {
         processing: { ...index.processing },
       },
       ...(index.clustering ? { clustering: index.clustering } : {}),
+      ...(shard ? { shard } : {}),
     }
   }
 
@@ -200,10 +204,11 @@ export class SearchService {
     shape: { rows: number; dimension: number },
     catalog: ServedSearchCatalog,
   ): Promise<SearchService> {
-    const config = searchConfigFor(setup.search, shape)
+    const config = searchConfigFor(setup.search, shape, setup.shard)
+    const shard = setup.shard ? searchShardOf(config, setup.shard) : undefined
     const ctx = await getHeContext(config.params)
     const index = PrivateSearchIndex.attach(ctx, config, diagonals)
-    return new SearchService(ctx, config, index, setup.database, catalog, undefined, true)
+    return new SearchService(ctx, config, index, setup.database, catalog, undefined, true, shard)
   }
 
   static async #process(
@@ -214,10 +219,12 @@ export class SearchService {
     let cache: ProcessedDatabaseCache | undefined
     try {
       const rows: SearchRowSource | SearchDatabase = loaded.type === 'rows' ? loaded.source : loaded.database
-      const config = searchConfigFor(setup.search, rows)
+      const config = searchConfigFor(setup.search, rows, setup.shard)
       if (config.polyModulusDegree > setup.maxPolyDegree) {
         throw new HeError('INVALID_INPUT', `the search needs n=${config.polyModulusDegree}, above MAX_POLY_DEGREE`)
       }
+      // A shard plans the whole database's config and processes its blocks of it only.
+      const shard = setup.shard ? searchShardOf(config, setup.shard) : undefined
       const ctx = await getHeContext(config.params)
       const contentHash = setup.searchCache?.contentHash ?? ''
       // Cluster-private: the clustering first (read from the cache directory when kept there).
@@ -228,23 +235,25 @@ export class SearchService {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
+          // A shard's file holds its blocks only: named apart from the whole database's.
           contentHash: clustered ? clusteredContentHash(contentHash, clustered.clustering) : contentHash,
-          configId: config.configId,
+          configId: shard ? `${config.configId}-shard${shard.index}of${shard.count}` : config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
-          blocks: config.blocks.length,
+          blocks: shard ? shard.blocks.end - shard.blocks.start : config.blocks.length,
           // SEAL's save header is ~100 bytes: 4 KiB per plaintext is a loose bound.
           maxBlockBytes: widest * (config.polyModulusDegree * 8 * primes + 4096),
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
         ...(clustered ? { clustering: clustered.clustering } : {}),
+        ...(shard ? { blocks: shard.blocks } : {}),
         ...(cache ? { cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.diagonals ? { diagonals: options.diagonals } : {}),
       })
       const report = cache?.finish()
-      return new SearchService(ctx, config, index, setup.database, catalogOf(loaded), report, false)
+      return new SearchService(ctx, config, index, setup.database, catalogOf(loaded), report, false, shard)
     } catch (error) {
       cache?.abort()
       throw error

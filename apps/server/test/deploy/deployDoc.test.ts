@@ -75,6 +75,7 @@ const DOC_ORDER = [
   'test-cert',
   'client',
   'rolling-restart',
+  'shard-nginx',
 ]
 
 let readme: string

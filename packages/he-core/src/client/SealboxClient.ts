@@ -33,12 +33,14 @@ import {
 } from './contract/keySetContract.ts'
 import type { RouteContract, RouteInput } from './contract/routeContract.ts'
 import { type ServerSearchConfig, searchConfigRoute, searchRoute } from './contract/searchContract.ts'
+import { searchDeploymentConfigRoute } from './contract/searchShardsContract.ts'
 import { createSessionRoute, type ServerSession } from './contract/sessionContract.ts'
 import { decodeEvaluateReply, type EvaluateReply, encodeEvaluateRequest } from './evaluateRequestBody.ts'
 import { contractError, pathOf, readRouteReply, serverWorkOf } from './readReply.ts'
 import { readSearchCatalog } from './readSearchCatalog.ts'
 import { DEFAULT_RETRY_POLICY } from './retryPolicy.ts'
 import { type ClientTransport, sendRequest } from './sendRequest.ts'
+import { readShardedSearchConfig, type SearchShardLayout, type ShardCaller, searchShards } from './shardedSearch.ts'
 
 /** A route's input is optional when every part of it is (no path parameters, no body). */
 type CallArgs<R extends RouteContract> =
@@ -67,6 +69,7 @@ export class SealboxClient {
   readonly executor: ServerExecutorMode | undefined
   readonly #transport: ClientTransport
   readonly #catalogCache: Map<string, { etag: string; page: SearchCatalogPage }>
+  readonly #deployment: { layout?: SearchShardLayout }
 
   constructor(options: SealboxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -85,6 +88,7 @@ export class SealboxClient {
           : { ...DEFAULT_RETRY_POLICY, ...options.retry },
     }
     this.#catalogCache = options.catalogCache ?? new Map()
+    this.#deployment = options.deployment ?? {}
   }
 
   /** The same client with another token (or executor). */
@@ -93,6 +97,7 @@ export class SealboxClient {
       baseUrl: this.baseUrl,
       fetch: this.#transport.fetch,
       catalogCache: this.#catalogCache,
+      deployment: this.#deployment,
       retry: this.#transport.retry,
       ...(this.token === undefined ? {} : { token: this.token }),
       ...(this.executor === undefined ? {} : { executor: this.executor }),
@@ -157,7 +162,35 @@ export class SealboxClient {
 
   /** The search config the server serves (what the search client needs). */
   async searchConfig(options: CallOptions = {}): Promise<ServerSearchConfig> {
-    return (await this.call(searchConfigRoute, options)).body
+    const { body } = await this.call(searchDeploymentConfigRoute, options)
+    if ('configId' in body) {
+      this.#deployment.layout = undefined
+      return body
+    }
+    const { config, layout } = await readShardedSearchConfig(body, this.#shardCaller(), options)
+    this.#deployment.layout = layout
+    return config
+  }
+
+  /** The shards `searchConfig` found behind a sharded proxy (undefined: one database per node). */
+  get searchShards(): SearchShardLayout | undefined {
+    return this.#deployment.layout
+  }
+
+  #shardCaller(): ShardCaller {
+    const at = (prefix: string) =>
+      new SealboxClient({
+        baseUrl: `${this.baseUrl}${prefix}`,
+        fetch: this.#transport.fetch,
+        retry: this.#transport.retry,
+        ...(this.token === undefined ? {} : { token: this.token }),
+        ...(this.executor === undefined ? {} : { executor: this.executor }),
+      })
+    return {
+      config: async (prefix, options) => (await at(prefix).call(searchConfigRoute, options)).body,
+      search: (prefix, body, options) =>
+        at(prefix).call(searchRoute, { signal: options.signal, query: { keySet: options.keySet }, body }),
+    }
   }
 
   /**
@@ -208,13 +241,25 @@ export class SealboxClient {
 
   /**
    * Sends one or several encrypted queries (query bundles from the search client) and
-   * returns one response bundle per query, in order.
+   * returns one response bundle per query, in order. Behind a sharded proxy (found by
+   * `searchConfig`, which a search client calls first) the queries go to every shard at
+   * once and each query's parts are merged into one response for the whole database; a
+   * shard that does not answer fails the call with its code, naming the shard and its rows.
    */
   async search(
     queries: Uint8Array | readonly Uint8Array[],
-    options: CallOptions & { keySet?: string } = {},
+    options: CallOptions & {
+      keySet?: string
+      /**
+       * Behind a sharded proxy: answer with the shards that answered, listing the others in
+       * `missingShards` (rank with `rank(…, { partial: true })`), instead of failing.
+       */
+      partial?: boolean
+    } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
+    const layout = this.#deployment.layout
+    if (layout) return searchShards(layout, this.#shardCaller(), list, options)
     const reply = await this.call(searchRoute, {
       signal: options.signal,
       query: { keySet: options.keySet },

@@ -1,3 +1,4 @@
+import type { HeErrorJSON } from '../errors/HeError.ts'
 import type { SearchCatalogPage } from './contract/catalogContract.ts'
 import type { ServerExecutorMode } from './contract/healthContract.ts'
 import type { KeySetInfo } from './contract/keySetContract.ts'
@@ -5,6 +6,7 @@ import type { RouteContract, RouteInput, RouteReply } from './contract/routeCont
 import type { EvaluateReply, EvaluateRequest } from './evaluateRequestBody.ts'
 import type { RetryPolicy } from './retryPolicy.ts'
 import type { ServerTimingPhases } from './serverTiming.ts'
+import type { SearchShardLayout } from './shardedSearch.ts'
 
 // The wire types are inferred from the contract's schemas; the rest are what the client's calls return.
 export type { ServerExecutorMode, ServerReadiness } from './contract/healthContract.ts'
@@ -33,6 +35,11 @@ export interface SealboxClientOptions {
    * (`DEFAULT_RETRY_POLICY`: 4 tries). `false`: every failure is thrown at once.
    */
   retry?: Partial<RetryPolicy> | false
+  /**
+   * What `searchConfig` learned of a sharded deployment (its shards and their prefixes).
+   * Shared by the clients `with()` makes; leave unset.
+   */
+  deployment?: { layout?: SearchShardLayout }
 }
 
 /** Per-call options. */
@@ -66,8 +73,20 @@ export interface ServerWork {
 /** `POST /api/v1/search`: one response envelope (bundle) per query, in order. */
 export interface SearchCallResult extends ServerWork {
   responses: Uint8Array[]
-  /** Server compute ms per query. */
+  /** Server compute ms per query (behind a sharded proxy: of the slowest shard). */
   queryMs: number[]
+  /** Behind a sharded proxy: each shard's wall time as the client saw it, ms (of the shards that answered). */
+  shardMs?: number[]
+  /**
+   * A sharded search with `partial: true`: the shards that did not answer, the rows and
+   * blocks left out of `responses`, and each one's error. Absent when every shard answered.
+   */
+  missingShards?: {
+    index: number
+    rows: { start: number; end: number }
+    blocks: { start: number; end: number }
+    error: HeErrorJSON
+  }[]
 }
 
 /** What `evaluate` sends: params, program, input envelopes by program input name, the key set. */

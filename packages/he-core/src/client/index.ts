@@ -40,3 +40,4 @@ export {
   searchDatabaseSourceLabel,
 } from './servedSearchDatabase.ts'
 export { parseServerTiming, type ServerTimingPhases } from './serverTiming.ts'
+export type { SearchShardLayout } from './shardedSearch.ts'

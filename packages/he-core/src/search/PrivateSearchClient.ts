@@ -31,6 +31,8 @@ export interface SearchScores {
   strayNonZeroSlots: number
   /** Cluster-private mode: the cluster scored (every other row's score is −∞). */
   cluster?: number
+  /** With `partial`: the row ranges whose blocks the response lacks (their scores are NaN); empty otherwise. */
+  missingRows: { start: number; end: number }[]
 }
 
 /** One ranked row. */
@@ -64,6 +66,12 @@ export interface PrivateSearchClientOptions {
 export interface SearchDecryptOptions {
   /** Cluster-private mode: the cluster the response scores (default: that of the last `encryptQuery`). */
   cluster?: number
+  /**
+   * A response that lacks some blocks (a sharded search with `partial: true` whose shard
+   * did not answer) is scored over the blocks it has, and `missingRows` names the rest;
+   * without it, such a response is INVALID_INPUT. Exact mode only.
+   */
+  partial?: boolean
 }
 
 /**
@@ -227,10 +235,23 @@ export class PrivateSearchClient implements Disposable {
       keySetId: this.keySet.id,
       configId: config.configId,
       blockCount: config.blocks.length,
+      ...(options.partial ? { partial: true } : {}),
     })
     const shape = searchShapeOf(config)
+    if (cluster !== undefined && options.partial) {
+      throw new HeError('INVALID_INPUT', 'a cluster-private response is one cluster whole: it is never partial')
+    }
     // Cluster-private: the response scores the m virtual rows of one cluster.
     const scores = new Float64Array(shape.rows)
+    const present = new Set(blocks.map((block) => block.index))
+    const missingRows: { start: number; end: number }[] = []
+    for (const block of config.blocks) {
+      if (present.has(block.index)) continue
+      scores.fill(Number.NaN, block.firstRow, block.firstRow + block.rows)
+      const last = missingRows.at(-1)
+      if (last && last.end === block.firstRow) last.end = block.firstRow + block.rows
+      else missingRows.push({ start: block.firstRow, end: block.firstRow + block.rows })
+    }
     const noiseBudgets: number[] = []
     let strayNonZeroSlots = 0
     const encoder = this.ctx.batchEncoder
@@ -266,13 +287,13 @@ export class PrivateSearchClient implements Disposable {
       }
     })
     const minNoiseBudget = Math.min(...noiseBudgets)
-    if (cluster === undefined) return { scores, noiseBudgets, minNoiseBudget, strayNonZeroSlots }
+    if (cluster === undefined) return { scores, noiseBudgets, minNoiseBudget, strayNonZeroSlots, missingRows }
     const members = (this.clustering as SearchClustering).members[cluster] ?? []
     const global = new Float64Array(config.rows).fill(Number.NEGATIVE_INFINITY)
     for (const [r, row] of members.entries()) global[row] = scores[r] as number
     // Virtual rows past the cluster's end multiply zeros: anything else there is a fault.
     for (let r = members.length; r < scores.length; r++) if (scores[r] !== 0) strayNonZeroSlots++
-    return { scores: global, noiseBudgets, minNoiseBudget, strayNonZeroSlots, cluster }
+    return { scores: global, noiseBudgets, minNoiseBudget, strayNonZeroSlots, missingRows, cluster }
   }
 
   #clusterOf(options: SearchDecryptOptions): number | undefined {
@@ -296,8 +317,13 @@ export class PrivateSearchClient implements Disposable {
   topK(scores: SearchScores | Float64Array, k: number): SearchHit[] {
     const values = scores instanceof Float64Array ? scores : scores.scores
     const s2 = this.config.scale * this.config.scale
-    // Cluster-private scores are −∞ outside the scored cluster: those rows are not hits.
-    const ranked = topKIndices(values, k).filter((row) => Number.isFinite(values[row] as number))
+    // Cluster-private scores are −∞ outside the scored cluster, and the rows of a partial
+    // answer's missing blocks are NaN: neither is a hit.
+    const missing = scores instanceof Float64Array ? false : scores.missingRows.length > 0
+    const ranked = topKIndices(
+      missing ? values.map((value) => (Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value)) : values,
+      k,
+    ).filter((row) => Number.isFinite(values[row] as number))
     return ranked.map((row, rank) => {
       const score = values[row] as number
       const hit: SearchHit = { rank: rank + 1, row, id: this.catalog?.ids[row] ?? row, score, similarity: score / s2 }
@@ -307,14 +333,18 @@ export class PrivateSearchClient implements Disposable {
     })
   }
 
-  /** `decryptScores` then `topK`. */
+  /**
+   * `decryptScores` then `topK`. `partial`: a response that lacks some blocks (a sharded
+   * search with `partial: true` whose shard did not answer) is ranked over the rows it
+   * has, and `missingRows` says which rows were not searched; without it, INVALID_INPUT.
+   */
   rank(
     response: BytesLike | readonly BytesLike[],
     k: number,
     options: SearchDecryptOptions = {},
-  ): { hits: SearchHit[]; minNoiseBudget: number } {
+  ): { hits: SearchHit[]; minNoiseBudget: number; missingRows: { start: number; end: number }[] } {
     const scores = this.decryptScores(response, options)
-    return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget }
+    return { hits: this.topK(scores, k), minNoiseBudget: scores.minNoiseBudget, missingRows: scores.missingRows }
   }
 
   /**

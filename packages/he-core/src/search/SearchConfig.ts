@@ -203,7 +203,17 @@ export function configIdOf(fields: Record<string, unknown>): string {
  * g (chosen by the cost model unless given), the blocks, the exact Galois steps and
  * the configId. Impossible combinations throw `INVALID_PARAMS` naming the limit.
  */
-export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchConfig {
+export function resolveSearchConfig(
+  input: SearchConfigInput | unknown,
+  options: {
+    /**
+     * Refuse a config whose processed database is above this many bytes (default
+     * SEARCH_MAX_PROCESSED_BYTES, what one WASM heap can hold). A node serving one shard
+     * checks its own part instead, and a client, which processes nothing, passes Infinity.
+     */
+    maxProcessedBytes?: number
+  } = {},
+): SearchConfig {
   const parsed = SearchConfigInput.safeParse(input)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -305,11 +315,12 @@ export function resolveSearchConfig(input: SearchConfigInput | unknown): SearchC
   }
   const blocks = planBlocks(shape)
   const processedBytes = blocks.reduce((sum, b) => sum + b.diagonals, 0) * n * 8 * facts.dataPrimeCount
-  if (spec.nttForm && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+  const maxProcessedBytes = options.maxProcessedBytes ?? SEARCH_MAX_PROCESSED_BYTES
+  if (spec.nttForm && processedBytes > maxProcessedBytes) {
     throw new HeError(
       'LIMIT_EXCEEDED',
-      `rows: V=${spec.rows} × D'=${paddedDimension} needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${SEARCH_MAX_PROCESSED_BYTES / 2 ** 30} GiB of the 4 GiB WASM heap`,
-      { details: { field: 'rows', limit: SEARCH_MAX_PROCESSED_BYTES } },
+      `rows: V=${spec.rows} × D'=${paddedDimension} needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${maxProcessedBytes / 2 ** 30} GiB of the 4 GiB WASM heap (SEARCH_SHARD splits a database across nodes)`,
+      { details: { field: 'rows', limit: maxProcessedBytes } },
     )
   }
   const operations = countSearchOperations(shape, scheme, side)

@@ -124,6 +124,13 @@ export {
   type SearchScheme,
   searchProfileParams,
 } from './searchParams.ts'
+export {
+  parseSearchShard,
+  type SearchShard,
+  type SearchShardChoice,
+  SearchShardSchema,
+  searchShardOf,
+} from './searchShard.ts'
 export { type DecodedSearchResponse, decodeSearchResponse, mergeSearchResponses } from './searchWire.ts'
 export {
   type SyntheticSearchDatabaseOptions,

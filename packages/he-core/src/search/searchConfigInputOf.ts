@@ -38,7 +38,8 @@ export function verifySearchConfig(json: unknown): SearchConfig {
   const claimed = json as SearchConfig
   let config: SearchConfig
   try {
-    config = resolveSearchConfig(searchConfigInputOf(claimed))
+    // A client processes nothing: a sharded database may be larger than one heap holds.
+    config = resolveSearchConfig(searchConfigInputOf(claimed), { maxProcessedBytes: Number.POSITIVE_INFINITY })
   } catch (error) {
     throw new HeError('INVALID_INPUT', `the search config does not resolve: ${(error as Error).message}`, {
       cause: error,

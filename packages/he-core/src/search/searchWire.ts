@@ -4,6 +4,7 @@ import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { encodeBundle } from '../envelope/encodeBundle.ts'
 import { encodeEnvelope } from '../envelope/encodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
+import type { SearchBlockRange } from './processSearchDatabase.ts'
 
 /*
  * The search messages are ordinary envelope bundles of ciphertexts. The bundle label
@@ -117,12 +118,15 @@ export interface DecodedSearchResponse {
 /**
  * Verifies one or more response bundles (a query split across workers answers in
  * parts): params, key set (KEY_SET_MISMATCH when the response was computed on another
- * key set's query), config, and every block in `0…blockCount−1` exactly once.
+ * key set's query), config, and every block in `0…blockCount−1` exactly once (or in
+ * `expect.blocks` only: what one shard of a sharded database answers for).
  */
 export function decodeSearchResponse(
   parts: BytesLike | readonly BytesLike[],
-  expect: WireIdentity & { blockCount: number },
+  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange; partial?: boolean },
 ): DecodedSearchResponse {
+  const first = expect.blocks?.start ?? 0
+  const end = expect.blocks?.end ?? expect.blockCount
   const list: readonly BytesLike[] = Array.isArray(parts) ? parts : [parts as BytesLike]
   const byIndex = new Map<number, Envelope<'ciphertext'>>()
   for (const part of list) {
@@ -142,18 +146,21 @@ export function decodeSearchResponse(
     const labels = bundle.meta.labels ?? []
     for (const [i, envelope] of bundle.items.entries()) {
       const index = Number(/^block (\d+)$/.exec(labels[i] ?? '')?.[1] ?? Number.NaN)
-      if (!Number.isInteger(index) || index >= expect.blockCount) {
-        throw new HeError('INVALID_INPUT', `response item ${i} names no block of 0…${expect.blockCount - 1}`)
+      if (!Number.isInteger(index) || index < first || index >= end) {
+        throw new HeError('INVALID_INPUT', `response item ${i} names no block of ${first}…${end - 1}`)
       }
       if (byIndex.has(index)) throw new HeError('INVALID_INPUT', `the response holds block ${index} twice`)
       byIndex.set(index, envelope as Envelope<'ciphertext'>)
     }
   }
-  if (byIndex.size !== expect.blockCount) {
+  // partial: the blocks of a shard that did not answer are missing, and the caller says so.
+  if (byIndex.size !== end - first && !(expect.partial && byIndex.size > 0)) {
+    const wanted =
+      end - first === expect.blockCount ? `has ${expect.blockCount} blocks` : `wants blocks ${first}…${end - 1}`
     throw new HeError(
       'INVALID_INPUT',
-      `the response holds ${byIndex.size} ciphertexts; search config ${expect.configId} has ${expect.blockCount} blocks`,
-      { details: { expected: expect.blockCount, found: byIndex.size } },
+      `the response holds ${byIndex.size} ciphertexts; search config ${expect.configId} ${wanted}`,
+      { details: { expected: end - first, found: byIndex.size } },
     )
   }
   return {
@@ -170,7 +177,7 @@ export function decodeSearchResponse(
  */
 export function mergeSearchResponses(
   parts: readonly BytesLike[],
-  expect: WireIdentity & { blockCount: number },
+  expect: WireIdentity & { blockCount: number; blocks?: SearchBlockRange; partial?: boolean },
 ): Uint8Array {
   const { blocks } = decodeSearchResponse(parts, expect)
   return encodeBundle(

@@ -71,5 +71,13 @@ export {
   type RouteInput,
   type RouteReply,
 } from './routeContract.ts'
-export { type ServerSearchConfig, ServerSearchConfigSchema, searchConfigRoute, searchRoute } from './searchContract.ts'
+export {
+  type SearchShardRoute,
+  SearchShardRouteSchema,
+  type ServerSearchConfig,
+  ServerSearchConfigSchema,
+  searchConfigRoute,
+  searchRoute,
+} from './searchContract.ts'
+export { type SearchShardMap, SearchShardMapSchema, searchDeploymentConfigRoute } from './searchShardsContract.ts'
 export { createSessionRoute, SERVER_MODES, type ServerSession, ServerSessionSchema } from './sessionContract.ts'

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { SearchClusteringSchema } from '../../search/SearchClustering.ts'
 import { SearchConfigSchema } from '../../search/SearchConfig.ts'
+import { SearchShardSchema } from '../../search/searchShard.ts'
 import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
 import { KeySetQuerySchema } from './keySetContract.ts'
 import { API_PREFIX, BinaryBodySchema, type RouteContract } from './routeContract.ts'
@@ -9,6 +10,13 @@ import { API_PREFIX, BinaryBodySchema, type RouteContract } from './routeContrac
  * `GET /api/v1/search/config`: he-core's `SearchConfig` plus the params fingerprint
  * and facts about the server's database.
  */
+/** One shard of a sharded deployment, as a client reaches it: its path prefix on the proxy. */
+export const SearchShardRouteSchema = SearchShardSchema.extend({
+  /** Path prefix of the shard's nodes on the proxy, e.g. `/shards/0`. */
+  prefix: z.string().regex(/^\/[A-Za-z0-9/_-]*$/),
+}).strict()
+export type SearchShardRoute = z.infer<typeof SearchShardRouteSchema>
+
 export const ServerSearchConfigSchema = SearchConfigSchema.extend({
   /** Params fingerprint of queries, keys and responses. */
   fingerprint: z.string(),
@@ -18,6 +26,13 @@ export const ServerSearchConfigSchema = SearchConfigSchema.extend({
    * cluster's rows. `PrivateSearchClient.create` reads it from the config it is given.
    */
   clustering: SearchClusteringSchema.optional(),
+  /**
+   * A node started with SEARCH_SHARD=i/S: the shard it serves. The rest of the config
+   * (configId, rows, blocks) is the whole database's, which every shard shares.
+   */
+  shard: SearchShardSchema.optional(),
+  /** Filled in by `SealboxClient.searchConfig` behind a sharded proxy: every shard and its prefix. */
+  shards: z.array(SearchShardRouteSchema).optional(),
 }).strict()
 export type ServerSearchConfig = z.infer<typeof ServerSearchConfigSchema>
 
