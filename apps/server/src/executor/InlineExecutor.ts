@@ -3,8 +3,7 @@ import { JobRunner } from '../worker/JobRunner.ts'
 import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
-import { KeyPlacement } from './KeyPlacement.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { jobKeySetOf, type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** The inline executor's one worker, as its replies name it. */
@@ -85,10 +84,11 @@ export class InlineExecutor implements Executor {
         // Parameters that do not parse are refused in the job before any context is built.
       }
     }
-    // The keys the job loads: a search's part of the set (its Galois elements), or all of it.
-    const keys = KeyPlacement.keysOf(job)
-    if ((job.type === 'evaluate' || job.type === 'search') && job.keys && keys && !this.#holdsKeys(keys.keySet)) {
-      units += keyLoadUnits({ storedBytes: job.keys.bytes, fullFormBytes: fullFormBytes(keys.keySet) })
+    if ((job.type === 'evaluate' || job.type === 'search') && job.keys && !this.#holdsKeys(job.keys)) {
+      units += keyLoadUnits({
+        storedBytes: job.keys.bytes,
+        fullFormBytes: fullFormBytes(jobKeySetOf(job.type, job.keys)),
+      })
     }
     return units
   }

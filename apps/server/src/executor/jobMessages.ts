@@ -20,7 +20,10 @@ export const SearchJobSchema = z.object({
   keys: KeyBlobRefSchema.optional(),
   /** The key-set id every query ciphertext must carry (from the stored record). */
   keySetId: z.string().optional(),
-  /** The keys in full form from the node's bytes cache, sent when the worker does not hold them. */
+  /**
+   * The keys from the node's bytes cache, sent when the worker does not hold them: the
+   * kernel form when the search runs in the key-switching kernel, else SEAL's full form.
+   */
   keyBytes: bytes.optional(),
   /** The only Galois elements to load of the key set (what a query uses); default all of it. */
   galoisElements: z.array(z.number().int().positive()).min(1).optional(),
@@ -51,6 +54,12 @@ export const EvaluateJobSchema = z.object({
 export const InspectKeysJobSchema = z.object({
   type: z.literal('inspectKeys'),
   bytes,
+  /**
+   * The uploading tenant: keys for the server's search are then converted once, here,
+   * into the form a search uses, for the node's bytes cache (a tenant's first search
+   * after an upload loads no SEAL object and expands no seed).
+   */
+  tenant: z.string().min(1).optional(),
 })
 
 /** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
@@ -168,7 +177,7 @@ export const WorkerReplySchema = z.object({
   keyCache: z.enum(['hit', 'miss', 'none']),
   /** Which tier served the keys (absent when the job used none). */
   keyTier: z.enum(KEY_TIERS).optional(),
-  /** Keys read from the store, re-saved in full form for the node's bytes cache. */
+  /** Keys read from the store (or just uploaded), in the form the node's bytes cache keeps for their use. */
   fullFormKeys: z.object({ keySet: KeySetRefSchema, bytes }).optional(),
   /** Every key set the worker's cache holds deserialized, sent when they changed. */
   cachedKeys: z.array(LoadedKeySetRefSchema).optional(),

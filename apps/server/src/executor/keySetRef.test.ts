@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keySetCacheKey, keySetOf, loadedKeySetRefOf } from './keySetRef.ts'
+import { jobKeySetOf, keySetCacheKey, keySetOf, loadedKeySetRefOf } from './keySetRef.ts'
 
 describe('keySetRef', () => {
   const loaded = { tenant: 'acme', sha256: 'ab12', fingerprint: 'f00d' }
@@ -13,8 +13,18 @@ describe('keySetRef', () => {
     expect(keySetOf(loaded)).toEqual({ tenant: 'acme', sha256: 'ab12' })
   })
 
-  it('refuses a key that is not tenant/sha256/fingerprint', () => {
-    for (const key of ['acme/ab12', 'acme/ab12/f00d/extra', '//']) {
+  it("keeps a search's form apart from SEAL's keys, through every step", () => {
+    const search = { ...loaded, use: 'search' as const }
+    expect(loadedKeySetRefOf(keySetCacheKey(search))).toEqual(search)
+    expect(keySetCacheKey(search)).not.toBe(keySetCacheKey(loaded))
+    expect(keySetOf(search)).toEqual({ tenant: 'acme', sha256: 'ab12', use: 'search' })
+    expect(jobKeySetOf('search', loaded)).toEqual({ tenant: 'acme', sha256: 'ab12', use: 'search' })
+    expect(jobKeySetOf('evaluate', search)).toEqual({ tenant: 'acme', sha256: 'ab12' })
+    expect(keySetCacheKey(jobKeySetOf('search', loaded))).toBe('acme/ab12/search')
+  })
+
+  it('refuses a key that is not tenant/sha256/fingerprint[/search]', () => {
+    for (const key of ['acme/ab12', 'acme/ab12/f00d/extra', 'acme/ab12/f00d/search/x', '//']) {
       expect(() => loadedKeySetRefOf(key)).toThrow(expect.objectContaining({ code: 'INTERNAL' }))
     }
   })

@@ -6,7 +6,16 @@ import { z } from 'zod'
  * ref (its old entries age out of every cache), and two tenants never share one. What
  * the node's bytes cache and the scheduler's affinity are keyed on.
  */
-export const KeySetRefSchema = z.object({ tenant: z.string().min(1), sha256: z.string().min(1) })
+export const KeySetRefSchema = z.object({
+  tenant: z.string().min(1),
+  sha256: z.string().min(1),
+  /**
+   * 'search': the key set in the form a search uses — with the key-switching kernel, its
+   * Galois keys' kernel words only (`KernelGaloisKeys`), never SEAL's objects. Absent:
+   * SEAL's keys (evaluate programs). A cache keeps the two apart.
+   */
+  use: z.literal('search').optional(),
+})
 export type KeySetRef = z.infer<typeof KeySetRefSchema>
 
 /** A key set deserialized under one params fingerprint: one entry of a worker's key cache. */
@@ -19,20 +28,22 @@ const SEPARATOR = '/'
 
 /**
  * The string a cache is keyed on: `tenant/sha256` for a key set, `tenant/sha256/fingerprint`
- * for a loaded one. Only `loadedKeySetRefOf` turns a key back into a ref.
+ * for a loaded one, each followed by `/search` for the search's form. Only
+ * `loadedKeySetRefOf` turns a key back into a ref.
  */
 export function keySetCacheKey(ref: KeySetRef | LoadedKeySetRef): string {
   const parts = [ref.tenant, ref.sha256]
   if ('fingerprint' in ref) parts.push(ref.fingerprint)
+  if (ref.use) parts.push(ref.use)
   return parts.join(SEPARATOR)
 }
 
 /** The loaded key set a worker cache key names (the inverse of `keySetCacheKey`). */
 export function loadedKeySetRefOf(key: string): LoadedKeySetRef {
-  const [tenant, sha256, fingerprint, ...rest] = key.split(SEPARATOR)
-  const parsed = LoadedKeySetRefSchema.safeParse({ tenant, sha256, fingerprint })
+  const [tenant, sha256, fingerprint, use, ...rest] = key.split(SEPARATOR)
+  const parsed = LoadedKeySetRefSchema.safeParse({ tenant, sha256, fingerprint, use })
   if (!parsed.success || rest.length > 0) {
-    throw new HeError('INTERNAL', `"${key}" is not a worker key-cache key (tenant/sha256/fingerprint)`)
+    throw new HeError('INTERNAL', `"${key}" is not a worker key-cache key (tenant/sha256/fingerprint[/search])`)
   }
   return parsed.data
 }
@@ -46,7 +57,12 @@ export function keySetPartOf(ref: KeySetRef, galoisElements: readonly number[]):
   return { tenant: ref.tenant, sha256: `${ref.sha256}+${[...galoisElements].sort((a, b) => a - b).join('.')}` }
 }
 
-/** The key set of a ref, without its fingerprint (placement is per key-set version). */
+/** The key set of a ref, without its fingerprint (placement is per key-set version and use). */
 export function keySetOf(ref: KeySetRef | LoadedKeySetRef): KeySetRef {
-  return { tenant: ref.tenant, sha256: ref.sha256 }
+  return { tenant: ref.tenant, sha256: ref.sha256, ...(ref.use ? { use: ref.use } : {}) }
+}
+
+/** The key set a job of `type` uses: searches their own form, evaluate programs SEAL's. */
+export function jobKeySetOf(type: 'search' | 'evaluate', ref: KeySetRef): KeySetRef {
+  return { tenant: ref.tenant, sha256: ref.sha256, ...(type === 'search' ? { use: 'search' as const } : {}) }
 }

@@ -1,6 +1,6 @@
 import { HeError } from '@sealbox/he-core'
 import type { JobResult, SearchJob } from '../executor/jobMessages.ts'
-import { acquireKeys } from './acquireKeys.ts'
+import { acquireSearchKeys } from './acquireSearchKeys.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
 /**
@@ -15,9 +15,7 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
   if (search.galoisElements.length > 0 && !request.keys) {
     throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
   }
-  const lease = request.keys
-    ? await acquireKeys(job, search.ctx, request.keys, clock, request.keyBytes, request.galoisElements)
-    : undefined
+  const lease = request.keys ? await acquireSearchKeys(job, search, request.keys, clock, request.keyBytes) : undefined
   try {
     const responses: Uint8Array[] = []
     const queryMs: number[] = []

@@ -58,6 +58,10 @@ export const KeysBenchFlagsSchema = z
     cold: numberFlag('cold', 0, 100_000)
       .optional()
       .meta({ value: 'N', description: 'upload → first query samples (default 8; --quick 3)' }),
+    'distinct-keys': numberFlag('distinct-keys', 1, 1_000_000).default(1000).meta({
+      value: 'N',
+      description: 'key sets generated; user i uploads set i mod N under its own tenant (synthetic large populations)',
+    }),
     rows: numberFlag('rows', 1, 10_000_000)
       .default(10_000)
       .meta({ value: 'V', description: "the server's database rows" }),

@@ -29,6 +29,8 @@ export const KeysBenchSettingsSchema = z.object({
   /** The key cache budget is sized so that `pressureUsers` users' keys are `pressure` × all workers' caches. */
   pressureUsers: z.number().int().positive(),
   pressure: z.number().positive(),
+  /** Distinct key sets generated; larger populations re-label them per tenant. */
+  distinctKeys: z.number().int().positive(),
   /** Upload → first-query samples (fresh users). */
   coldSamples: z.number().int().nonnegative(),
   rows: z.number().int().positive(),
@@ -68,6 +70,7 @@ export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
     pressureUsers: flags['pressure-users'],
     pressure: flags.pressure,
     coldSamples: flags.cold ?? (quick ? 3 : 8),
+    distinctKeys: flags['distinct-keys'],
     rows: flags.rows,
     dimension: flags.dimension,
     outDir: flags.out ?? join(BENCH_DIR, 'results', 'keys'),
