@@ -1,6 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { jobKeySetOf, type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf, searchKeySetOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
 export interface JobKeys {
@@ -27,7 +27,11 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    const keySet = jobKeySetOf(job.type, job.keys)
+    // A search loads only the Galois elements its queries use, in its form: that part is what workers hold.
+    const keySet =
+      job.type === 'search' && job.galoisElements
+        ? searchKeySetOf(job.keys, job.galoisElements, job.keyForm ?? 'seal')
+        : keySetOf(job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 

@@ -2,7 +2,7 @@ import { HE_ERROR_CODES, StepReportSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
-import { KeySetRefSchema, LoadedKeySetRefSchema } from './keySetRef.ts'
+import { KeySetRefSchema, LoadedKeySetRefSchema, SearchKeyFormSchema } from './keySetRef.ts'
 
 /*
  * Everything that crosses a thread or a socket between the HTTP layer and the code
@@ -27,6 +27,11 @@ export const SearchJobSchema = z.object({
   keyBytes: bytes.optional(),
   /** The only Galois elements to load of the key set (what a query uses); default all of it. */
   galoisElements: z.array(z.number().int().positive()).min(1).optional(),
+  /**
+   * How the search holds them (the warm worker's `SearchSummary.keyForm`): what the
+   * scheduler places and prices the keys by. The worker holds its own index's form.
+   */
+  keyForm: SearchKeyFormSchema.optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
   /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */

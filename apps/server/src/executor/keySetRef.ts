@@ -10,9 +10,10 @@ export const KeySetRefSchema = z.object({
   tenant: z.string().min(1),
   sha256: z.string().min(1),
   /**
-   * 'search': the key set in the form a search uses — with the key-switching kernel, its
+   * 'search': the key-switching kernel's form of a search's part of the key set — its
    * Galois keys' kernel words only (`KernelGaloisKeys`), never SEAL's objects. Absent:
-   * SEAL's keys (evaluate programs). A cache keeps the two apart.
+   * SEAL's keys (a whole set for evaluate programs, a part for a search in SEAL). A
+   * cache keeps them apart (`searchKeySetOf`).
    */
   use: z.literal('search').optional(),
 })
@@ -62,7 +63,21 @@ export function keySetOf(ref: KeySetRef | LoadedKeySetRef): KeySetRef {
   return { tenant: ref.tenant, sha256: ref.sha256, ...(ref.use ? { use: ref.use } : {}) }
 }
 
-/** The key set a job of `type` uses: searches their own form, evaluate programs SEAL's. */
-export function jobKeySetOf(type: 'search' | 'evaluate', ref: KeySetRef): KeySetRef {
-  return { tenant: ref.tenant, sha256: ref.sha256, ...(type === 'search' ? { use: 'search' as const } : {}) }
+/**
+ * How a search holds a user's Galois keys: `kernel` — the key-switching kernel's u32 words
+ * of the search's elements (`KernelGaloisKeys`), no SEAL object; `seal` — SEAL's keys of
+ * those elements (`EvaluationKeys.load` with `onlyGaloisElements`), where the kernel does
+ * not apply. Reported by the warm worker (`SearchSummary.keyForm`).
+ */
+export const SearchKeyFormSchema = z.enum(['kernel', 'seal'])
+export type SearchKeyForm = z.infer<typeof SearchKeyFormSchema>
+
+/**
+ * The key set a search holds, as every cache names it: the part of its Galois elements
+ * (`keySetPartOf`), and `use: 'search'` for the kernel form — so the kernel form, SEAL's
+ * part and SEAL's whole set (evaluate programs, `keySetOf`) never share an entry.
+ */
+export function searchKeySetOf(ref: KeySetRef, galoisElements: readonly number[], form: SearchKeyForm): KeySetRef {
+  const part = keySetPartOf(keySetOf(ref), galoisElements)
+  return form === 'kernel' ? { ...part, use: 'search' } : part
 }

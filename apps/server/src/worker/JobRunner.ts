@@ -1,13 +1,5 @@
 import { threadId } from 'node:worker_threads'
-import {
-  type EvaluationKeys,
-  HeError,
-  loadSeal,
-  type Seal,
-  sealExceptionCount,
-  toHeError,
-  wasmHeapBytes,
-} from '@sealbox/he-core'
+import { HeError, loadSeal, type Seal, sealExceptionCount, toHeError, wasmHeapBytes } from '@sealbox/he-core'
 import type {
   JobResult,
   ProcessingProgress,

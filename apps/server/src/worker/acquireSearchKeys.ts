@@ -1,23 +1,22 @@
 import { EvaluationKeys, HeError, toHeError } from '@sealbox/he-core'
-import { isKernelGaloisKeyBytes, KernelGaloisKeys } from '@sealbox/he-core/search'
+import { KernelGaloisKeys } from '@sealbox/he-core/search'
 import type { CacheLease } from '../executor/KeyCache.ts'
-import { jobKeySetOf, keySetCacheKey } from '../executor/keySetRef.ts'
+import { keySetCacheKey, searchKeySetOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import type { JobContext, PhaseClock, WorkerKeys } from './PhaseClock.ts'
 import { readStoredKeySet } from './readStoredKeySet.ts'
 import type { SearchService } from './SearchService.ts'
 
 /**
- * A search's keys for a stored key set, in the form its index runs on. When the search
- * runs in the key-switching kernel that is `KernelGaloisKeys` — the kernel's u32 words
- * of the Galois elements the search uses, and no SEAL object — from the first tier that
- * has them: this worker's cache; the kernel form the scheduler sent from the node's
- * bytes cache (`keyBytes`: a view and one pass that checks each residue, no SEAL load,
- * no seed expansion, no 64→32-bit conversion); or the durable store, whose seeded upload
- * SEAL then loads (expanding the seeds), converted once and handed back for the node's
- * bytes cache (`clock.fullFormKeys`). A search in SEAL's evaluator keeps SEAL's keys, in
- * full form in the bytes cache, as evaluate programs do. Cached under the key set's
- * `search` use, apart from an evaluate program's SEAL keys of the same key set.
+ * A search's Galois keys for a stored key set when the search runs in the key-switching
+ * kernel: `KernelGaloisKeys` — the kernel's u32 words of the Galois elements the search
+ * uses, and no SEAL object — from the first tier that has them: this worker's cache; the
+ * kernel form the scheduler sent from the node's bytes cache (`keyBytes`: a view and one
+ * pass that checks each residue, no SEAL load, no seed expansion, no 64→32-bit
+ * conversion); or the durable store, whose upload SEAL then loads (only the search's
+ * elements, expanding their seeds), converted once and handed back for the node's bytes
+ * cache (`clock.fullFormKeys`). Cached as `searchKeySetOf(…, 'kernel')`, apart from
+ * SEAL's part of the set (a search in SEAL) and its whole set (evaluate programs).
  */
 export async function acquireSearchKeys(
   job: JobContext,
@@ -26,9 +25,11 @@ export async function acquireSearchKeys(
   clock: PhaseClock,
   keyBytes?: Uint8Array,
 ): Promise<CacheLease<WorkerKeys>> {
+  if (search.index.kernel !== 'keySwitch') {
+    throw new HeError('INTERNAL', `kernel-form keys asked of a search that runs in ${search.index.kernel}`)
+  }
   const ctx = search.ctx
-  const keySet = jobKeySetOf('search', ref)
-  const kernel = search.index.kernel === 'keySwitch'
+  const keySet = kernelKeySetOf(search, ref)
   const lease = await job.keys.acquire(keySetCacheKey({ ...keySet, fingerprint: ctx.fingerprint }), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
@@ -37,28 +38,24 @@ export async function acquireSearchKeys(
     clock.keyTier = 'store'
     const decoded = await readStoredKeySet(job, ctx, ref, clock)
     return clock.time('keydeserialize', () => {
-      const keys = EvaluationKeys.load(ctx, decoded, { countKernelWords: false })
-      if (!kernel) {
-        try {
-          clock.fullFormKeys = { keySet, bytes: keys.saveFullForm(ctx.seal, decoded) }
-        } catch (error) {
-          keys.dispose()
-          throw error
-        }
-        return { value: keys, bytes: keys.heapBytes }
-      }
-      try {
-        const words = kernelFormOf(search, keys)
-        clock.fullFormKeys = { keySet, bytes: words.toBytes() }
-        return { value: words, bytes: words.bytes }
-      } finally {
-        keys.dispose()
-      }
+      // Only the search's elements go through SEAL (MISSING_KEY naming any the set lacks).
+      using keys = EvaluationKeys.load(ctx, decoded, {
+        countKernelWords: false,
+        onlyGaloisElements: search.galoisElements,
+      })
+      const words = kernelFormOf(search, keys)
+      clock.fullFormKeys = { keySet, bytes: words.toBytes() }
+      return { value: words, bytes: words.bytes }
     })
   })
   if (lease.hit) clock.keyTier = 'worker'
   clock.keyCache = lease.hit ? 'hit' : 'miss'
   return lease
+}
+
+/** The identity of a key set's kernel form for `search`, in every cache. */
+export function kernelKeySetOf(search: SearchService, ref: { tenant: string; sha256: string }) {
+  return searchKeySetOf(ref, search.galoisElements, 'kernel')
 }
 
 /**
@@ -70,27 +67,21 @@ export function kernelFormOf(search: SearchService, keys: EvaluationKeys): Kerne
   return KernelGaloisKeys.fromSeal(search.ctx, keys, search.galoisElements)
 }
 
-/** Keys from the node's bytes cache: its own kernel form, or SEAL's full form for a search in SEAL. */
+/** The kernel form from the node's bytes cache: a view of the copy the message brought, checked. */
 function fromNodeBytes(search: SearchService, bytes: Uint8Array): { value: WorkerKeys; bytes: number } {
-  const kernel = search.index.kernel === 'keySwitch'
   try {
-    if (isKernelGaloisKeyBytes(bytes)) {
-      if (!kernel) throw new HeError('INTERNAL', 'kernel-form keys sent to a search that runs in SEAL')
-      const words = KernelGaloisKeys.fromBytes(search.ctx, bytes)
-      return { value: words, bytes: words.bytes }
+    const words = KernelGaloisKeys.fromBytes(search.ctx, bytes)
+    const wanted = [...search.galoisElements].sort((a, b) => a - b)
+    if (words.galoisElements.join(',') !== wanted.join(',')) {
+      throw new HeError(
+        'INTERNAL',
+        `kernel-form keys for elements ${words.galoisElements.join(', ')}, the search uses ${wanted.join(', ')}`,
+      )
     }
-    const keys = EvaluationKeys.load(search.ctx, bytes, { countKernelWords: false })
-    if (!kernel) return { value: keys, bytes: keys.heapBytes }
-    try {
-      const words = kernelFormOf(search, keys)
-      return { value: words, bytes: words.bytes }
-    } finally {
-      keys.dispose()
-    }
+    return { value: words, bytes: words.bytes }
   } catch (error) {
     // The node made these bytes: a fault in them is the server's, not the client's.
     const cause = toHeError(error)
-    if (cause.code === 'MISSING_KEY') throw cause
-    throw new HeError('INTERNAL', `the node's cached keys did not load: ${cause.message}`, { cause })
+    throw new HeError('INTERNAL', `the node's cached kernel-form keys did not load: ${cause.message}`, { cause })
   }
 }

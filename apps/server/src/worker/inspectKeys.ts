@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto'
 import { decodeEvaluationKeys, EvaluationKeys } from '@sealbox/he-core'
 import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
-import { jobKeySetOf } from '../executor/keySetRef.ts'
 import { keySetFactsOf } from '../store/keySetFactsOf.ts'
-import { kernelFormOf } from './acquireSearchKeys.ts'
+import { kernelFormOf, kernelKeySetOf } from './acquireSearchKeys.ts'
 import { checkKeySetStructure } from './checkKeySetStructure.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 import type { SearchService } from './SearchService.ts'
@@ -34,7 +33,7 @@ export async function inspectKeys(job: JobContext, request: InspectKeysJob, cloc
       // first search copies words into the kernel instead of loading SEAL keys again.
       using words = clock.time('deserialize', () => kernelFormOf(search, keys))
       clock.fullFormKeys = {
-        keySet: jobKeySetOf('search', { tenant: request.tenant, sha256 }),
+        keySet: kernelKeySetOf(search, { tenant: request.tenant, sha256 }),
         bytes: words.toBytes(),
       }
     }
