@@ -161,7 +161,8 @@ export async function benchFacts(settings: KeysBenchSettings, log: (line: string
   const probe = await ServerNode.start({
     name: 'keys-probe',
     env: {
-      ...serverEnv(settings, { store: 'file', scheduler: 'affinity' }, undefined, 1, tokensFile),
+      // Caches that hold the probe's key set: an upload too large for them is refused (422).
+      ...serverEnv(settings, { store: 'file', scheduler: 'affinity' }, undefined, 256 * 2 ** 20, tokensFile),
       KEY_BYTES_CACHE_BYTES: String(256 * 2 ** 20),
     },
   })
