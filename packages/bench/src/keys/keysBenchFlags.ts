@@ -30,6 +30,11 @@ export const KeysBenchFlagsSchema = z
       .enum(['on', 'off'], { error: 'bytes-tier is on or off' })
       .default('on')
       .meta({ value: 'on|off', description: "the node's full-form key bytes cache (off = workers read the store)" }),
+    'warm-sweep': z.enum(['on', 'off'], { error: 'warm-sweep is on or off' }).default('off').meta({
+      value: 'on|off',
+      description:
+        "before each population's rounds, one query from every user, least popular first (the steady state of a node that has served them)",
+    }),
     workers: numberFlag('workers', 1, 16).default(2).meta({ value: 'N', description: 'worker threads of the server' }),
     requests: numberFlag('requests', 1, 10_000_000)
       .optional()

@@ -13,6 +13,8 @@ export const KeysBenchSettingsSchema = z.object({
   schedulers: z.array(z.enum(['affinity', 'round-robin'])).min(1),
   /** Run the server with its node bytes cache (the middle key tier) or without (KEY_BYTES_CACHE_BYTES=0). */
   bytesTier: z.boolean(),
+  /** One query per user, least popular first, before a population's rounds (see keysScenario). */
+  warmSweep: z.boolean().default(false),
   workers: z.number().int().min(1).max(16),
   /** Measured requests per run (and per all-hot baseline). */
   requests: z.number().int().positive(),
@@ -60,6 +62,7 @@ export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
     stores: flags.stores,
     schedulers: flags.schedulers,
     bytesTier: flags['bytes-tier'] === 'on',
+    warmSweep: flags['warm-sweep'] === 'on',
     workers: flags.workers,
     requests: flags.requests ?? (quick ? 120 : 400),
     warmupRequests: flags.warmup ?? (quick ? 40 : 150),

@@ -270,6 +270,7 @@ export async function runScenario(
       const loadRuns: LoadResult[] = []
       const ratios: number[] = []
       const cpuRatios: number[] = []
+      if (settings.warmSweep) await sweepUsers(settings, server, config, users)
       const before = await scrapeMetrics(server)
       const keep = [0, Math.floor(users / 2), users - 1]
       for (let round = 0; round < settings.rounds; round++) {
@@ -356,5 +357,24 @@ export async function runScenario(
     }
   } finally {
     await node.stop()
+  }
+}
+
+/**
+ * One query from each of `users`, least popular first (`concurrency` at a time): a node
+ * that has served the population for a while, whose LRU tiers keep the most popular users
+ * — not the last uploads of a larger population, whose first touches would all read the
+ * store during a short run.
+ */
+async function sweepUsers(settings: KeysBenchSettings, server: SealboxClient, config: SearchConfig, users: number) {
+  const order = Array.from({ length: users }, (_, i) => users - 1 - i)
+  for (let start = 0; start < order.length; start += settings.concurrency) {
+    await Promise.all(
+      order.slice(start, start + settings.concurrency).map(async (user) => {
+        const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
+        if (!material) throw new Error(`no key material for user ${user}`)
+        await searchOnce(server, user, material.query)
+      }),
+    )
   }
 }
