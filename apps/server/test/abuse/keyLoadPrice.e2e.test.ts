@@ -1,7 +1,8 @@
-import { COST_UNIT_MS, exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
+import { exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
 import { parseServerTiming, SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import { PrivateSearchClient, type SearchConfig } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keyLoadUnits } from '../../src/executor/coldWorkCost.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, metricSum, metricsText } from './abuseHarness.ts'
 import {
   type AbuseNode,
@@ -41,8 +42,6 @@ const ROUNDS = 12
 const KERNEL_WORDS_PER_ELEMENT = 2 * 2 * 3 * 4096 * 4
 /** The issue's bound: the victim's median during the attack vs its idle median. */
 const VICTIM_MEDIAN_FACTOR = 10
-/** A cold search's price may be below its measured worker CPU by at most this factor (it was ~100× under). */
-const UNDERPRICE_FACTOR = 2
 
 interface Attacker {
   address: string
@@ -133,7 +132,7 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
     expect((listed.json.keySets as unknown[]).length).toBe(0)
   })
 
-  it("keeps only the search's Galois keys, as kernel words, and prices the cold load near its worker CPU", async () => {
+  it("keeps only the search's Galois keys, as kernel words, and prices a cold load by the kernel form's bytes", async () => {
     // Each upload left the kernel form of the search's two elements (of its 24) in the
     // node's bytes cache: their words and a header, no SEAL form.
     const needed = config.galoisSteps.length
@@ -148,11 +147,14 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
     expect(coldTiming.keyload).toBeUndefined()
     expect(coldTiming.keydeserialize).toBeGreaterThan(0)
     expect(parseServerTiming(String(warm.headers['server-timing'])).keydeserialize).toBeUndefined()
-    // Charged its load: more than the warm search, and not far under what it cost the worker.
+    // Charged its load, priced by what is loaded: the kernel form's bytes, not the stored set.
     const coldUnits = Number(cold.headers[SEALBOX_HEADERS.cost])
     const warmUnits = Number(warm.headers[SEALBOX_HEADERS.cost])
-    expect(coldUnits).toBeGreaterThan(warmUnits)
-    expect(coldUnits * COST_UNIT_MS * UNDERPRICE_FACTOR).toBeGreaterThanOrEqual(coldTiming.cpu ?? 0)
+    const kernelFormBytes = uploadsCached / attackers.length
+    // Charged units are whole: the difference is the load's price rounded either way.
+    const load = keyLoadUnits({ storedBytes: 0, fullFormBytes: kernelFormBytes })
+    expect(coldUnits - warmUnits).toBeGreaterThanOrEqual(Math.floor(load))
+    expect(coldUnits - warmUnits).toBeLessThanOrEqual(Math.ceil(load))
   })
 
   it('two tenants searching with 24-element key sets: another tenant keeps its median', async () => {
