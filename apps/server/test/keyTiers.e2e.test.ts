@@ -13,10 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 /*
  * The key tiers and the worker choice, on a real server with two worker threads whose
- * key caches hold one key set each: a key set's first search reads the store; the next
- * one runs where the keys are deserialized (affinity) or, with round-robin, on the
- * other worker from the node's full-form bytes; after eviction keys come back from the
- * bytes cache, never from the store again. Timing phases are checked by presence only.
+ * key caches hold one user's keys each. The search runs in the key-switching kernel, so
+ * a worker holds a user's Galois keys as the kernel's words only, and the node's bytes
+ * cache keeps that form: an upload converts the keys once, a key set's first search
+ * takes them from the bytes cache (no store read), the next one runs where the keys
+ * are held (affinity) or, with round-robin, on the other worker from the bytes cache.
+ * A bytes cache too small for every user sends an evicted user back to the store once,
+ * which refills it. Timing phases are checked by presence only.
  */
 
 const ROWS = 1200
@@ -26,9 +29,16 @@ const USERS = ['a', 'b', 'c', 'd'].map((name) => ({ tenant: name, token: `token-
 let config: SearchConfig
 const database = syntheticSearchDatabase({ rows: ROWS, dimension: DIM, seed: 1 })
 
-async function startNode(scheduling: 'affinity' | 'round-robin', executor = 'pool'): Promise<ServerNode> {
+/** One user's kernel-form keys (two Galois elements at n=4096): 384 KiB of words and a small header. */
+const KERNEL_KEYS_BYTES = 2 * 2 * 2 * 3 * 4096 * 4
+
+async function startNode(
+  scheduling: 'affinity' | 'round-robin',
+  executor = 'pool',
+  extra: Record<string, string> = {},
+): Promise<ServerNode> {
   return ServerNode.start({
-    name: `tiers-${scheduling}-${executor}`,
+    name: `tiers-${scheduling}-${executor}${Object.keys(extra).length > 0 ? '-small' : ''}`,
     env: {
       EXECUTOR: executor,
       MODE: 'production',
@@ -38,9 +48,9 @@ async function startNode(scheduling: 'affinity' | 'round-robin', executor = 'poo
       SYNTHETIC_DIM: String(DIM),
       SEARCH_BABY_STEPS: 'server',
       SCHEDULING: scheduling,
-      // One n=4096 key set with two Galois steps is ~0.75 MiB deserialized, plus ~0.375 MiB
-      // of u32 words for the key-switching kernel: one fits, two do not.
-      KEY_CACHE_BYTES: String(1536 * 1024),
+      // One user's kernel-form keys fit, two do not.
+      KEY_CACHE_BYTES: String(Math.round(1.5 * KERNEL_KEYS_BYTES)),
+      ...extra,
     },
   })
 }
@@ -85,6 +95,11 @@ async function tierCounts(node: ServerNode): Promise<Record<string, number>> {
   return counts
 }
 
+async function nodeKeyBytes(node: ServerNode): Promise<number> {
+  const text = await (await fetch(`${node.url}/metrics`)).text()
+  return Number(/^sealbox_key_bytes_cache_bytes (\d+)$/m.exec(text)?.[1])
+}
+
 let affinity: ServerNode
 let roundRobin: ServerNode
 let processes: ServerNode
@@ -92,7 +107,8 @@ let processes: ServerNode
 beforeAll(async () => {
   ;[affinity, roundRobin, processes] = await Promise.all([
     startNode('affinity'),
-    startNode('round-robin'),
+    // A bytes cache that holds one user's kernel form, not two.
+    startNode('round-robin', 'pool', { KEY_BYTES_CACHE_BYTES: String(Math.round(1.5 * KERNEL_KEYS_BYTES)) }),
     startNode('round-robin', 'process'),
   ])
   config = verifySearchConfig(await new SealboxClient({ baseUrl: affinity.url }).searchConfig())
@@ -103,16 +119,16 @@ afterAll(async () => {
 })
 
 describe('key tiers and worker choice', () => {
-  it('affinity: store once per key set, then the worker that holds it, then full-form bytes after eviction', async () => {
+  it('affinity: the kernel form made at upload serves every first search; then the worker that holds it', async () => {
     const [a, b, c, d] = (await users(affinity)) as [User, User, User, User]
     const first = await searchAs(a, 1)
-    expect(tierOf(first)).toBe('store')
+    expect(tierOf(first)).toBe('bytes')
     expect(first.keydeserialize).toBeGreaterThan(0)
     expect(first.transfer).toBeGreaterThanOrEqual(0)
     expect(tierOf(await searchAs(a, 2))).toBe('worker')
-    for (const [i, user] of [b, c, d].entries()) expect(tierOf(await searchAs(user, 10 + i))).toBe('store')
-    // Two one-key caches, four key sets: every later search finds its keys in a worker or
-    // in the node's bytes cache — never in the store again.
+    for (const [i, user] of [b, c, d].entries()) expect(tierOf(await searchAs(user, 10 + i))).toBe('bytes')
+    // Two one-user caches, four key sets: every later search finds its keys in a worker
+    // or in the node's bytes cache — never in the store.
     const later: string[] = []
     for (let round = 0; round < 2; round++) {
       for (const [i, user] of [a, b, c, d].entries()) later.push(tierOf(await searchAs(user, 100 + 10 * round + i)))
@@ -120,22 +136,27 @@ describe('key tiers and worker choice', () => {
     expect(later).not.toContain('store')
     expect(later).toContain('bytes')
     const counts = await tierCounts(affinity)
-    expect(counts.store).toBe(4)
-    expect((counts.bytes ?? 0) + (counts.worker ?? 0)).toBe(9)
+    expect(counts.store).toBeUndefined()
+    expect((counts.bytes ?? 0) + (counts.worker ?? 0)).toBe(13)
+    // The node keeps four users' kernel forms: their words and a header each, no SEAL form.
+    const held = await nodeKeyBytes(affinity)
+    expect(held).toBeGreaterThanOrEqual(4 * KERNEL_KEYS_BYTES)
+    expect(held).toBeLessThan(4 * (KERNEL_KEYS_BYTES + 1024))
   })
 
-  it('round-robin: the next search of the same key set runs on the other worker, from the bytes cache', async () => {
+  it('round-robin with a one-user bytes cache: an evicted user is read from the store once, then from bytes', async () => {
     const [a] = (await users(roundRobin)) as [User]
+    // The three later uploads evicted a's kernel form from the bytes cache.
     expect(tierOf(await searchAs(a, 1))).toBe('store')
     expect(tierOf(await searchAs(a, 2))).toBe('bytes')
     expect(tierOf(await searchAs(a, 3))).toBe('worker')
   })
 
-  it('child processes get the same tiers: store, then the bytes cache on the other process, then held', async () => {
+  it('child processes get the same tiers: bytes from the upload on each process, then held', async () => {
     const [a] = (await users(processes)) as [User]
-    expect(tierOf(await searchAs(a, 1))).toBe('store')
+    expect(tierOf(await searchAs(a, 1))).toBe('bytes')
     expect(tierOf(await searchAs(a, 2))).toBe('bytes')
     expect(tierOf(await searchAs(a, 3))).toBe('worker')
-    expect(await tierCounts(processes)).toEqual({ store: 1, bytes: 1, worker: 1 })
+    expect(await tierCounts(processes)).toEqual({ bytes: 2, worker: 1 })
   })
 })

@@ -39,6 +39,7 @@ export function parseGaloisKeyWords(
   const primes = shape.keyPrimes
   const L = primes.length - 1
   const keyWords = 2 * primes.length * n
+  const primeNumbers = primes.map(Number)
   const view = new DataView(saved.buffer, saved.byteOffset, saved.byteLength)
   const u64 = (at: number): number => {
     if (at + 8 > saved.byteLength) refuse(`truncated at byte ${at}`)
@@ -78,13 +79,17 @@ export function parseGaloisKeyWords(
       if (wordCount !== keyWords) refuse(`element ${element} component ${j} holds ${wordCount} words`)
       const data = members + CIPHERTEXT_MEMBERS + SEAL_HEADER + 8
       const pairs = new Uint32Array(saved.buffer.slice(saved.byteOffset + data, saved.byteOffset + data + keyWords * 8))
-      for (let w = 0; w < keyWords; w++) {
-        const prime = primes[Math.floor(w / n) % primes.length] as bigint
-        const lo = pairs[2 * w] as number
-        if (pairs[2 * w + 1] !== 0 || BigInt(lo) >= prime) {
-          refuse(`element ${element} component ${j} has a residue at or above its prime (word ${w})`)
+      // Per polynomial of n words, one prime; a Number compare is exact (a u32 against a
+      // prime's nearest double, which stays at or above 2^32 when the prime does).
+      for (let poly = 0; poly < keyWords / n; poly++) {
+        const prime = primeNumbers[poly % primes.length] as number
+        for (let w = poly * n; w < (poly + 1) * n; w++) {
+          const lo = pairs[2 * w] as number
+          if (pairs[2 * w + 1] !== 0 || lo >= prime) {
+            refuse(`element ${element} component ${j} has a residue at or above its prime (word ${w})`)
+          }
+          out[j * keyWords + w] = lo
         }
-        out[j * keyWords + w] = lo
       }
       at += recordBytes
     }

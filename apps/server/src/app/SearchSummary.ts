@@ -1,6 +1,7 @@
 import { ServedSearchDatabaseSchema } from '@sealbox/he-core/client'
 import { SearchClusteringSchema, SearchConfigSchema, SearchShardSchema } from '@sealbox/he-core/search'
 import { z } from 'zod'
+import { SearchKeyFormSchema } from '../executor/keySetRef.ts'
 
 /**
  * What a warm worker reports about the search it serves: the main thread checks
@@ -12,6 +13,8 @@ export const SearchSummarySchema = z.object({
   fingerprint: z.string(),
   /** Galois elements a query needs (empty: no evaluation keys at all). */
   galoisElements: z.array(z.number().int()),
+  /** How a search's workers and the node's bytes cache hold those Galois keys (the kernel's words or SEAL's). */
+  keyForm: SearchKeyFormSchema,
   /** Ciphertexts in one query. */
   queryCiphertexts: z.number().int(),
   /** he-core's full search config for clients (`GET /api/v1/search/config`). */

@@ -9,7 +9,7 @@ import {
   keyUploadSize,
 } from '@sealbox/he-core/envelope'
 import { compileSealModule } from '@sealbox/he-core/node'
-import { galoisKeyWordsBytes, searchCost } from '@sealbox/he-core/search'
+import { searchCost } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
@@ -36,6 +36,7 @@ import {
 import { KeyBytesCache } from './KeyBytesCache.ts'
 import { KeyPlacement } from './KeyPlacement.ts'
 import { ProcessExecutor } from './ProcessExecutor.ts'
+import { searchCacheBytes } from './searchCacheBytes.ts'
 import { mergeSearchParts, searchParts } from './splitSearch.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
@@ -484,14 +485,16 @@ export class ExecutorHub {
   }
 
   /**
-   * Refuses (LIMIT_EXCEEDED) keys for the search that could never stay cached: larger
-   * loaded than a worker's key cache (KEY_CACHE_BYTES) or than the node's bytes cache
-   * (KEY_BYTES_CACHE_BYTES), every search with them would load them all again from the
-   * store. A budget of 0 (the tier is off) refuses nothing.
+   * Refuses (LIMIT_EXCEEDED) keys for the search that could never stay cached: larger, in
+   * the form a cache holds them, than a worker's key cache (KEY_CACHE_BYTES) or the
+   * node's bytes cache (KEY_BYTES_CACHE_BYTES) — every request with them would load them
+   * all again from the store (`searchCacheBytes`). A budget of 0 (the tier is off)
+   * refuses nothing.
    */
   #refuseUncacheable(bytes: Uint8Array): void {
     const target = this.#loadTarget()
-    if (!target) return
+    const search = this.#warm?.search
+    if (!target || !search) return
     let size: KeyUploadSize
     try {
       size = keyUploadSize(bytes, { load: target, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
@@ -500,26 +503,20 @@ export class ExecutorHub {
       return
     }
     if (!size.loaded) return
+    const held = searchCacheBytes(search, size)
     const mib = (value: number) => Math.ceil(value / 2 ** 20).toLocaleString('en-US')
-    // A worker's cache counts the search kernel's u32 copy of each Galois key beside SEAL's (EvaluationKeys.heapBytes).
-    const kernelWords = size.galoisElements * galoisKeyWordsBytes(target.polyModulusDegree, target.keyPrimeCount)
     const caches = [
-      {
-        setting: 'KEY_CACHE_BYTES',
-        what: "a worker's key cache",
-        bytes: size.loadedBytes + kernelWords,
-        budget: this.#config.KEY_CACHE_BYTES,
-      },
+      { setting: 'KEY_CACHE_BYTES', what: "a worker's key cache", bytes: held, budget: this.#config.KEY_CACHE_BYTES },
       {
         setting: 'KEY_BYTES_CACHE_BYTES',
         what: "the node's key bytes cache",
-        bytes: size.loadedBytes,
+        bytes: held,
         budget: this.#config.KEY_BYTES_CACHE_BYTES,
       },
     ]
     for (const { setting, what, bytes, budget } of caches) {
       if (budget === 0 || bytes <= budget) continue
-      const needed = this.#warm?.search.galoisElements ?? []
+      const needed = search.galoisElements
       throw new HeError(
         'LIMIT_EXCEEDED',
         `this key set takes ${mib(bytes)} MiB in ${what} (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than it holds: ${mib(budget)} MiB (${setting}), so every request with it would load it all again; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,

@@ -4,7 +4,7 @@ import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
 import type { Executor, ExecutorEvents, ExecutorStatus, ReplacementReason } from './Executor.ts'
 import type { WarmInfo, WorkerJob, WorkerReply } from './jobMessages.ts'
 import { KeyPlacement } from './KeyPlacement.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf } from './keySetRef.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf, loadedKeySetRefOf } from './keySetRef.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** The inline executor's one worker, as its replies name it. */
@@ -85,7 +85,7 @@ export class InlineExecutor implements Executor {
         // Parameters that do not parse are refused in the job before any context is built.
       }
     }
-    // The keys the job loads: a search's part of the set (its Galois elements), or all of it.
+    // The keys the job loads: a search's part of the set (its Galois elements, in its form), or all of it.
     const keys = KeyPlacement.keysOf(job)
     if ((job.type === 'evaluate' || job.type === 'search') && job.keys && keys && !this.#holdsKeys(keys.keySet)) {
       units += keyLoadUnits({ storedBytes: job.keys.bytes, fullFormBytes: fullFormBytes(keys.keySet) })
@@ -95,8 +95,8 @@ export class InlineExecutor implements Executor {
 
   /** Whether this instance's key cache holds the key set (under any parameters' fingerprint). */
   #holdsKeys(ref: KeySetRef): boolean {
-    const prefix = `${keySetCacheKey(keySetOf(ref))}/`
-    return this.#runner?.keys.keys().some((key) => key.startsWith(prefix)) ?? false
+    const wanted = keySetCacheKey(keySetOf(ref))
+    return this.#runner?.keys.keys().some((key) => keySetCacheKey(keySetOf(loadedKeySetRefOf(key))) === wanted) ?? false
   }
 
   /** The event loop, when it may start a job: one worker, scheduled like a pool's. */

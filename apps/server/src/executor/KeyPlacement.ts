@@ -1,6 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { type KeySetRef, keySetCacheKey, keySetOf, keySetPartOf } from './keySetRef.ts'
+import { type KeySetRef, keySetCacheKey, keySetOf, searchKeySetOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
 export interface JobKeys {
@@ -27,9 +27,11 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    // A search loads only the Galois elements its queries use: that part is what workers hold.
-    const only = job.type === 'search' ? job.galoisElements : undefined
-    const keySet = only ? keySetPartOf(keySetOf(job.keys), only) : keySetOf(job.keys)
+    // A search loads only the Galois elements its queries use, in its form: that part is what workers hold.
+    const keySet =
+      job.type === 'search' && job.galoisElements
+        ? searchKeySetOf(job.keys, job.galoisElements, job.keyForm ?? 'seal')
+        : keySetOf(job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 
@@ -43,9 +45,15 @@ export class KeyPlacement {
     if (reply.fullFormKeys) this.#bytesCache?.set(reply.fullFormKeys.keySet, reply.fullFormKeys.bytes)
   }
 
-  /** The job to send to `worker`: with full-form key bytes when it does not hold the keys. */
+  /** The job to send to `worker`: with the key bytes of its use (`KeySetRef.use`) when it does not hold the keys. */
   withKeyBytes(job: WorkerJob, keys: JobKeys | undefined, worker: string | undefined): WorkerJob {
-    if (!worker || !keys || !this.#bytesCache || this.holds.get(worker)?.has(keys.keys)) return job
+    if (!worker || !keys || !this.#bytesCache) return job
+    // The mirror of a worker's cache is as old as its last reply: a job still running
+    // there may evict the keys before this one starts, and the worker would then read
+    // the store (tens of ms). A search's kernel form is small (0.38 MiB at the defaults,
+    // a copy of well under a millisecond), so it always goes along; SEAL's full form for
+    // evaluate programs (MiBs) only when the worker is not known to hold the keys.
+    if (keys.keySet.use !== 'search' && this.holds.get(worker)?.has(keys.keys)) return job
     if (job.type !== 'search' && job.type !== 'evaluate') return job
     const keyBytes = this.#bytesCache.get(keys.keySet)
     return keyBytes ? { ...job, keyBytes } : job

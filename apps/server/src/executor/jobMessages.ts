@@ -2,7 +2,7 @@ import { HE_ERROR_CODES, StepReportSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
-import { KeySetRefSchema, LoadedKeySetRefSchema } from './keySetRef.ts'
+import { KeySetRefSchema, LoadedKeySetRefSchema, SearchKeyFormSchema } from './keySetRef.ts'
 
 /*
  * Everything that crosses a thread or a socket between the HTTP layer and the code
@@ -20,10 +20,18 @@ export const SearchJobSchema = z.object({
   keys: KeyBlobRefSchema.optional(),
   /** The key-set id every query ciphertext must carry (from the stored record). */
   keySetId: z.string().optional(),
-  /** The keys in full form from the node's bytes cache, sent when the worker does not hold them. */
+  /**
+   * The keys from the node's bytes cache, sent when the worker does not hold them: the
+   * kernel form when the search runs in the key-switching kernel, else SEAL's full form.
+   */
   keyBytes: bytes.optional(),
   /** The only Galois elements to load of the key set (what a query uses); default all of it. */
   galoisElements: z.array(z.number().int().positive()).min(1).optional(),
+  /**
+   * How the search holds them (the warm worker's `SearchSummary.keyForm`): what the
+   * scheduler places and prices the keys by. The worker holds its own index's form.
+   */
+  keyForm: SearchKeyFormSchema.optional(),
   /** One envelope or bundle per query. */
   queries: z.array(bytes).min(1),
   /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */
@@ -51,6 +59,12 @@ export const EvaluateJobSchema = z.object({
 export const InspectKeysJobSchema = z.object({
   type: z.literal('inspectKeys'),
   bytes,
+  /**
+   * The uploading tenant: keys for the server's search are then converted once, here,
+   * into the form a search uses, for the node's bytes cache (a tenant's first search
+   * after an upload loads no SEAL object and expands no seed).
+   */
+  tenant: z.string().min(1).optional(),
 })
 
 /** Test-only faults (FAULT_INJECTION): prove that failures are contained. */
@@ -168,7 +182,7 @@ export const WorkerReplySchema = z.object({
   keyCache: z.enum(['hit', 'miss', 'none']),
   /** Which tier served the keys (absent when the job used none). */
   keyTier: z.enum(KEY_TIERS).optional(),
-  /** Keys read from the store, re-saved in full form for the node's bytes cache. */
+  /** Keys read from the store (or just uploaded), in the form the node's bytes cache keeps for their use. */
   fullFormKeys: z.object({ keySet: KeySetRefSchema, bytes }).optional(),
   /** Every key set the worker's cache holds deserialized, sent when they changed. */
   cachedKeys: z.array(LoadedKeySetRefSchema).optional(),

@@ -6,7 +6,17 @@ import { z } from 'zod'
  * ref (its old entries age out of every cache), and two tenants never share one. What
  * the node's bytes cache and the scheduler's affinity are keyed on.
  */
-export const KeySetRefSchema = z.object({ tenant: z.string().min(1), sha256: z.string().min(1) })
+export const KeySetRefSchema = z.object({
+  tenant: z.string().min(1),
+  sha256: z.string().min(1),
+  /**
+   * 'search': the key-switching kernel's form of a search's part of the key set — its
+   * Galois keys' kernel words only (`KernelGaloisKeys`), never SEAL's objects. Absent:
+   * SEAL's keys (a whole set for evaluate programs, a part for a search in SEAL). A
+   * cache keeps them apart (`searchKeySetOf`).
+   */
+  use: z.literal('search').optional(),
+})
 export type KeySetRef = z.infer<typeof KeySetRefSchema>
 
 /** A key set deserialized under one params fingerprint: one entry of a worker's key cache. */
@@ -19,20 +29,22 @@ const SEPARATOR = '/'
 
 /**
  * The string a cache is keyed on: `tenant/sha256` for a key set, `tenant/sha256/fingerprint`
- * for a loaded one. Only `loadedKeySetRefOf` turns a key back into a ref.
+ * for a loaded one, each followed by `/search` for the search's form. Only
+ * `loadedKeySetRefOf` turns a key back into a ref.
  */
 export function keySetCacheKey(ref: KeySetRef | LoadedKeySetRef): string {
   const parts = [ref.tenant, ref.sha256]
   if ('fingerprint' in ref) parts.push(ref.fingerprint)
+  if (ref.use) parts.push(ref.use)
   return parts.join(SEPARATOR)
 }
 
 /** The loaded key set a worker cache key names (the inverse of `keySetCacheKey`). */
 export function loadedKeySetRefOf(key: string): LoadedKeySetRef {
-  const [tenant, sha256, fingerprint, ...rest] = key.split(SEPARATOR)
-  const parsed = LoadedKeySetRefSchema.safeParse({ tenant, sha256, fingerprint })
+  const [tenant, sha256, fingerprint, use, ...rest] = key.split(SEPARATOR)
+  const parsed = LoadedKeySetRefSchema.safeParse({ tenant, sha256, fingerprint, use })
   if (!parsed.success || rest.length > 0) {
-    throw new HeError('INTERNAL', `"${key}" is not a worker key-cache key (tenant/sha256/fingerprint)`)
+    throw new HeError('INTERNAL', `"${key}" is not a worker key-cache key (tenant/sha256/fingerprint[/search])`)
   }
   return parsed.data
 }
@@ -46,7 +58,26 @@ export function keySetPartOf(ref: KeySetRef, galoisElements: readonly number[]):
   return { tenant: ref.tenant, sha256: `${ref.sha256}+${[...galoisElements].sort((a, b) => a - b).join('.')}` }
 }
 
-/** The key set of a ref, without its fingerprint (placement is per key-set version). */
+/** The key set of a ref, without its fingerprint (placement is per key-set version and use). */
 export function keySetOf(ref: KeySetRef | LoadedKeySetRef): KeySetRef {
-  return { tenant: ref.tenant, sha256: ref.sha256 }
+  return { tenant: ref.tenant, sha256: ref.sha256, ...(ref.use ? { use: ref.use } : {}) }
+}
+
+/**
+ * How a search holds a user's Galois keys: `kernel` — the key-switching kernel's u32 words
+ * of the search's elements (`KernelGaloisKeys`), no SEAL object; `seal` — SEAL's keys of
+ * those elements (`EvaluationKeys.load` with `onlyGaloisElements`), where the kernel does
+ * not apply. Reported by the warm worker (`SearchSummary.keyForm`).
+ */
+export const SearchKeyFormSchema = z.enum(['kernel', 'seal'])
+export type SearchKeyForm = z.infer<typeof SearchKeyFormSchema>
+
+/**
+ * The key set a search holds, as every cache names it: the part of its Galois elements
+ * (`keySetPartOf`), and `use: 'search'` for the kernel form — so the kernel form, SEAL's
+ * part and SEAL's whole set (evaluate programs, `keySetOf`) never share an entry.
+ */
+export function searchKeySetOf(ref: KeySetRef, galoisElements: readonly number[], form: SearchKeyForm): KeySetRef {
+  const part = keySetPartOf(keySetOf(ref), galoisElements)
+  return form === 'kernel' ? { ...part, use: 'search' } : part
 }

@@ -46,7 +46,7 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
       }
       const done = await hub.submit(
         tenant.id,
-        { type: 'inspectKeys', bytes },
+        { type: 'inspectKeys', bytes, tenant: tenant.id },
         { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), client: jobClient(request) },
       )
       const { facts, sha256 } = jobResult(request, done)

@@ -81,7 +81,9 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
           type: 'search',
           queries,
           ...keys,
-          ...(keys && search.galoisElements.length > 0 ? { galoisElements: [...search.galoisElements] } : {}),
+          ...(keys && search.galoisElements.length > 0
+            ? { galoisElements: [...search.galoisElements], keyForm: search.keyForm }
+            : {}),
         },
         {
           timeoutMs: requestTimeLeft(request),

@@ -1,13 +1,5 @@
 import { threadId } from 'node:worker_threads'
-import {
-  type EvaluationKeys,
-  HeError,
-  loadSeal,
-  type Seal,
-  sealExceptionCount,
-  toHeError,
-  wasmHeapBytes,
-} from '@sealbox/he-core'
+import { HeError, loadSeal, type Seal, sealExceptionCount, toHeError, wasmHeapBytes } from '@sealbox/he-core'
 import type {
   JobResult,
   ProcessingProgress,
@@ -22,7 +14,7 @@ import type { WorkerSetup } from '../executor/WorkerSetup.ts'
 import type { KeyBlobReader } from '../store/KeyStore.ts'
 import { openKeyBlobReader } from '../store/openKeyStore.ts'
 import { inspectKeys } from './inspectKeys.ts'
-import { type JobContext, type PhaseClock, startPhaseClock } from './PhaseClock.ts'
+import { type JobContext, type PhaseClock, startPhaseClock, type WorkerKeys } from './PhaseClock.ts'
 import { runEvaluate } from './runEvaluate.ts'
 import { runFault } from './runFault.ts'
 import { runSearch } from './runSearch.ts'
@@ -67,7 +59,7 @@ export class JobRunner implements JobContext {
   readonly setup: WorkerSetup
   readonly seal: Seal
   readonly search: SearchService
-  readonly keys: KeyCache<EvaluationKeys>
+  readonly keys: KeyCache<WorkerKeys>
   readonly reader: KeyBlobReader
   readonly workerId: string
   readonly isolated: boolean

@@ -1,5 +1,6 @@
 import type { EvaluationKeys, Seal } from '@sealbox/he-core'
 import type { TimingPhase } from '@sealbox/he-core/client'
+import type { KernelGaloisKeys } from '@sealbox/he-core/search'
 import type { KeyCache } from '../executor/KeyCache.ts'
 import type { KeySetRef } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
@@ -56,12 +57,16 @@ export function startPhaseClock(): PhaseClock {
   }
 }
 
+/** What a worker's key cache holds: SEAL's keys, or a search's kernel-form Galois keys. */
+export type WorkerKeys = EvaluationKeys | KernelGaloisKeys
+
 /** What job handlers use of their runner. */
 export interface JobContext {
   readonly setup: WorkerSetup
   readonly seal: Seal
   readonly search: SearchService
-  readonly keys: KeyCache<EvaluationKeys>
+  /** Evaluate programs' SEAL keys and searches' keys (`acquireSearchKeys`): one budget. */
+  readonly keys: KeyCache<WorkerKeys>
   readonly reader: KeyBlobReader
   readonly isolated: boolean
 }

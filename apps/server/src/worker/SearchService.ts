@@ -126,6 +126,7 @@ export class SearchService {
       configId: config.configId,
       fingerprint: ctx.fingerprint,
       galoisElements: [...this.galoisElements],
+      keyForm: index.kernel === 'keySwitch' ? 'kernel' : 'seal',
       queryCiphertexts: config.queryCiphertexts,
       config,
       database: {

@@ -1,24 +1,21 @@
-import { createHash } from 'node:crypto'
-import {
-  type DecodedEvaluationKeys,
-  decodeEvaluationKeys,
-  EvaluationKeys,
-  type HeContext,
-  HeError,
-  toHeError,
-} from '@sealbox/he-core'
+import { EvaluationKeys, type HeContext, HeError } from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
 import { keySetCacheKey, keySetOf, keySetPartOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
+import { readStoredKeySet } from './readStoredKeySet.ts'
+
+/** Evaluate programs run in SEAL's evaluator: their keys never hold kernel words. */
+const SEAL_ONLY = { countKernelWords: false }
 
 /**
- * The deserialized keys of a stored key set under `ctx`, from the first tier that has
- * them: this worker's cache; the full-form bytes the scheduler sent from the node's
- * bytes cache (`keyBytes`); or the durable store, whose seeded upload is then re-saved
- * in full form for the node's bytes cache (`clock.fullFormKeys`). Booked as keyload
- * (store fetch) and keydeserialize. The cache key is the key set (tenant and content
- * hash: a replaced key set is a new entry, two tenants never share one) and the fingerprint.
+ * The deserialized keys of a stored key set under `ctx` (an evaluate program's: SEAL's
+ * objects), from the first tier that has them: this worker's cache; the full-form bytes
+ * the scheduler sent from the node's bytes cache (`keyBytes`); or the durable store,
+ * whose seeded upload is then re-saved in full form for the node's bytes cache
+ * (`clock.fullFormKeys`). Booked as keyload (store fetch) and keydeserialize. The cache
+ * key is the key set (tenant and content hash: a replaced key set is a new entry, two
+ * tenants never share one) and the fingerprint. Searches take `acquireSearchKeys`.
  */
 export async function acquireKeys(
   job: JobContext,
@@ -36,26 +33,15 @@ export async function acquireKeys(
     if (keyBytes) {
       clock.keyTier = 'bytes'
       const keys = clock.time('keydeserialize', () =>
-        EvaluationKeys.load(ctx, keyBytes, onlyGaloisElements ? { onlyGaloisElements } : {}),
+        EvaluationKeys.load(ctx, keyBytes, onlyGaloisElements ? { ...SEAL_ONLY, onlyGaloisElements } : SEAL_ONLY),
       )
       return { value: keys, bytes: keys.heapBytes }
     }
     clock.keyTier = 'store'
-    const bytes = await clock.timeAsync('keyload', () => job.reader.read(ref))
-    // The store's bytes were checked on upload: if they no longer match their digest, the
-    // damage is the server's, not the client's (never "re-export the object").
-    const digest = createHash('sha256').update(bytes).digest('hex')
-    if (digest !== ref.sha256) {
-      throw damagedKeySet(ref, `its bytes hash to ${digest}, the record says ${ref.sha256}`)
-    }
+    const decoded = await readStoredKeySet(job, ctx, ref, clock)
     return clock.time('keydeserialize', () => {
-      let decoded: DecodedEvaluationKeys
-      try {
-        decoded = decodeEvaluationKeys(bytes, { fingerprint: ctx.fingerprint })
-      } catch (error) {
-        throw damagedKeySet(ref, toHeError(error).message, error)
-      }
-      const keys = EvaluationKeys.load(ctx, decoded, onlyGaloisElements ? { onlyGaloisElements } : {})
+      const only = onlyGaloisElements ? { ...SEAL_ONLY, onlyGaloisElements } : SEAL_ONLY
+      const keys = EvaluationKeys.load(ctx, decoded, only)
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
         clock.fullFormKeys = { keySet, bytes: keys.saveFullForm(ctx.seal, decoded) }
@@ -68,16 +54,11 @@ export async function acquireKeys(
   })
   if (lease.hit) clock.keyTier = 'worker'
   clock.keyCache = lease.hit ? 'hit' : 'miss'
-  return lease
-}
-
-/**
- * A stored key set that cannot be read back: INTERNAL (the client gets a request id; the
- * details, with the tenant and key set, go to the server log).
- */
-function damagedKeySet(ref: KeyBlobRef, why: string, cause?: unknown): HeError {
-  return new HeError('INTERNAL', `stored key set "${ref.id}" of tenant "${ref.tenant}" is damaged: ${why}`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: { tenant: ref.tenant, keySet: ref.id },
-  })
+  const { value } = lease
+  if (!(value instanceof EvaluationKeys)) {
+    // Searches cache their own form under their own key (`use`): this would be a server bug.
+    lease.release()
+    throw new HeError('INTERNAL', 'a worker key-cache entry for SEAL keys holds another form')
+  }
+  return { ...lease, value }
 }

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto'
 import { decodeEvaluationKeys, EvaluationKeys } from '@sealbox/he-core'
 import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
 import { keySetFactsOf } from '../store/keySetFactsOf.ts'
+import { kernelFormOf, kernelKeySetOf } from './acquireSearchKeys.ts'
 import { checkKeySetStructure } from './checkKeySetStructure.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
+import type { SearchService } from './SearchService.ts'
 
 /**
  * Checks an upload before it is stored. Keys for the server's search parameters are
@@ -11,7 +13,9 @@ import type { JobContext, PhaseClock } from './PhaseClock.ts'
  * later search). Keys for other parameters cannot be loaded here (only their
  * fingerprint is known): their structure is verified in full, without SEAL
  * (`checkKeySetStructure`), and SEAL loads them under their own context when a
- * program first uses them.
+ * program first uses them. With the uploading tenant named, keys that hold every Galois
+ * element the search rotates by are also converted into the search's kernel form for
+ * the node's bytes cache (`clock.fullFormKeys`): seeds are expanded once per node.
  */
 export async function inspectKeys(job: JobContext, request: InspectKeysJob, clock: PhaseClock): Promise<JobResult> {
   const decoded = clock.time('deserialize', () => decodeEvaluationKeys(request.bytes))
@@ -24,6 +28,15 @@ export async function inspectKeys(job: JobContext, request: InspectKeysJob, cloc
   }
   const keys = clock.time('deserialize', () => EvaluationKeys.load(search.ctx, decoded))
   try {
+    if (request.tenant !== undefined && search.index.kernel === 'keySwitch' && hasSearchElements(search, keys)) {
+      // The seeds are expanded here anyway: keep the search's form, so the tenant's
+      // first search copies words into the kernel instead of loading SEAL keys again.
+      using words = clock.time('deserialize', () => kernelFormOf(search, keys))
+      clock.fullFormKeys = {
+        keySet: kernelKeySetOf(search, { tenant: request.tenant, sha256 }),
+        bytes: words.toBytes(),
+      }
+    }
     return {
       type: 'keysInspected',
       sha256,
@@ -35,4 +48,8 @@ export async function inspectKeys(job: JobContext, request: InspectKeysJob, cloc
   } finally {
     keys.dispose()
   }
+}
+
+function hasSearchElements(search: SearchService, keys: EvaluationKeys): boolean {
+  return search.galoisElements.length > 0 && search.galoisElements.every((e) => keys.galoisElements.includes(e))
 }

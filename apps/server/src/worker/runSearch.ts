@@ -1,7 +1,10 @@
 import { HeError } from '@sealbox/he-core'
 import type { JobResult, SearchJob } from '../executor/jobMessages.ts'
+import type { CacheLease } from '../executor/KeyCache.ts'
+import type { KeyBlobRef } from '../store/KeyStore.ts'
 import { acquireKeys } from './acquireKeys.ts'
-import type { JobContext, PhaseClock } from './PhaseClock.ts'
+import { acquireSearchKeys } from './acquireSearchKeys.ts'
+import type { JobContext, PhaseClock, WorkerKeys } from './PhaseClock.ts'
 
 /**
  * Evaluates every query of a search job against the worker's processed database,
@@ -15,9 +18,7 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
   if (search.galoisElements.length > 0 && !request.keys) {
     throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
   }
-  const lease = request.keys
-    ? await acquireKeys(job, search.ctx, request.keys, clock, request.keyBytes, request.galoisElements)
-    : undefined
+  const lease = request.keys ? await searchKeys(job, request, request.keys, clock) : undefined
   try {
     const responses: Uint8Array[] = []
     const queryMs: number[] = []
@@ -33,4 +34,20 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
   } finally {
     lease?.release()
   }
+}
+
+/**
+ * The search's Galois keys in the form its index runs on: the key-switching kernel's
+ * words of the search's elements (`acquireSearchKeys`), or — where the kernel does not
+ * apply — SEAL's keys of the elements the queries use (`acquireKeys`, the whole set when
+ * the job names none).
+ */
+function searchKeys(
+  job: JobContext,
+  request: SearchJob,
+  keys: KeyBlobRef,
+  clock: PhaseClock,
+): Promise<CacheLease<WorkerKeys>> {
+  if (job.search.index.kernel === 'keySwitch') return acquireSearchKeys(job, job.search, keys, clock, request.keyBytes)
+  return acquireKeys(job, job.search.ctx, keys, clock, request.keyBytes, request.galoisElements)
 }

@@ -1,8 +1,8 @@
-import { COST_UNIT_MS, exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
+import { exportGaloisKeys, getHeContext, type HeContext, KeySet } from '@sealbox/he-core'
 import { parseServerTiming, SEALBOX_HEADERS } from '@sealbox/he-core/client'
 import { PrivateSearchClient, type SearchConfig } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySwitchingKeyBytes } from '../../src/app/programAdmission.ts'
+import { keyLoadUnits } from '../../src/executor/coldWorkCost.ts'
 import { duringAttack, expectHealthy, type HealthStats, idleHealth, metricSum, metricsText } from './abuseHarness.ts'
 import {
   type AbuseNode,
@@ -19,9 +19,10 @@ import {
  * Issue 33 H1: a key set of many Galois elements, too big for the key caches, made every
  * search reload all of it — 1.5–2 s of work priced as a cached search (56.5 units, ~12 ms).
  * Now a search loads only the Galois elements its queries use (and the caches hold just
- * those), a search whose keys no worker holds is charged their load from the stored
- * record's size (`x-sealbox-cost`), and a key set that cannot fit the caches is refused at
- * upload with a 422 naming the setting. Scaled down: 24-element sets under caches that
+ * those: with the key-switching kernel, as the kernel's words, made once at upload —
+ * issue 31), a search whose keys no worker holds is charged their load by the size of
+ * what is loaded (`x-sealbox-cost`), and a key set that cannot fit the caches is refused
+ * at upload with a 422 naming the setting. Scaled down: 24-element sets under caches that
  * hold one whole set, not two, and a 40-element set above them.
  */
 
@@ -37,10 +38,10 @@ const KEY_CACHE_BYTES = 20 * MiB
 const KEY_BYTES_CACHE_BYTES = 12 * MiB
 /** Rounds of the two attackers' alternating searches. */
 const ROUNDS = 12
+/** The search's kernel-form words per Galois element at n = 4096, 3 key-level primes (u32). */
+const KERNEL_WORDS_PER_ELEMENT = 2 * 2 * 3 * 4096 * 4
 /** The issue's bound: the victim's median during the attack vs its idle median. */
 const VICTIM_MEDIAN_FACTOR = 10
-/** A cold search's price may be below its measured worker CPU by at most this factor (it was ~100× under). */
-const UNDERPRICE_FACTOR = 2
 
 interface Attacker {
   address: string
@@ -56,6 +57,8 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
   let config: SearchConfig
   let idle: HealthStats
   let baseline: VictimStats
+  /** What the node's bytes cache grew by with the two attackers' uploads. */
+  let uploadsCached: number
   const attackers: Attacker[] = []
 
   function put(address: string, token: string, id: string, body: Uint8Array): Promise<RawAnswer> {
@@ -88,6 +91,7 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
     const { database: _database, fingerprint: _fingerprint, ...served } = await server.client.searchConfig()
     config = served
     ctx = await getHeContext(config.params)
+    const cachedBefore = await bytesCacheBytes()
     for (const address of ['127.0.0.61', '127.0.0.62']) {
       const token = await sessionFrom(server.url, address)
       // Real keys: the search's steps and more, all from one secret key.
@@ -97,6 +101,7 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
       expect(upload.status).toBe(201)
       attackers.push({ address, token, keySet, client, query: client.encryptQuery([1, 2, 3, 4, 5, 6]) })
     }
+    uploadsCached = (await bytesCacheBytes()) - cachedBefore
     baseline = await victimBaseline(server.victim, 7)
     idle = await idleHealth(server.url)
   }, 240_000)
@@ -127,25 +132,29 @@ describe('a search loads only the Galois keys it uses, priced when cold; an unca
     expect((listed.json.keySets as unknown[]).length).toBe(0)
   })
 
-  it("loads only the search's Galois keys, and prices the cold load near its worker CPU", async () => {
+  it("keeps only the search's Galois keys, as kernel words, and prices a cold load by the kernel form's bytes", async () => {
+    // Each upload left the kernel form of the search's two elements (of its 24) in the
+    // node's bytes cache: their words and a header, no SEAL form.
+    const needed = config.galoisSteps.length
+    expect(uploadsCached).toBeGreaterThanOrEqual(attackers.length * needed * KERNEL_WORDS_PER_ELEMENT)
+    expect(uploadsCached).toBeLessThan(attackers.length * (needed * KERNEL_WORDS_PER_ELEMENT + 4096))
     const attacker = attackers[0] as Attacker
-    const cachedBefore = await bytesCacheBytes()
     const cold = await search(attacker)
     const warm = await search(attacker)
     expect([cold.status, warm.status]).toEqual([200, 200])
+    // The first search copied the kernel form from the node's bytes cache: no store read.
     const coldTiming = parseServerTiming(String(cold.headers['server-timing']))
-    expect(coldTiming.keyload).toBeGreaterThan(0)
+    expect(coldTiming.keyload).toBeUndefined()
+    expect(coldTiming.keydeserialize).toBeGreaterThan(0)
     expect(parseServerTiming(String(warm.headers['server-timing'])).keydeserialize).toBeUndefined()
-    // The node's bytes cache took the search's elements only: two of the set's 24.
-    const needed = config.galoisSteps.length
-    const grown = (await bytesCacheBytes()) - cachedBefore
-    expect(grown).toBeGreaterThan(0)
-    expect(grown).toBeLessThan(keySwitchingKeyBytes(config.params, needed + 1))
-    // Charged its load: more than the warm search, and not far under what it cost the worker.
+    // Charged its load, priced by what is loaded: the kernel form's bytes, not the stored set.
     const coldUnits = Number(cold.headers[SEALBOX_HEADERS.cost])
     const warmUnits = Number(warm.headers[SEALBOX_HEADERS.cost])
-    expect(coldUnits).toBeGreaterThan(warmUnits)
-    expect(coldUnits * COST_UNIT_MS * UNDERPRICE_FACTOR).toBeGreaterThanOrEqual(coldTiming.cpu ?? 0)
+    const kernelFormBytes = uploadsCached / attackers.length
+    // Charged units are whole: the difference is the load's price rounded either way.
+    const load = keyLoadUnits({ storedBytes: 0, fullFormBytes: kernelFormBytes })
+    expect(coldUnits - warmUnits).toBeGreaterThanOrEqual(Math.floor(load))
+    expect(coldUnits - warmUnits).toBeLessThanOrEqual(Math.ceil(load))
   })
 
   it('two tenants searching with 24-element key sets: another tenant keeps its median', async () => {

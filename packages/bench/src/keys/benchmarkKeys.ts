@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   } finally {
     await postgres?.stop()
   }
-  const { config, ...sizes } = facts
+  const { config, tokensFile: _tokensFile, ...sizes } = facts
   const report: KeysBenchReport = {
     generatedAt: new Date().toISOString(),
     machine: machineInfo(),

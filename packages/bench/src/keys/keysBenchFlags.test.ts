@@ -12,14 +12,26 @@ describe('benchmark:keys flags', () => {
       users: [10, 100, 1000],
       stores: ['file', 'postgres'],
       bytesTier: true,
+      warmSweep: false,
       workers: 2,
       requests: 400,
       zipfS: 1,
     })
-    const quick = keysBenchCommand(['--', '--quick', '--users=5,50', '--bytes-tier', 'off', '--zipf', '0.8'])
+    const quick = keysBenchCommand([
+      '--',
+      '--quick',
+      '--users=5,50',
+      '--bytes-tier',
+      'off',
+      '--zipf',
+      '0.8',
+      '--warm-sweep',
+      'on',
+    ])
     expect(quick.kind === 'run' && quick.settings).toMatchObject({
       users: [5, 50],
       bytesTier: false,
+      warmSweep: true,
       requests: 120,
       coldSamples: 3,
       zipfS: 0.8,
@@ -37,6 +49,7 @@ describe('benchmark:keys flags', () => {
     [['--users', '10,many'], /--users: users must be a number/],
     [['--stores', 'redis'], /--stores: stores are file, postgres/],
     [['--bytes-tier', 'maybe'], /--bytes-tier: bytes-tier is on or off/],
+    [['--warm-sweep', 'yes'], /--warm-sweep: warm-sweep is on or off/],
     [['--nope'], /unknown flag --nope/],
     [['--render'], /--render needs a value/],
   ])('rejects %j naming the flag', (argv, message) => {

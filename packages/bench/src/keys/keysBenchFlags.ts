@@ -30,6 +30,11 @@ export const KeysBenchFlagsSchema = z
       .enum(['on', 'off'], { error: 'bytes-tier is on or off' })
       .default('on')
       .meta({ value: 'on|off', description: "the node's full-form key bytes cache (off = workers read the store)" }),
+    'warm-sweep': z.enum(['on', 'off'], { error: 'warm-sweep is on or off' }).default('off').meta({
+      value: 'on|off',
+      description:
+        "before each population's rounds, one query from every user, least popular first (the steady state of a node that has served them)",
+    }),
     workers: numberFlag('workers', 1, 16).default(2).meta({ value: 'N', description: 'worker threads of the server' }),
     requests: numberFlag('requests', 1, 10_000_000)
       .optional()
@@ -58,6 +63,10 @@ export const KeysBenchFlagsSchema = z
     cold: numberFlag('cold', 0, 100_000)
       .optional()
       .meta({ value: 'N', description: 'upload → first query samples (default 8; --quick 3)' }),
+    'distinct-keys': numberFlag('distinct-keys', 1, 1_000_000).default(1000).meta({
+      value: 'N',
+      description: 'key sets generated; user i uploads set i mod N under its own tenant (synthetic large populations)',
+    }),
     rows: numberFlag('rows', 1, 10_000_000)
       .default(10_000)
       .meta({ value: 'V', description: "the server's database rows" }),

@@ -13,6 +13,8 @@ export const KeysBenchSettingsSchema = z.object({
   schedulers: z.array(z.enum(['affinity', 'round-robin'])).min(1),
   /** Run the server with its node bytes cache (the middle key tier) or without (KEY_BYTES_CACHE_BYTES=0). */
   bytesTier: z.boolean(),
+  /** One query per user, least popular first, before a population's rounds (see keysScenario). */
+  warmSweep: z.boolean().default(false),
   workers: z.number().int().min(1).max(16),
   /** Measured requests per run (and per all-hot baseline). */
   requests: z.number().int().positive(),
@@ -29,6 +31,8 @@ export const KeysBenchSettingsSchema = z.object({
   /** The key cache budget is sized so that `pressureUsers` users' keys are `pressure` × all workers' caches. */
   pressureUsers: z.number().int().positive(),
   pressure: z.number().positive(),
+  /** Distinct key sets generated; larger populations re-label them per tenant. */
+  distinctKeys: z.number().int().positive(),
   /** Upload → first-query samples (fresh users). */
   coldSamples: z.number().int().nonnegative(),
   rows: z.number().int().positive(),
@@ -58,6 +62,7 @@ export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
     stores: flags.stores,
     schedulers: flags.schedulers,
     bytesTier: flags['bytes-tier'] === 'on',
+    warmSweep: flags['warm-sweep'] === 'on',
     workers: flags.workers,
     requests: flags.requests ?? (quick ? 120 : 400),
     warmupRequests: flags.warmup ?? (quick ? 40 : 150),
@@ -68,6 +73,7 @@ export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
     pressureUsers: flags['pressure-users'],
     pressure: flags.pressure,
     coldSamples: flags.cold ?? (quick ? 3 : 8),
+    distinctKeys: flags['distinct-keys'],
     rows: flags.rows,
     dimension: flags.dimension,
     outDir: flags.out ?? join(BENCH_DIR, 'results', 'keys'),

@@ -16,11 +16,11 @@ import { scrapeMetrics, sumMetric } from './scrapeMetrics.ts'
 import { type LoadSummary, summarizeLoad } from './summarizeLoad.ts'
 import {
   benchTenant,
-  benchTokens,
   ensureUserKeyMaterial,
   readUserKeyMaterial,
   userQueryVector,
   userSearchClient,
+  writeBenchTokensFile,
 } from './userKeyMaterial.ts'
 
 /** Which key store and scheduling one server run uses. */
@@ -73,9 +73,17 @@ export interface ScenarioResult extends ScenarioSpec {
 export interface BenchFacts {
   config: SearchConfig
   uploadBytes: number
-  /** The server's estimate of one user's deserialized keys (its cache budget unit). */
+  /**
+   * What one user's keys take in the server's caches: measured on a probe server (its
+   * node bytes cache after one upload, the kernel form when the search runs in the
+   * key-switching kernel), else SEAL's deserialized size.
+   */
   keyHeapBytes: number
+  /** Where `keyHeapBytes` comes from. */
+  keyBytesSource: 'server' | 'seal-estimate'
   keyCacheBytes: number
+  /** The production tenants' TOKENS_FILE (one line per user). */
+  tokensFile: string
 }
 
 const KEY_SET = 'main'
@@ -90,11 +98,16 @@ function mergeLoadResults(runs: readonly LoadResult[]): LoadResult {
   }
 }
 
-function serverEnv(settings: KeysBenchSettings, spec: ScenarioSpec, keyStore: string | undefined, cacheBytes: number) {
-  const users = Math.max(...settings.users) + settings.coldSamples
+function serverEnv(
+  settings: KeysBenchSettings,
+  spec: ScenarioSpec,
+  keyStore: string | undefined,
+  cacheBytes: number,
+  tokensFile: string,
+) {
   return {
     MODE: 'production',
-    TOKENS: benchTokens(users),
+    TOKENS_FILE: tokensFile,
     WORKERS: String(settings.workers),
     KEY_CACHE_BYTES: String(cacheBytes),
     SEARCH_BABY_STEPS: 'server',
@@ -127,11 +140,16 @@ async function searchOnce(server: SealboxClient, user: number, query: Uint8Array
 
 /** Decrypts an answer with the user's secret key and compares it with the plaintext oracle. */
 async function exactAnswer(settings: KeysBenchSettings, config: SearchConfig, user: number, body: Uint8Array) {
-  const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+  const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
   if (!material) return false
   using client = await userSearchClient(config, material)
   const database = syntheticSearchDatabase({ rows: settings.rows, dimension: settings.dimension, seed: 1 })
-  const oracle = plaintextSearchScores(config, database, userQueryVector(config.dimension, user))
+  // A re-labelled user sends the query of the key set it shares (user mod distinctKeys).
+  const oracle = plaintextSearchScores(
+    config,
+    database,
+    userQueryVector(config.dimension, user % settings.distinctKeys),
+  )
   const scores = client.decryptScores(body).scores
   client.keySet.dispose()
   return scores.every((score, row) => score === oracle[row])
@@ -139,29 +157,51 @@ async function exactAnswer(settings: KeysBenchSettings, config: SearchConfig, us
 
 /** Learns the search config and key sizes from a short-lived server, and makes every user's keys. */
 export async function benchFacts(settings: KeysBenchSettings, log: (line: string) => void): Promise<BenchFacts> {
+  const users = Math.max(...settings.users) + settings.coldSamples
+  const tokensFile = await writeBenchTokensFile(settings.cacheDir, users)
   const probe = await ServerNode.start({
     name: 'keys-probe',
-    env: serverEnv(settings, { store: 'file', scheduler: 'affinity' }, undefined, 1),
+    env: {
+      // Caches that hold the probe's key set: an upload too large for them is refused (422).
+      ...serverEnv(settings, { store: 'file', scheduler: 'affinity' }, undefined, 256 * 2 ** 20, tokensFile),
+      KEY_BYTES_CACHE_BYTES: String(256 * 2 ** 20),
+    },
   })
   let config: SearchConfig
+  let first: Awaited<ReturnType<typeof readUserKeyMaterial>>
+  let measured = 0
   try {
-    config = verifySearchConfig(await new SealboxClient({ baseUrl: probe.url }).searchConfig())
+    const client = new SealboxClient({ baseUrl: probe.url })
+    config = verifySearchConfig(await client.searchConfig())
+    const distinct = Math.min(users, settings.distinctKeys)
+    log(`[keys] key material for ${distinct} distinct key sets, ${users} users (cached in ${settings.cacheDir})`)
+    await ensureUserKeyMaterial(settings.cacheDir, config, distinct, (ready, made) =>
+      log(`[keys]   ${ready}/${distinct} key sets ready (${made} made now)`),
+    )
+    first = await readUserKeyMaterial(settings.cacheDir, config.configId, 0)
+    if (first) {
+      // The upload leaves the search's form of the keys in the node's bytes cache: its size is one user's.
+      await put(client, 0, first.galoisKeys)
+      measured = sumMetric(await scrapeMetrics(client), 'sealbox_key_bytes_cache_bytes', {})
+    }
   } finally {
     await probe.stop()
   }
-  const users = Math.max(...settings.users) + settings.coldSamples
-  log(`[keys] key material for ${users} users (cached in ${settings.cacheDir})`)
-  await ensureUserKeyMaterial(settings.cacheDir, config, users, (ready, made) =>
-    log(`[keys]   ${ready}/${users} users ready (${made} made now)`),
-  )
-  const first = await readUserKeyMaterial(settings.cacheDir, config.configId, 0)
   const ctx = await getHeContext(config.params)
-  const keyHeapBytes = config.galoisSteps.length * ctx.facts.sizes.galoisKeyPerStep
+  const keyBytesSource = measured > 0 ? 'server' : 'seal-estimate'
+  const keyHeapBytes = measured > 0 ? measured : config.galoisSteps.length * ctx.facts.sizes.galoisKeyPerStep
   // The budget that makes `settings.pressureUsers` users' keys `settings.pressure` times
   // what all workers' caches hold together.
   const total = (settings.pressureUsers * keyHeapBytes) / settings.pressure
   const keyCacheBytes = Math.max(keyHeapBytes, Math.floor(total / settings.workers))
-  return { config, uploadBytes: first?.galoisKeys.length ?? 0, keyHeapBytes, keyCacheBytes }
+  return {
+    config,
+    uploadBytes: first?.galoisKeys.length ?? 0,
+    keyHeapBytes,
+    keyBytesSource,
+    keyCacheBytes,
+    tokensFile,
+  }
 }
 
 /** One server (one store, one scheduling) through every population size, cold keys and checks. */
@@ -179,7 +219,7 @@ export async function runScenario(
       : undefined
   const node = await ServerNode.start({
     name: `keys-${spec.store}-${spec.scheduler}`,
-    env: serverEnv(settings, spec, keyStore, facts.keyCacheBytes),
+    env: serverEnv(settings, spec, keyStore, facts.keyCacheBytes, facts.tokensFile),
   })
   const server = new SealboxClient({ baseUrl: node.url })
   try {
@@ -199,7 +239,7 @@ export async function runScenario(
       const batch = Array.from({ length: Math.min(4, maxUsers - start) }, (_, i) => start + i)
       const times = await Promise.all(
         batch.map(async (user) => {
-          const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+          const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
           if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
           return put(server, user, material.galoisKeys)
         }),
@@ -217,6 +257,7 @@ export async function runScenario(
       maxSeconds: settings.maxSeconds,
       concurrency: settings.concurrency,
       keySet: KEY_SET,
+      distinctKeys: settings.distinctKeys,
     }
     const rows: UsersRow[] = []
     let checked = 0
@@ -231,6 +272,7 @@ export async function runScenario(
       const loadRuns: LoadResult[] = []
       const ratios: number[] = []
       const cpuRatios: number[] = []
+      if (settings.warmSweep) await sweepUsers(settings, server, config, users)
       const before = await scrapeMetrics(server)
       const keep = [0, Math.floor(users / 2), users - 1]
       for (let round = 0; round < settings.rounds; round++) {
@@ -290,7 +332,7 @@ export async function runScenario(
     const cold: ColdRow[] = []
     for (let j = 0; j < settings.coldSamples; j++) {
       const user = maxUsers + j
-      const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user)
+      const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
       if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
       const uploadMs = await put(server, user, material.galoisKeys)
       const first = await searchOnce(server, user, material.query)
@@ -317,5 +359,24 @@ export async function runScenario(
     }
   } finally {
     await node.stop()
+  }
+}
+
+/**
+ * One query from each of `users`, least popular first (`concurrency` at a time): a node
+ * that has served the population for a while, whose LRU tiers keep the most popular users
+ * — not the last uploads of a larger population, whose first touches would all read the
+ * store during a short run.
+ */
+async function sweepUsers(settings: KeysBenchSettings, server: SealboxClient, config: SearchConfig, users: number) {
+  const order = Array.from({ length: users }, (_, i) => users - 1 - i)
+  for (let start = 0; start < order.length; start += settings.concurrency) {
+    await Promise.all(
+      order.slice(start, start + settings.concurrency).map(async (user) => {
+        const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
+        if (!material) throw new Error(`no key material for user ${user}`)
+        await searchOnce(server, user, material.query)
+      }),
+    )
   }
 }

@@ -25,9 +25,12 @@ async function main(): Promise<void> {
   const users = new Map<number, { query: Uint8Array; client: SealboxClient }>()
   for (let i = 0; i < job.users; i++) {
     const index = job.firstUser + i
-    const material = await readUserKeyMaterial(job.cacheDir, job.configId, index)
-    if (!material) throw new BenchError('INTERNAL', `no cached key material for user ${index}`)
-    users.set(index, { query: material.query, client: server.with({ token: benchTenant(index).token }) })
+    const distinct = job.distinctKeys ?? Number.POSITIVE_INFINITY
+    const shared = index >= distinct ? users.get(index % distinct) : undefined
+    const query =
+      shared?.query ?? (await readUserKeyMaterial(job.cacheDir, job.configId, index, job.distinctKeys))?.query
+    if (!query) throw new BenchError('INTERNAL', `no cached key material for user ${index}`)
+    users.set(index, { query, client: server.with({ token: benchTenant(index).token }) })
   }
   const sampler = new ZipfSampler(job.users, job.zipfS, job.seed)
   const keep = new Set(job.keepResponsesOf)

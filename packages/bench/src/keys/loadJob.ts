@@ -17,6 +17,8 @@ export const LoadJobSchema = z.object({
   maxSeconds: z.number().positive(),
   concurrency: z.number().int().positive(),
   keySet: z.string(),
+  /** Distinct key sets the users share (see `readUserKeyMaterial`). */
+  distinctKeys: z.number().int().positive().optional(),
   /** Keep the response bytes of the first answer of these users (to check them). */
   keepResponsesOf: z.array(z.number().int()).default([]),
 })

@@ -13,7 +13,8 @@ export interface KeysBenchReport {
   machine: MachineInfo
   loadAverage: [number, number, number]
   settings: KeysBenchSettings
-  facts: Omit<BenchFacts, 'config'> & {
+  facts: Omit<BenchFacts, 'config' | 'tokensFile' | 'keyBytesSource'> & {
+    keyBytesSource?: BenchFacts['keyBytesSource']
     configId: string
     polyModulusDegree: number
     galoisSteps: number[]
@@ -36,6 +37,22 @@ function keyShare(phases: Record<KeyPhase, number>): number {
   const keys = phases.keyload + phases.keydeserialize
   const work = keys + phases.deserialize + phases.compute + phases.serialize
   return work > 0 ? keys / work : 0
+}
+
+/** Mean ms of a request's worker phases (keys, queries, compute, responses): its server time. */
+function serverMs(phases: Partial<Record<string, number>>): number {
+  return (['keyload', 'keydeserialize', 'deserialize', 'compute', 'serialize'] as const).reduce(
+    (sum, phase) => sum + (phases[phase] ?? 0),
+    0,
+  )
+}
+
+/**
+ * A worker miss served by the node's bytes cache (its `keydeserialize`) ÷ the all-hot
+ * baseline's server time per request (same population's rounds, seconds apart).
+ */
+function missShare(r: UsersRow): number {
+  return r.load.missMs === undefined ? Number.NaN : r.load.missMs.bytes / serverMs(r.hot.phases)
 }
 
 function label(s: ScenarioResult): string {
@@ -77,6 +94,9 @@ function throughputTable(report: KeysBenchReport): Table {
     { heading: 'worker hits', align: 'right' },
     { heading: 'bytes-cache hits', align: 'right' },
     { heading: 'store reads', align: 'right' },
+    { heading: 'miss from bytes ms', align: 'right' },
+    { heading: 'miss from store ms', align: 'right' },
+    { heading: 'bytes miss ÷ hot server time', align: 'right' },
     { heading: 'p50 ms', align: 'right' },
     { heading: 'p95 ms', align: 'right' },
     { heading: 'errors', align: 'right' },
@@ -96,6 +116,9 @@ function throughputTable(report: KeysBenchReport): Table {
       pct(r.load.tiers.worker),
       pct(r.load.tiers.bytes),
       pct(r.load.tiers.store),
+      ms(r.load.missMs?.bytes ?? Number.NaN),
+      ms(r.load.missMs?.store ?? Number.NaN),
+      ((x) => (Number.isFinite(x) ? pct(x) : '–'))(missShare(r)),
       ms(r.load.latency.p50),
       ms(r.load.latency.p95),
       String(r.load.errors),
@@ -127,6 +150,8 @@ function coldTable(report: KeysBenchReport): Table {
     { heading: 'first query ms', align: 'right' },
     { heading: 'next query ms', align: 'right' },
     { heading: 'first ÷ next', align: 'right' },
+    { heading: 'first ÷ next, worker CPU', align: 'right' },
+    { heading: 'first ÷ next, server time', align: 'right' },
     { heading: 'first: key fetch + deserialize ms', align: 'right' },
   ]
   const rows = report.scenarios.map((s) => {
@@ -140,10 +165,27 @@ function coldTable(report: KeysBenchReport): Table {
       ms(cold),
       ms(hot),
       `${(cold / hot).toFixed(2)}×`,
+      `${coldCpuRatio(s).toFixed(2)}×`,
+      `${coldServerRatio(s).toFixed(2)}×`,
       ms(load),
     ]
   })
   return { columns, rows }
+}
+
+/** Median worker-thread CPU (Server-Timing `cpu`) of first queries ÷ that of the next ones. */
+function coldCpuRatio(s: ScenarioResult): number {
+  return (
+    medianOfFinite(s.cold.map((c) => c.coldPhases.cpu ?? Number.NaN)) /
+    medianOfFinite(s.cold.map((c) => c.hotPhases.cpu ?? Number.NaN))
+  )
+}
+
+/** Median server time (worker phases) of first queries ÷ that of the next ones. */
+function coldServerRatio(s: ScenarioResult): number {
+  return (
+    medianOfFinite(s.cold.map((c) => serverMs(c.coldPhases))) / medianOfFinite(s.cold.map((c) => serverMs(c.hotPhases)))
+  )
 }
 
 /**
@@ -163,11 +205,17 @@ function targets(report: KeysBenchReport): string[] {
         `${label(s)}: at ${near.keysOverCache.toFixed(1)}× more users' keys than the worker caches hold (U=${near.users}), throughput per worker CPU is **${((x) => (x === undefined ? '–' : pct(x)))(vsAllCached(s, near))}** of the all-cached population (U=${allCachedRow(s)?.users ?? '–'}, every key in the worker caches) and ${near.cpuNormalized === undefined ? '–' : pct(near.cpuNormalized)} of the one-user all-hot baseline (wall-clock: ${pct(near.normalized)}; medians of rounds; target ≥ 80% with affinity); keys took **${pct(keyShare(near.load.phases))}** of worker time (so ≥ ${pct(1 - keyShare(near.load.phases))} of all-hot capacity, from the phase split of the same requests); keys found in the worker ${pct(near.load.tiers.worker)}, node bytes cache ${pct(near.load.tiers.bytes)}, store ${pct(near.load.tiers.store)}.`,
       )
     }
+    for (const r of s.rows) {
+      if (r.load.missMs === undefined || !Number.isFinite(r.load.missMs.bytes)) continue
+      lines.push(
+        `${label(s)}, U=${r.users} (${r.keysOverCache.toFixed(1)}×): a worker miss served from the node's bytes cache costs **${ms(r.load.missMs.bytes)} ms**, ${pct(missShare(r))} of a hot query's server time (${ms(serverMs(r.hot.phases))} ms; target ≤ 10%); one from the store ${ms(r.load.missMs.store)} ms; throughput per worker CPU ${((x) => (x === undefined ? '–' : pct(x)))(vsAllCached(s, r))} of the all-cached population (targets ≥ 95% at 4×, ≥ 85% at 40×).`,
+      )
+    }
     const cold = medianOfFinite(s.cold.map((c) => c.coldMs))
     const hot = medianOfFinite(s.cold.map((c) => c.hotMs))
     if (s.cold.length > 0) {
       lines.push(
-        `${label(s)}: a key set's first query after upload takes **${(cold / hot).toFixed(2)}×** the next one (${ms(cold)} vs ${ms(hot)} ms; target ≤ 2×).`,
+        `${label(s)}: a key set's first query after upload takes **${coldCpuRatio(s).toFixed(2)}×** the next one's worker CPU (Server-Timing \`cpu\`; target ≤ 1.2×) and ${coldServerRatio(s).toFixed(2)}× its wall-clock server time (worker phases, which other processes' load inflates); ${(cold / hot).toFixed(2)}× wall-clock at the client (${ms(cold)} vs ${ms(hot)} ms).`,
       )
     }
   }
@@ -179,9 +227,10 @@ function setupLines(report: KeysBenchReport): string[] {
   return [
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average at the end ${report.loadAverage.join(' / ')} (a shared machine: see the note on throughput below).`,
     `Search: n=${facts.polyModulusDegree}, V=${facts.rows}, D=${facts.dimension}, server-side baby steps, Galois steps ${facts.galoisSteps.join(', ')} (config ${facts.configId}).`,
-    `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); deserialized ≈ ${mib(facts.keyHeapBytes)}. Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
+    `Per user: upload ${mib(facts.uploadBytes)} (seeded, zstd); in the server's caches ${facts.keyHeapBytes.toLocaleString('en-US')} bytes (${facts.keyBytesSource === 'server' ? "measured: the node's bytes cache after one upload — the kernel form a worker holds too" : "SEAL's deserialized keys, estimated"}). Per-worker key cache ${mib(facts.keyCacheBytes)} (${(facts.keyCacheBytes / facts.keyHeapBytes).toFixed(1)} users) × ${settings.workers} workers.`,
+    `Users: ${Math.min(settings.distinctKeys ?? Number.POSITIVE_INFINITY, Math.max(...settings.users) + settings.coldSamples).toLocaleString('en-US')} distinct key sets generated; user i uploads key set i mod ${settings.distinctKeys ?? '∞'} (and sends its query) under its own tenant. Every server cache keys on tenant and content hash, so re-labelled key sets are separate entries, loaded, cached and evicted like distinct ones.`,
     "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores). Columns: the wall-clock ratio to a one-user all-hot baseline run alternately (median of rounds); the same with worker-thread CPU per request (Server-Timing `cpu`); worker CPU per request of the all-cached population (the smallest U, ≥ 99% worker hits: all keys hot, same traffic shape) ÷ this row's; the share of worker time spent fetching and deserializing keys. The one-user baseline flatters 'hot': one key set also stays in the CPU caches.",
-    `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s. Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
+    `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s.${settings.warmSweep ? ' Before its rounds, every user of the population sent one query, least popular first (the steady state of a node that has served them: its LRU tiers keep the most popular users, not the last uploads).' : ''} Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
     `Node bytes cache (middle key tier): ${settings.bytesTier === false ? 'off (KEY_BYTES_CACHE_BYTES=0)' : 'on, 256 MiB'}.`,
     `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,
     `Answers checked against the plaintext oracle: ${report.scenarios.reduce((n, s) => n + s.verified.exact, 0)} exact of ${report.scenarios.reduce((n, s) => n + s.verified.checked, 0)}.`,

@@ -36,6 +36,11 @@ export interface LoadSummary {
   cpuMs: number
   /** Share of requests whose keys came from each tier (sums to 1). */
   tiers: Record<KeyTier, number>
+  /**
+   * Mean ms a worker miss took, by the tier that served it: `keyload` + `keydeserialize`
+   * of those requests (NaN when none came from that tier).
+   */
+  missMs: Record<'bytes' | 'store', number>
   stoppedBy: LoadResult['stoppedBy']
   wallMs: number
 }
@@ -76,8 +81,14 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
   const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
   const phases = phaseRecord(() => 0)
   const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
+  const missTotals = { bytes: { ms: 0, count: 0 }, store: { ms: 0, count: 0 } }
   let cpuMs = 0
   for (const sample of ok) {
+    const tier = tierOf(sample.phases)
+    if (tier !== 'worker') {
+      missTotals[tier].ms += (sample.phases.keyload ?? 0) + (sample.phases.keydeserialize ?? 0)
+      missTotals[tier].count++
+    }
     cpuMs += (sample.phases.cpu ?? 0) / ok.length
     const split = phaseSplit(sample)
     for (const phase of KEY_PHASES) phases[phase] += split[phase] / ok.length
@@ -97,6 +108,10 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
     phases,
     cpuMs,
     tiers,
+    missMs: {
+      bytes: missTotals.bytes.count > 0 ? missTotals.bytes.ms / missTotals.bytes.count : Number.NaN,
+      store: missTotals.store.count > 0 ? missTotals.store.ms / missTotals.store.count : Number.NaN,
+    },
     stoppedBy: result.stoppedBy,
     wallMs: result.wallMs,
   }

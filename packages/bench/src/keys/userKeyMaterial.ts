@@ -71,15 +71,21 @@ function unpack(bytes: Uint8Array, count: number): Uint8Array[] {
   return parts
 }
 
-/** Reads user `index`'s cached material (undefined when not made yet). */
+/**
+ * Reads user `index`'s cached material (undefined when not made yet). With `distinct`,
+ * users share `distinct` key sets: user i uploads, under its own tenant, the key set and
+ * query of user i mod `distinct` (synthetic populations far above what can be generated:
+ * every cache keys on tenant and content hash, so two tenants never share an entry).
+ */
 export async function readUserKeyMaterial(
   cacheDir: string,
   configId: string,
   index: number,
+  distinct = Number.POSITIVE_INFINITY,
 ): Promise<UserKeyMaterial | undefined> {
   let bytes: Buffer
   try {
-    bytes = await readFile(userFile(cacheDir, configId, index))
+    bytes = await readFile(userFile(cacheDir, configId, index % distinct))
   } catch {
     return undefined
   }
@@ -89,6 +95,14 @@ export async function readUserKeyMaterial(
     Uint8Array,
   ]
   return { index, secretKey, galoisKeys, query }
+}
+
+/** `TOKENS_FILE` lines for users 0…count−1 (a list too long for one environment variable). */
+export async function writeBenchTokensFile(cacheDir: string, count: number): Promise<string> {
+  const file = join(cacheDir, `tokens-${count}.txt`)
+  await mkdir(cacheDir, { recursive: true })
+  await writeFile(file, `${benchTokens(count).split(',').join('\n')}\n`)
+  return file
 }
 
 /**

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { getHeContext } from '../params/ContextCache.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { liveSealHandles } from '../scope/SealScope.ts'
+import { resolveSearchConfig } from '../search/SearchConfig.ts'
 import { heErrorOf } from '../testing/forgedEnvelopes.ts'
 import { decodeEvaluationKeys, EvaluationKeys } from './EvaluationKeys.ts'
 import { exportEvaluationKeys, exportGaloisKeys, exportRelinKeys, exportSecretKey } from './exportKeys.ts'
@@ -29,6 +30,20 @@ describe('EvaluationKeys', () => {
     loaded.dispose()
     expect(loaded.disposed).toBe(true)
     expect(liveSealHandles()).toBe(before)
+  })
+
+  it("counts the key-switching kernel's words only when the keys may meet a search in the kernel", async () => {
+    // The default search's params: BGV n=4096, every prime below 2^31.
+    const search = resolveSearchConfig({ rows: 300, dimension: 16, babySteps: 'server', babyStep: 4 })
+    const bgv = await getHeContext(search.params)
+    using keys = KeySet.generate(bgv, { galois: { steps: [1, 4] } })
+    const bytes = exportGaloisKeys(keys)
+    using counted = EvaluationKeys.load(bgv, bytes)
+    using sealOnly = EvaluationKeys.load(bgv, bytes, { countKernelWords: false })
+    const sealBytes = 2 * bgv.facts.sizes.galoisKeyPerStep
+    expect(sealOnly.heapBytes).toBe(sealBytes)
+    // u32 words: L = 2 components × 2 polynomials × 3 key primes × n, per element.
+    expect(counted.heapBytes - sealBytes).toBe(2 * (2 * 2 * 3 * 4096 * 4))
   })
 
   it('loads one envelope of either kind, decoded or as bytes', () => {

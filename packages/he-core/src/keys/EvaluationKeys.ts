@@ -106,11 +106,13 @@ export class EvaluationKeys implements Disposable {
    * `onlyGaloisElements`: load only those Galois keys (each must be listed, or
    * MISSING_KEY), and no relinearization key — what a search needs of a key set of
    * hundreds of elements; the other keys are checked and skipped, never loaded.
+   * `countKernelWords: false` leaves the kernel's words out of `heapBytes`, for an owner
+   * that never gives these keys to a search (a server's evaluate programs).
    */
   static load(
     ctx: HeContext,
     source: BytesLike | DecodedEvaluationKeys,
-    options: { onlyGaloisElements?: readonly number[] } = {},
+    options: { onlyGaloisElements?: readonly number[]; countKernelWords?: boolean } = {},
   ): EvaluationKeys {
     const decoded = isDecoded(source) ? source : decodeEvaluationKeys(source, { fingerprint: ctx.fingerprint })
     if (decoded.fingerprint !== ctx.fingerprint) {
@@ -157,9 +159,12 @@ export class EvaluationKeys implements Disposable {
       }
       const sizes = ctx.facts.sizes
       // A search index may convert these keys for its key-switching kernel: those words
-      // live with the keys (galoisKeyWordsOf), so the cache budget counts them up front.
+      // live with the keys (galoisKeyWordsOf), so the cache budget counts them up front —
+      // unless the owner never gives them to a search (`countKernelWords: false`).
       const kernelWords =
-        ctx.plainModulus !== undefined && rnsKernelApplies(ctx.coeffPrimes, ctx.plainModulus)
+        options.countKernelWords !== false &&
+        ctx.plainModulus !== undefined &&
+        rnsKernelApplies(ctx.coeffPrimes, ctx.plainModulus)
           ? galoisKeyWordsBytes(ctx.facts.polyModulusDegree, ctx.coeffPrimes.length)
           : 0
       // Hand the handles from the load's scope to the long-lived owner.

@@ -299,6 +299,7 @@ export class PrivateSearchIndex implements Disposable {
           blocks,
           query: ciphertexts,
           galoisKeys: keys?.galoisKeys,
+          kernelKeys: keys?.kernelWords,
           scope,
           onBlock: (block, result) => {
             const saveStart = now()
@@ -365,7 +366,7 @@ export class PrivateSearchIndex implements Disposable {
       )
     }
     if (steps.length === 0) return
-    if (keys === null || keys.galoisKeys === undefined) {
+    if (keys === null || (keys.galoisKeys === undefined && keys.kernelWords === undefined)) {
       throw new HeError(
         'MISSING_KEY',
         `search config ${this.config.configId} rotates by ${steps.join(' and ')}: Galois keys for those steps are required`,
@@ -375,9 +376,17 @@ export class PrivateSearchIndex implements Disposable {
     if (keys.ctx.fingerprint !== this.ctx.fingerprint) {
       throw new HeError('PARAMS_MISMATCH', 'the Galois keys were made under other encryption parameters')
     }
-    const galoisKeys = keys.galoisKeys
     const n = this.config.polyModulusDegree
-    const missing = steps.filter((step) => !galoisKeys.hasKey(galoisElementOf(n, step)))
+    const { galoisKeys, kernelWords } = keys
+    if (kernelWords && this.kernel !== 'keySwitch') {
+      throw new HeError(
+        'INVALID_INPUT',
+        `key set ${keys.id} is in the key-switching kernel's form, but this index runs its search in ${this.kernel}: give it SEAL's Galois keys`,
+      )
+    }
+    const has = (element: number): boolean =>
+      kernelWords ? kernelWords.elements.has(element) : (galoisKeys?.hasKey(element) ?? false)
+    const missing = steps.filter((step) => !has(galoisElementOf(n, step)))
     if (missing.length > 0) {
       throw new HeError(
         'MISSING_KEY',

@@ -1,3 +1,4 @@
+import type { GaloisKeyWords } from '@sealbox/he-ring'
 import type { Ciphertext, GaloisKeys, Plaintext } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import type { HeContext } from '../params/HeContext.ts'
@@ -29,6 +30,8 @@ export interface SearchKernelInput {
   /** The loaded query: g ciphertexts (client-side baby steps) or 1 (none when `loadDirect` took it). */
   query: readonly Ciphertext[]
   galoisKeys: GaloisKeys | undefined
+  /** The same keys in the key-switching kernel's form, when the caller holds only that (`KernelGaloisKeys`). */
+  kernelKeys?: GaloisKeyWords | undefined
   scope: SealScope
   /** Receives each block's result, mod-switched to the last level; the ciphertext is reused after return. */
   onBlock: (block: SearchBlock, result: Ciphertext) => void

@@ -26,6 +26,7 @@ export {
 } from './demo/demoSearchDatabase.ts'
 export type { ElementCategory, ElementPhase } from './demo/elements.ts'
 export { DEMO_EMBEDDING_DIMENSION, type EmbeddingField, embedFields, embedText } from './demo/embedText.ts'
+export { isKernelGaloisKeyBytes, KernelGaloisKeys, type KernelKeyContext } from './KernelGaloisKeys.ts'
 export {
   PrivateSearchClient,
   type PrivateSearchClientOptions,

@@ -290,15 +290,19 @@ export class KeySwitchSearch implements SearchKernel {
     if (template === undefined) throw new HeError('INTERNAL', 'the key-switching kernel ran before a query was loaded')
     this.#template = undefined
     const galoisKeys = input.galoisKeys
-    if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
     const kernel = this.#kernel
     const n = this.#config.polyModulusDegree
-    const keyWords = galoisKeyWordsOf(
-      ctx,
-      galoisKeys,
-      this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
-    )
-    ringCall('load Galois keys', () => kernel.useKeys(keyWords))
+    const kernelKeys = input.kernelKeys
+    if (kernelKeys) ringCall('load Galois keys', () => kernel.useKeys(kernelKeys))
+    else if (!galoisKeys) throw new HeError('MISSING_KEY', 'this search rotates: Galois keys are required')
+    else {
+      const keyWords = galoisKeyWordsOf(
+        ctx,
+        galoisKeys,
+        this.#config.galoisSteps.map((step) => galoisElementOf(n, step)),
+      )
+      ringCall('load Galois keys', () => kernel.useKeys(keyWords))
+    }
     if (this.#config.babySteps === 'server') {
       const baby = this.#baby
       const g = this.#config.babyStep
