@@ -1,5 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
+import { keyUsePartOf } from './KeyUse.ts'
 import { type KeySetRef, keySetCacheKey, keySetOf, keySetPartOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
@@ -27,9 +28,16 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    // A search loads only the Galois elements its queries use: that part is what workers hold.
-    const only = job.type === 'search' ? job.galoisElements : undefined
-    const keySet = only ? keySetPartOf(keySetOf(job.keys), only) : keySetOf(job.keys)
+    // A search loads only the Galois elements its queries use, an evaluate only the keys its
+    // program uses: that part is what workers hold.
+    const keySet =
+      job.type === 'search'
+        ? job.galoisElements
+          ? keySetPartOf(keySetOf(job.keys), job.galoisElements)
+          : keySetOf(job.keys)
+        : job.keyUse
+          ? keyUsePartOf(keySetOf(job.keys), job.keyUse)
+          : keySetOf(job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 

@@ -8,7 +8,8 @@ import {
   toHeError,
 } from '@sealbox/he-core'
 import type { CacheLease } from '../executor/KeyCache.ts'
-import { keySetCacheKey, keySetOf, keySetPartOf } from '../executor/keySetRef.ts'
+import { type KeyUse, keyUsePartOf } from '../executor/KeyUse.ts'
+import { keySetCacheKey, keySetOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
 import type { JobContext, PhaseClock } from './PhaseClock.ts'
 
@@ -19,6 +20,7 @@ import type { JobContext, PhaseClock } from './PhaseClock.ts'
  * in full form for the node's bytes cache (`clock.fullFormKeys`). Booked as keyload
  * (store fetch) and keydeserialize. The cache key is the key set (tenant and content
  * hash: a replaced key set is a new entry, two tenants never share one) and the fingerprint.
+ * With `only`, just those keys are loaded and cached, as their own entry (`keyUsePartOf`).
  */
 export async function acquireKeys(
   job: JobContext,
@@ -26,18 +28,17 @@ export async function acquireKeys(
   ref: KeyBlobRef,
   clock: PhaseClock,
   keyBytes?: Uint8Array,
-  onlyGaloisElements?: readonly number[],
+  only?: KeyUse,
 ): Promise<CacheLease<EvaluationKeys>> {
-  // A job that needs only some Galois elements loads (and caches) just those: a search
-  // with a key set of hundreds of elements loads its two, never the whole set.
-  const keySet = onlyGaloisElements ? keySetPartOf(keySetOf(ref), onlyGaloisElements) : keySetOf(ref)
+  // A job that needs only some keys loads (and caches) just those: a search with a key set
+  // of hundreds of elements loads its two, a program its rotations', never the whole set.
+  const keySet = only ? keyUsePartOf(keySetOf(ref), only) : keySetOf(ref)
+  const loadOptions = only ? { onlyGaloisElements: only.galoisElements, relinKeys: only.relinKeys } : {}
   const loaded = { ...keySet, fingerprint: ctx.fingerprint }
   const lease = await job.keys.acquire(keySetCacheKey(loaded), async () => {
     if (keyBytes) {
       clock.keyTier = 'bytes'
-      const keys = clock.time('keydeserialize', () =>
-        EvaluationKeys.load(ctx, keyBytes, onlyGaloisElements ? { onlyGaloisElements } : {}),
-      )
+      const keys = clock.time('keydeserialize', () => EvaluationKeys.load(ctx, keyBytes, loadOptions))
       return { value: keys, bytes: keys.heapBytes }
     }
     clock.keyTier = 'store'
@@ -55,7 +56,7 @@ export async function acquireKeys(
       } catch (error) {
         throw damagedKeySet(ref, toHeError(error).message, error)
       }
-      const keys = EvaluationKeys.load(ctx, decoded, onlyGaloisElements ? { onlyGaloisElements } : {})
+      const keys = EvaluationKeys.load(ctx, decoded, loadOptions)
       try {
         // Once per node and key set (~2 ms at n=4096): later misses load 20–30× faster.
         clock.fullFormKeys = { keySet, bytes: keys.saveFullForm(ctx.seal, decoded) }

@@ -16,7 +16,14 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
     throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
   }
   const lease = request.keys
-    ? await acquireKeys(job, search.ctx, request.keys, clock, request.keyBytes, request.galoisElements)
+    ? await acquireKeys(
+        job,
+        search.ctx,
+        request.keys,
+        clock,
+        request.keyBytes,
+        request.galoisElements && { galoisElements: request.galoisElements, relinKeys: false },
+      )
     : undefined
   try {
     const responses: Uint8Array[] = []
