@@ -13,6 +13,7 @@ import {
 } from './abuseHarness.ts'
 import {
   type AbuseNode,
+  memoryOf,
   type RawAnswer,
   requestFrom,
   sessionFrom,
@@ -141,6 +142,8 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
         .filter((line) => line.startsWith('sealbox_job_errors_total{') && line.includes('code="TIMEOUT"'))
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
     await loopDelayMaxMs(server.url)
+    const pid = server.node.pid as number
+    const rssBefore = memoryOf(pid).rss
     const attack = async () => {
       const [h1, h2] = await Promise.all([
         keepSearching(big, BIG_IN_FLIGHT, BIG_ROUNDS),
@@ -150,6 +153,8 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
     }
     const { result, health } = await duringAttack(server.url, () => victimDuring(server.victim, attack))
     const loopMaxMs = await loopDelayMaxMs(server.url)
+    const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
+    const memory = memoryOf(pid)
     const after = await metricsText(server.url)
     const { h1, h2 } = result.result
     const count = (answers: RawAnswer[], status: number) => answers.filter((answer) => answer.status === status).length
@@ -162,7 +167,7 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
     const cold = h1.filter((answer) => String(answer.headers['server-timing']).includes('keydeserialize'))
     expect(cold.length).toBeLessThanOrEqual(BIG_TENANTS.length)
     const victim = result.victim
-    const summary = `H1 ${count(h1, 200)} served, ${count(h1, 503)} × 503 (${cold.length} key loads); H2 ${count(h2, 200)} served, ${count(h2, 503)} × 503; other tenant 0 of ${victim.searches} refused, median ${victim.p50} ms (idle ${baseline.p50} ms), max ${victim.max} ms; /healthz p99 ${health.p99} ms, max ${health.max} ms (idle p99 ${idle.p99} ms); server loop delay max ${loopMaxMs} ms`
+    const summary = `H1 ${count(h1, 200)} served, ${count(h1, 503)} × 503 (${cold.length} key loads); H2 ${count(h2, 200)} served, ${count(h2, 503)} × 503; other tenant 0 of ${victim.searches} refused, median ${victim.p50} ms (idle ${baseline.p50} ms), max ${victim.max} ms; /healthz p99 ${health.p99} ms, max ${health.max} ms (idle p99 ${idle.p99} ms); server loop delay max ${loopMaxMs} ms; RSS ${mib(rssBefore)} → ${mib(memory.rss)} MiB (peak ${mib(memory.peak)} MiB)`
     console.log(summary)
     expect(victim.failed).toEqual({})
     expect(victim.searches).toBeGreaterThanOrEqual(3)
