@@ -6,10 +6,13 @@ import {
   duringAttack,
   expectHealthy,
   type HealthStats,
+  type IdleServer,
   idleHealth,
   loopDelayMaxMs,
   metricSum,
   metricsText,
+  probeHealth,
+  startIdleServer,
 } from './abuseHarness.ts'
 import {
   type AbuseNode,
@@ -64,6 +67,7 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
   let baseline: VictimStats
   let bigKeys: KeySet | undefined
   let bigClient: PrivateSearchClient | undefined
+  let control: IdleServer | undefined
   const sides: SearchSide[] = []
   const big: Attacker[] = []
   const flooders: Attacker[] = []
@@ -125,12 +129,14 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
     }
     baseline = await victimBaseline(server.victim, 7)
     idle = await idleHealth(server.url)
+    control = await startIdleServer()
   }, 300_000)
 
   afterAll(async () => {
     for (const side of sides) side[Symbol.dispose]()
     bigClient?.dispose()
     bigKeys?.dispose()
+    await control?.stop()
     await server?.stop()
   })
 
@@ -151,7 +157,10 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
       ])
       return { h1, h2 }
     }
+    // The host's own share of a probe's latency, probed over the same attack.
+    const controlProbe = probeHealth((control as IdleServer).url)
     const { result, health } = await duringAttack(server.url, () => victimDuring(server.victim, attack))
+    const host = await controlProbe.stop()
     const loopMaxMs = await loopDelayMaxMs(server.url)
     const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
     const memory = memoryOf(pid)
@@ -167,15 +176,16 @@ describe('big key sets (H1) and one address flooding the queue (H2) at once', ()
     const cold = h1.filter((answer) => String(answer.headers['server-timing']).includes('keydeserialize'))
     expect(cold.length).toBeLessThanOrEqual(BIG_TENANTS.length)
     const victim = result.victim
-    const summary = `H1 ${count(h1, 200)} served, ${count(h1, 503)} × 503 (${cold.length} key loads); H2 ${count(h2, 200)} served, ${count(h2, 503)} × 503; other tenant 0 of ${victim.searches} refused, median ${victim.p50} ms (idle ${baseline.p50} ms), max ${victim.max} ms; /healthz p99 ${health.p99} ms, max ${health.max} ms (idle p99 ${idle.p99} ms); server loop delay max ${loopMaxMs} ms; RSS ${mib(rssBefore)} → ${mib(memory.rss)} MiB (peak ${mib(memory.peak)} MiB)`
+    const summary = `H1 ${count(h1, 200)} served, ${count(h1, 503)} × 503 (${cold.length} key loads); H2 ${count(h2, 200)} served, ${count(h2, 503)} × 503; other tenant 0 of ${victim.searches} refused, median ${victim.p50} ms (idle ${baseline.p50} ms), max ${victim.max} ms; /healthz p99 ${health.p99} ms, max ${health.max} ms (idle p99 ${idle.p99} ms; an idle process on this host, probed meanwhile: p99 ${host.p99} ms, max ${host.max} ms); server loop delay max ${loopMaxMs} ms; RSS ${mib(rssBefore)} → ${mib(memory.rss)} MiB (peak ${mib(memory.peak)} MiB)`
     console.log(summary)
     expect(victim.failed).toEqual({})
     expect(victim.searches).toBeGreaterThanOrEqual(3)
     expect(victim.p50).toBeLessThanOrEqual(VICTIM_MEDIAN_FACTOR * baseline.p50)
     expect(health.failures).toBe(0)
-    // The probe's p99, not its single worst: on a host whose load average is several times
-    // its cores, one probe in a hundred waits for the scheduler, not for this server.
-    expect(health.p99).toBeLessThan(HEALTHZ_LIMIT_MS)
+    // The probe's p99, not its single worst, beyond what the host's scheduler costs a probe
+    // of a process doing nothing (measured over the same attack): on a host whose load
+    // average is many times its cores, that alone can reach hundreds of ms.
+    expect(health.p99).toBeLessThan(HEALTHZ_LIMIT_MS + host.p99)
     const delta = (name: string) => metricSum(after, name) - metricSum(before, name)
     expect(delta('sealbox_worker_replacements_total')).toBe(0)
     expect(timedOut(after) - timedOut(before)).toBe(0)
