@@ -58,7 +58,7 @@ describe('programKeysToLoad', () => {
   it('a program using every key of the set loads the whole set; one using none loads nothing', () => {
     expect(programKeysToLoad(squareRotate, record(['relinKeys', 'galoisKeys'], [1])).load).toBe('whole')
     const double = analysis([{ op: 'add', a: 'x', b: 'x', out: 'r' }])
-    expect(programKeysToLoad(double, big)).toEqual({ load: 'none' })
+    expect(programKeysToLoad(double, big)).toEqual({ load: 'none', use: { galoisElements: [], relinKeys: false } })
   })
 
   it('names each part apart from the whole set and from the part with the relinearization key', () => {

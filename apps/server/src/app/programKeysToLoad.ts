@@ -5,7 +5,7 @@ import type { KeySetRecord } from '../store/KeyStore.ts'
 /** What an evaluate loads of its stored key set. */
 export type KeysToLoad =
   /** The program uses no key of it (the key set only names the secret key of the inputs). */
-  | { load: 'none' }
+  | { load: 'none'; use: KeyUse }
   /** It uses every key the set holds: the whole set, one cache entry for all such programs. */
   | { load: 'whole'; use: KeyUse }
   /** Some of them: just those (`EvaluateJob.keyUse`). */
@@ -23,7 +23,7 @@ export function programKeysToLoad(analysis: ProgramAnalysis, record: KeySetRecor
     galoisElements: found.galoisElements,
     relinKeys: found.relinKeys && record.kinds.includes('relinKeys'),
   }
-  if (!use.relinKeys && use.galoisElements.length === 0) return { load: 'none' }
+  if (!use.relinKeys && use.galoisElements.length === 0) return { load: 'none', use }
   const whole = use.galoisElements.length === elements.size && use.relinKeys === record.kinds.includes('relinKeys')
   return { load: whole ? 'whole' : 'part', use }
 }

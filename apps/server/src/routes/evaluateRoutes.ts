@@ -87,20 +87,14 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
       const toLoad = record && keys ? programKeysToLoad(analysis, record) : undefined
       const jobKeys =
         !keys || !toLoad
-          ? {}
+          ? (keys ?? {})
           : toLoad.load === 'none'
             ? { keySetId: keys.keySetId }
             : toLoad.load === 'part'
               ? { ...keys, keyUse: toLoad.use }
               : keys
       // Priced with the keys it will run with and refused above the per-job heap bound, before it queues.
-      const cost = admitProgram(
-        analysis,
-        params,
-        record,
-        config,
-        toLoad?.load === 'none' ? { galoisElements: [], relinKeys: false } : toLoad?.use,
-      )
+      const cost = admitProgram(analysis, params, record, config, toLoad?.use)
       const done = await hub.submit(
         tenant.id,
         { type: 'evaluate', params: body.params, program: body.program, inputs: body.inputs, ...jobKeys },
