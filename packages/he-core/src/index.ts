@@ -118,6 +118,7 @@ export {
   programCost,
   type StepCost,
 } from './program/programCost.ts'
+export { type ProgramKeyUse, programKeyUse } from './program/programKeyUse.ts'
 export { PROGRAM_OPS, type ProgramOpInfo } from './program/programOps.ts'
 export {
   type RunProgramOptions,

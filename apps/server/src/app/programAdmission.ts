@@ -1,5 +1,6 @@
 import { HeError, type ProgramAnalysis, type ProgramCost, programCost, type ResolvedParams } from '@sealbox/he-core'
 import type { ServerConfig } from '../config/ServerConfig.ts'
+import type { KeyUse } from '../executor/KeyUse.ts'
 import type { KeySetRecord } from '../store/KeyStore.ts'
 
 const MiB = 1024 * 1024
@@ -25,14 +26,16 @@ export function keySwitchingKeyBytes(
 
 /**
  * A program's cost as the server admits it: with the key set it will run with (a
- * rotation without its own key is priced at its NAF terms; the keys count in the
- * heap), refused with LIMIT_EXCEEDED when its peak heap is above MAX_JOB_HEAP_BYTES.
+ * rotation without its own key is priced at its NAF terms; the keys it loads — `loaded`,
+ * what it uses of the set — count in the heap), refused with LIMIT_EXCEEDED when its
+ * peak heap is above MAX_JOB_HEAP_BYTES.
  */
 export function admitProgram(
   analysis: ProgramAnalysis,
   params: ResolvedParams,
   record: KeySetRecord | undefined,
   config: Pick<ServerConfig, 'MAX_JOB_HEAP_BYTES'>,
+  loaded?: KeyUse,
 ): ProgramCost {
   const primes = params.coeffModulusBits.length
   const cost = programCost(analysis.program, {
@@ -40,7 +43,9 @@ export function admitProgram(
     polyModulusDegree: params.polyModulusDegree,
     dataPrimes: primes >= 2 ? primes - 1 : 1,
     galoisElements: record?.galoisElements ?? [],
-    keyHeapBytes: keySetHeapBytes(params, record),
+    keyHeapBytes: loaded
+      ? keySwitchingKeyBytes(params, (loaded.relinKeys ? 1 : 0) + loaded.galoisElements.length)
+      : keySetHeapBytes(params, record),
   })
   if (cost.peakHeapBytes > config.MAX_JOB_HEAP_BYTES) {
     const need = Math.ceil(cost.peakHeapBytes / MiB)

@@ -127,6 +127,14 @@ export class ExecutorHub {
    * worker: with several workers a job may still build a context another worker holds.
    */
   readonly #recentParams = new LRUCache<string, true>({ max: RECENT_PARAMS })
+  /**
+   * Jobs queued or running that were charged the load of their keys, by executor and key
+   * set part. Each worker loads a part once: a tenant's next jobs with the same keys,
+   * queued behind one that loads them, are not charged (nor weighed, nor counted in
+   * Retry-After) for a load no worker will do again — once as many are coming as the
+   * executor has workers.
+   */
+  readonly #keyLoadsComing = new Map<string, number>()
 
   constructor(options: { config: ServerConfig; setup: WorkerSetup; metrics: ServerMetrics; log: FastifyBaseLogger }) {
     this.#config = options.config
@@ -307,7 +315,9 @@ export class ExecutorHub {
     const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
-    const cost = this.#withKeyLoad(this.#costOf(job, options, cold ? params : undefined), job, scheduler)
+    const keyLoad = this.#keyLoadOf(job, scheduler, mode)
+    const base = this.#costOf(job, options, cold ? params : undefined)
+    const cost = keyLoad ? { ...base, coldUnits: (base.coldUnits ?? 0) + keyLoad.units } : base
     this.#admission.check(cost, mode)
     // Within the per-job limits, keys that could never stay cached are refused too.
     if (job.type === 'inspectKeys') this.#refuseUncacheable(job.bytes)
@@ -332,7 +342,8 @@ export class ExecutorHub {
           )
         : undefined
     this.#admission.charge(tenant, cost, client?.anonymous ? client.address : undefined)
-    const result = await scheduler.submit(tenant, job, {
+    if (keyLoad) this.#keyLoadsComing.set(keyLoad.coming, (this.#keyLoadsComing.get(keyLoad.coming) ?? 0) + 1)
+    const submitted = scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
       // The job's own time is the whole REQUEST_TIMEOUT_MS from here, whatever its body took.
       workTimeoutMs: this.#config.REQUEST_TIMEOUT_MS,
@@ -344,6 +355,13 @@ export class ExecutorHub {
         ? { beforeRun: inline.beforeRun, afterRun: inline.afterRun }
         : { afterRun: (reply: WorkerReply) => this.#inline.observe(job, cost.units, reply) }),
     })
+    const result = keyLoad
+      ? await submitted.finally(() => {
+          const left = (this.#keyLoadsComing.get(keyLoad.coming) ?? 1) - 1
+          if (left > 0) this.#keyLoadsComing.set(keyLoad.coming, left)
+          else this.#keyLoadsComing.delete(keyLoad.coming)
+        })
+      : await submitted
     this.#metrics.job(mode, result.reply)
     // Answered, the worker built (or held) the job's context: the next job under it is warm.
     if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
@@ -434,22 +452,29 @@ export class ExecutorHub {
   }
 
   /**
-   * `cost` plus the load of the job's stored keys when no worker holds them: from the
-   * node's bytes cache, or — when it has them not either — from the store (inflated,
-   * loaded, re-saved in full form). Charged like a cold context: to the tenant and in
-   * the fair queue, not against the per-request limits. Priced from the record, so a key
-   * set of hundreds of Galois elements costs its searches what they really take.
+   * The load of the job's stored keys, when no worker holds them and fewer jobs that load
+   * them are coming than the executor has workers (`#keyLoadsComing`): from the node's
+   * bytes cache, or — when it has them not either — from the store (inflated, loaded,
+   * re-saved in full form). Charged like a cold context: to the tenant and in the fair
+   * queue, not against the per-request limits. Priced from the record, so a key set of
+   * hundreds of Galois elements costs its searches what they really take.
    */
-  #withKeyLoad(cost: JobCost, job: WorkerJob, scheduler: FairScheduler): JobCost {
+  #keyLoadOf(
+    job: WorkerJob,
+    scheduler: FairScheduler,
+    mode: ExecutorMode,
+  ): { units: number; coming: string } | undefined {
     const keys = KeyPlacement.keysOf(job)
-    if (!keys || (job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return cost
-    if (scheduler.holdsKeys(keys.keySet)) return cost
-    // From the store the whole stored set is read and unpacked, though a search loads only its part into SEAL.
-    const load = keyLoadUnits({
+    if (!keys || (job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
+    if (scheduler.holdsKeys(keys.keySet)) return undefined
+    const coming = `${mode} ${keys.keys}`
+    if ((this.#keyLoadsComing.get(coming) ?? 0) >= Math.max(1, scheduler.executor.status().size)) return undefined
+    // From the store the whole stored set is read and unpacked, though a job loads only its part into SEAL.
+    const units = keyLoadUnits({
       storedBytes: job.keys.bytes,
       fullFormBytes: this.bytesCache.sizeOf(keys.keySet),
     })
-    return { ...cost, coldUnits: (cost.coldUnits ?? 0) + load }
+    return { units, coming }
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { WorkerJob, WorkerReply } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
+import { keyUsePartOf } from './KeyUse.ts'
 import { type KeySetRef, keySetCacheKey, keySetOf, searchKeySetOf } from './keySetRef.ts'
 
 /** A job's stored evaluation keys, as placement compares them. */
@@ -27,11 +28,16 @@ export class KeyPlacement {
   /** The stored keys a job uses, if any. */
   static keysOf(job: WorkerJob): JobKeys | undefined {
     if ((job.type !== 'search' && job.type !== 'evaluate') || !job.keys) return undefined
-    // A search loads only the Galois elements its queries use, in its form: that part is what workers hold.
+    // A search loads only the Galois elements its queries use, in its form; an evaluate only
+    // the keys its program uses: that part is what workers hold.
     const keySet =
-      job.type === 'search' && job.galoisElements
-        ? searchKeySetOf(job.keys, job.galoisElements, job.keyForm ?? 'seal')
-        : keySetOf(job.keys)
+      job.type === 'search'
+        ? job.galoisElements
+          ? searchKeySetOf(job.keys, job.galoisElements, job.keyForm ?? 'seal')
+          : keySetOf(job.keys)
+        : job.keyUse
+          ? keyUsePartOf(keySetOf(job.keys), job.keyUse)
+          : keySetOf(job.keys)
     return { keySet, keys: keySetCacheKey(keySet) }
   }
 

@@ -2,6 +2,7 @@ import { HE_ERROR_CODES, StepReportSchema } from '@sealbox/he-core'
 import { z } from 'zod'
 import { SearchCatalogSchema, SearchSummarySchema } from '../app/SearchSummary.ts'
 import { KeyBlobRefSchema, KeySetFactsSchema } from '../store/KeyStore.ts'
+import { KeyUseSchema } from './KeyUse.ts'
 import { KeySetRefSchema, LoadedKeySetRefSchema, SearchKeyFormSchema } from './keySetRef.ts'
 
 /*
@@ -53,6 +54,8 @@ export const EvaluateJobSchema = z.object({
   keys: KeyBlobRefSchema.optional(),
   keySetId: z.string().optional(),
   keyBytes: bytes.optional(),
+  /** The only keys to load of the key set (what the program uses); default all of it. */
+  keyUse: KeyUseSchema.optional(),
 })
 
 /** Check an upload by loading it into SEAL before it is stored. */

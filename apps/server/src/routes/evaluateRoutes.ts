@@ -11,6 +11,7 @@ import { peekEnvelope } from '@sealbox/he-core/envelope'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { admitProgram } from '../app/programAdmission.ts'
+import { programKeysToLoad } from '../app/programKeysToLoad.ts'
 import type { KeySetNeeds } from '../app/resolveKeySet.ts'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
 import { binaryBody, mediaType } from '../http/binaryBody.ts'
@@ -75,11 +76,22 @@ export async function evaluateRoutes(fastify: FastifyInstance): Promise<void> {
           record = found
         }),
       )
+      // Only the keys the program uses are loaded (and cached, and priced when cold), never
+      // the whole set: a key set of 700 Galois elements costs a rotateRows(1) one of them.
+      const toLoad = record && keys ? programKeysToLoad(analysis, record) : undefined
+      const jobKeys =
+        !keys || !toLoad
+          ? (keys ?? {})
+          : toLoad.load === 'none'
+            ? { keySetId: keys.keySetId }
+            : toLoad.load === 'part'
+              ? { ...keys, keyUse: toLoad.use }
+              : keys
       // Priced with the keys it will run with and refused above the per-job heap bound, before it queues.
-      const cost = admitProgram(analysis, params, record, config)
+      const cost = admitProgram(analysis, params, record, config, toLoad?.use)
       const done = await hub.submit(
         tenant.id,
-        { type: 'evaluate', params: body.params, program: body.program, inputs: body.inputs, ...keys },
+        { type: 'evaluate', params: body.params, program: body.program, inputs: body.inputs, ...jobKeys },
         {
           timeoutMs: requestTimeLeft(request),
           signal: clientGoneSignal(reply),

@@ -30,7 +30,10 @@ export async function runEvaluate(job: JobContext, request: EvaluateJob, clock: 
   // only as many contexts as the shared cache's byte budget allows (idle ones are evicted).
   using context = await clock.timeAsync('deserialize', () => acquireHeContext(params))
   const ctx = context.ctx
-  const lease = request.keys ? await acquireKeys(job, ctx, request.keys, clock, request.keyBytes) : undefined
+  // Only the keys the program uses (the route names them from the record): never the whole set.
+  const lease = request.keys
+    ? await acquireKeys(job, ctx, request.keys, clock, request.keyBytes, request.keyUse)
+    : undefined
   try {
     return withScope((scope) => {
       const inputs: Record<string, Ciphertext | Plaintext> = {}

@@ -49,5 +49,12 @@ function searchKeys(
   clock: PhaseClock,
 ): Promise<CacheLease<WorkerKeys>> {
   if (job.search.index.kernel === 'keySwitch') return acquireSearchKeys(job, job.search, keys, clock, request.keyBytes)
-  return acquireKeys(job, job.search.ctx, keys, clock, request.keyBytes, request.galoisElements)
+  return acquireKeys(
+    job,
+    job.search.ctx,
+    keys,
+    clock,
+    request.keyBytes,
+    request.galoisElements && { galoisElements: request.galoisElements, relinKeys: false },
+  )
 }

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { dirname, join } from 'node:path'
@@ -140,6 +142,46 @@ export function probeHealth(url: string, options: { intervalMs?: number; timeout
       const stats = await result
       await worker.terminate()
       return stats
+    },
+  }
+}
+
+const IDLE_SERVER = `
+const server = require('node:http').createServer((req, res) => res.end('ok'))
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'))
+process.stdin.on('end', () => process.exit(0))
+process.stdin.resume()
+`
+
+/** A process that answers every request at once and does nothing else (`startIdleServer`). */
+export interface IdleServer {
+  url: string
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a control for `/healthz`: a process that does no work, so its probe's latency
+ * is what the host's scheduler alone costs a probe. Probed beside an attack (same time,
+ * same machine), it says how much of the server's probe latency is the host's, not the
+ * server's. It exits when its stdin closes (the test process ended) or on `stop()`.
+ */
+export async function startIdleServer(): Promise<IdleServer> {
+  const child = spawn(process.execPath, ['-e', IDLE_SERVER], { stdio: ['pipe', 'pipe', 'inherit'] })
+  let out = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes('\n')) resolve(Number(out.trim()))
+    })
+    child.once('exit', (code) => reject(new Error(`the idle server exited with ${code}`)))
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = once(child, 'exit')
+      child.stdin.end()
+      await exited
     },
   }
 }

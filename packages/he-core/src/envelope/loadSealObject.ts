@@ -16,6 +16,7 @@ import { asPlainUint8Array, type BytesLike } from './asPlainUint8Array.ts'
 import { decodeEnvelopeBytes, type Envelope } from './decodeEnvelope.ts'
 import { checkEnvelopeExpect, type EnvelopeExpect } from './envelopeExpect.ts'
 import type { SealObjectKind } from './envelopeKinds.ts'
+import { checkPackedGaloisKeysLayout } from './packedGaloisKeys.ts'
 import { type PackedCiphertextContext, unpackSealCiphertext } from './packSealCiphertext.ts'
 import { unpackSealGaloisKeys } from './packSealGaloisKeys.ts'
 import { prepareSealPayload } from './prepareSealPayload.ts'
@@ -110,9 +111,10 @@ export function loadSealObject<K extends ContextObjectKind>(
   checkTarget(target, expect.kind)
   const envelope = verify(source, { ...expect, fingerprint: context.fingerprint })
   const verified = envelope as unknown as Envelope<ContextObjectKind>
-  const unpacked = verified.compression === 'packed' ? unpackFor(context, verified) : verified
-  const { payload: prepared } = prepareSealPayload(unpacked, payloadLimitsOf(context, options))
   const only = envelope.kind === 'galoisKeys' ? options.onlyGaloisElements : undefined
+  // Packed keys are unpacked for the elements asked for only, never the whole set.
+  const unpacked = verified.compression === 'packed' ? unpackFor(context, verified, only) : verified
+  const { payload: prepared } = prepareSealPayload(unpacked, payloadLimitsOf(context, options))
   const payload = only ? selectGaloisKeys(prepared, only) : prepared
   loadPayload(envelope.kind, () => target.loadFromArray(context.context, payload))
   return envelope
@@ -122,10 +124,31 @@ export function loadSealObject<K extends ContextObjectKind>(
  * A packed ciphertext or packed Galois keys rebuilt as SEAL's own uncompressed save, every
  * field checked against the context (then pre-parsed like any other payload).
  */
-function unpackFor(context: SealLoadContext, envelope: Envelope<ContextObjectKind>): Envelope<ContextObjectKind> {
+function unpackFor(
+  context: SealLoadContext,
+  envelope: Envelope<ContextObjectKind>,
+  onlyGaloisElements?: readonly number[],
+): Envelope<ContextObjectKind> {
   if (envelope.kind === 'galoisKeys') {
-    const payload = unpackSealGaloisKeys(context, envelope.payload, envelope.seeded)
-    return { ...envelope, compression: 'none', payload }
+    if (!onlyGaloisElements) {
+      const payload = unpackSealGaloisKeys(context, envelope.payload, envelope.seeded)
+      return { ...envelope, compression: 'none', payload }
+    }
+    // Narrowed while unpacking: the elements the payload holds are checked against the
+    // meta's list here, as prepareSealPayload checks a whole payload, and the list then
+    // narrowed with it to the elements kept.
+    const listed = [...((envelope.meta as { elements?: number[] }).elements ?? [])].sort((a, b) => a - b)
+    const held = checkPackedGaloisKeysLayout(envelope.payload, 'INVALID_ENVELOPE').elements
+    if (held.length !== listed.length || held.some((element, i) => element !== listed[i])) {
+      throw new HeError(
+        'INVALID_ENVELOPE',
+        `the galoisKeys envelope lists Galois elements ${listed.join(', ') || '(none)'} but its payload holds ${held.join(', ')}`,
+        { details: { listed, present: held } },
+      )
+    }
+    const payload = unpackSealGaloisKeys(context, envelope.payload, envelope.seeded, onlyGaloisElements)
+    const kept = listed.filter((element) => onlyGaloisElements.includes(element))
+    return { ...envelope, compression: 'none', payload, meta: { ...envelope.meta, elements: kept } }
   }
   const packedContext = context as unknown as Partial<PackedCiphertextContext>
   if (packedContext.params?.scheme === undefined || packedContext.plainModulus === undefined) {

@@ -5,6 +5,7 @@ import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { exportGaloisKeys } from '../keys/exportKeys.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import { KeySet } from '../keys/KeySet.ts'
+import { selectGaloisKeys } from '../keys/selectGaloisKeys.ts'
 import { getHeContext } from '../params/ContextCache.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import type { ParamsInput } from '../params/ParamsSpec.ts'
@@ -87,6 +88,19 @@ describe('packed Galois keys', () => {
       }
     })
   }
+
+  it('unpacks only the elements asked for: the same bytes as narrowing the whole save', () => {
+    const ctx = contexts.bfv
+    for (const seeded of [true, false]) {
+      const saved = keys.bfv.serializeGaloisKeys('none', seeded)
+      const packed = packSealGaloisKeys(ctx, saved)
+      for (const only of [[elements(ctx)[1] as number], [], elements(ctx)]) {
+        const part = unpackSealGaloisKeys(ctx, packed, seeded, only)
+        expect(part).toEqual(selectGaloisKeys(saved, only))
+        if (only.length === 1) expect(part.length).toBeLessThan(saved.length / 1.5)
+      }
+    }
+  })
 
   it("is 170,271 bytes for two seeded elements at n = 4096 [27, 28, 28] (Apple's 170.2 KB)", () => {
     const packed = packSealGaloisKeys(contexts.bgv, keys.bgv.serializeGaloisKeys('none', true))

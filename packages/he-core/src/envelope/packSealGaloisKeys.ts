@@ -119,8 +119,18 @@ export function packSealGaloisKeys(ctx: PackedKeysContext, saved: Uint8Array): U
  * form, size, scale, correction factor) come from the context. A refusal is
  * INVALID_ENVELOPE; SEAL then loads what it would have written itself (seeded keys
  * expand c1 from their seeds, as for its own seeded saves).
+ *
+ * `only`: rebuild just those elements' keys (the others' lists are left empty, as SEAL
+ * writes a slot it has no key for, and their bytes are skipped unread) — what a job that
+ * uses two of a stored set's hundreds of elements unpacks, instead of all of them
+ * (262 MiB for 700 elements at n = 4096). The result equals `selectGaloisKeys` of the whole.
  */
-export function unpackSealGaloisKeys(ctx: PackedKeysContext, payload: Uint8Array, envelopeSeeded: boolean): Uint8Array {
+export function unpackSealGaloisKeys(
+  ctx: PackedKeysContext,
+  payload: Uint8Array,
+  envelopeSeeded: boolean,
+  only?: readonly number[],
+): Uint8Array {
   const fail = (what: string) => new HeError('INVALID_ENVELOPE', `the packed Galois keys ${what}`)
   const shape = checkPackedGaloisKeysLayout(payload, 'INVALID_ENVELOPE')
   const n = ctx.params.polyModulusDegree
@@ -140,7 +150,9 @@ export function unpackSealGaloisKeys(ctx: PackedKeysContext, payload: Uint8Array
   }
   const d = shape.keysPerElement
   const keyBytes = ciphertextBytes(2, n, k, shape.seeded)
-  const length = KSWITCH_HEAD_BYTES + n * U64 + shape.elements.length * d * keyBytes
+  const wanted = only ? new Set(only) : undefined
+  const selected = wanted ? shape.elements.filter((element) => wanted.has(element)) : shape.elements
+  const length = KSWITCH_HEAD_BYTES + n * U64 + selected.length * d * keyBytes
   // The bound every other encoding is inflated within: never more than such keys take.
   const bound = maxPayloadBytes('galoisKeys', payloadLimitsOf(ctx), shape.elements.length, shape.seeded)
   if (length > bound) throw fail(`would unpack to ${length} bytes, more than the ${bound} such keys take`)
@@ -157,12 +169,20 @@ export function unpackSealGaloisKeys(ctx: PackedKeysContext, payload: Uint8Array
   const words = shape.polys * n * k
   const run = { polys: shape.polys, polyModulusDegree: n, primes, widths: shape.widths }
   const present = new Set(shape.elements)
+  const kept = new Set(selected)
   let from = shape.keysAt
   let at = KSWITCH_HEAD_BYTES
   for (let list = 0; list < n; list++) {
     const element = 2 * list + 1
     if (!present.has(element)) {
       at += U64 // a zero count: the buffer starts zeroed
+      continue
+    }
+    if (!kept.has(element)) {
+      // Not asked for: an empty list here, and its packed keys skipped (the layout check
+      // made every key shape.keyBytes long).
+      from += d * shape.keyBytes
+      at += U64
       continue
     }
     view.setBigUint64(at, BigInt(d), true)

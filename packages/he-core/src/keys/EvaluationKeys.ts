@@ -104,15 +104,16 @@ export class EvaluationKeys implements Disposable {
    * the pre-SEAL checks of later requests rely on that list). The result is the caller's.
    *
    * `onlyGaloisElements`: load only those Galois keys (each must be listed, or
-   * MISSING_KEY), and no relinearization key — what a search needs of a key set of
-   * hundreds of elements; the other keys are checked and skipped, never loaded.
+   * MISSING_KEY; none when empty), and the relinearization key only with `relinKeys`
+   * (MISSING_KEY when the set has none) — what a search or a program needs of a key set
+   * of hundreds of elements; the other keys are checked and skipped, never loaded.
    * `countKernelWords: false` leaves the kernel's words out of `heapBytes`, for an owner
    * that never gives these keys to a search (a server's evaluate programs).
    */
   static load(
     ctx: HeContext,
     source: BytesLike | DecodedEvaluationKeys,
-    options: { onlyGaloisElements?: readonly number[]; countKernelWords?: boolean } = {},
+    options: { onlyGaloisElements?: readonly number[]; relinKeys?: boolean; countKernelWords?: boolean } = {},
   ): EvaluationKeys {
     const decoded = isDecoded(source) ? source : decodeEvaluationKeys(source, { fingerprint: ctx.fingerprint })
     if (decoded.fingerprint !== ctx.fingerprint) {
@@ -125,7 +126,12 @@ export class EvaluationKeys implements Disposable {
       let relinKeys: RelinKeys | undefined
       let galoisKeys: GaloisKeys | undefined
       const only = options.onlyGaloisElements
-      if (decoded.relinKeys && !only) {
+      if (only && options.relinKeys && !decoded.relinKeys) {
+        throw new HeError('MISSING_KEY', 'the key set has no relinearization keys', {
+          details: { needsRelinKeys: true },
+        })
+      }
+      if (decoded.relinKeys && (!only || options.relinKeys)) {
         relinKeys = scope.track(new seal.RelinKeys())
         loadSealObject(relinKeys, ctx, decoded.relinKeys, { kind: 'relinKeys', refuseSecretKey: true })
       }

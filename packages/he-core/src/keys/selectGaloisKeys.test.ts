@@ -62,4 +62,41 @@ describe('loading only some Galois elements of a key set', () => {
     const error = heErrorOf(() => EvaluationKeys.load(ctx, bytes, { onlyGaloisElements: [galoisElementOf(4096, 2)] }))
     expect(error.code).toBe('MISSING_KEY')
   })
+
+  it('loads the relinearization key with a part only when asked, and it relinearizes', () => {
+    using keys = KeySet.generate(ctx, { relin: true, galois: { steps: STEPS } })
+    const bytes = exportEvaluationKeys(keys, { compression: 'packed' })
+    withScope((scope) => decrypt(keys, encryptSymmetric(keys, encodeBatch(ctx, [1], scope), scope), scope))
+    const before = liveSealHandles()
+    using relinOnly = EvaluationKeys.load(ctx, bytes, { onlyGaloisElements: [], relinKeys: true })
+    expect(relinOnly.galoisKeys).toBeUndefined()
+    expect(relinOnly.galoisElements).toEqual([])
+    expect(relinOnly.relinKeys).toBeDefined()
+    using both = EvaluationKeys.load(ctx, bytes, { onlyGaloisElements: [galoisElementOf(4096, 1)], relinKeys: true })
+    expect(both.galoisElements).toEqual([galoisElementOf(4096, 1)])
+    expect(both.heapBytes).toBeGreaterThan(relinOnly.heapBytes)
+    // Oracle: the plain product, after relinearizing back to two polynomials.
+    withScope((scope) => {
+      const ct = encryptSymmetric(keys, encodeBatch(ctx, [3, 5, 7], scope), scope)
+      const product = scope.track(new ctx.seal.Ciphertext())
+      ctx.evaluator.multiply(ct, ct, product)
+      ctx.evaluator.relinearize(product, relinOnly.relinKeys as never, product)
+      expect(product.size()).toBe(2)
+      expect(
+        decodeBatch(ctx, decrypt(keys, product, scope))
+          .slice(0, 3)
+          .map(Number),
+      ).toEqual([9, 25, 49])
+    })
+    relinOnly.dispose()
+    both.dispose()
+    expect(liveSealHandles()).toBe(before)
+  })
+
+  it('refuses, MISSING_KEY, the relinearization key of a set without one', () => {
+    using keys = KeySet.generate(ctx, { galois: { steps: [1] } })
+    const bytes = exportEvaluationKeys(keys)
+    const error = heErrorOf(() => EvaluationKeys.load(ctx, bytes, { onlyGaloisElements: [], relinKeys: true }))
+    expect(error.code).toBe('MISSING_KEY')
+  })
 })
