@@ -270,7 +270,8 @@ export class ExecutorHub {
         return new ProcessExecutor({ setup, processes: this.#config.WORKERS, events })
       default: {
         const never: never = mode
-        throw new HeError('INVALID_INPUT', `unknown executor ${String(never)}`)
+        // Config is parsed against EXECUTOR_MODES: reaching here is a bug of ours, not the client's.
+        throw new HeError('INTERNAL', `unknown executor ${String(never)}`)
       }
     }
   }
@@ -446,7 +447,7 @@ export class ExecutorHub {
         return { units: 1, what: 'job' }
       default: {
         const never: never = job
-        throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
+        throw new HeError('INTERNAL', `unknown job ${JSON.stringify(never)}`)
       }
     }
   }
