@@ -60,6 +60,8 @@ export interface HubSubmitOptions {
   cost?: number
   /** An evaluate job's estimated peak heap (the route's program analysis); key uploads are sized here. */
   peakHeapBytes?: number
+  /** An evaluate job's parameters as the route validated them (`parseEvaluateRequest`): not parsed again here. */
+  params?: ResolvedParams
   /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
   client?: JobClient
 }
@@ -312,8 +314,9 @@ export class ExecutorHub {
     const scheduler = this.#schedulers.get(mode)
     if (!scheduler) throw new HeError('INTERNAL', `executor ${mode} is not running`)
     // Refusals before any worker time: the job's own limits, then a full queue, then the budgets.
-    // An evaluate job's parameters, validated once: remembered under their JSON, as the context cache keys them.
-    const params = job.type === 'evaluate' ? parseParams(job.params) : undefined
+    // An evaluate job's parameters, validated once (by the route, when it passes them): remembered
+    // under their JSON, as the context cache keys them.
+    const params = job.type === 'evaluate' ? (options.params ?? parseParams(job.params)) : undefined
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
     const keyLoad = this.#keyLoadOf(job, scheduler, mode)
