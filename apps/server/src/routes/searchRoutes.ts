@@ -4,6 +4,7 @@ import { peekEnvelope, splitEnvelopes } from '@sealbox/he-core/envelope'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { resolveKeySet } from '../app/resolveKeySet.ts'
+import { searchKeyNeeds } from '../app/searchKeyNeeds.ts'
 import { binaryBody } from '../http/binaryBody.ts'
 import { clientGoneSignal } from '../http/clientGoneSignal.ts'
 import { executorOverride } from '../http/executorOverride.ts'
@@ -56,24 +57,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         }
         if (header.keySetId) keySetIds.add(header.keySetId)
       }
-      const keys = await resolveKeySet(store, tenant.id, query.keySet, {
-        fingerprint: search.fingerprint,
-        envelopeKeySetIds: keySetIds,
-        envelopes: 'the queries',
-        missingFrom(found) {
-          const missing = search.galoisElements.filter((element) => !found.galoisElements.includes(element))
-          if (missing.length === 0) return undefined
-          return new HeError(
-            'MISSING_KEY',
-            `key set "${found.id}" lacks the Galois elements ${missing.join(', ')} this search needs`,
-            { details: { missing } },
-          )
-        },
-        withoutKeySet: () =>
-          search.galoisElements.length === 0
-            ? undefined
-            : new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>'),
-      })
+      const keys = await resolveKeySet(store, tenant.id, query.keySet, searchKeyNeeds(search, keySetIds))
       const done = await hub.submitSearch(
         tenant.id,
         // Only the Galois elements the queries use are loaded, whatever else the key set holds.

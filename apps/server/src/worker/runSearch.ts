@@ -9,14 +9,13 @@ import type { JobContext, PhaseClock, WorkerKeys } from './PhaseClock.ts'
 /**
  * Evaluates every query of a search job against the worker's processed database,
  * with the tenant's Galois keys from the worker's cache when the config needs them.
+ * Whether the job carries the keys the search needs is checked once, by the route
+ * (`searchKeyNeeds`); a job without them is still refused by the index (MISSING_KEY).
  */
 export async function runSearch(job: JobContext, request: SearchJob, clock: PhaseClock): Promise<JobResult> {
   const search = job.search
   if (request.queries.length > job.setup.maxQueriesPerSearch) {
     throw new HeError('LIMIT_EXCEEDED', `at most ${job.setup.maxQueriesPerSearch} queries per search`)
-  }
-  if (search.galoisElements.length > 0 && !request.keys) {
-    throw new HeError('MISSING_KEY', 'this search needs Galois keys: upload a key set and pass ?keySet=<id>')
   }
   const lease = request.keys ? await searchKeys(job, request, request.keys, clock) : undefined
   try {
