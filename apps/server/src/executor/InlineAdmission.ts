@@ -182,7 +182,7 @@ function shapeOf(job: WorkerJob): string {
       return `fault:${job.fault}:${job.ms ?? ''}`
     default: {
       const never: never = job
-      throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
+      throw new HeError('INTERNAL', `unknown job ${JSON.stringify(never)}`)
     }
   }
 }

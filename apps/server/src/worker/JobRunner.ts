@@ -154,7 +154,7 @@ export class JobRunner implements JobContext {
         return runFault(this, job.fault, job.ms, job.gatePath)
       default: {
         const never: never = job
-        throw new HeError('INVALID_INPUT', `unknown job ${JSON.stringify(never)}`)
+        throw new HeError('INTERNAL', `unknown job ${JSON.stringify(never)}`)
       }
     }
   }
