@@ -118,5 +118,15 @@ describe('a database in 2 shards behind nginx', () => {
       expect(fromShards.hits.map((hit) => hit.row)).toEqual(topKIndices(oracle, 10))
       console.info(`sharded top 10 (seed ${seed}): rows ${fromShards.hits.map((hit) => hit.row).join(', ')}`)
     }
+    // A client that never read the config: its first search reads the shard map itself
+    // instead of posting to the base URL (where nginx would hand it to one shard's node).
+    const fresh = new SealboxClient({ baseUrl: sharded.nginx.url, token: ALICE })
+    const vector = syntheticSearchQuery(DIM, 5)
+    const freshAnswer = await fresh.search(search.encryptQuery(vector), { keySet: 'main' })
+    expect(freshAnswer.shardMs).toHaveLength(2)
+    expect(fresh.searchShards?.shards.map((shard) => shard.prefix)).toEqual(['/shards/0', '/shards/1'])
+    const freshOracle = plaintextSearchScores(config, oracleDb, vector)
+    expect([...search.decryptScores(freshAnswer.responses).scores]).toEqual([...freshOracle])
+    expect(search.rank(freshAnswer.responses, 10).hits.map((hit) => hit.row)).toEqual(topKIndices(freshOracle, 10))
   })
 })
