@@ -18,9 +18,10 @@
 //   node deploy/nginx/render.mjs --listen 443 --shard-node 0=10.0.0.11:8080 \
 //     --shard-node 0=10.0.0.12:8080 --shard-node 1=10.0.0.13:8080 --shard-node 1=10.0.0.14:8080
 //
-// nginx answers the shard map itself: when the nodes allow pages of other origins
-// (CORS_ORIGINS), give the same origins with --cors-origin (repeatable) so the map carries
-// the CORS headers the nodes send.
+// nginx answers some requests itself (the shard map; the JSON error when no node answered):
+// when the nodes allow pages of other origins (CORS_ORIGINS), give the same origins with
+// --cors-origin (repeatable) so those answers carry the CORS headers the nodes send, and a
+// page can read them (a shard that is down: the coded error, not a failed fetch).
 //
 // /metrics answers 404 through this site unless --metrics-allow names who may read it
 // (an address or CIDR, repeatable: --metrics-allow 10.0.0.0/8).
@@ -154,9 +155,6 @@ for (const origin of options.corsOrigins) {
     fail(`--cors-origin ${origin}: expected an origin like https://app.example.com (the nodes' CORS_ORIGINS)`)
   }
 }
-if (options.corsOrigins.length > 0 && options.shardNodes.length === 0) {
-  fail('--cors-origin is for the shard map of --shard-node (the nodes answer CORS for everything else)')
-}
 
 /** The installed nginx's version from `nginx -v` (which prints to stderr), or undefined when there is none here. */
 function installedNginxVersion() {
@@ -286,6 +284,7 @@ const values = {
   SERVER_NAME: serverName,
   NODES: allNodes.map(nodeLine).join('\n    '),
   SHARD_UPSTREAMS: corsMaps + shardUpstreams,
+  OWN_ANSWER_CORS: corsLines(false).join('\n        '),
   SHARD_LOCATIONS: shardLocations,
   RETRY_AFTER: String(NO_NODE_RETRY_AFTER_S),
   MAX_BODY: options.maxBody,
