@@ -135,6 +135,8 @@ describe('render.mjs --cors-origin: nginxâ€™s own answers carry CORS as a nodeâ€
         expect(await corsOf(map, preflight(stranger))).toEqual(strangerPreflight)
         // The map itself is unchanged by CORS.
         expect(await (await fetch(map, get(origin))).json()).toEqual({ shards: [{ index: 0, prefix: '/shards/0' }] })
+        // A shard's readiness through nginx, as the guide says to check it.
+        expect((await fetch(`${nginx.url}/shards/0/readyz`)).status).toBe(200)
         // With the shard's node gone, nginx's own coded 503 carries them too: a page reads the
         // error (its code, Retry-After) instead of a failed fetch.
         await node.stop()
