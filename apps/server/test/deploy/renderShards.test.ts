@@ -135,6 +135,8 @@ describe('render.mjs --cors-origin: nginx’s own answers carry CORS as a node�
         expect(await corsOf(map, preflight(stranger))).toEqual(strangerPreflight)
         // The map itself is unchanged by CORS.
         expect(await (await fetch(map, get(origin))).json()).toEqual({ shards: [{ index: 0, prefix: '/shards/0' }] })
+        // The node's start line names the shard it serves.
+        expect(node.output()).toMatch(/sealbox: listening on .*, database synthetic \(64 rows × \d+\), shard 0\/1 \(/)
         // A shard's readiness through nginx, as the guide says to check it.
         expect((await fetch(`${nginx.url}/shards/0/readyz`)).status).toBe(200)
         // With the shard's node gone, nginx's own coded 503 carries them too: a page reads the
