@@ -18,6 +18,11 @@
 //   node deploy/nginx/render.mjs --listen 443 --shard-node 0=10.0.0.11:8080 \
 //     --shard-node 0=10.0.0.12:8080 --shard-node 1=10.0.0.13:8080 --shard-node 1=10.0.0.14:8080
 //
+// nginx answers some requests itself (the shard map; the JSON error when no node answered):
+// when the nodes allow pages of other origins (CORS_ORIGINS), give the same origins with
+// --cors-origin (repeatable) so those answers carry the CORS headers the nodes send, and a
+// page can read them (a shard that is down: the coded error, not a failed fetch).
+//
 // /metrics answers 404 through this site unless --metrics-allow names who may read it
 // (an address or CIDR, repeatable: --metrics-allow 10.0.0.0/8).
 //
@@ -34,7 +39,7 @@ import { parseArgs } from 'node:util'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const USAGE =
-  'usage: render.mjs --listen <addr> (--node <host:port> [--node …] | --shard-node <i>=<host:port> […]) [--server-name <name>] [--http2] [--nginx-version <x.y.z>] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port> (needs --server-name)] [--metrics-allow <cidr> …] [--template <file>]'
+  'usage: render.mjs --listen <addr> (--node <host:port> [--node …] | --shard-node <i>=<host:port> […]) [--server-name <name>] [--http2] [--nginx-version <x.y.z>] [--max-body 80m] [--read-timeout 40s] [--server-extra "<lines>"] [--hsts] [--redirect-http <port> (needs --server-name)] [--metrics-allow <cidr> …] [--cors-origin <origin> …] [--template <file>]'
 
 /**
  * nginx counts a node down after MAX_FAILS failures within FAIL_TIMEOUT_S seconds, and
@@ -67,6 +72,7 @@ const FLAGS = {
   hsts: { type: 'boolean', default: false },
   'redirect-http': { type: 'string', default: '' },
   'metrics-allow': { type: 'string', multiple: true, default: [] },
+  'cors-origin': { type: 'string', multiple: true, default: [] },
 }
 let flags
 try {
@@ -104,6 +110,7 @@ const options = {
   hsts: flags.hsts,
   redirectHttp: flags['redirect-http'],
   metricsAllow: flags['metrics-allow'],
+  corsOrigins: flags['cors-origin'],
 }
 if (options.listen === '') fail('--listen is required')
 if (options.nodes.length === 0 && options.shardNodes.length === 0) fail('at least one --node is required')
@@ -142,6 +149,11 @@ if (options.nginxVersion !== '' && !/^\d+\.\d+\.\d+$/.test(options.nginxVersion)
 }
 for (const source of options.metricsAllow) {
   if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(source)) fail(`--metrics-allow ${source}: expected an address or CIDR`)
+}
+for (const origin of options.corsOrigins) {
+  if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(origin)) {
+    fail(`--cors-origin ${origin}: expected an origin like https://app.example.com (the nodes' CORS_ORIGINS)`)
+  }
 }
 
 /** The installed nginx's version from `nginx -v` (which prints to stderr), or undefined when there is none here. */
@@ -196,6 +208,42 @@ const shardUpstreams = shards
   )
   .join('')
 const headerLines = headers.join('\n        ')
+/*
+ * CORS of the shard map, which nginx answers itself: the same headers a node sends for its
+ * CORS_ORIGINS (apps/server securityHeadersPlugin; renderShards.test.ts compares the two),
+ * with Access-Control-Allow-Origin for the origins given with --cors-origin only.
+ */
+const CORS_METHODS = 'GET, HEAD, PUT, POST, DELETE'
+const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-sealbox-executor, if-none-match'
+const CORS_EXPOSED_HEADERS =
+  'server-timing, retry-after, www-authenticate, x-request-id, etag, x-sealbox-executor, x-sealbox-query-ms, x-sealbox-cost'
+const corsMaps =
+  options.corsOrigins.length === 0
+    ? ''
+    : [
+        "# The origins of --cors-origin (the nodes' CORS_ORIGINS): the shard map answers them as a node would.",
+        'map $http_origin $sealbox_cors_origin {',
+        '    default "";',
+        ...options.corsOrigins.map((origin) => `    "${origin}" $http_origin;`),
+        '}',
+        '',
+      ].join('\n')
+const corsLines = (preflight) =>
+  options.corsOrigins.length === 0
+    ? []
+    : [
+        'add_header Access-Control-Allow-Origin $sealbox_cors_origin always;',
+        // The rest whatever the origin, as a node sends them (without Allow-Origin a browser refuses).
+        'add_header Vary Origin always;',
+        `add_header Access-Control-Expose-Headers "${CORS_EXPOSED_HEADERS}" always;`,
+        ...(preflight
+          ? [
+              `add_header Access-Control-Allow-Methods "${CORS_METHODS}" always;`,
+              `add_header Access-Control-Allow-Headers "${CORS_ALLOWED_HEADERS}" always;`,
+              'add_header Access-Control-Max-Age 600 always;',
+            ]
+          : []),
+      ]
 const shardMap = JSON.stringify({ shards: shards.map((_, i) => ({ index: i, prefix: `/shards/${i}` })) })
 const shardLocations =
   shards.length === 0
@@ -204,7 +252,15 @@ const shardLocations =
         `# The shard map: clients read it, then send each query to every shard and merge.`,
         `    location = /api/v1/search/config {`,
         `        default_type application/json;`,
-        `        ${headerLines}`,
+        ...(options.corsOrigins.length === 0
+          ? []
+          : [
+              `        if ($request_method = OPTIONS) {`,
+              ...[...headers, ...corsLines(true)].map((line) => `            ${line}`),
+              `            return 204;`,
+              `        }`,
+            ]),
+        ...[...headers, ...corsLines(false)].map((line) => `        ${line}`),
         `        return 200 '${shardMap}';`,
         `    }`,
         ...shards.flatMap((_, i) => [
@@ -227,7 +283,8 @@ const values = {
   HTTP2: http2Directive ? 'http2 on;' : '',
   SERVER_NAME: serverName,
   NODES: allNodes.map(nodeLine).join('\n    '),
-  SHARD_UPSTREAMS: shardUpstreams,
+  SHARD_UPSTREAMS: corsMaps + shardUpstreams,
+  OWN_ANSWER_CORS: corsLines(false).join('\n        '),
   SHARD_LOCATIONS: shardLocations,
   RETRY_AFTER: String(NO_NODE_RETRY_AFTER_S),
   MAX_BODY: options.maxBody,

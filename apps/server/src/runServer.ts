@@ -35,6 +35,8 @@ export async function runServer({ sighup }: { sighup: SighupRelay }): Promise<vo
     config.DATABASE === 'synthetic'
       ? `synthetic (${config.SYNTHETIC_ROWS} rows × ${config.SYNTHETIC_DIM})`
       : config.DATABASE
+  // A shard node says which part it serves: the operator reads the line to check each node.
+  const served = config.SEARCH_SHARD === undefined ? database : `${database}, shard ${config.SEARCH_SHARD}`
   if (inferred.note) process.stderr.write(`sealbox: ${inferred.note}\n`)
   let app: Awaited<ReturnType<typeof buildServer>>
   try {
@@ -93,7 +95,7 @@ export async function runServer({ sighup }: { sighup: SighupRelay }): Promise<vo
   try {
     // One plain line for people (and scripts) whatever the log level; pino's JSON is for machines.
     process.stderr.write(
-      `sealbox: listening on ${address}, key store ${store}, database ${database} (workers warming up; /readyz says when ready)\n`,
+      `sealbox: listening on ${address}, key store ${store}, database ${served} (workers warming up; /readyz says when ready)\n`,
     )
     await app.sealbox.warmup
     process.stderr.write(

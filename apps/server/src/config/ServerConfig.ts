@@ -112,6 +112,8 @@ export const ServerConfigSchema = z
       .string()
       .regex(/^\d{1,4}\/\d{1,4}$/, 'expected i/S, e.g. 0/2')
       .refine((text) => {
+        // Text that is not i/S has its one message from the regex above.
+        if (!/^\d{1,4}\/\d{1,4}$/.test(text)) return true
         const [index, count] = text.split('/').map(Number) as [number, number]
         return count >= 1 && index < count
       }, 'expected i/S with 0 ≤ i < S')

@@ -164,6 +164,8 @@ describe('loadConfig', () => {
     expect(configError({ env: { SEARCH_SHARD: '2/2' } })).toMatch(/SEARCH_SHARD \/ --search-shard: .*0 ≤ i < S/)
     expect(configError({ env: { SEARCH_SHARD: '0/0' } })).toMatch(/SEARCH_SHARD/)
     expect(configError({ env: { SEARCH_SHARD: 'half' } })).toMatch(/SEARCH_SHARD \/ --search-shard: expected i\/S/)
+    // One message for text that is not i/S, not the range's too.
+    expect(configError({ env: { SEARCH_SHARD: 'a/b' } })).not.toContain('0 ≤ i < S')
   })
 
   it('parses bare boolean flags before another flag, and switches written --flag=value', () => {

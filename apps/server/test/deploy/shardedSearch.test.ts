@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
 import {
@@ -13,7 +14,7 @@ import {
   topKIndices,
   verifySearchConfig,
 } from '@sealbox/he-core/search'
-import { ServerNode, TempPostgres } from '@sealbox/testkit'
+import { runCommand, ServerNode, TempPostgres } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { drillNodeEnv } from './drillKit.ts'
 import { SHARD_ROWS, type ShardedDeployment, startShardedDeployment } from './shardKit.ts'
@@ -26,6 +27,10 @@ import { SHARD_ROWS, type ShardedDeployment, startShardedDeployment } from './sh
  * nginx into the shared PostgreSQL store, where both shards find them.
  */
 
+/** The `sealbox-search` command from source, as the deploy guide's operator runs it. */
+const SEALBOX_SEARCH_MAIN = fileURLToPath(
+  new URL('../../../../packages/he-core/src/node/sealboxSearchMain.ts', import.meta.url),
+)
 const ALICE = 'alice-token-0123456789abcdefghijKLMNOPQR'
 const DIM = 16
 
@@ -118,5 +123,36 @@ describe('a database in 2 shards behind nginx', () => {
       expect(fromShards.hits.map((hit) => hit.row)).toEqual(topKIndices(oracle, 10))
       console.info(`sharded top 10 (seed ${seed}): rows ${fromShards.hits.map((hit) => hit.row).join(', ')}`)
     }
+    // A client that never read the config: its first search reads the shard map itself
+    // instead of posting to the base URL (where nginx would hand it to one shard's node).
+    const fresh = new SealboxClient({ baseUrl: sharded.nginx.url, token: ALICE })
+    const vector = syntheticSearchQuery(DIM, 5)
+    const freshAnswer = await fresh.search(search.encryptQuery(vector), { keySet: 'main' })
+    expect(freshAnswer.shardMs).toHaveLength(2)
+    expect(fresh.searchShards?.shards.map((shard) => shard.prefix)).toEqual(['/shards/0', '/shards/1'])
+    const freshOracle = plaintextSearchScores(config, oracleDb, vector)
+    expect([...search.decryptScores(freshAnswer.responses).scores]).toEqual([...freshOracle])
+    expect(search.rank(freshAnswer.responses, 10).hits.map((hit) => hit.row)).toEqual(topKIndices(freshOracle, 10))
+    // The deploy guide's sealbox-search at the nginx base URL, unchanged: the oracle's top 5.
+    const cli = await runCommand(
+      process.execPath,
+      [
+        '--conditions=@sealbox/source',
+        SEALBOX_SEARCH_MAIN,
+        '--url',
+        sharded.nginx.url,
+        '--vector',
+        vector.join(','),
+        '--top',
+        '5',
+      ],
+      { env: { ...process.env, SEALBOX_TOKEN: ALICE } },
+    )
+    const printed = cli.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'))
+    expect(printed.map(([rank]) => Number(rank))).toEqual([1, 2, 3, 4, 5])
+    expect(printed.map(([, id]) => Number(id))).toEqual(topKIndices(freshOracle, 5))
   })
 })

@@ -146,11 +146,25 @@ describe('SealboxClient and the contract', () => {
     expect((await errorOf(loose.client.searchConfig())).message).toContain('HTTP 200 babyStep:')
   })
 
-  it('builds the search query string from the contract', async () => {
-    const { client, seen } = serverAnswering(() => new Response(new Uint8Array(0), { status: 200 }))
+  it('builds the search query string from the contract, after reading the config once', async () => {
+    const served = {
+      ...JSON.parse(JSON.stringify(resolveSearchConfig({ dimension: 16, rows: 300 }))),
+      fingerprint: 'f'.repeat(32),
+      database: {
+        source: { type: 'synthetic', seed: 7, rows: 300, dimension: 16 },
+        rows: 300,
+        dimension: 16,
+        processing: { milliseconds: 1, plaintexts: 8, bytes: 1024, nttForm: true, blocks: [8] },
+      },
+    }
+    const { client, seen } = serverAnswering((request) =>
+      request.url.endsWith('/search/config') ? json(200, served) : new Response(new Uint8Array(0), { status: 200 }),
+    )
     await client.search(new Uint8Array(0), { keySet: 'k.1' })
     await client.search(new Uint8Array(0))
+    // A search never goes out blind: the first reads the config (a node's: no shards), once.
     expect(seen.map((s) => s.url)).toEqual([
+      'http://sealbox.test/api/v1/search/config',
       'http://sealbox.test/api/v1/search?keySet=k.1',
       'http://sealbox.test/api/v1/search',
     ])

@@ -69,7 +69,8 @@ export class SealboxClient {
   readonly executor: ServerExecutorMode | undefined
   readonly #transport: ClientTransport
   readonly #catalogCache: Map<string, { etag: string; page: SearchCatalogPage }>
-  readonly #deployment: { layout?: SearchShardLayout }
+  /** What `searchConfig` learned of the deployment (`read`: it has run once), shared by `with()`. */
+  readonly #deployment: { read?: boolean; layout?: SearchShardLayout }
 
   constructor(options: SealboxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -165,10 +166,12 @@ export class SealboxClient {
     const { body } = await this.call(searchDeploymentConfigRoute, options)
     if ('configId' in body) {
       this.#deployment.layout = undefined
+      this.#deployment.read = true
       return body
     }
     const { config, layout } = await readShardedSearchConfig(body, this.#shardCaller(), options)
     this.#deployment.layout = layout
+    this.#deployment.read = true
     return config
   }
 
@@ -242,7 +245,7 @@ export class SealboxClient {
   /**
    * Sends one or several encrypted queries (query bundles from the search client) and
    * returns one response bundle per query, in order. Behind a sharded proxy (found by
-   * `searchConfig`, which a search client calls first) the queries go to every shard at
+   * `searchConfig`; a search made before it reads the config first) the queries go to every shard at
    * once and each query's parts are merged into one response for the whole database; a
    * shard that does not answer fails the call with its code, naming the shard and its rows.
    */
@@ -258,6 +261,8 @@ export class SealboxClient {
     } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
+    // Never sent blind: at a sharded proxy's base URL the whole-site route reaches one shard.
+    if (!this.#deployment.read) await this.searchConfig({ ...(options.signal ? { signal: options.signal } : {}) })
     const layout = this.#deployment.layout
     if (layout) return searchShards(layout, this.#shardCaller(), list, options)
     const reply = await this.call(searchRoute, {

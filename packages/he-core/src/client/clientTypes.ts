@@ -39,7 +39,7 @@ export interface SealboxClientOptions {
    * What `searchConfig` learned of a sharded deployment (its shards and their prefixes).
    * Shared by the clients `with()` makes; leave unset.
    */
-  deployment?: { layout?: SearchShardLayout }
+  deployment?: { read?: boolean; layout?: SearchShardLayout }
 }
 
 /** Per-call options. */

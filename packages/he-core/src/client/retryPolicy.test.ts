@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
+import { resolveSearchConfig } from '../search/SearchConfig.ts'
 import { DEFAULT_RETRY_POLICY, retryDelayMs } from './retryPolicy.ts'
 import { SealboxClient } from './SealboxClient.ts'
 
@@ -16,10 +17,26 @@ const errorBody = (status: number, code: string, headers: Record<string, string>
     headers: { 'content-type': 'application/json', ...headers },
   })
 
+/** A node's search config, which a client reads once before its first search (outside the script). */
+const served = {
+  ...JSON.parse(JSON.stringify(resolveSearchConfig({ dimension: 16, rows: 300 }))),
+  fingerprint: 'f'.repeat(32),
+  database: {
+    source: { type: 'synthetic', seed: 7, rows: 300, dimension: 16 },
+    rows: 300,
+    dimension: 16,
+    processing: { milliseconds: 1, plaintexts: 8, bytes: 1024, nttForm: true, blocks: [8] },
+  },
+}
+
 function scripted(replies: Array<() => Response>, retry?: ConstructorParameters<typeof SealboxClient>[0]['retry']) {
   const calls: string[] = []
   const fetchImpl: typeof fetch = async (input, init) => {
-    calls.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`)
+    const path = new URL(String(input)).pathname
+    if (path === '/api/v1/search/config') {
+      return new Response(JSON.stringify(served), { headers: { 'content-type': 'application/json' } })
+    }
+    calls.push(`${init?.method ?? 'GET'} ${path}`)
     const next = replies.shift()
     if (!next) throw new TypeError('fetch failed')
     return next()

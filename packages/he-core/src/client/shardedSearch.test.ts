@@ -35,9 +35,10 @@ function nodeConfig(index: number, count = 2, override: Record<string, unknown> 
   }
 }
 
-function deployment(shards: Record<string, unknown>): SealboxClient {
-  const fetchImpl: typeof fetch = async (input) => {
+function deployment(shards: Record<string, unknown>, requests: string[] = []): SealboxClient {
+  const fetchImpl: typeof fetch = async (input, init) => {
     const path = new URL(String(input)).pathname
+    requests.push(`${init?.method ?? 'GET'} ${path}`)
     const body = path === '/api/v1/search/config' ? map : shards[path.replace('/api/v1/search/config', '')]
     const missing = { error: { code: 'NOT_FOUND', message: `no route ${path}`, hint: 'nothing here' } }
     return new Response(JSON.stringify(body ?? missing), {
@@ -98,5 +99,39 @@ describe('SealboxClient.searchConfig behind a sharded proxy', () => {
     expect(error?.code).toBe('NOT_FOUND')
     expect(error?.message).toMatch(/^shard 1 of 2 did not answer/)
     expect(error?.details).toMatchObject({ shard: 1, shards: 2 })
+  })
+})
+
+describe('SealboxClient.search before searchConfig', () => {
+  it('reads the shard map first and sends the query to every shard, never to the base URL', async () => {
+    const requests: string[] = []
+    const client = deployment({ '/shards/0': nodeConfig(0), '/shards/1': nodeConfig(1) }, requests)
+    // The fixed replies have no search route: each shard answers 404, and the call names a shard.
+    const error = await client.search(new Uint8Array([1, 2, 3]), { keySet: 'main' }).then(
+      () => undefined,
+      (failure: unknown) => failure as HeError,
+    )
+    expect(error).toBeInstanceOf(HeError)
+    expect(error?.message).toMatch(/^shard [01] of 2 \(rows \d+–\d+\) did not answer/)
+    expect(requests.slice(0, 3).sort()).toEqual([
+      'GET /api/v1/search/config',
+      'GET /shards/0/api/v1/search/config',
+      'GET /shards/1/api/v1/search/config',
+    ])
+    expect(requests.slice(3).sort()).toEqual(['POST /shards/0/api/v1/search', 'POST /shards/1/api/v1/search'])
+    expect(client.searchShards?.shards).toHaveLength(2)
+  })
+
+  it('reads the config once: a second search, and one of a with() client, go straight to the shards', async () => {
+    const requests: string[] = []
+    const client = deployment({ '/shards/0': nodeConfig(0), '/shards/1': nodeConfig(1) }, requests)
+    await client.searchConfig()
+    requests.length = 0
+    await client
+      .with({ token: 'other' })
+      .search(new Uint8Array([1]), { partial: true })
+      .catch(() => undefined)
+    expect(requests.every((request) => request.startsWith('POST /shards/'))).toBe(true)
+    expect(requests).toHaveLength(2)
   })
 })
