@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -110,7 +112,8 @@ describe('the server as users run it (node src/main.ts)', () => {
 
   it('ends with the process that started it, even one killed with SIGKILL (no orphaned server)', async () => {
     // A parent like a test runner: starts a node through ServerNode, says which, then is killed.
-    const serverNode = new URL('@sealbox/testkit', import.meta.url).href
+    // The child resolves nothing from here: hand it testkit's entry as a file URL.
+    const serverNode = pathToFileURL(createRequire(import.meta.url).resolve('@sealbox/testkit')).href
     const script = `
       const { ServerNode } = await import(${JSON.stringify(serverNode)})
       const node = await ServerNode.start({ name: 'orphan', env: ${JSON.stringify({ ...SMALL, SYNTHETIC_ROWS: '50' })} })
