@@ -100,14 +100,15 @@ test('names fields and ops as the form does, and lists every broken rule at once
   const text = (await page.locator('body').textContent()) ?? ''
   expect(text).not.toMatch(/\((coeffModulus|plainModulus|scaleBits)[\w.[\]]*\)/)
 
-  // The assistant: too many values does not hide a depth no ring can hold.
+  // The assistant (which follows the form's switch to CKKS): too many values does not hide a
+  // depth no ring can hold.
   const assistant = page.getByTestId('params-assistant')
   await assistant.getByLabel('Multiplications in a row').fill('30')
   await assistant.getByLabel('Values per ciphertext').fill('100000')
   await expect
     .poll(() => assistant.getByTestId('assistant-problems').locator('li').allTextContents())
     .toEqual([
-      expect.stringMatching(/at most 32768 values per ciphertext/),
+      expect.stringMatching(/^CKKS holds at most 16384 values per ciphertext \(n = 32768\)/),
       expect.stringMatching(/^No n up to 32768 is large enough/),
     ])
   expect(errors).toEqual([])
