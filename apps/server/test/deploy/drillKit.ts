@@ -127,3 +127,25 @@ export async function statusWithToken(url: string, token: string): Promise<numbe
   await response.arrayBuffer()
   return response.status
 }
+
+/** A node's key-store state as /readyz reports it (`not ready (status)` when it is out of rotation). */
+export interface StoreStatus {
+  status: string
+  staleServes: number
+}
+
+export async function storeOf(node: { url: string }): Promise<StoreStatus> {
+  const response = await fetch(`${node.url}/readyz`, { signal: AbortSignal.timeout(5000) })
+  const body = (await response.json()) as { ready: boolean; store: StoreStatus }
+  return {
+    ...body.store,
+    ...(response.status === 200 && body.ready ? {} : { status: `not ready (${response.status})` }),
+  }
+}
+
+/** One unlabelled metric of a node's /metrics (NaN when absent). */
+export async function metric(node: { url: string }, name: string): Promise<number> {
+  const text = await (await fetch(`${node.url}/metrics`, { signal: AbortSignal.timeout(5000) })).text()
+  const line = text.split('\n').find((row) => row.startsWith(`${name} `))
+  return Number(line?.split(' ')[1] ?? Number.NaN)
+}

@@ -3,7 +3,7 @@ import { topKIndices } from '@sealbox/he-core/search'
 import type { ServerNode } from '@sealbox/testkit'
 import { TempPostgres, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
+import { drillNodeEnv, type KeyedSearch, keyedSearch, metric, SearchLoop, storeOf } from './drillKit.ts'
 import { SHARD_ROWS, type ShardedDeployment, startShardedDeployment } from './shardKit.ts'
 
 /*
@@ -155,20 +155,32 @@ describe('2 shards × 2 replicas while searches run', () => {
     await loop.waitForOk(3)
     await postgres.stopServer()
     const stoppedAt = Date.now()
+    const nodes = deployment.nodes.flat()
+    // The outage is real once a node has seen it (its store reported down) …
+    await waitFor('a node to see the store down', async () => {
+      const seen = await Promise.all(nodes.map(storeOf))
+      return seen.some((store) => store.status === 'degraded')
+    })
+    const degraded = await Promise.all(nodes.map((node) => metric(node, 'sealbox_key_store_up')))
+    expect(degraded).toContain(0)
+    const okBefore = loop.counts.ok
     await Promise.all([
+      // … and searches are answered through it: five after a node saw it down,
       loop.waitForOk(5),
-      // Not an ordering: the drill's subject is an outage of at least OUTAGE_MS.
-      new Promise((resolve) => setTimeout(resolve, OUTAGE_MS)),
+      // for at least OUTAGE_MS in all (the drill's subject is an outage of that length, not an ordering).
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)))),
     ])
+    const answeredDuringOutage = loop.counts.ok - okBefore
     await postgres.restart()
     const outageMs = Date.now() - stoppedAt
     await loop.waitForOk(3)
     const counts = await loop.stop()
     const share = counts.failed / (counts.ok + counts.failed)
     console.info(
-      `shard drill, PostgreSQL down ${(outageMs / 1000).toFixed(1)} s: ${counts.ok + counts.failed} searches, ${counts.failed} failed`,
+      `shard drill, PostgreSQL down ${(outageMs / 1000).toFixed(1)} s: ${counts.ok + counts.failed} searches, ${counts.failed} failed, ${answeredDuringOutage} answered while a node saw the store down`,
     )
     expect(outageMs).toBeGreaterThanOrEqual(OUTAGE_MS)
+    expect(answeredDuringOutage).toBeGreaterThanOrEqual(5)
     expect(share).toBeLessThan(0.01)
   })
 })

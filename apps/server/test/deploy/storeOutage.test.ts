@@ -1,7 +1,7 @@
 import { HeError, SealboxClient } from '@sealbox/he-core/client'
 import { ServerNode, TempNginx, TempPostgres, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
+import { drillNodeEnv, type KeyedSearch, keyedSearch, metric, SearchLoop, storeOf } from './drillKit.ts'
 
 /*
  * Drill: PostgreSQL stopped for 10 s while alice searches with her keys through nginx.
@@ -22,26 +22,6 @@ let nodes: ServerNode[]
 let strict: ServerNode
 let nginx: TempNginx
 let keyed: KeyedSearch
-
-interface StoreStatus {
-  status: string
-  staleServes: number
-}
-
-async function storeOf(node: ServerNode): Promise<StoreStatus> {
-  const response = await fetch(`${node.url}/readyz`, { signal: AbortSignal.timeout(5000) })
-  const body = (await response.json()) as { ready: boolean; store: StoreStatus }
-  return {
-    ...body.store,
-    ...(response.status === 200 && body.ready ? {} : { status: `not ready (${response.status})` }),
-  }
-}
-
-async function metric(node: ServerNode, name: string): Promise<number> {
-  const text = await (await fetch(`${node.url}/metrics`)).text()
-  const line = text.split('\n').find((row) => row.startsWith(`${name} `))
-  return Number(line?.split(' ')[1] ?? Number.NaN)
-}
 
 beforeAll(async () => {
   postgres = await TempPostgres.start()
