@@ -159,92 +159,119 @@ function keySwitchOracle(
 describe('RnsKernel', () => {
   // Primes ≡ 1 mod 32 below 2^31 (n = 16), the largest possible for the kernel among them.
   const small = { n: 16, primes: [2147483489n, 2147483137n, 2147482817n] }
+  // The largest such primes below 2^30: the transforms' lazy butterflies (values up to 4p) run at them.
+  const lazy = { n: 16, primes: [1073741441n, 1073740609n, 1073739937n] }
+  const primeSets = [
+    { name: 'primes near 2^31', ...small },
+    { name: 'primes near 2^30, lazy butterflies', ...lazy },
+  ]
 
-  it('transforms exactly like the NTT by definition, and back (BigInt oracle, n = 16, primes near 2^31)', () => {
-    const kernel = new RnsKernel({
-      polyModulusDegree: small.n,
-      keyPrimes: small.primes,
-      plainModulus: 65537n,
-      galoisElements: [3, 31],
-    })
-    const next = lcg(7)
-    const at = kernel.alloc(small.n)
-    for (const [index, p] of small.primes.entries()) {
-      const a = Array.from({ length: small.n }, (_, i) => (i === 0 ? p - 1n : BigInt(next()) % p))
-      kernel.words(at, small.n).set(a.map(Number))
-      kernel.ntt(at, index)
-      const forward = [...kernel.words(at, small.n)].map(BigInt)
-      // ψ: the NTT of X is ψ^(2·bitrev(i)+1); slot 0 holds ψ itself.
-      const x = new Array<bigint>(small.n).fill(0n)
-      x[1] = 1n
-      kernel.words(at, small.n).set(x.map(Number))
-      kernel.ntt(at, index)
-      const psi = BigInt(kernel.words(at, 1)[0] as number)
-      expect(powMod(psi, BigInt(small.n), p)).toBe(p - 1n)
-      expect(forward).toEqual(nttOracle(a, p, psi))
-      kernel.words(at, small.n).set(forward.map(Number))
-      kernel.intt(at, index)
-      expect([...kernel.words(at, small.n)].map(BigInt)).toEqual(a)
-      // The automorphism X → X^e is a permutation of NTT slots.
-      for (const element of [3, 31, 9]) {
-        const permuted = [...galoisPermutation(small.n, element)].map((k) => forward[k] as bigint)
-        expect(permuted).toEqual(nttOracle(automorphismOracle(a, element, p), p, psi))
+  it.each(primeSets)(
+    'transforms exactly like the NTT by definition, and back (BigInt oracle, n = 16, $name)',
+    (set) => {
+      const small = set
+      const kernel = new RnsKernel({
+        polyModulusDegree: small.n,
+        keyPrimes: small.primes,
+        plainModulus: 65537n,
+        galoisElements: [3, 31],
+      })
+      const next = lcg(7)
+      const at = kernel.alloc(small.n)
+      for (const [index, p] of small.primes.entries()) {
+        // Every word p − 1 (the largest sums between lazy stages), then random words with edges.
+        const top = Array.from({ length: small.n }, () => p - 1n)
+        kernel.words(at, small.n).set(top.map(Number))
+        kernel.ntt(at, index)
+        const topForward = [...kernel.words(at, small.n)].map(BigInt)
+        const a = Array.from({ length: small.n }, (_, i) => (i === 0 ? p - 1n : BigInt(next()) % p))
+        kernel.words(at, small.n).set(a.map(Number))
+        kernel.ntt(at, index)
+        const forward = [...kernel.words(at, small.n)].map(BigInt)
+        // ψ: the NTT of X is ψ^(2·bitrev(i)+1); slot 0 holds ψ itself.
+        const x = new Array<bigint>(small.n).fill(0n)
+        x[1] = 1n
+        kernel.words(at, small.n).set(x.map(Number))
+        kernel.ntt(at, index)
+        const psi = BigInt(kernel.words(at, 1)[0] as number)
+        expect(powMod(psi, BigInt(small.n), p)).toBe(p - 1n)
+        expect(forward).toEqual(nttOracle(a, p, psi))
+        expect(topForward).toEqual(nttOracle(top, p, psi))
+        kernel.words(at, small.n).set(topForward.map(Number))
+        kernel.intt(at, index)
+        expect([...kernel.words(at, small.n)].map(BigInt)).toEqual(top)
+        kernel.words(at, small.n).set(forward.map(Number))
+        kernel.intt(at, index)
+        expect([...kernel.words(at, small.n)].map(BigInt)).toEqual(a)
+        // The automorphism X → X^e is a permutation of NTT slots.
+        for (const element of [3, 31, 9]) {
+          const permuted = [...galoisPermutation(small.n, element)].map((k) => forward[k] as bigint)
+          expect(permuted).toEqual(nttOracle(automorphismOracle(a, element, p), p, psi))
+        }
       }
-    }
-  })
+    },
+  )
 
-  it('key-switches word for word like BGV key switching by definition, single and hoisted (BigInt oracle, n = 16)', () => {
-    const { n, primes } = small
-    const L = primes.length - 1
-    const t = 65537n
-    const elements = [3, 9, 31]
-    const kernel = new RnsKernel({ polyModulusDegree: n, keyPrimes: primes, plainModulus: t, galoisElements: elements })
-    const next = lcg(11)
-    // ψ of each prime, read off the kernel's NTT of X (checked against the definition above).
-    const psis = primes.map((_, index) => {
-      const at = kernel.alloc(n)
-      kernel.words(at, n).set(Array.from({ length: n }, (_, k) => (k === 1 ? 1 : 0)))
-      kernel.ntt(at, index)
-      return BigInt(kernel.words(at, 1)[0] as number)
-    })
-    // Any words below their primes: key switching is the same arithmetic whatever the key encrypts.
-    const randomBelow = (p: bigint) => Array.from({ length: n }, () => mod((BigInt(next()) << 32n) | BigInt(next()), p))
-    const keys = new Map<number, bigint[][][][]>()
-    const words = new Map<number, Uint32Array>()
-    for (const element of elements) {
-      const key = Array.from({ length: L }, () => Array.from({ length: 2 }, () => primes.map((p) => randomBelow(p))))
-      keys.set(element, key)
-      words.set(element, Uint32Array.from(key.flat(3).map(Number)))
-    }
-    kernel.useKeys({ elements: words, bytes: 0 })
-    const ciphertext = Array.from({ length: 2 * L }, (_, poly) => randomBelow(primes[poly % L] as bigint))
-    // Edge words: 0 and p − 1 in the first polynomials.
-    for (let poly = 0; poly < 2 * L; poly++) {
-      ;(ciphertext[poly] as bigint[])[0] = (primes[poly % L] as bigint) - 1n
-      ;(ciphertext[poly] as bigint[])[1] = 0n
-    }
-    const words2L = 2 * L * n
-    const src = kernel.alloc(words2L)
-    const dst = kernel.alloc(words2L)
-    kernel.words(src, words2L).set(ciphertext.flat().map(Number))
-    kernel.decompose(src)
-    for (const element of elements) {
-      for (const hoisted of [false, true]) {
-        if (hoisted) kernel.rotateHoisted(dst, src, element)
-        else kernel.rotate(dst, src, element)
-        const expected = keySwitchOracle(
-          primes,
-          t,
-          psis,
-          ciphertext,
-          keys.get(element) as bigint[][][][],
-          element,
-          hoisted,
-        )
-        expect([...kernel.words(dst, words2L)].map(BigInt)).toEqual(expected.flat())
+  it.each(primeSets)(
+    'key-switches word for word like BGV key switching by definition, single and hoisted (BigInt oracle, n = 16, $name)',
+    ({ n, primes }) => {
+      const L = primes.length - 1
+      const t = 65537n
+      const elements = [3, 9, 31]
+      const kernel = new RnsKernel({
+        polyModulusDegree: n,
+        keyPrimes: primes,
+        plainModulus: t,
+        galoisElements: elements,
+      })
+      const next = lcg(11)
+      // ψ of each prime, read off the kernel's NTT of X (checked against the definition above).
+      const psis = primes.map((_, index) => {
+        const at = kernel.alloc(n)
+        kernel.words(at, n).set(Array.from({ length: n }, (_, k) => (k === 1 ? 1 : 0)))
+        kernel.ntt(at, index)
+        return BigInt(kernel.words(at, 1)[0] as number)
+      })
+      // Any words below their primes: key switching is the same arithmetic whatever the key encrypts.
+      const randomBelow = (p: bigint) =>
+        Array.from({ length: n }, () => mod((BigInt(next()) << 32n) | BigInt(next()), p))
+      const keys = new Map<number, bigint[][][][]>()
+      const words = new Map<number, Uint32Array>()
+      for (const element of elements) {
+        const key = Array.from({ length: L }, () => Array.from({ length: 2 }, () => primes.map((p) => randomBelow(p))))
+        keys.set(element, key)
+        words.set(element, Uint32Array.from(key.flat(3).map(Number)))
       }
-    }
-  })
+      kernel.useKeys({ elements: words, bytes: 0 })
+      const ciphertext = Array.from({ length: 2 * L }, (_, poly) => randomBelow(primes[poly % L] as bigint))
+      // Edge words: 0 and p − 1 in the first polynomials.
+      for (let poly = 0; poly < 2 * L; poly++) {
+        ;(ciphertext[poly] as bigint[])[0] = (primes[poly % L] as bigint) - 1n
+        ;(ciphertext[poly] as bigint[])[1] = 0n
+      }
+      const words2L = 2 * L * n
+      const src = kernel.alloc(words2L)
+      const dst = kernel.alloc(words2L)
+      kernel.words(src, words2L).set(ciphertext.flat().map(Number))
+      kernel.decompose(src)
+      for (const element of elements) {
+        for (const hoisted of [false, true]) {
+          if (hoisted) kernel.rotateHoisted(dst, src, element)
+          else kernel.rotate(dst, src, element)
+          const expected = keySwitchOracle(
+            primes,
+            t,
+            psis,
+            ciphertext,
+            keys.get(element) as bigint[][][][],
+            element,
+            hoisted,
+          )
+          expect([...kernel.words(dst, words2L)].map(BigInt)).toEqual(expected.flat())
+        }
+      }
+    },
+  )
 
   it('sums ciphertext × plaintext products and adds ciphertexts exactly (BigInt oracle, past the u64 headroom)', () => {
     const { n, primes } = small

@@ -29,6 +29,8 @@ export interface GaloisKeyWords {
 interface KernelExports {
   ntt(a: number, n: number, tab: number, p: number): void
   intt(a: number, n: number, tab: number, p: number): void
+  nttLazy(a: number, n: number, tab: number, p: number): void
+  inttLazy(a: number, n: number, tab: number, p: number): void
   mulScalar(a: number, len: number, w: number, wq: number, p: number): void
   lift(dst: number, src: number, len: number, one: number, p: number): void
   permute(dst: number, src: number, table: number, n: number): void
@@ -64,6 +66,8 @@ interface PrimeConstants {
   nInvQ: number
   forwardAt: number
   inverseAt: number
+  /** p < 2^30: the transforms run Harvey's lazy butterflies (`nttLazy`, `inttLazy`). */
+  lazy: boolean
   /** Data primes only: the special prime P mod p, P⁻¹ mod p, with companions. */
   specialMod: number
   specialModQ: number
@@ -74,6 +78,8 @@ interface PrimeConstants {
 const PAGE = 65536
 /** Primes (and t) below 2^31: Shoup's products stay below 2p < 2^32 before their last correction. */
 export const RNS_KERNEL_MAX_BITS = 31
+/** Below 2^30, 4p fits a u32 word: the NTTs may leave values up to 4p between stages (keySwitch.wat). */
+const LAZY_PRIME_LIMIT = 1n << 30n
 const compiled: { shared?: WebAssembly.Module; local?: WebAssembly.Module } = {}
 
 /** The module whose diagonals memory is declared shared (or not): an import's flag must match. */
@@ -202,6 +208,7 @@ export class RnsKernel {
         nInvQ: shoup(nInv, p),
         forwardAt,
         inverseAt,
+        lazy: p < LAZY_PRIME_LIMIT,
         specialMod: Number(specialMod),
         specialModQ: shoup(specialMod, p),
         specialInv: Number(specialInv),
@@ -271,13 +278,15 @@ export class RnsKernel {
   /** Forward NTT (SEAL's form) of the polynomial at `at` mod key-level prime `prime`. */
   ntt(at: number, prime: number): void {
     const c = this.#primes[prime] as PrimeConstants
-    this.#x.ntt(at, this.n, c.forwardAt, c.p)
+    if (c.lazy) this.#x.nttLazy(at, this.n, c.forwardAt, c.p)
+    else this.#x.ntt(at, this.n, c.forwardAt, c.p)
   }
 
   /** Inverse NTT of the polynomial at `at` mod key-level prime `prime`. */
   intt(at: number, prime: number): void {
     const c = this.#primes[prime] as PrimeConstants
-    this.#x.intt(at, this.n, c.inverseAt, c.p)
+    if (c.lazy) this.#x.inttLazy(at, this.n, c.inverseAt, c.p)
+    else this.#x.intt(at, this.n, c.inverseAt, c.p)
     this.#x.mulScalar(at, this.n, c.nInv, c.nInvQ, c.p)
   }
 

@@ -199,6 +199,188 @@
         (local.set $gap (i32.shl (local.get $gap) (i32.const 1)))
         (br $stage))))
 
+  ;; Harvey's lazy butterflies, for primes below 2^30 (every prime of the search params):
+  ;; 4p fits 32 bits, so values may run up to 4p (forward) or 2p (inverse) between stages
+  ;; and one correction per butterfly replaces three. Outputs are fully reduced, as `ntt`'s
+  ;; and `intt`'s are: the same words (residues are unique), fewer instructions.
+  ;; x*w mod p up to 2p (x < 2^32, w < p < 2^31): Shoup's product without its last correction.
+  (func $mulLazy (param $x v128) (param $w v128) (param $wq v128) (param $p v128) (result v128)
+    (i32x4.sub
+      (i32x4.mul (local.get $x) (local.get $w))
+      (i32x4.mul
+        (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+          (i64x2.extmul_low_i32x4_u (local.get $x) (local.get $wq))
+          (i64x2.extmul_high_i32x4_u (local.get $x) (local.get $wq)))
+        (local.get $p))))
+
+  ;; a mod m for a < 2m (m = p, 2p; a - m wraps above a exactly when a < m).
+  (func $lessOnce (param $a v128) (param $m v128) (result v128)
+    (i32x4.min_u (local.get $a) (i32x4.sub (local.get $a) (local.get $m))))
+
+  ;; `stage2` lazily: forward inputs below 4p (outputs below 4p), inverse below 2p (below 2p).
+  (func $stage2Lazy (param $a i32) (param $n i32) (param $tab i32) (param $p i32) (param $inverse i32)
+    (local $m i32) (local $i i32) (local $r i32) (local $pv v128) (local $p2 v128) (local $A v128) (local $B v128)
+    (local $X v128) (local $Y v128) (local $W v128) (local $WQ v128) (local $U v128) (local $V v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $p2 (i32x4.add (local.get $pv) (local.get $pv)))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 2)))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+        (local.set $W (v128.load64_zero (local.get $r)))
+        (local.set $W (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $W) (local.get $W)))
+        (local.set $WQ (v128.load64_zero (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2)))))
+        (local.set $WQ (i8x16.shuffle 0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7 (local.get $WQ) (local.get $WQ)))
+        (local.set $A (v128.load (local.get $a)))
+        (local.set $B (v128.load offset=16 (local.get $a)))
+        (local.set $X (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $A) (local.get $B)))
+        (local.set $Y (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $A) (local.get $B)))
+        (if (local.get $inverse)
+          (then
+            (local.set $U (call $lessOnce (i32x4.add (local.get $X) (local.get $Y)) (local.get $p2)))
+            (local.set $V
+              (call $mulLazy (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y))
+                (local.get $W) (local.get $WQ) (local.get $pv))))
+          (else
+            (local.set $X (call $lessOnce (local.get $X) (local.get $p2)))
+            (local.set $Y (call $mulLazy (local.get $Y) (local.get $W) (local.get $WQ) (local.get $pv)))
+            (local.set $U (i32x4.add (local.get $X) (local.get $Y)))
+            (local.set $V (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y)))))
+        (v128.store (local.get $a)
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $U) (local.get $V)))
+        (v128.store offset=16 (local.get $a)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $U) (local.get $V)))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $step))))
+
+  ;; `stage1` lazily; forward, it is the last stage: its outputs are reduced below p.
+  (func $stage1Lazy (param $a i32) (param $n i32) (param $tab i32) (param $p i32) (param $inverse i32)
+    (local $m i32) (local $i i32) (local $r i32) (local $pv v128) (local $p2 v128) (local $A v128) (local $B v128)
+    (local $X v128) (local $Y v128) (local $W v128) (local $WQ v128) (local $U v128) (local $V v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $p2 (i32x4.add (local.get $pv) (local.get $pv)))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+        (local.set $W (v128.load (local.get $r)))
+        (local.set $WQ (v128.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2)))))
+        (local.set $A (v128.load (local.get $a)))
+        (local.set $B (v128.load offset=16 (local.get $a)))
+        (local.set $X (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $A) (local.get $B)))
+        (local.set $Y (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $A) (local.get $B)))
+        (if (local.get $inverse)
+          (then
+            (local.set $U (call $lessOnce (i32x4.add (local.get $X) (local.get $Y)) (local.get $p2)))
+            (local.set $V
+              (call $mulLazy (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y))
+                (local.get $W) (local.get $WQ) (local.get $pv))))
+          (else
+            (local.set $X (call $lessOnce (local.get $X) (local.get $p2)))
+            (local.set $Y (call $mulLazy (local.get $Y) (local.get $W) (local.get $WQ) (local.get $pv)))
+            (local.set $U
+              (call $lessOnce (call $lessOnce (i32x4.add (local.get $X) (local.get $Y)) (local.get $p2)) (local.get $pv)))
+            (local.set $V
+              (call $lessOnce
+                (call $lessOnce (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y)) (local.get $p2))
+                (local.get $pv)))))
+        (v128.store (local.get $a)
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $U) (local.get $V)))
+        (v128.store offset=16 (local.get $a)
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $U) (local.get $V)))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $step))))
+
+  ;; `ntt` for p < 2^30 (inputs below 4p; outputs below p).
+  (func (export "nttLazy") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
+    (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
+    (local $r i32) (local $pv v128) (local $p2 v128) (local $wv v128) (local $wqv v128) (local $X v128) (local $Y v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $p2 (i32x4.add (local.get $pv) (local.get $pv)))
+    (local.set $m (i32.const 1))
+    (local.set $gap (i32.shr_u (local.get $n) (i32.const 1)))
+    (block $stagesDone
+      (loop $stage
+        (br_if $stagesDone (i32.lt_u (local.get $gap) (i32.const 4)))
+        (local.set $half (i32.shl (local.get $gap) (i32.const 2)))
+        (local.set $x (local.get $a))
+        (local.set $i (i32.const 0))
+        (block $groupsDone
+          (loop $group
+            (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+            (local.set $wv (i32x4.splat (i32.load (local.get $r))))
+            (local.set $wqv (i32x4.splat (i32.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2))))))
+            (local.set $end (i32.add (local.get $x) (local.get $half)))
+            (block $done
+              (loop $word
+                (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                (local.set $X (call $lessOnce (v128.load (local.get $x)) (local.get $p2)))
+                (local.set $Y
+                  (call $mulLazy
+                    (v128.load (i32.add (local.get $x) (local.get $half)))
+                    (local.get $wv) (local.get $wqv) (local.get $pv)))
+                (v128.store (local.get $x) (i32x4.add (local.get $X) (local.get $Y)))
+                (v128.store (i32.add (local.get $x) (local.get $half))
+                  (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y)))
+                (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                (br $word)))
+            (local.set $x (i32.add (local.get $end) (local.get $half)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $group)))
+        (local.set $m (i32.shl (local.get $m) (i32.const 1)))
+        (local.set $gap (i32.shr_u (local.get $gap) (i32.const 1)))
+        (br $stage)))
+    (call $stage2Lazy (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 0))
+    (call $stage1Lazy (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 0)))
+
+  ;; `intt` for p < 2^30 (inputs below 2p; outputs below 2p: the 1/n product that follows reduces them).
+  (func (export "inttLazy") (param $a i32) (param $n i32) (param $tab i32) (param $p i32)
+    (local $m i32) (local $gap i32) (local $i i32) (local $x i32) (local $end i32) (local $half i32)
+    (local $r i32) (local $pv v128) (local $p2 v128) (local $wv v128) (local $wqv v128) (local $X v128) (local $Y v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $p2 (i32x4.add (local.get $pv) (local.get $pv)))
+    (call $stage1Lazy (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 1))
+    (call $stage2Lazy (local.get $a) (local.get $n) (local.get $tab) (local.get $p) (i32.const 1))
+    (local.set $m (i32.shr_u (local.get $n) (i32.const 3)))
+    (local.set $gap (i32.const 4))
+    (block $stagesDone
+      (loop $stage
+        (br_if $stagesDone (i32.eqz (local.get $m)))
+        (local.set $half (i32.shl (local.get $gap) (i32.const 2)))
+        (local.set $x (local.get $a))
+        (local.set $i (i32.const 0))
+        (block $groupsDone
+          (loop $group
+            (br_if $groupsDone (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $r (i32.add (local.get $tab) (i32.shl (i32.add (local.get $m) (local.get $i)) (i32.const 2))))
+            (local.set $wv (i32x4.splat (i32.load (local.get $r))))
+            (local.set $wqv (i32x4.splat (i32.load (i32.add (local.get $r) (i32.shl (local.get $n) (i32.const 2))))))
+            (local.set $end (i32.add (local.get $x) (local.get $half)))
+            (block $done
+              (loop $word
+                (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+                (local.set $X (v128.load (local.get $x)))
+                (local.set $Y (v128.load (i32.add (local.get $x) (local.get $half))))
+                (v128.store (local.get $x)
+                  (call $lessOnce (i32x4.add (local.get $X) (local.get $Y)) (local.get $p2)))
+                (v128.store (i32.add (local.get $x) (local.get $half))
+                  (call $mulLazy
+                    (i32x4.sub (i32x4.add (local.get $X) (local.get $p2)) (local.get $Y))
+                    (local.get $wv) (local.get $wqv) (local.get $pv)))
+                (local.set $x (i32.add (local.get $x) (i32.const 16)))
+                (br $word)))
+            (local.set $x (i32.add (local.get $end) (local.get $half)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $group)))
+        (local.set $m (i32.shr_u (local.get $m) (i32.const 1)))
+        (local.set $gap (i32.shl (local.get $gap) (i32.const 1)))
+        (br $stage))))
+
   ;; a[k] = a[k]*w mod p for k < len (a multiple of 4).
   (func (export "mulScalar") (param $a i32) (param $len i32) (param $w i32) (param $wq i32) (param $p i32)
     (local $end i32) (local $wv v128) (local $wqv v128) (local $pv v128)
