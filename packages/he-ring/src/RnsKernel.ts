@@ -44,7 +44,6 @@ interface KernelExports {
     tl: number,
     len: number,
     t: number,
-    tOne: number,
     k: number,
     kq: number,
     q: number,
@@ -154,7 +153,7 @@ export class RnsKernel {
   readonly #permutations = new Map<number, number>()
   readonly #keyAt = new Map<number, number>()
   #keyOwner: GaloisKeyWords | undefined
-  readonly #t: { t: number; tOne: number; k: number; kq: number }
+  readonly #t: { t: number; k: number; kq: number }
   /** The same for dropping the last data prime (a BGV mod switch), with its constants per lower prime. */
   readonly #switch: { k: number; kq: number; mod: number[]; modQ: number[]; inv: number[]; invQ: number[] }
   #top = 16
@@ -218,7 +217,7 @@ export class RnsKernel {
     const t = shape.plainModulus
     // k = −tl·P⁻¹ mod t = (tl mod t)·(t − P⁻¹ mod t) mod t.
     const k = (t - modInverse(special, t)) % t
-    this.#t = { t: Number(t), tOne: shoup(1n, t), k: Number(k), kq: shoup(k, t) }
+    this.#t = { t: Number(t), k: Number(k), kq: shoup(k, t) }
     const last = shape.keyPrimes[this.L - 1] as bigint
     const lower = shape.keyPrimes.slice(0, this.L - 1)
     const kSwitch = (t - modInverse(last, t)) % t
@@ -498,7 +497,7 @@ export class RnsKernel {
     const x = this.#x
     const poly = n * 4
     if (L < 2) throw new RingError('INTERNAL', 'a mod switch needs two data primes')
-    const { t, tOne } = this.#t
+    const { t } = this.#t
     const sw = this.#switch
     const tl = this.#operandAt
     for (let K = 0; K < 2; K++) {
@@ -508,19 +507,7 @@ export class RnsKernel {
         const c = this.#primes[i] as PrimeConstants
         const out = dst + (K * (L - 1) + i) * poly
         this.words(out, n).fill(0)
-        x.modDownDelta(
-          this.#deltaAt,
-          tl,
-          n,
-          t,
-          tOne,
-          sw.k,
-          sw.kq,
-          c.p,
-          c.one,
-          sw.mod[i] as number,
-          sw.modQ[i] as number,
-        )
+        x.modDownDelta(this.#deltaAt, tl, n, t, sw.k, sw.kq, c.p, c.one, sw.mod[i] as number, sw.modQ[i] as number)
         this.ntt(this.#deltaAt, i)
         x.modDownFinish(out, src + (K * L + i) * poly, this.#deltaAt, n, sw.inv[i] as number, sw.invQ[i] as number, c.p)
       }
@@ -532,13 +519,13 @@ export class RnsKernel {
     const { n, L } = this
     const x = this.#x
     const poly = n * 4
-    const { t, tOne, k, kq } = this.#t
+    const { t, k, kq } = this.#t
     for (let K = 0; K < 2; K++) {
       const tl = this.#resultAt + (K * (L + 1) + L) * poly
       this.intt(tl, L)
       for (let i = 0; i < L; i++) {
         const c = this.#primes[i] as PrimeConstants
-        x.modDownDelta(this.#deltaAt, tl, n, t, tOne, k, kq, c.p, c.one, c.specialMod, c.specialModQ)
+        x.modDownDelta(this.#deltaAt, tl, n, t, k, kq, c.p, c.one, c.specialMod, c.specialModQ)
         this.ntt(this.#deltaAt, i)
         x.modDownFinish(
           dst + (K * L + i) * poly,

@@ -544,14 +544,20 @@
   ;; BGV's mod-down by the special prime P, first half: from tl (the P-residue of the
   ;; key-switched polynomial, coefficient form) the correction delta mod q that makes
   ;; c - delta divisible by P and delta = 0 mod t: delta = k*P + tl with k = -tl*P^-1 mod t.
-  ;; Constants come with their w' (...q) and floor(2^32/m) (...One).
+  ;; Constants come with their w' (...q) and floor(2^32/q) (qOne).
   (func (export "modDownDelta") (param $delta i32) (param $tl i32) (param $len i32)
-    (param $t i32) (param $tOne i32) (param $k i32) (param $kq i32)
+    (param $t i32) (param $k i32) (param $kq i32)
     (param $q i32) (param $qOne i32) (param $pModQ i32) (param $pModQq i32)
     (local $end i32) (local $TL v128) (local $ov v128) (local $tv v128) (local $qv v128)
+    (local $kv v128) (local $kqv v128) (local $qOnev v128) (local $pv v128) (local $pqv v128)
     (local.set $ov (i32x4.splat (i32.const 1)))
     (local.set $tv (i32x4.splat (local.get $t)))
     (local.set $qv (i32x4.splat (local.get $q)))
+    (local.set $kv (i32x4.splat (local.get $k)))
+    (local.set $kqv (i32x4.splat (local.get $kq)))
+    (local.set $qOnev (i32x4.splat (local.get $qOne)))
+    (local.set $pv (i32x4.splat (local.get $pModQ)))
+    (local.set $pqv (i32x4.splat (local.get $pModQq)))
     (local.set $end (i32.add (local.get $tl) (i32.shl (local.get $len) (i32.const 2))))
     (block $done
       (loop $word
@@ -560,12 +566,10 @@
         (v128.store (local.get $delta)
           (call $addv
             (call $mulv
-              ;; k = (tl mod t)*(-P^-1 mod t) mod t
-              (call $mulv
-                (call $mulv (local.get $TL) (local.get $ov) (i32x4.splat (local.get $tOne)) (local.get $tv))
-                (i32x4.splat (local.get $k)) (i32x4.splat (local.get $kq)) (local.get $tv))
-              (i32x4.splat (local.get $pModQ)) (i32x4.splat (local.get $pModQq)) (local.get $qv))
-            (call $mulv (local.get $TL) (local.get $ov) (i32x4.splat (local.get $qOne)) (local.get $qv))
+              ;; k = tl*(-P^-1 mod t) mod t: one Shoup product (it takes any tl < 2^32, reduced or not)
+              (call $mulv (local.get $TL) (local.get $kv) (local.get $kqv) (local.get $tv))
+              (local.get $pv) (local.get $pqv) (local.get $qv))
+            (call $mulv (local.get $TL) (local.get $ov) (local.get $qOnev) (local.get $qv))
             (local.get $qv)))
         (local.set $tl (i32.add (local.get $tl) (i32.const 16)))
         (local.set $delta (i32.add (local.get $delta) (i32.const 16)))
