@@ -16,7 +16,10 @@
   (import "ring" "heap" (memory $heap 1))
   (import "ring" "diagonals" (memory $diagonals 1 65536 shared))
 
-  ;; x*w mod p, lane-wise (x < 2^32, w < p < 2^31, wq = floor(w*2^32/p)).
+  ;; x*w mod p, lane-wise (x < 2^32, w < p < 2^31, wq = floor(w*2^32/p)). The element-wise loops
+  ;; below (mulScalar, lift, reduce, modDownDelta, modDownFinish) carry this body inline, in a
+  ;; block over locals $mx and $mr: V8 does not inline the call there, and each call spilled the
+  ;; loop's splatted constants.
   (func $mulv (param $x v128) (param $w v128) (param $wq v128) (param $p v128) (result v128)
     (local $r v128)
     (local.set $r
@@ -383,7 +386,7 @@
 
   ;; a[k] = a[k]*w mod p for k < len (a multiple of 4).
   (func (export "mulScalar") (param $a i32) (param $len i32) (param $w i32) (param $wq i32) (param $p i32)
-    (local $end i32) (local $wv v128) (local $wqv v128) (local $pv v128)
+    (local $mx v128) (local $mr v128) (local $end i32) (local $wv v128) (local $wqv v128) (local $pv v128)
     (local.set $wv (i32x4.splat (local.get $w)))
     (local.set $wqv (i32x4.splat (local.get $wq)))
     (local.set $pv (i32x4.splat (local.get $p)))
@@ -392,13 +395,18 @@
       (loop $word
         (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
         (v128.store (local.get $a)
-          (call $mulv (v128.load (local.get $a)) (local.get $wv) (local.get $wqv) (local.get $pv)))
+          (block (result v128)
+            (local.set $mx (v128.load (local.get $a)))
+            (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $wv))
+              (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $wqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $wqv))) (local.get $pv))))
+            (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv)))))
         (local.set $a (i32.add (local.get $a) (i32.const 16)))
         (br $word))))
 
   ;; dst[k] = src[k] mod p for any u32 src (one = floor(2^32/p): Shoup's product by 1).
   (func (export "lift") (param $dst i32) (param $src i32) (param $len i32) (param $one i32) (param $p i32)
-    (local $end i32) (local $ov v128) (local $oqv v128) (local $pv v128)
+    (local $mx v128) (local $mr v128) (local $end i32) (local $ov v128) (local $oqv v128) (local $pv v128)
     (local.set $ov (i32x4.splat (i32.const 1)))
     (local.set $oqv (i32x4.splat (local.get $one)))
     (local.set $pv (i32x4.splat (local.get $p)))
@@ -407,7 +415,12 @@
       (loop $word
         (br_if $done (i32.ge_u (local.get $src) (local.get $end)))
         (v128.store (local.get $dst)
-          (call $mulv (v128.load (local.get $src)) (local.get $ov) (local.get $oqv) (local.get $pv)))
+          (block (result v128)
+            (local.set $mx (v128.load (local.get $src)))
+            (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $ov))
+              (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $oqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $oqv))) (local.get $pv))))
+            (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv)))))
         (local.set $src (i32.add (local.get $src) (i32.const 16)))
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (br $word))))
@@ -501,7 +514,7 @@
   ;; c = 2^32 mod p, cq its w', one = floor(2^32/p).
   (func (export "reduce") (param $dst i32) (param $acc i32) (param $len i32)
     (param $c i32) (param $cq i32) (param $one i32) (param $p i32)
-    (local $end i32) (local $A v128) (local $B v128) (local $pv v128) (local $cv v128) (local $cqv v128)
+    (local $mx v128) (local $mr v128) (local $end i32) (local $A v128) (local $B v128) (local $pv v128) (local $cv v128) (local $cqv v128)
     (local $ov v128) (local $oqv v128)
     (local.set $pv (i32x4.splat (local.get $p)))
     (local.set $cv (i32x4.splat (local.get $c)))
@@ -516,12 +529,18 @@
         (local.set $B (v128.load offset=16 (local.get $acc)))
         (v128.store (local.get $dst)
           (call $addv
-            (call $mulv
-              (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $A) (local.get $B))
-              (local.get $cv) (local.get $cqv) (local.get $pv))
-            (call $mulv
-              (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $A) (local.get $B))
-              (local.get $ov) (local.get $oqv) (local.get $pv))
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $A) (local.get $B)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $cv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $cqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $cqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $A) (local.get $B)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $ov))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $oqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $oqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
             (local.get $pv)))
         (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
@@ -548,7 +567,7 @@
   (func (export "modDownDelta") (param $delta i32) (param $tl i32) (param $len i32)
     (param $t i32) (param $k i32) (param $kq i32)
     (param $q i32) (param $qOne i32) (param $pModQ i32) (param $pModQq i32)
-    (local $end i32) (local $TL v128) (local $ov v128) (local $tv v128) (local $qv v128)
+    (local $mx v128) (local $mr v128) (local $end i32) (local $TL v128) (local $ov v128) (local $tv v128) (local $qv v128)
     (local $kv v128) (local $kqv v128) (local $qOnev v128) (local $pv v128) (local $pqv v128)
     (local.set $ov (i32x4.splat (i32.const 1)))
     (local.set $tv (i32x4.splat (local.get $t)))
@@ -565,11 +584,23 @@
         (local.set $TL (v128.load (local.get $tl)))
         (v128.store (local.get $delta)
           (call $addv
-            (call $mulv
-              ;; k = tl*(-P^-1 mod t) mod t: one Shoup product (it takes any tl < 2^32, reduced or not)
-              (call $mulv (local.get $TL) (local.get $kv) (local.get $kqv) (local.get $tv))
-              (local.get $pv) (local.get $pqv) (local.get $qv))
-            (call $mulv (local.get $TL) (local.get $ov) (local.get $qOnev) (local.get $qv))
+            (block (result v128)
+              (local.set $mx (block (result v128)
+              (local.set $mx (local.get $TL))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $kv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $kqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $kqv))) (local.get $tv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $tv)))))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $pv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $pqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $pqv))) (local.get $qv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $qv))))
+            (block (result v128)
+              (local.set $mx (local.get $TL))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $ov))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $qOnev)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $qOnev))) (local.get $qv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $qv))))
             (local.get $qv)))
         (local.set $tl (i32.add (local.get $tl) (i32.const 16)))
         (local.set $delta (i32.add (local.get $delta) (i32.const 16)))
@@ -578,7 +609,7 @@
   ;; Second half, in NTT form: dst[k] += (c[k] - delta[k])*P^-1 mod q.
   (func (export "modDownFinish") (param $dst i32) (param $c i32) (param $delta i32) (param $len i32)
     (param $inv i32) (param $invq i32) (param $q i32)
-    (local $end i32) (local $qv v128) (local $iv v128) (local $iqv v128)
+    (local $mx v128) (local $mr v128) (local $end i32) (local $qv v128) (local $iv v128) (local $iqv v128)
     (local.set $qv (i32x4.splat (local.get $q)))
     (local.set $iv (i32x4.splat (local.get $inv)))
     (local.set $iqv (i32x4.splat (local.get $invq)))
@@ -589,9 +620,12 @@
         (v128.store (local.get $dst)
           (call $addv
             (v128.load (local.get $dst))
-            (call $mulv
-              (call $subv (v128.load (local.get $c)) (v128.load (local.get $delta)) (local.get $qv))
-              (local.get $iv) (local.get $iqv) (local.get $qv))
+            (block (result v128)
+              (local.set $mx (call $subv (v128.load (local.get $c)) (v128.load (local.get $delta)) (local.get $qv)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $iv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $iqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $iqv))) (local.get $qv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $qv))))
             (local.get $qv)))
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (local.set $c (i32.add (local.get $c) (i32.const 16)))
