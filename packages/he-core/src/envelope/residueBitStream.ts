@@ -4,8 +4,7 @@ import { HeError } from '../errors/HeError.ts'
  * The bit stream both packed layouts (ciphertexts, Galois keys) store residues in: each
  * residue in its prime's width, least significant bit first, polynomial then prime then
  * coefficient (SEAL's order), the run ending on a byte boundary with its unused bits 0.
- * Widths go up to 61 bits, so a residue is split into a low 32-bit and a high part, and
- * the accumulator (a double) never holds more than 39 bits.
+ * Widths go up to 61 bits, so a residue is split into a low 32-bit and a high part.
  */
 
 /** One run of residues: `polys` polynomials over `primes`, n coefficients each. */
@@ -36,16 +35,22 @@ export function writeResidueRun(
   out: Uint8Array,
   at: number,
 ): number {
-  let acc = 0
-  let accBits = 0
+  // Bit positions and integer shifts, as readResidueRun: a response is packed on every
+  // search, and a double accumulator (a multiply and a Math.floor per byte) took most of
+  // the save phase. Each value writes only the bytes it spans: its first byte is ORed into
+  // the bits already there (or set, at a byte boundary), the others set.
+  let pos = at * 8
   const put = (value: number, bits: number) => {
-    acc += value * 2 ** accBits
-    accBits += bits
-    while (accBits >= 8) {
-      out[at++] = acc & 0xff // ToInt32 keeps the low 32 bits, so the low byte is exact
-      acc = Math.floor(acc / 256)
-      accBits -= 8
+    const byte = Math.floor(pos / 8) // not >>> 3: an output may pass 2^29 bytes
+    const shift = pos - byte * 8
+    out[byte] = shift === 0 ? value & 0xff : (out[byte] as number) | ((value << shift) & 0xff)
+    let rest = value >>> (8 - shift)
+    const end = pos + bits
+    for (let b = byte + 1; b * 8 < end; b++) {
+      out[b] = rest & 0xff
+      rest >>>= 8
     }
+    pos = end
   }
   let word = 0
   for (let p = 0; p < run.polys; p++) {
@@ -67,8 +72,7 @@ export function writeResidueRun(
       }
     }
   }
-  if (accBits > 0) out[at++] = acc & 0xff
-  return at
+  return Math.ceil(pos / 8)
 }
 
 /**
