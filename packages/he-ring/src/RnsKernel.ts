@@ -39,6 +39,22 @@ interface KernelExports {
   mulAccPermuted(acc0: number, acc1: number, x: number, table: number, y0: number, y1: number, len: number): void
   reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
   addInto(dst: number, src: number, len: number, p: number): void
+  keyProduct(
+    out0: number,
+    out1: number,
+    d: number,
+    dStride: number,
+    key: number,
+    keyStride: number,
+    key1Off: number,
+    count: number,
+    len: number,
+    fold: number,
+    c: number,
+    cq: number,
+    one: number,
+    p: number,
+  ): void
   modDownDelta(
     delta: number,
     tl: number,
@@ -158,7 +174,10 @@ export class RnsKernel {
   readonly #switch: { k: number; kq: number; mod: number[]; modQ: number[]; inv: number[]; invQ: number[] }
   #top = 16
   // Scratch of one key switch.
-  readonly #targetAt: number
+  /** `rotate`'s decomposition of the permuted c1: component j at key-level prime i, as `#digitsAt`. */
+  readonly #rotationDigitsAt: number
+  /** Digits summed per `keyProduct` call (the u64 headroom of the key-level primes). */
+  readonly #keyTerms: number
   readonly #coeffAt: number
   readonly #operandAt: number
   readonly #acc64At: number
@@ -236,7 +255,8 @@ export class RnsKernel {
       this.#keyAt.set(element, this.alloc(2 * this.L * (this.L + 1) * n))
     }
     const L = this.L
-    this.#targetAt = this.alloc(L * n)
+    this.#rotationDigitsAt = this.alloc(L * (L + 1) * n)
+    this.#keyTerms = productHeadroom(shape.keyPrimes)
     this.#coeffAt = this.alloc(L * n)
     this.#operandAt = this.alloc(n)
     this.#acc64At = this.alloc(4 * n)
@@ -375,27 +395,49 @@ export class RnsKernel {
     const x = this.#x
     const { perm, key } = this.#prepared(element)
     const poly = n * 4
-    // c0 and the target c1, permuted; the target also in coefficient form.
+    const digits = this.#rotationDigitsAt
+    const digitAt = (j: number, i: number) => digits + (j * (L + 1) + i) * poly
+    // c0 and the target c1, permuted; the target's digits: in coefficient form, lifted to
+    // every other key-level prime and transformed (component j at prime j is c1's own).
     for (let j = 0; j < L; j++) {
       x.permute(dst + j * poly, src + j * poly, perm, n)
-      const target = this.#targetAt + j * poly
-      x.permute(target, src + (L + j) * poly, perm, n)
+      const own = digitAt(j, j)
+      x.permute(own, src + (L + j) * poly, perm, n)
       const coeff = this.#coeffAt + j * poly
-      this.words(coeff, n).set(this.words(target, n))
+      this.words(coeff, n).set(this.words(own, n))
       this.intt(coeff, j)
-    }
-    const c = this.#primes
-    this.#switchKey(dst, key, (j, i, acc0, acc1, key0, key1) => {
-      let operand = this.#targetAt + j * poly
-      if (i !== j) {
-        const prime = c[i] as PrimeConstants
-        operand = this.#operandAt
-        x.lift(operand, this.#coeffAt + j * poly, n, prime.one, prime.p)
-        this.ntt(operand, i)
+      for (let i = 0; i <= L; i++) {
+        if (i === j) continue
+        const prime = this.#primes[i] as PrimeConstants
+        x.lift(digitAt(j, i), coeff, n, prime.one, prime.p)
+        this.ntt(digitAt(j, i), i)
       }
-      x.mulAcc(acc0, operand, key0, n)
-      x.mulAcc(acc1, operand, key1, n)
-    })
+    }
+    this.words(dst + L * poly, L * n).fill(0)
+    // Σ_j digit_j ⊙ key_j at every key-level prime i, both key polynomials in one pass.
+    const terms = this.#keyTerms
+    for (let i = 0; i <= L; i++) {
+      const c = this.#primes[i] as PrimeConstants
+      for (let start = 0; start < L; start += terms) {
+        x.keyProduct(
+          this.#resultAt + i * poly,
+          this.#resultAt + (L + 1 + i) * poly,
+          digitAt(start, i),
+          (L + 1) * poly,
+          key + (start * 2 * (L + 1) + i) * poly,
+          2 * (L + 1) * poly,
+          (L + 1) * poly,
+          Math.min(terms, L - start),
+          n,
+          start > 0 ? 1 : 0,
+          c.c,
+          c.cq,
+          c.one,
+          c.p,
+        )
+      }
+    }
+    this.#modDown(dst)
   }
 
   /**

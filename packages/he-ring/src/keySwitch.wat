@@ -546,6 +546,89 @@
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (br $word))))
 
+  ;; A key switch's products at one key-level prime: out0[k] = (fold ? out0[k] : 0) +
+  ;; sum over e < count of d_e[k]*key0_e[k] mod p, out1 alike with key1_e, k < len (a multiple
+  ;; of 4); d_e = d + e*dStride, key0_e = key + e*keyStride, key1_e = key0_e + key1Off. Each
+  ;; digit word is read once for both products, the sums stay in registers (u64x2) and are
+  ;; reduced once, as `reduce` does. The caller keeps count within the u64 headroom.
+  (func (export "keyProduct") (param $out0 i32) (param $out1 i32) (param $d i32) (param $dStride i32)
+    (param $key i32) (param $keyStride i32) (param $key1Off i32) (param $count i32) (param $len i32)
+    (param $fold i32) (param $c i32) (param $cq i32) (param $one i32) (param $p i32)
+    (local $mx v128) (local $mr v128) (local $k i32) (local $end i32) (local $e i32) (local $da i32) (local $ka i32)
+    (local $D v128) (local $K0 v128) (local $K1 v128) (local $lo0 v128) (local $hi0 v128) (local $lo1 v128)
+    (local $hi1 v128) (local $pv v128) (local $cv v128) (local $cqv v128) (local $ov v128) (local $oqv v128)
+    (local.set $pv (i32x4.splat (local.get $p)))
+    (local.set $cv (i32x4.splat (local.get $c)))
+    (local.set $cqv (i32x4.splat (local.get $cq)))
+    (local.set $ov (i32x4.splat (i32.const 1)))
+    (local.set $oqv (i32x4.splat (local.get $one)))
+    (local.set $end (i32.shl (local.get $len) (i32.const 2)))
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $k) (local.get $end)))
+        (if (local.get $fold)
+          (then
+            (local.set $D (v128.load (i32.add (local.get $out0) (local.get $k))))
+            (local.set $lo0 (i64x2.extend_low_i32x4_u (local.get $D)))
+            (local.set $hi0 (i64x2.extend_high_i32x4_u (local.get $D)))
+            (local.set $D (v128.load (i32.add (local.get $out1) (local.get $k))))
+            (local.set $lo1 (i64x2.extend_low_i32x4_u (local.get $D)))
+            (local.set $hi1 (i64x2.extend_high_i32x4_u (local.get $D))))
+          (else
+            (local.set $lo0 (v128.const i64x2 0 0))
+            (local.set $hi0 (v128.const i64x2 0 0))
+            (local.set $lo1 (v128.const i64x2 0 0))
+            (local.set $hi1 (v128.const i64x2 0 0))))
+        (local.set $da (i32.add (local.get $d) (local.get $k)))
+        (local.set $ka (i32.add (local.get $key) (local.get $k)))
+        (local.set $e (local.get $count))
+        (block $termsDone
+          (loop $term
+            (br_if $termsDone (i32.eqz (local.get $e)))
+            (local.set $D (v128.load (local.get $da)))
+            (local.set $K0 (v128.load (local.get $ka)))
+            (local.set $K1 (v128.load (i32.add (local.get $ka) (local.get $key1Off))))
+            (local.set $lo0 (i64x2.add (local.get $lo0) (i64x2.extmul_low_i32x4_u (local.get $D) (local.get $K0))))
+            (local.set $hi0 (i64x2.add (local.get $hi0) (i64x2.extmul_high_i32x4_u (local.get $D) (local.get $K0))))
+            (local.set $lo1 (i64x2.add (local.get $lo1) (i64x2.extmul_low_i32x4_u (local.get $D) (local.get $K1))))
+            (local.set $hi1 (i64x2.add (local.get $hi1) (i64x2.extmul_high_i32x4_u (local.get $D) (local.get $K1))))
+            (local.set $da (i32.add (local.get $da) (local.get $dStride)))
+            (local.set $ka (i32.add (local.get $ka) (local.get $keyStride)))
+            (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+            (br $term)))
+        (v128.store (i32.add (local.get $out0) (local.get $k))
+          (call $addv
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $lo0) (local.get $hi0)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $cv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $cqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $cqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $lo0) (local.get $hi0)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $ov))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $oqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $oqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
+            (local.get $pv)))
+        (v128.store (i32.add (local.get $out1) (local.get $k))
+          (call $addv
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $lo1) (local.get $hi1)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $cv))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $cqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $cqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
+            (block (result v128)
+              (local.set $mx (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $lo1) (local.get $hi1)))
+              (local.set $mr (i32x4.sub (i32x4.mul (local.get $mx) (local.get $ov))
+                (i32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31
+                  (i64x2.extmul_low_i32x4_u (local.get $mx) (local.get $oqv)) (i64x2.extmul_high_i32x4_u (local.get $mx) (local.get $oqv))) (local.get $pv))))
+              (i32x4.min_u (local.get $mr) (i32x4.sub (local.get $mr) (local.get $pv))))
+            (local.get $pv)))
+        (local.set $k (i32.add (local.get $k) (i32.const 16)))
+        (br $word))))
+
   ;; dst[k] = (dst[k] + src[k]) mod p.
   (func (export "addInto") (param $dst i32) (param $src i32) (param $len i32) (param $p i32)
     (local $end i32) (local $pv v128)
