@@ -212,7 +212,16 @@ describe('RnsKernel', () => {
     },
   )
 
-  it.each(primeSets)(
+  it.each([
+    ...primeSets,
+    // Five data primes near 2^31: five digit products pass a u64 word's headroom (4), so
+    // a rotation's key products fold their partial sum once.
+    {
+      name: 'five data primes near 2^31',
+      n: 16,
+      primes: [2147483489n, 2147483137n, 2147482817n, 2147482273n, 2147482081n, 2147481793n],
+    },
+  ])(
     'key-switches word for word like BGV key switching by definition, single and hoisted (BigInt oracle, n = 16, $name)',
     ({ n, primes }) => {
       const L = primes.length - 1
