@@ -282,46 +282,57 @@ describe('RnsKernel', () => {
     },
   )
 
-  it('sums ciphertext × plaintext products and adds ciphertexts exactly (BigInt oracle, past the u64 headroom)', () => {
-    const { n, primes } = small
-    const L = primes.length - 1
-    const kernel = new RnsKernel({ polyModulusDegree: n, keyPrimes: primes, plainModulus: 65537n, galoisElements: [] })
-    const next = lcg(23)
-    // Products of residues near 2^31 overflow a u64 word after 3 terms: 7 terms fold twice.
-    const terms = 7
-    const below = (w: number) => {
-      const p = primes[Math.floor(w / n) % L] as bigint
-      return w % 5 === 0 ? p - 1n : mod(BigInt(next()), p)
-    }
-    const words = kernel.ciphertextWords
-    const ciphertexts = Array.from({ length: terms }, () => Array.from({ length: words }, (_, w) => below(w)))
-    const plaintexts = Array.from({ length: terms }, () => Array.from({ length: L * n }, (_, w) => below(w)))
-    const cipherAt = ciphertexts.map((c) => {
-      const at = kernel.alloc(words)
-      kernel.words(at, words).set(c.map(Number))
-      return at
-    })
-    const plainAt = plaintexts.map((p) => {
-      const at = kernel.diagonals.alloc(L * n)
-      kernel.diagonals.words(at, L * n).set(p.map(Number))
-      return at
-    })
-    const target = kernel.alloc(words)
-    kernel.innerProduct(target, cipherAt, plainAt)
-    const expected = Array.from({ length: words }, (_, w) => {
-      const p = primes[Math.floor(w / n) % L] as bigint
-      let sum = 0n
-      for (let a = 0; a < terms; a++) sum += (ciphertexts[a]?.[w] as bigint) * (plaintexts[a]?.[w % (L * n)] as bigint)
-      return sum % p
-    })
-    expect([...kernel.words(target, words)].map(BigInt)).toEqual(expected)
-    kernel.addCiphertext(target, cipherAt[0] as number)
-    const added = expected.map((v, w) =>
-      mod(v + (ciphertexts[0]?.[w] as bigint), primes[Math.floor(w / n) % L] as bigint),
-    )
-    expect([...kernel.words(target, words)].map(BigInt)).toEqual(added)
-    expect(() => kernel.innerProduct(target, cipherAt.slice(0, 2), plainAt)).toThrow(RingError)
-  })
+  // Products of residues near 2^31 overflow a u64 word after 4 terms (7 terms fold once),
+  // near 2^30 after 16 (40 fold twice).
+  it.each([
+    { name: 'primes near 2^31', terms: 7, ...small },
+    { name: 'primes near 2^30', terms: 40, ...lazy },
+  ])(
+    'sums $terms ciphertext × plaintext products and adds ciphertexts exactly (BigInt oracle, past the u64 headroom, $name)',
+    ({ n, primes, terms }) => {
+      const L = primes.length - 1
+      const kernel = new RnsKernel({
+        polyModulusDegree: n,
+        keyPrimes: primes,
+        plainModulus: 65537n,
+        galoisElements: [],
+      })
+      const next = lcg(23)
+      const below = (w: number) => {
+        const p = primes[Math.floor(w / n) % L] as bigint
+        return w % 5 === 0 ? p - 1n : mod(BigInt(next()), p)
+      }
+      const words = kernel.ciphertextWords
+      const ciphertexts = Array.from({ length: terms }, () => Array.from({ length: words }, (_, w) => below(w)))
+      const plaintexts = Array.from({ length: terms }, () => Array.from({ length: L * n }, (_, w) => below(w)))
+      const cipherAt = ciphertexts.map((c) => {
+        const at = kernel.alloc(words)
+        kernel.words(at, words).set(c.map(Number))
+        return at
+      })
+      const plainAt = plaintexts.map((p) => {
+        const at = kernel.diagonals.alloc(L * n)
+        kernel.diagonals.words(at, L * n).set(p.map(Number))
+        return at
+      })
+      const target = kernel.alloc(words)
+      kernel.innerProduct(target, cipherAt, plainAt)
+      const expected = Array.from({ length: words }, (_, w) => {
+        const p = primes[Math.floor(w / n) % L] as bigint
+        let sum = 0n
+        for (let a = 0; a < terms; a++)
+          sum += (ciphertexts[a]?.[w] as bigint) * (plaintexts[a]?.[w % (L * n)] as bigint)
+        return sum % p
+      })
+      expect([...kernel.words(target, words)].map(BigInt)).toEqual(expected)
+      kernel.addCiphertext(target, cipherAt[0] as number)
+      const added = expected.map((v, w) =>
+        mod(v + (ciphertexts[0]?.[w] as bigint), primes[Math.floor(w / n) % L] as bigint),
+      )
+      expect([...kernel.words(target, words)].map(BigInt)).toEqual(added)
+      expect(() => kernel.innerProduct(target, cipherAt.slice(0, 2), plainAt)).toThrow(RingError)
+    },
+  )
 
   it('refuses what it cannot run with coded RingErrors', () => {
     const refusal = (fn: () => unknown) => {

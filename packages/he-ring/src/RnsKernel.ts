@@ -35,7 +35,7 @@ interface KernelExports {
   lift(dst: number, src: number, len: number, one: number, p: number): void
   permute(dst: number, src: number, table: number, n: number): void
   mulAcc(acc: number, x: number, y: number, len: number): void
-  mulAccDiagonal(acc: number, x: number, y: number, len: number): void
+  mulAccDiagonal(acc: number, x: number, y: number, len: number, accOff: number, xOff: number): void
   mulAccPermuted(acc0: number, acc1: number, x: number, table: number, y0: number, y1: number, len: number): void
   reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
   addInto(dst: number, src: number, len: number, p: number): void
@@ -358,8 +358,7 @@ export class RnsKernel {
         this.mulAcc(acc64, target, ones, words)
       }
       const ciphertext = ciphertexts[a] as number
-      for (let K = 0; K < 2; K++)
-        this.#x.mulAccDiagonal(acc64 + K * plainWords * 8, ciphertext + K * plainWords * 4, plaintext, plainWords)
+      this.#x.mulAccDiagonal(acc64, ciphertext, plaintext, plainWords, plainWords * 8, plainWords * 4)
     }
     this.#reduceCiphertext(target, acc64)
   }

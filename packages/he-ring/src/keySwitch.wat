@@ -456,20 +456,31 @@
         (local.set $y (i32.add (local.get $y) (i32.const 16)))
         (br $word))))
 
-  ;; mulAcc with y read from the diagonals memory: acc += x ⊙ diagonal.
+;; mulAcc with y read from the diagonals memory, for both polynomials of a ciphertext:
+  ;; acc[k] += x[k]*diagonal[k] and acc'[k] += x'[k]*diagonal[k] (acc' = acc + accOff, x' =
+  ;; x + xOff), k < len: each diagonal word is read once for both (a database's diagonals are
+  ;; read from memory once per query, not twice).
   (func (export "mulAccDiagonal") (param $acc i32) (param $x i32) (param $y i32) (param $len i32)
-    (local $end i32) (local $X v128) (local $Y v128)
+    (param $accOff i32) (param $xOff i32)
+    (local $end i32) (local $X v128) (local $Y v128) (local $acc1 i32)
     (local.set $end (i32.add (local.get $x) (i32.shl (local.get $len) (i32.const 2))))
+    (local.set $acc1 (i32.add (local.get $acc) (local.get $accOff)))
     (block $done
       (loop $word
         (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
-        (local.set $X (v128.load (local.get $x)))
         (local.set $Y (v128.load $diagonals (local.get $y)))
+        (local.set $X (v128.load (local.get $x)))
         (v128.store (local.get $acc)
           (i64x2.add (v128.load (local.get $acc)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
         (v128.store offset=16 (local.get $acc)
           (i64x2.add (v128.load offset=16 (local.get $acc)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
+        (local.set $X (v128.load (i32.add (local.get $x) (local.get $xOff))))
+        (v128.store (local.get $acc1)
+          (i64x2.add (v128.load (local.get $acc1)) (i64x2.extmul_low_i32x4_u (local.get $X) (local.get $Y))))
+        (v128.store offset=16 (local.get $acc1)
+          (i64x2.add (v128.load offset=16 (local.get $acc1)) (i64x2.extmul_high_i32x4_u (local.get $X) (local.get $Y))))
         (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+        (local.set $acc1 (i32.add (local.get $acc1) (i32.const 32)))
         (local.set $x (i32.add (local.get $x) (i32.const 16)))
         (local.set $y (i32.add (local.get $y) (i32.const 16)))
         (br $word))))
