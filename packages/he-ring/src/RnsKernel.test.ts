@@ -221,9 +221,17 @@ describe('RnsKernel', () => {
       n: 16,
       primes: [2147483489n, 2147483137n, 2147482817n, 2147482273n, 2147482081n, 2147481793n],
     },
-  ])(
+    // The same with every key word p − 1 and c1 the constant p_j − 1 (in NTT form, so every
+    // digit is p_j − 1 lifted): each digit × key product is near 2^62, five overflow a u64 word.
+    {
+      name: 'five data primes near 2^31, largest digits and keys',
+      n: 16,
+      primes: [2147483489n, 2147483137n, 2147482817n, 2147482273n, 2147482081n, 2147481793n],
+      largest: true,
+    },
+  ] as { name: string; n: number; primes: bigint[]; largest?: boolean }[])(
     'key-switches word for word like BGV key switching by definition, single and hoisted (BigInt oracle, n = 16, $name)',
-    ({ n, primes }) => {
+    ({ n, primes, largest }) => {
       const L = primes.length - 1
       const t = 65537n
       const elements = [3, 9, 31]
@@ -247,14 +255,19 @@ describe('RnsKernel', () => {
       const keys = new Map<number, bigint[][][][]>()
       const words = new Map<number, Uint32Array>()
       for (const element of elements) {
-        const key = Array.from({ length: L }, () => Array.from({ length: 2 }, () => primes.map((p) => randomBelow(p))))
+        const key = Array.from({ length: L }, () =>
+          Array.from({ length: 2 }, () =>
+            primes.map((p) => (largest ? new Array<bigint>(n).fill(p - 1n) : randomBelow(p))),
+          ),
+        )
         keys.set(element, key)
         words.set(element, Uint32Array.from(key.flat(3).map(Number)))
       }
       kernel.useKeys({ elements: words, bytes: 0 })
       const ciphertext = Array.from({ length: 2 * L }, (_, poly) => randomBelow(primes[poly % L] as bigint))
+      if (largest) for (let j = 0; j < L; j++) ciphertext[L + j] = new Array<bigint>(n).fill((primes[j] as bigint) - 1n)
       // Edge words: 0 and p − 1 in the first polynomials.
-      for (let poly = 0; poly < 2 * L; poly++) {
+      for (let poly = 0; poly < (largest ? L : 2 * L); poly++) {
         ;(ciphertext[poly] as bigint[])[0] = (primes[poly % L] as bigint) - 1n
         ;(ciphertext[poly] as bigint[])[1] = 0n
       }

@@ -513,16 +513,32 @@ export class RnsKernel {
     const poly = n * 4
     this.words(dst + L * poly, L * n).fill(0)
     // Σ_j component_j ⊙ key_j at every key-level prime i.
+    const reduceBoth = (i: number, c: PrimeConstants) => {
+      for (let K = 0; K < 2; K++) {
+        x.reduce(this.#resultAt + (K * (L + 1) + i) * poly, this.#acc64At + K * 2 * poly, n, c.c, c.cq, c.one, c.p)
+      }
+    }
     for (let i = 0; i <= L; i++) {
       const c = this.#primes[i] as PrimeConstants
       this.words(this.#acc64At, 4 * n).fill(0)
       for (let j = 0; j < L; j++) {
+        if (j > 0 && j % this.#keyTerms === 0) {
+          // Past the u64 headroom (five or more digits at primes near 2^31): fold the sum so
+          // far back in, reduced (rare: search params never get here, so plain JS will do).
+          reduceBoth(i, c)
+          for (let K = 0; K < 2; K++) {
+            const acc = this.words(this.#acc64At + K * 2 * poly, 2 * n)
+            const reduced = this.words(this.#resultAt + (K * (L + 1) + i) * poly, n)
+            for (let k = 0; k < n; k++) {
+              acc[2 * k] = reduced[k] as number
+              acc[2 * k + 1] = 0
+            }
+          }
+        }
         const keyAt = (K: number) => key + ((j * 2 + K) * (L + 1) + i) * poly
         accumulate(j, i, this.#acc64At, this.#acc64At + 2 * poly, keyAt(0), keyAt(1))
       }
-      for (let K = 0; K < 2; K++) {
-        x.reduce(this.#resultAt + (K * (L + 1) + i) * poly, this.#acc64At + K * 2 * poly, n, c.c, c.cq, c.one, c.p)
-      }
+      reduceBoth(i, c)
     }
     this.#modDown(dst)
   }
