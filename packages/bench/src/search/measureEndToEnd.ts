@@ -16,30 +16,15 @@ import {
 } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { median } from '../core/stats.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { median } from '../harness/stats.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import type { BrowserSearchClient } from './browserSearchClient.ts'
-import type { EndToEndLimit } from './endToEndCases.ts'
+import type { EndToEndCase, EndToEndLimit } from './endToEndCases.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin, renderEndToEndTwins } from './measureEndToEndTwins.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
-
-/** One config the end-to-end section measures: a database shape and the server's search settings. */
-export interface EndToEndCase {
-  title: string
-  rows: number
-  dimension: number
-  /** Server settings (`SEARCH_*`); none means the server's default, chosen by he-core. */
-  env: Record<string, string>
-  /** The client's query encoding, when not the config's. */
-  queryEncoding?: 'zstd' | 'none' | 'packed'
-  /** The client's Galois-key encoding, when not the default (packed). */
-  keyEncoding?: 'zstd' | 'none' | 'packed'
-  /** Timed queries per link when fewer than the run's (the slowest shapes). */
-  samples?: number
-}
 
 /** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
 export interface EndToEndRow {

@@ -7,8 +7,8 @@ import { encodeNpyFloat32, syntheticSearchDatabase } from '@sealbox/he-core/sear
 import { ServerNode } from '@sealbox/testkit'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 
 /*
  * First start against cached restart of a server serving a .npy database:

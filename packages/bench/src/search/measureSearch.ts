@@ -13,7 +13,7 @@ import {
   type SearchWireEncoding,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
-import { medianOfFinite } from '../harness/stats.ts'
+import { medianOfFinite } from '../core/stats.ts'
 import type { SealCallClock } from './sealCallClock.ts'
 import { type Spread, spread } from './searchStats.ts'
 

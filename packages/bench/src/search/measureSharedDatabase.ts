@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util'
 import { ServerNode } from '@sealbox/testkit'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 
 /*
  * One processed copy of the search database per node, measured:

@@ -1,5 +1,5 @@
-import { formatRatio } from '../report/formatNumbers.ts'
-import { markdownTable } from '../report/markdownTable.ts'
+import { formatRatio } from '../core/formatNumbers.ts'
+import { markdownTable } from '../core/markdownTable.ts'
 import { formatMs } from './formatMs.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import type { ThroughputCell } from './throughputStats.ts'

@@ -1,4 +1,4 @@
-import { markdownTable } from '../report/markdownTable.ts'
+import { markdownTable } from '../core/markdownTable.ts'
 import { formatMs } from './formatMs.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 

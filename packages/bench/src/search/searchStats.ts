@@ -1,4 +1,4 @@
-import { median, minimum } from '../harness/stats.ts'
+import { median, minimum } from '../core/stats.ts'
 
 /** Median and minimum of samples (milliseconds), by the bench's one stats module. */
 export interface Spread {

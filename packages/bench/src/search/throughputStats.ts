@@ -1,6 +1,6 @@
-import { mean, percentile } from '../harness/stats.ts'
-import type { RequestSample } from '../server/serverBenchProtocol.ts'
-import { cpuShares, type ThreadCpuSplit, totalCpu } from '../server/threadCpu.ts'
+import { mean, percentile } from '../core/stats.ts'
+import type { RequestSample } from '../load/serverBenchProtocol.ts'
+import { cpuShares, type ThreadCpuSplit, totalCpu } from '../load/threadCpu.ts'
 import { type Spread, spread } from './searchStats.ts'
 
 /** One server variant × client count, measured through a real server over HTTP. */

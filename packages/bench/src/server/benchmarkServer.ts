@@ -7,15 +7,17 @@
  */
 import process from 'node:process'
 import { BenchError } from '../BenchError.ts'
-import { ProgressLine } from '../cli/ProgressLine.ts'
-import { loadAverage, machineInfo } from '../report/machineInfo.ts'
-import { writeReportFiles } from '../report/writeReportFiles.ts'
+import { loadAverage, machineInfo } from '../core/machineInfo.ts'
+import { ProgressLine } from '../core/ProgressLine.ts'
+import { writeReportFiles } from '../core/writeReportFiles.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import type { PreparedWorkload, Workload } from '../load/PreparedWorkload.ts'
+import { prepareProgramWorkload } from '../load/programWorkload.ts'
+import { prepareSearchWorkload } from '../load/searchWorkload.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { measureCostFlood } from './measureCostFlood.ts'
 import { measureDirect } from './measureDirect.ts'
-import { BENCH_SERVER_ENV, measureServerRow } from './measureServerRow.ts'
-import type { PreparedWorkload } from './PreparedWorkload.ts'
-import { prepareProgramWorkload } from './programWorkload.ts'
+import { measureServerRow } from './measureServerRow.ts'
 import { renderServerHtml } from './renderServerHtml.ts'
 import { mainTable, renderServerMarkdown } from './renderServerMarkdown.ts'
 import { LOOP_RESOLUTION_MS } from './runStats.ts'
@@ -26,13 +28,7 @@ import {
   type ServerBenchReport,
   type ServerRunRecord,
 } from './ServerBenchReport.ts'
-import { prepareSearchWorkload } from './searchWorkload.ts'
-import {
-  resolveServerBenchSettings,
-  SERVER_BENCH_CLI,
-  type ServerBenchSettings,
-  type Workload,
-} from './serverBenchFlags.ts'
+import { resolveServerBenchSettings, SERVER_BENCH_CLI, type ServerBenchSettings } from './serverBenchFlags.ts'
 
 const COMMAND = 'npm run benchmark:server --'
 const log = (line: string) => process.stderr.write(`${line}\n`)

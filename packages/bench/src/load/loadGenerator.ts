@@ -11,10 +11,10 @@
  * read covers exactly it) and its process CPU time (the difference of the two reads).
  */
 import { SealboxClient } from '@sealbox/he-core/client'
-import { parsePrometheus } from '../keys/scrapeMetrics.ts'
-import { reportChildReady, serveChildTask } from './ChildTask.ts'
+import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
 import { clientFailure } from './clientFailure.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
+import { parsePrometheus } from './scrapeMetrics.ts'
 import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
 

@@ -119,9 +119,3 @@ export interface ProbeResult {
   /** The prober's scheduling priority (nice value) after asking for -5; 0 if that was refused. */
   priority: number
 }
-
-/** Parent → child. */
-export type ChildCommand = { type: 'start'; job: unknown } | { type: 'stop' }
-
-/** Child → parent. */
-export type ChildReport<T> = { type: 'ready' } | { type: 'result'; result: T } | { type: 'error'; message: string }
