@@ -14,6 +14,7 @@ import { SealboxClient } from '@sealbox/he-core/client'
 import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
 import { clientFailure } from './clientFailure.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
+import { runLoadPhase } from './runLoadPhase.ts'
 import { parsePrometheus } from './scrapeMetrics.ts'
 import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
@@ -59,25 +60,8 @@ serveChildTask<LoadResult>(async (input) => {
     return sample
   }
 
-  /** Keeps `concurrency` requests in flight until `total` are sent or the deadline passes. */
-  const phase = async (total: number, deadline: number, record: boolean) => {
-    const samples: RequestSample[] = []
-    let issued = 0
-    let stoppedBy: LoadResult['stoppedBy'] = 'requests'
-    const lane = async () => {
-      for (;;) {
-        if (issued >= total) return
-        if (performance.now() >= deadline) {
-          stoppedBy = 'time'
-          return
-        }
-        const sample = await one(issued++, record)
-        if (record) samples.push(sample)
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(job.concurrency, total) }, lane))
-    return { samples, stoppedBy }
-  }
+  const phase = (total: number, deadline: number, record: boolean) =>
+    runLoadPhase({ concurrency: job.concurrency, total, deadline, send: (index) => one(index, record) })
 
   if (job.warmupRequests > 0) await phase(job.warmupRequests, performance.now() + job.maxSeconds * 1000, false)
   const before = job.scrapeMetrics ? await scrapeServer(server) : undefined
