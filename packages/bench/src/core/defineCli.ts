@@ -1,3 +1,4 @@
+import process from 'node:process'
 import { parseArgs } from 'node:util'
 import { describeParseArgsError } from '@sealbox/he-core/node'
 import { z } from 'zod'
@@ -111,4 +112,28 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
   }
 
   return { parse, help }
+}
+
+/**
+ * A program's flags from `argv`, for programs whose whole run is one top-level script:
+ * `--help` prints the usage and exits 0; a bad flag prints the problem and exits 2 (the
+ * README's promise for every benchmark).
+ */
+export function readFlagsOrExit<S extends FlagsSchema>(
+  cli: Cli<S>,
+  name: string,
+  argv: readonly string[],
+): z.output<S> {
+  let parsed: z.output<S> | 'help'
+  try {
+    parsed = cli.parse(argv)
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(2)
+  }
+  if (parsed === 'help') {
+    process.stdout.write(`${cli.help()}\n`)
+    process.exit(0)
+  }
+  return parsed
 }
