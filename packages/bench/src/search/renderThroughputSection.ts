@@ -1,6 +1,5 @@
-import { formatRatio } from '../core/formatNumbers.ts'
+import { formatMs, formatRatio } from '../core/formatNumbers.ts'
 import { markdownTable } from '../core/markdownTable.ts'
-import { formatMs } from './formatMs.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import type { ThroughputCell } from './throughputStats.ts'
 

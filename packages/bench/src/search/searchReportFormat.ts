@@ -1,5 +1,5 @@
+import { formatMs } from '../core/formatNumbers.ts'
 import { markdownTable } from '../core/markdownTable.ts'
-import { formatMs } from './formatMs.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 
 // How the search report writes its numbers, configs and tables.
