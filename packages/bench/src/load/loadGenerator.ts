@@ -15,7 +15,7 @@ import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
 import { clientFailure } from './clientFailure.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
 import { runLoadPhase } from './runLoadPhase.ts'
-import { parsePrometheus } from './scrapeMetrics.ts'
+import { parsePrometheus, processCpuSeconds } from './scrapeMetrics.ts'
 import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
 
@@ -23,10 +23,9 @@ const epochNow = () => performance.timeOrigin + performance.now()
 
 async function scrapeServer(server: SealboxClient): Promise<{ loopDelay?: LoopDelayReading; cpuSeconds?: number }> {
   const text = await server.metrics({ signal: AbortSignal.timeout(30_000) })
-  // prom-client's process_cpu_seconds_total (behind the server's metric prefix): user + system, all threads.
-  const cpu = parsePrometheus(text).find((sample) => sample.name.endsWith('process_cpu_seconds_total'))
+  const cpuSeconds = processCpuSeconds(parsePrometheus(text))
   const loopDelay = parseLoopDelay(text)
-  return { ...(loopDelay ? { loopDelay } : {}), ...(cpu ? { cpuSeconds: cpu.value } : {}) }
+  return { ...(loopDelay ? { loopDelay } : {}), ...(cpuSeconds === undefined ? {} : { cpuSeconds }) }
 }
 
 serveChildTask<LoadResult>(async (input) => {
