@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { readFlagsOrExit } from '../core/defineCli.ts'
+import { runProgram } from '../core/defineCli.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
 import { writeStampedReport } from '../core/writeReportFiles.ts'
 import { CALIBRATION_CLI } from './calibrationFlags.ts'
@@ -16,23 +16,24 @@ import { renderCalibrationMarkdown } from './renderCalibrationReport.ts'
 
 const OUT = fileURLToPath(new URL('../../results/calibration/', import.meta.url))
 
-const settings = readFlagsOrExit(CALIBRATION_CLI, 'benchmark:calibrate', process.argv.slice(2))
-const plan = settings.quick ? { ...settings, degrees: [4096], passes: 1, requests: 3, warmup: 1 } : settings
-const loadBefore = loadAverage()
-const cells = await measureCalibration({ ...plan, search: true, log: (line) => process.stderr.write(`${line}\n`) })
-const report = {
-  date: new Date().toISOString(),
-  loadAverage: { before: loadBefore, after: loadAverage() },
-  machine: machineInfo(),
-  settings: plan,
-  spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
-  cells,
-}
-const name = settings.quick ? 'calibration-quick' : 'calibration'
-const markdown = await writeStampedReport({
-  markdownPath: join(OUT, `${name}.md`),
-  jsonPath: join(OUT, `${name}.json`),
-  markdown: renderCalibrationMarkdown(report),
-  json: report,
+runProgram('benchmark:calibrate', CALIBRATION_CLI, async (settings) => {
+  const plan = settings.quick ? { ...settings, degrees: [4096], passes: 1, requests: 3, warmup: 1 } : settings
+  const loadBefore = loadAverage()
+  const cells = await measureCalibration({ ...plan, search: true, log: (line) => process.stderr.write(`${line}\n`) })
+  const report = {
+    date: new Date().toISOString(),
+    loadAverage: { before: loadBefore, after: loadAverage() },
+    machine: machineInfo(),
+    settings: plan,
+    spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
+    cells,
+  }
+  const name = settings.quick ? 'calibration-quick' : 'calibration'
+  const markdown = await writeStampedReport({
+    markdownPath: join(OUT, `${name}.md`),
+    jsonPath: join(OUT, `${name}.json`),
+    markdown: renderCalibrationMarkdown(report),
+    json: report,
+  })
+  process.stdout.write(markdown)
 })
-process.stdout.write(markdown)

@@ -114,26 +114,37 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
   return { parse, help }
 }
 
+/** The command as a user types it from the repository root, with the flags it was given (`npm run benchmark:x -- …`). */
+export function commandLine(command: string, argv: readonly string[]): string {
+  const args = argv.filter((arg) => arg !== '--')
+  return args.length === 0 ? command : `${command} -- ${args.join(' ')}`
+}
+
 /**
- * A program's flags from `argv`, for programs whose whole run is one top-level script:
- * `--help` prints the usage and exits 0; a bad flag prints the problem and exits 2 (the
- * README's promise for every benchmark).
+ * Runs a benchmark program: reads its flags from `process.argv` (`--help` prints the
+ * usage), then `main`. A bad flag exits 2 with the problem and the usage, another
+ * BenchError exits 1 with its message, anything else exits 1 with its stack.
  */
-export function readFlagsOrExit<S extends FlagsSchema>(
-  cli: Cli<S>,
+export function runProgram<S extends FlagsSchema>(
   name: string,
-  argv: readonly string[],
-): z.output<S> {
-  let parsed: z.output<S> | 'help'
-  try {
-    parsed = cli.parse(argv)
-  } catch (error) {
-    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exit(2)
+  cli: Cli<S>,
+  main: (flags: z.output<S>, argv: readonly string[]) => Promise<void>,
+): void {
+  const argv = process.argv.slice(2)
+  const run = async () => {
+    const flags = cli.parse(argv)
+    if (flags === 'help') process.stdout.write(`${cli.help()}\n`)
+    else await main(flags, argv)
   }
-  if (parsed === 'help') {
-    process.stdout.write(`${cli.help()}\n`)
-    process.exit(0)
-  }
-  return parsed
+  run().catch((error: unknown) => {
+    if (error instanceof BenchError) {
+      process.stderr.write(`${name}: ${error.message}\n`)
+      process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
+    } else {
+      process.stderr.write(
+        `${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      )
+      process.exitCode = 1
+    }
+  })
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import process from 'node:process'
 import { encodeNpyFloat32, syntheticSearchDatabase } from '@sealbox/he-core/search'
 import { z } from 'zod'
-import { defineCli, readFlagsOrExit } from '../core/defineCli.ts'
+import { defineCli, runProgram } from '../core/defineCli.ts'
 import { numberFlag } from '../core/flagSchemas.ts'
 import { loadAverage } from '../core/machineInfo.ts'
 import { markdownTable } from '../core/markdownTable.ts'
@@ -32,50 +32,51 @@ const CLI = defineCli({
     .strict(),
 })
 
-const flags = readFlagsOrExit(CLI, 'benchmark:processed-cache', process.argv.slice(2))
-const dir = await mkdtemp(join(tmpdir(), 'sealbox-processed-cache-bench-'))
-try {
-  const path = join(dir, `synthetic-${flags.rows}x${flags.dim}.npy`)
-  const database = syntheticSearchDatabase({ rows: flags.rows, dimension: flags.dim, seed: 1 })
-  await writeFile(path, encodeNpyFloat32(database.vectors, flags.rows, flags.dim))
-  const start = (env: Record<string, string>) =>
-    measureServerStart({
-      name: 'processed-cache',
-      dataDir: join(dir, 'data'),
-      readyTimeoutMs: 30 * 60_000,
-      env: { DATABASE: path, WORKERS: String(flags.workers), ...env },
-    })
-  const starts: Array<[string, ServerStart]> = [
-    ['no cache (SEARCH_CACHE=false)', await start({ SEARCH_CACHE: 'false' })],
-    ['first start (processes, writes the cache)', await start({})],
-    ['restart (reads the cache)', await start({})],
-  ]
-  const seconds = (ms: number | undefined) => `${(Number(ms) / 1000).toFixed(1)} s`
-  const table = markdownTable(
-    [
-      { heading: 'start' },
-      { heading: 'ready (spawn → /readyz)', align: 'right' },
-      { heading: 'slowest worker warm', align: 'right' },
-      { heading: 'its processing', align: 'right' },
-      { heading: 'blocks from cache', align: 'right' },
-      { heading: 'cache' },
-      { heading: 'peak RSS', align: 'right' },
-    ],
-    starts.map(([name, start]) => {
-      const slowest = start.warm.reduce((a, b) => (b.warmMs > a.warmMs ? b : a))
-      return [
-        name,
-        seconds(start.readyMs),
-        seconds(slowest.warmMs),
-        seconds(slowest.processingMs),
-        `${slowest.cachedBlocks}/${slowest.blocks}`,
-        slowest.cache?.outcome ?? 'no cache',
-        `${start.peakRssMiB} MiB`,
-      ]
-    }),
-  )
-  const facts = `V = ${flags.rows}, D = ${flags.dim}, .npy float32, WORKERS=${flags.workers}, EXECUTOR=pool; load average ${loadAverage().join(' / ')} (1 / 5 / 15 min) at the end`
-  process.stdout.write(`${facts}\n\n${table}\n`)
-} finally {
-  await rm(dir, { recursive: true, force: true })
-}
+runProgram('benchmark:processed-cache', CLI, async (flags) => {
+  const dir = await mkdtemp(join(tmpdir(), 'sealbox-processed-cache-bench-'))
+  try {
+    const path = join(dir, `synthetic-${flags.rows}x${flags.dim}.npy`)
+    const database = syntheticSearchDatabase({ rows: flags.rows, dimension: flags.dim, seed: 1 })
+    await writeFile(path, encodeNpyFloat32(database.vectors, flags.rows, flags.dim))
+    const start = (env: Record<string, string>) =>
+      measureServerStart({
+        name: 'processed-cache',
+        dataDir: join(dir, 'data'),
+        readyTimeoutMs: 30 * 60_000,
+        env: { DATABASE: path, WORKERS: String(flags.workers), ...env },
+      })
+    const starts: Array<[string, ServerStart]> = [
+      ['no cache (SEARCH_CACHE=false)', await start({ SEARCH_CACHE: 'false' })],
+      ['first start (processes, writes the cache)', await start({})],
+      ['restart (reads the cache)', await start({})],
+    ]
+    const seconds = (ms: number | undefined) => `${(Number(ms) / 1000).toFixed(1)} s`
+    const table = markdownTable(
+      [
+        { heading: 'start' },
+        { heading: 'ready (spawn → /readyz)', align: 'right' },
+        { heading: 'slowest worker warm', align: 'right' },
+        { heading: 'its processing', align: 'right' },
+        { heading: 'blocks from cache', align: 'right' },
+        { heading: 'cache' },
+        { heading: 'peak RSS', align: 'right' },
+      ],
+      starts.map(([name, start]) => {
+        const slowest = start.warm.reduce((a, b) => (b.warmMs > a.warmMs ? b : a))
+        return [
+          name,
+          seconds(start.readyMs),
+          seconds(slowest.warmMs),
+          seconds(slowest.processingMs),
+          `${slowest.cachedBlocks}/${slowest.blocks}`,
+          slowest.cache?.outcome ?? 'no cache',
+          `${start.peakRssMiB} MiB`,
+        ]
+      }),
+    )
+    const facts = `V = ${flags.rows}, D = ${flags.dim}, .npy float32, WORKERS=${flags.workers}, EXECUTOR=pool; load average ${loadAverage().join(' / ')} (1 / 5 / 15 min) at the end`
+    process.stdout.write(`${facts}\n\n${table}\n`)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})

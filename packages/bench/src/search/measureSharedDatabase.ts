@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { defineCli, readFlagsOrExit } from '../core/defineCli.ts'
+import { defineCli, runProgram } from '../core/defineCli.ts'
 import { listFlagOf, numberFlag } from '../core/flagSchemas.ts'
 import { loadAverage } from '../core/machineInfo.ts'
 import { measureServerStart } from './measureServerStart.ts'
@@ -83,42 +83,43 @@ async function start(rows: number, dim: number, workers: number): Promise<StartR
   }
 }
 
-const { rows, dim, workers } = readFlagsOrExit(CLI, 'benchmark:shared-database', process.argv.slice(2))
-const command = `pnpm --filter @sealbox/bench benchmark:shared-database -- --rows ${rows} --dim ${dim} --workers ${workers.join(',')}`
-const results: StartRow[] = []
-for (const count of workers) {
-  const row = await start(rows, dim, count)
-  process.stderr.write(`${JSON.stringify(row)}\n`)
-  results.push(row)
-}
-const load = loadAverage()
-const base = results[0] as StartRow
-const lines = [
-  '# One processed copy of the search database per node',
-  '',
-  `\`${command}\``,
-  '',
-  `DATABASE=synthetic, V = ${rows}, D = ${dim}, EXECUTOR=pool, SEARCH_CACHE=false (every start processes); load average ${load.join(' / ')} (1 / 5 / 15 min) at the end.`,
-  '',
-  '| workers | ready (spawn → /readyz) | RSS when ready | peak RSS | processed / attached | processing worker warm | slowest attaching worker warm | shared diagonals |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.map(
-    (r) =>
-      `| ${r.workers} | ${(r.readyMs / 1000).toFixed(1)} s | ${r.rssMiB} MiB | ${r.peakRssMiB} MiB | ${r.processed} / ${r.attached} | ${(r.builderWarmMs / 1000).toFixed(1)} s | ${r.attached ? `${(r.attachWarmMs / 1000).toFixed(1)} s` : '–'} | ${r.diagonalMiB} MiB |`,
-  ),
-  '',
-  ...results
-    .slice(1)
-    .map(
+runProgram('benchmark:shared-database', CLI, async ({ rows, dim, workers }) => {
+  const command = `pnpm --filter @sealbox/bench benchmark:shared-database -- --rows ${rows} --dim ${dim} --workers ${workers.join(',')}`
+  const results: StartRow[] = []
+  for (const count of workers) {
+    const row = await start(rows, dim, count)
+    process.stderr.write(`${JSON.stringify(row)}\n`)
+    results.push(row)
+  }
+  const load = loadAverage()
+  const base = results[0] as StartRow
+  const lines = [
+    '# One processed copy of the search database per node',
+    '',
+    `\`${command}\``,
+    '',
+    `DATABASE=synthetic, V = ${rows}, D = ${dim}, EXECUTOR=pool, SEARCH_CACHE=false (every start processes); load average ${load.join(' / ')} (1 / 5 / 15 min) at the end.`,
+    '',
+    '| workers | ready (spawn → /readyz) | RSS when ready | peak RSS | processed / attached | processing worker warm | slowest attaching worker warm | shared diagonals |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.map(
       (r) =>
-        `${r.workers} workers against ${base.workers}: RSS when ready +${r.rssMiB - base.rssMiB} MiB (${((r.rssMiB - base.rssMiB) / Math.max(1, r.workers - base.workers)).toFixed(0)} MiB per added worker), against ${r.diagonalMiB} MiB of shared diagonals.`,
+        `| ${r.workers} | ${(r.readyMs / 1000).toFixed(1)} s | ${r.rssMiB} MiB | ${r.peakRssMiB} MiB | ${r.processed} / ${r.attached} | ${(r.builderWarmMs / 1000).toFixed(1)} s | ${r.attached ? `${(r.attachWarmMs / 1000).toFixed(1)} s` : '–'} | ${r.diagonalMiB} MiB |`,
     ),
-]
-const outDir = fileURLToPath(new URL('../../results/shared-database/', import.meta.url))
-await mkdir(outDir, { recursive: true })
-await writeFile(join(outDir, 'shared-database.md'), `${lines.join('\n')}\n`)
-await writeFile(
-  join(outDir, 'shared-database.json'),
-  `${JSON.stringify({ command, rows, dim, loadAverage: load, results }, null, 2)}\n`,
-)
-process.stdout.write(`${lines.join('\n')}\n`)
+    '',
+    ...results
+      .slice(1)
+      .map(
+        (r) =>
+          `${r.workers} workers against ${base.workers}: RSS when ready +${r.rssMiB - base.rssMiB} MiB (${((r.rssMiB - base.rssMiB) / Math.max(1, r.workers - base.workers)).toFixed(0)} MiB per added worker), against ${r.diagonalMiB} MiB of shared diagonals.`,
+      ),
+  ]
+  const outDir = fileURLToPath(new URL('../../results/shared-database/', import.meta.url))
+  await mkdir(outDir, { recursive: true })
+  await writeFile(join(outDir, 'shared-database.md'), `${lines.join('\n')}\n`)
+  await writeFile(
+    join(outDir, 'shared-database.json'),
+    `${JSON.stringify({ command, rows, dim, loadAverage: load, results }, null, 2)}\n`,
+  )
+  process.stdout.write(`${lines.join('\n')}\n`)
+})

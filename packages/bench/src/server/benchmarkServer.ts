@@ -6,7 +6,7 @@
  * program. Writes results/server/server.{md,json,html}. `--help` lists the flags.
  */
 import process from 'node:process'
-import { BenchError } from '../BenchError.ts'
+import { commandLine, runProgram } from '../core/defineCli.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
 import { ProgressLine } from '../core/ProgressLine.ts'
 import { writeReportFiles } from '../core/writeReportFiles.ts'
@@ -30,7 +30,6 @@ import {
 } from './ServerBenchReport.ts'
 import { resolveServerBenchSettings, SERVER_BENCH_CLI, type ServerBenchSettings } from './serverBenchFlags.ts'
 
-const COMMAND = 'npm run benchmark:server --'
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function prepare(settings: ServerBenchSettings): Promise<PreparedWorkload[]> {
@@ -108,12 +107,7 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
   return { servers, runs, failures }
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const flags = SERVER_BENCH_CLI.parse(argv)
-  if (flags === 'help') {
-    process.stdout.write(`${SERVER_BENCH_CLI.help()}\n`)
-    return
-  }
+runProgram('benchmark:server', SERVER_BENCH_CLI, async (flags, argv) => {
   const settings = resolveServerBenchSettings(flags)
   const startedAt = new Date()
   const started = performance.now()
@@ -150,9 +144,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const report: ServerBenchReport = {
       kind: 'sealbox-server-table',
       version: 1,
-      command: [COMMAND.replace(/ --$/, ''), ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(
-        ' ',
-      ),
+      command: commandLine('npm run benchmark:server', argv),
       date: startedAt.toISOString(),
       durationMs: performance.now() - started,
       machine,
@@ -183,15 +175,5 @@ async function main(argv: readonly string[]): Promise<void> {
     log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)
   } finally {
     for (const workload of prepared) workload[Symbol.dispose]()
-  }
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof BenchError) {
-    log(`benchmark:server: ${error.message}`)
-    process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
-  } else {
-    log(`benchmark:server failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-    process.exitCode = 1
   }
 })
