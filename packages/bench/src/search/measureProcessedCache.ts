@@ -43,7 +43,8 @@ runProgram('benchmark:processed-cache', CLI, async (flags) => {
         name: 'processed-cache',
         dataDir: join(dir, 'data'),
         readyTimeoutMs: 30 * 60_000,
-        env: { DATABASE: path, WORKERS: String(flags.workers), ...env },
+        workers: flags.workers,
+        env: { DATABASE: path, ...env },
       })
     const starts: Array<[string, ServerStart]> = [
       ['no cache (SEARCH_CACHE=false)', await start({ SEARCH_CACHE: 'false' })],

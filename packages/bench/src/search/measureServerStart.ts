@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { ServerNode } from '@sealbox/testkit'
-import { BenchError } from '../BenchError.ts'
+import { ServerNode, waitFor } from '@sealbox/testkit'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import { parsePrometheus, sumMetric } from '../load/scrapeMetrics.ts'
 
@@ -34,15 +33,25 @@ function statusMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024)
 }
 
+/** A server's `worker warm` log lines, parsed. */
+async function warmLines(node: ServerNode): Promise<WarmLine[]> {
+  return (await node.log())
+    .split('\n')
+    .filter((line) => line.includes('worker warm'))
+    .map((line) => JSON.parse(line) as WarmLine)
+}
+
 /**
  * Starts a real server (`BENCH_SERVER_ENV`, info logs, `EXECUTOR=pool` unless `env`
- * says otherwise) on `dataDir`, waits for /readyz, reads its memory, its workers' warm
- * lines and its /metrics, and stops it. The slowest start (a million rows processed on a
- * loaded machine) is bounded by `readyTimeoutMs`.
+ * says otherwise) with `workers` workers on `dataDir`, waits for /readyz, reads its
+ * memory, waits for every worker's warm line in its log (the log reaches the file after
+ * /readyz answers), reads its /metrics, and stops it. The slowest start (a million rows
+ * processed on a loaded machine) is bounded by `readyTimeoutMs`.
  */
 export async function measureServerStart(options: {
   name: string
   dataDir: string
+  workers: number
   env: Record<string, string>
   readyTimeoutMs: number
 }): Promise<ServerStart> {
@@ -51,17 +60,21 @@ export async function measureServerStart(options: {
     name: options.name,
     dataDir: options.dataDir,
     readyTimeoutMs: options.readyTimeoutMs,
-    env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'info', EXECUTOR: 'pool', ...options.env },
+    env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'info', EXECUTOR: 'pool', WORKERS: String(options.workers), ...options.env },
   })
   const readyMs = performance.now() - started
   try {
     const rssMiB = statusMiB(node.pid, 'VmRSS')
     const peakRssMiB = statusMiB(node.pid, 'VmHWM')
-    const warm = (await node.log())
-      .split('\n')
-      .filter((line) => line.includes('worker warm'))
-      .map((line) => JSON.parse(line) as WarmLine)
-    if (warm.length === 0) throw new BenchError('ENGINE_FAILED', `${options.name}: no worker logged its warm-up`)
+    let warm: WarmLine[] = []
+    await waitFor(
+      `${options.workers} "worker warm" log lines`,
+      async () => {
+        warm = await warmLines(node)
+        return warm.length >= options.workers
+      },
+      60_000,
+    )
     const metrics = parsePrometheus(await (await fetch(`${node.url}/metrics`)).text())
     const sharedDiagonalBytes = sumMetric(metrics, 'sealbox_search_diagonal_bytes', { shared: 'true' })
     return { readyMs, rssMiB, peakRssMiB, warm, sharedDiagonalBytes }

@@ -56,9 +56,9 @@ async function start(rows: number, dim: number, workers: number): Promise<StartR
     const { readyMs, rssMiB, peakRssMiB, warm, sharedDiagonalBytes } = await measureServerStart({
       name: 'shared-database',
       dataDir,
+      workers,
       readyTimeoutMs: 60 * 60_000,
       env: {
-        WORKERS: String(workers),
         DATABASE: 'synthetic',
         SYNTHETIC_ROWS: String(rows),
         SYNTHETIC_DIM: String(dim),
