@@ -7,7 +7,8 @@
  *   apps/*             on he-core and he-ring (their tests also on testkit)
  *   packages/testkit   test harnesses (server processes, PostgreSQL, nginx, browsers):
  *                      on he-core; starts the server by path, never imports an app
- *   packages/bench     on all of them
+ *   packages/bench     on all of them; inside it, core/ ← load/ ← the programs (search/,
+ *                      server/, keys/, …), which never import one another, and no cycles
  *
  * A package is reached through its name (`@sealbox/he-core/search`), which resolves to an
  * entry of its `exports` — never through a relative path into another package's files.
@@ -92,6 +93,40 @@ module.exports = {
       severity: 'error',
       from: { path: '^(packages|apps)/([^/]+)/' },
       to: { path: '^(packages|apps)/[^/]+/', pathNot: '^$1/$2/', dependencyTypes: ['local'] },
+    },
+    {
+      name: 'bench-no-cycles',
+      comment:
+        'No import cycle inside packages/bench, type-only imports included: a shared piece moves down into core/ (or load/) instead.',
+      severity: 'error',
+      from: { path: '^packages/bench/' },
+      to: { path: '^packages/bench/', circular: true },
+    },
+    {
+      name: 'bench-core-below-everything',
+      comment:
+        "The bench's core (stats, CLI, report writing, child processes) depends on nothing else of the bench but BenchError.",
+      severity: 'error',
+      from: { path: '^packages/bench/src/core/' },
+      to: { path: '^packages/bench/src/', pathNot: '^packages/bench/src/(core/|BenchError\\.ts$)' },
+    },
+    {
+      name: 'bench-load-on-core-only',
+      comment: 'The load generator and the workloads it replays build on the core only; the benchmarks use them.',
+      severity: 'error',
+      from: { path: '^packages/bench/src/load/' },
+      to: { path: '^packages/bench/src/', pathNot: '^packages/bench/src/(core/|load/|BenchError\\.ts$)' },
+    },
+    {
+      name: 'bench-programs-independent',
+      comment:
+        'One benchmark program never imports another (search from server, server from keys): what two share lives in core/, load/, harness/ or engines/.',
+      severity: 'error',
+      from: { path: '^packages/bench/src/(calibrate|keys|opTable|search|server|sizing)/' },
+      to: {
+        path: '^packages/bench/src/(calibrate|keys|opTable|search|server|sizing)/',
+        pathNot: '^packages/bench/src/$1/',
+      },
     },
     {
       name: 'no-unresolvable',

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sourceRevision } from '../src/core/sourceRevision.ts'
 import type { OpTableReport } from '../src/opTable/OpTableReport.ts'
 import { QUICK_OPS } from '../src/opTable/opTableSettings.ts'
-import { sourceRevision } from '../src/report/sourceRevision.ts'
 
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url))
 const CLI = ['--conditions=@sealbox/source', 'src/cli/benchmark.ts']

@@ -58,7 +58,7 @@ describe('readmeFigures', () => {
     const readme = [
       'Intro 9 ms, not marked.',
       '',
-      '<!-- figures: packages/bench/results/search/search-benchmark.md packages/bench/results/ipc/ipc.md -->',
+      '<!-- figures: packages/bench/results/search/search-benchmark.md packages/bench/results/server/server.md -->',
       'A search takes **53.6 ms** end to end',
       'and 28.5 KB up.',
       '',
@@ -68,7 +68,7 @@ describe('readmeFigures', () => {
       {
         what: 'A search takes **53.6 ms** end to end\nand 28.5 KB up.…',
         figures: quotedFigures('53.6 ms 28.5 KB'),
-        resultsFiles: ['packages/bench/results/search/search-benchmark.md', 'packages/bench/results/ipc/ipc.md'],
+        resultsFiles: ['packages/bench/results/search/search-benchmark.md', 'packages/bench/results/server/server.md'],
       },
     ])
   })

@@ -42,7 +42,7 @@ interface Child {
  * 'advanced'` (structured clone: Uint8Arrays stay Uint8Arrays) and are zod-validated on
  * arrival. Measured against the hand-framed Unix socket it replaced, a 571 KB query and
  * its 105 KB reply made the round trip in 0.60× the time (0.53 vs 0.88 ms;
- * `pnpm --filter @sealbox/bench benchmark:ipc`, results/ipc/ipc.md). Each child holds a warm node-seal instance and its own key cache; a
+ * packages/bench/results/retired-experiments.md). Each child holds a warm node-seal instance and its own key cache; a
  * crashed, worn-out or overdue child is killed and respawned.
  */
 export class ProcessExecutor implements Executor {

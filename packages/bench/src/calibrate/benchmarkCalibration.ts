@@ -7,43 +7,33 @@
 import { join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { loadAverage, machineInfo } from '../report/machineInfo.ts'
-import { writeStampedReport } from '../report/writeReportFiles.ts'
-import { CALIBRATION_CLI, type CalibrationSettings } from './calibrationFlags.ts'
+import { runProgram } from '../core/defineCli.ts'
+import { loadAverage, machineInfo } from '../core/machineInfo.ts'
+import { writeStampedReport } from '../core/writeReportFiles.ts'
+import { CALIBRATION_CLI } from './calibrationFlags.ts'
 import { calibrationSpread, measureCalibration } from './measureCalibration.ts'
 import { renderCalibrationMarkdown } from './renderCalibrationReport.ts'
 
 const OUT = fileURLToPath(new URL('../../results/calibration/', import.meta.url))
 
-let settings: CalibrationSettings
-try {
-  const parsed = CALIBRATION_CLI.parse(process.argv.slice(2))
-  if (parsed === 'help') {
-    process.stdout.write(`${CALIBRATION_CLI.help()}\n`)
-    process.exit(0)
+runProgram('benchmark:calibrate', CALIBRATION_CLI, async (settings) => {
+  const plan = settings.quick ? { ...settings, degrees: [4096], passes: 1, requests: 3, warmup: 1 } : settings
+  const loadBefore = loadAverage()
+  const cells = await measureCalibration({ ...plan, search: true, log: (line) => process.stderr.write(`${line}\n`) })
+  const report = {
+    date: new Date().toISOString(),
+    loadAverage: { before: loadBefore, after: loadAverage() },
+    machine: machineInfo(),
+    settings: plan,
+    spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
+    cells,
   }
-  settings = parsed
-} catch (error) {
-  process.stderr.write(`benchmark:calibrate: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exit(2)
-}
-
-const plan = settings.quick ? { ...settings, degrees: [4096], passes: 1, requests: 3, warmup: 1 } : settings
-const loadBefore = loadAverage()
-const cells = await measureCalibration({ ...plan, search: true, log: (line) => process.stderr.write(`${line}\n`) })
-const report = {
-  date: new Date().toISOString(),
-  loadAverage: { before: loadBefore, after: loadAverage() },
-  machine: machineInfo(),
-  settings: plan,
-  spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
-  cells,
-}
-const name = settings.quick ? 'calibration-quick' : 'calibration'
-const markdown = await writeStampedReport({
-  markdownPath: join(OUT, `${name}.md`),
-  jsonPath: join(OUT, `${name}.json`),
-  markdown: renderCalibrationMarkdown(report),
-  json: report,
+  const name = settings.quick ? 'calibration-quick' : 'calibration'
+  const markdown = await writeStampedReport({
+    markdownPath: join(OUT, `${name}.md`),
+    jsonPath: join(OUT, `${name}.json`),
+    markdown: renderCalibrationMarkdown(report),
+    json: report,
+  })
+  process.stdout.write(markdown)
 })
-process.stdout.write(markdown)

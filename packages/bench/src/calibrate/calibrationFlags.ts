@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { defineCli } from '../cli/defineCli.ts'
-import { listFlagOf, numberFlag } from '../cli/flagSchemas.ts'
+import { defineCli } from '../core/defineCli.ts'
+import { listFlagOf, numberFlag } from '../core/flagSchemas.ts'
 import { CALIBRATION_KINDS } from './calibrationGrid.ts'
 
 /** The flags of `pnpm --filter @sealbox/bench benchmark:calibrate`. */

@@ -2,7 +2,8 @@ import { getHeContext } from '@sealbox/he-core'
 import type { SealboxClient } from '@sealbox/he-core/client'
 import { keyUploadCost, keyUploadPeakHeapBytes, keyUploadSize } from '@sealbox/he-core/envelope'
 import { PrivateSearchClient, type SearchConfig, searchCost, syntheticSearchQuery } from '@sealbox/he-core/search'
-import { type CalibrationCellSpec, timeWorker, type WorkerSamples } from './measureCalibration.ts'
+import type { CalibrationCellSpec, WorkerSamples } from './CalibrationCell.ts'
+import { timeWorker } from './timeWorker.ts'
 
 /**
  * The server's own search in the calibration grid: uploading the search's Galois keys

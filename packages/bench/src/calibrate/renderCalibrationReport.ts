@@ -1,4 +1,5 @@
-import { type CalibrationCell, WORKER_PHASES } from './measureCalibration.ts'
+import type { CalibrationCell } from './CalibrationCell.ts'
+import { WORKER_PHASES } from './timeWorker.ts'
 
 /** What one calibration run writes. */
 export interface CalibrationReport {

@@ -4,7 +4,7 @@
  * Chromium, Firefox ESR and WebKit. `--help` lists the flags.
  */
 import process from 'node:process'
-import { BenchError } from '../BenchError.ts'
+import { commandLine, runProgram } from '../core/defineCli.ts'
 import { OP_TABLE_CLI } from '../opTable/opTableFlags.ts'
 import { resolveOpTableSettings } from '../opTable/opTableSettings.ts'
 import { loadPublishedTimings } from '../opTable/publishedTimings.ts'
@@ -14,18 +14,7 @@ import { installBrowsers } from './installBrowsers.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-/** The command as the user would type it from the repository root. */
-function commandLine(argv: readonly string[]): string {
-  const args = argv.filter((arg) => arg !== '--')
-  return args.length === 0 ? 'npm run benchmark' : `npm run benchmark -- ${args.join(' ')}`
-}
-
-async function main(argv: readonly string[]): Promise<void> {
-  const flags = OP_TABLE_CLI.parse(argv)
-  if (flags === 'help') {
-    process.stdout.write(`${OP_TABLE_CLI.help()}\n`)
-    return
-  }
+runProgram('benchmark', OP_TABLE_CLI, async (flags, argv) => {
   const publishedIds = new Set([...loadPublishedTimings().values()].map((row) => `${row.group}/${row.op}`))
   const settings = resolveOpTableSettings(flags, publishedIds)
   if (settings.installBrowsers) installBrowsers((line) => log(`[install-browsers] ${line}`))
@@ -40,20 +29,10 @@ async function main(argv: readonly string[]): Promise<void> {
   const started = performance.now()
   const { report, paths } = await runOpTable({
     settings,
-    command: commandLine(argv),
+    command: commandLine('npm run benchmark', argv),
     progress: process.stderr,
   })
   process.stdout.write(`\n${headlineMarkdown(report)}\n\n`)
   log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)
   log(`total wall time ${((performance.now() - started) / 60_000).toFixed(1)} min`)
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof BenchError) {
-    log(`benchmark: ${error.message}`)
-    process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
-  } else {
-    log(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-    process.exitCode = 1
-  }
 })

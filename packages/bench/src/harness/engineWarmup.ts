@@ -1,3 +1,4 @@
+import { isStable } from '../core/stats.ts'
 import type { BenchPlan, HarnessResult, Scheme, WarmupTrace } from '../protocol/benchProtocol.ts'
 import { BenchEnv, type Clock, type Seal } from './BenchEnv.ts'
 import { paramFacts } from './benchParameters.ts'
@@ -6,7 +7,6 @@ import { type OpSpec, opApplies } from './opCatalog.ts'
 import { OP_FACTORIES } from './ops/opFactories.ts'
 import type { PreparedOp } from './ops/PreparedOp.ts'
 import type { Random } from './Random.ts'
-import { isStable } from './stats.ts'
 
 /** n of the engine warm-up: large enough to run every op kind, small enough to be quick. */
 export const WARMUP_N = 4096

@@ -1,7 +1,7 @@
+import { isStable, mean, median, minimum } from '../core/stats.ts'
 import type { CellBudget, MeasurePolicy } from '../protocol/benchProtocol.ts'
 import type { Clock } from './BenchEnv.ts'
 import type { PreparedOp } from './ops/PreparedOp.ts'
-import { isStable, mean, median, minimum } from './stats.ts'
 
 /** The timing part of a cell result (µs per call). */
 export interface CellTiming {

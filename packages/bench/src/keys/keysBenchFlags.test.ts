@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { benchErrorOf } from '../cli/cliTestKit.ts'
+import { benchErrorOf } from '../core/cliTestKit.ts'
 import { KEYS_BENCH_CLI, KeysBenchFlagsSchema } from './keysBenchFlags.ts'
 import { keysBenchCommand } from './keysBenchSettings.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { defineCli } from '../cli/defineCli.ts'
-import { listFlagOf, numberFlag } from '../cli/flagSchemas.ts'
+import { defineCli } from '../core/defineCli.ts'
+import { listFlagOf, numberFlag } from '../core/flagSchemas.ts'
 
 /**
  * The flags of `npm run benchmark:keys`; messages name the flag and say what is

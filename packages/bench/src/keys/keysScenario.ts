@@ -8,11 +8,11 @@ import {
 } from '@sealbox/he-core/search'
 import { ServerNode, type TempPostgres } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
-import { medianOfFinite } from '../harness/stats.ts'
+import { medianOfFinite } from '../core/stats.ts'
+import { scrapeMetrics, sumMetric } from '../load/scrapeMetrics.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
 import type { LoadResult } from './loadJob.ts'
 import { runLoad } from './runLoad.ts'
-import { scrapeMetrics, sumMetric } from './scrapeMetrics.ts'
 import { type LoadSummary, summarizeLoad } from './summarizeLoad.ts'
 import {
   benchTenant,

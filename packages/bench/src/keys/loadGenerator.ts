@@ -1,25 +1,23 @@
 /**
- * The load generator of the keys benchmark, in its own process so its work never
- * shares an event loop with the server or the orchestrator:
- *   node --conditions=@sealbox/source loadGenerator.ts <job.json> <result.json>
- * It replays cached query bytes through SealboxClient (no SEAL work here) for
- * Zipf-chosen users, keeps `concurrency` requests in flight, and stops after
- * `requests` requests or `maxSeconds`, whichever comes first. Each request's client
- * latency and the server's `Server-Timing` phases are recorded.
+ * The load generator of the keys benchmark, in its own process (started by `runLoad`
+ * through ChildTask) so its work never shares an event loop with the server or the
+ * orchestrator. It replays cached query bytes through SealboxClient (no SEAL work here)
+ * for Zipf-chosen users, keeps `concurrency` requests in flight (the bench's one load
+ * loop, `runLoadPhase`), first `warmupRequests` unrecorded, then until `requests` are
+ * done or `maxSeconds` have passed. Each request's client latency and the server's
+ * `Server-Timing` phases are recorded.
  */
-import { readFile, writeFile } from 'node:fs/promises'
-import process from 'node:process'
 import { SealboxClient } from '@sealbox/he-core/client'
 import { BenchError } from '../BenchError.ts'
-import { clientFailure } from '../server/clientFailure.ts'
+import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
+import { clientFailure } from '../load/clientFailure.ts'
+import { runLoadPhase } from '../load/runLoadPhase.ts'
 import { LoadJobSchema, type LoadResult, type LoadSample } from './loadJob.ts'
 import { benchTenant, readUserKeyMaterial } from './userKeyMaterial.ts'
 import { ZipfSampler } from './zipf.ts'
 
-async function main(): Promise<void> {
-  const [jobFile, resultFile] = process.argv.slice(2)
-  if (!jobFile || !resultFile) throw new BenchError('INVALID_FLAGS', 'usage: loadGenerator.ts <job.json> <result.json>')
-  const job = LoadJobSchema.parse(JSON.parse(await readFile(jobFile, 'utf8')))
+serveChildTask<LoadResult>(async (input) => {
+  const job = LoadJobSchema.parse(input)
   // Every 503 is a measured outcome here, not something to hide behind a retry.
   const server = new SealboxClient({ baseUrl: job.baseUrl, retry: false })
   const users = new Map<number, { query: Uint8Array; client: SealboxClient }>()
@@ -32,68 +30,42 @@ async function main(): Promise<void> {
     if (!query) throw new BenchError('INTERNAL', `no cached key material for user ${index}`)
     users.set(index, { query, client: server.with({ token: benchTenant(index).token }) })
   }
+  reportChildReady()
   const sampler = new ZipfSampler(job.users, job.zipfS, job.seed)
   const keep = new Set(job.keepResponsesOf)
   const responses: Record<string, string> = {}
-  const samples: LoadSample[] = []
-  const total = job.warmupRequests + job.requests
-  let issued = 0
   let measuredStart = 0
-  let deadline = Number.POSITIVE_INFINITY
-  let stoppedBy: LoadResult['stoppedBy'] = 'requests'
 
-  const one = async (user: number, record: boolean): Promise<void> => {
+  const one = async (record: boolean): Promise<LoadSample> => {
+    const user = job.firstUser + sampler.next()
     const { query, client } = users.get(user) as { query: Uint8Array; client: SealboxClient }
     const started = performance.now()
-    let answer: Uint8Array | undefined
     let outcome: Pick<LoadSample, 'status' | 'phases' | 'code'>
     try {
       const result = await client.search(query, { keySet: job.keySet })
-      answer = result.responses[0]
+      const answer = result.responses[0]
+      if (record && answer && keep.has(user) && responses[user] === undefined) {
+        responses[user] = Buffer.from(answer).toString('base64')
+      }
       outcome = { status: 200, phases: result.timing }
     } catch (error) {
       outcome = clientFailure(error)
       // No answer at all (the server is gone): stop, as a failed run, rather than record noise.
       if (outcome.status === 0) throw error
     }
-    const latencyMs = performance.now() - started
-    if (!record) return
-    if (answer && keep.has(user) && responses[user] === undefined) {
-      responses[user] = Buffer.from(answer).toString('base64')
-    }
-    samples.push({ user, latencyMs, startMs: started - measuredStart, ...outcome })
+    return { user, latencyMs: performance.now() - started, startMs: started - measuredStart, ...outcome }
   }
 
-  const lane = async (): Promise<void> => {
-    for (;;) {
-      if (issued >= total) return
-      if (performance.now() > deadline) {
-        stoppedBy = 'time'
-        return
-      }
-      const n = issued++
-      if (n === job.warmupRequests) {
-        // Every lane past this point measures; in-flight warm-up requests finish unrecorded.
-        measuredStart = performance.now()
-        deadline = measuredStart + job.maxSeconds * 1000
-      }
-      await one(job.firstUser + sampler.next(), n >= job.warmupRequests)
-    }
-  }
-  if (job.warmupRequests === 0) {
-    measuredStart = performance.now()
-    deadline = measuredStart + job.maxSeconds * 1000
-  } else {
-    // The warm-up is bounded in time too.
-    deadline = performance.now() + job.maxSeconds * 1000
-  }
-  await Promise.all(Array.from({ length: job.concurrency }, () => lane()))
-  const wallMs = performance.now() - measuredStart
-  const result: LoadResult = { samples, wallMs, stoppedBy, responses }
-  await writeFile(resultFile, JSON.stringify(result))
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`loadGenerator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-  process.exit(1)
+  const phase = (total: number, record: boolean) =>
+    runLoadPhase({
+      concurrency: job.concurrency,
+      total,
+      deadline: performance.now() + job.maxSeconds * 1000,
+      send: () => one(record),
+    })
+  // The warm-up (filling caches to their steady state) is bounded in time too.
+  if (job.warmupRequests > 0) await phase(job.warmupRequests, false)
+  measuredStart = performance.now()
+  const { samples, stoppedBy } = await phase(job.requests, true)
+  return { samples, wallMs: performance.now() - measuredStart, stoppedBy, responses }
 })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import type { StoppedBy } from '../load/runLoadPhase.ts'
 
-/** What the load generator process is asked to do (written to a JSON file). */
+/** What the keys load generator process is asked to do (sent over its IPC channel). */
 export const LoadJobSchema = z.object({
   baseUrl: z.string(),
   cacheDir: z.string(),
@@ -41,7 +42,7 @@ export interface LoadResult {
   samples: LoadSample[]
   /** Wall time of the measured part, ms. */
   wallMs: number
-  stoppedBy: 'requests' | 'time'
+  stoppedBy: StoppedBy
   /** base64 response bytes by user index. */
   responses: Record<string, string>
 }

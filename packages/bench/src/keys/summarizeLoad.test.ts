@@ -1,6 +1,6 @@
 import { TIMING_PHASES } from '@sealbox/he-core/client'
 import { describe, expect, it } from 'vitest'
-import { parsePrometheus, sumMetric } from './scrapeMetrics.ts'
+import { parsePrometheus, sumMetric } from '../load/scrapeMetrics.ts'
 import { KEY_PHASES, phaseSplit, summarizeLoad, tierOf } from './summarizeLoad.ts'
 
 describe('summarizeLoad', () => {

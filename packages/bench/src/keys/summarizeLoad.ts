@@ -1,5 +1,5 @@
 import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
-import { percentile } from '../harness/stats.ts'
+import { percentile } from '../core/stats.ts'
 import type { LoadResult, LoadSample } from './loadJob.ts'
 
 /**

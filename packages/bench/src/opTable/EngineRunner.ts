@@ -1,7 +1,7 @@
 import { BenchError } from '../BenchError.ts'
+import { loadAverage } from '../core/machineInfo.ts'
 import type { BenchEngine, EngineSession } from '../engines/BenchEngine.ts'
 import type { BenchPlan, HarnessCommandBody, HarnessEvent, HarnessResult } from '../protocol/benchProtocol.ts'
-import { loadAverage } from '../report/machineInfo.ts'
 import type { EngineColumn } from './OpTableReport.ts'
 import { WorkEstimate } from './WorkEstimate.ts'
 

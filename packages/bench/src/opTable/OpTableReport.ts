@@ -1,8 +1,8 @@
+import type { MachineInfo } from '../core/machineInfo.ts'
 import type { EngineId } from '../engines/BenchEngine.ts'
 import { DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS } from '../harness/benchParameters.ts'
 import { findOp, type OpSpec, opApplies } from '../harness/opCatalog.ts'
 import type { BenchPlan, CellResult, HarnessResult } from '../protocol/benchProtocol.ts'
-import type { MachineInfo } from '../report/machineInfo.ts'
 import { type PublishedRow, publishedKey } from './publishedTimings.ts'
 
 /** One column of the table after the run. */

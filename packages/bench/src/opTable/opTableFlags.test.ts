@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
+import { benchErrorOf, parseFlags } from '../core/cliTestKit.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
 import { OP_TABLE_CLI, OpTableFlagsSchema, selectOps } from './opTableFlags.ts'

@@ -1,5 +1,5 @@
+import { geometricMean } from '../core/stats.ts'
 import type { EngineId } from '../engines/BenchEngine.ts'
-import { geometricMean } from '../harness/stats.ts'
 import {
   type CellStatistic,
   cellRatio,

@@ -1,6 +1,6 @@
-import { median } from '../harness/stats.ts'
-import { formatBytes, formatMicros, formatMillis, formatRatio } from '../report/formatNumbers.ts'
-import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
+import { formatBytes, formatMicros, formatMillis, formatRatio } from '../core/formatNumbers.ts'
+import { type MarkdownColumn, markdownTable } from '../core/markdownTable.ts'
+import { median } from '../core/stats.ts'
 import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
 import {
   engineColumns,

@@ -9,9 +9,9 @@ import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { BenchError } from '../BenchError.ts'
+import { commandLine, runProgram } from '../core/defineCli.ts'
+import { writeStampedReport } from '../core/writeReportFiles.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { writeStampedReport } from '../report/writeReportFiles.ts'
 import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { measureClusterSearch } from './measureClusterSearch.ts'
@@ -25,20 +25,13 @@ import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function main(argv: string[]): Promise<void> {
-  const values = SEARCH_BENCH_CLI.parse(argv)
-  if (values === 'help') {
-    process.stdout.write(`${SEARCH_BENCH_CLI.help()}\n`)
-    return
-  }
+runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
   const here = dirname(fileURLToPath(import.meta.url))
   // npm/pnpm run the script in the package directory; a relative --out means the caller's directory.
   const outDir = values.out
     ? resolve(process.env.INIT_CWD ?? process.cwd(), values.out)
     : join(here, '..', '..', 'results', 'search')
-  const command = ['npm run benchmark:search', ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(
-    ' ',
-  )
+  const command = commandLine('npm run benchmark:search', argv)
   const measureThroughput = () =>
     measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: cpus().length, log })
   const measureE2e = async () => {
@@ -156,14 +149,4 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(`\n${markdown}`)
   log(`wrote ${join(outDir, 'search-benchmark.md')} and .json`)
   if (!headlineOnly && values['no-end-to-end'] !== true) process.stdout.write(`\n${await measureE2e()}`)
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
-    log(`benchmark:search: ${error.message}`)
-    process.exitCode = 2
-    return
-  }
-  log(`benchmark:search failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-  process.exitCode = 1
 })

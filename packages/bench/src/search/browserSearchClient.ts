@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromiumLaunchOptions, debianToolPath } from '@sealbox/testkit'
 import { type BrowserContext, chromium } from 'playwright-core'
-import { build } from 'vite'
 import { BenchError } from '../BenchError.ts'
+import { buildBenchPage } from '../engines/browser/buildBenchPage.ts'
 import { PageServer } from '../engines/browser/PageServer.ts'
 import type { BrowserClientRun, BrowserClientSetup } from './browserClient/browserClientProtocol.ts'
 
@@ -20,7 +20,7 @@ interface ClientPage {
 
 /**
  * The end-to-end benchmark's Chromium client: the page in browserClient/ (he-core's search
- * client, built with Vite like the op table's page) served on 127.0.0.1, opened in Debian's
+ * client, built with Vite by the op table's `buildBenchPage`) served on 127.0.0.1, opened in Debian's
  * Chromium (headless, Playwright), and pointed at a server through the shaped link. The page
  * is on another origin than the API, so the server must list `origin` in CORS_ORIGINS.
  */
@@ -52,15 +52,7 @@ export class BrowserSearchClient implements AsyncDisposable {
   static async start(): Promise<BrowserSearchClient> {
     if (!existsSync(CHROMIUM)) throw new BenchError('ENGINE_UNAVAILABLE', `${CHROMIUM} not found`)
     const dir = await mkdtemp(join(tmpdir(), 'sealbox-search-client-'))
-    await build({
-      configFile: false,
-      root: PAGE_ROOT,
-      base: './',
-      logLevel: 'error',
-      resolve: { conditions: ['@sealbox/source'] },
-      optimizeDeps: { exclude: ['node-seal'] },
-      build: { outDir: dir, emptyOutDir: true, target: 'esnext', minify: false, reportCompressedSize: false },
-    })
+    await buildBenchPage(dir, PAGE_ROOT)
     const server = new PageServer(dir)
     await server.start()
     // PageServer hands out run URLs; the page itself needs none, so take its origin from one.

@@ -1,7 +1,7 @@
 import { encodeBatch, encryptSymmetricSeeded, getHeContext, KeySet, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig, type SearchScheme } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
-import { type Spread, spread } from './searchStats.ts'
+import { type Spread, timeSpread } from '../core/stats.ts'
 
 /** Single SEAL operations at the search parameters, timed in the same run as the queries. */
 export interface SealOpCalibration {
@@ -40,16 +40,7 @@ export async function calibrateSealOps(scheme: SearchScheme, samples: number): P
     if (scheme === 'bfv') evaluator.cipherTransformToNtt(fresh, nttFresh)
     else nttFresh.assign(fresh)
     const out = scope.track(new seal.Ciphertext())
-    const time = (fn: () => void): Spread => {
-      for (let i = 0; i < 5; i++) fn()
-      const list: number[] = []
-      for (let i = 0; i < samples; i++) {
-        const start = performance.now()
-        fn()
-        list.push(performance.now() - start)
-      }
-      return spread(list)
-    }
+    const time = (fn: () => void) => timeSpread(fn, { samples, warmup: 5 })
     const galoisKeys = keys.galoisKeys
     if (!galoisKeys) throw new BenchError('INTERNAL', 'calibration keys have no Galois keys')
     return {

@@ -1,7 +1,21 @@
 import { resolveSearchConfig, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from '@sealbox/he-core/search'
 import { configFor } from '@sealbox/server'
 import { BenchError } from '../BenchError.ts'
-import type { EndToEndCase } from './measureEndToEnd.ts'
+
+/** One config the end-to-end section measures: a database shape and the server's search settings. */
+export interface EndToEndCase {
+  title: string
+  rows: number
+  dimension: number
+  /** Server settings (`SEARCH_*`); none means the server's default, chosen by he-core. */
+  env: Record<string, string>
+  /** The client's query encoding, when not the config's. */
+  queryEncoding?: 'zstd' | 'none' | 'packed'
+  /** The client's Galois-key encoding, when not the default (packed). */
+  keyEncoding?: 'zstd' | 'none' | 'packed'
+  /** Timed queries per link when fewer than the run's (the slowest shapes). */
+  samples?: number
+}
 
 /** The previous default: the client sends the 16 rotations of q (g = 16), zstd queries and keys, so the server rotates little. */
 const PREVIOUS_DEFAULT = { SEARCH_BABY_STEPS: 'client', SEARCH_BABY_STEP: '16' }

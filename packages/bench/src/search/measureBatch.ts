@@ -10,7 +10,7 @@ import {
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
-import { type Spread, spread } from './searchStats.ts'
+import { type Spread, spread } from '../core/stats.ts'
 
 /** Several users' queries evaluated in one `evaluateBatch` call. */
 export interface BatchMeasurement {

@@ -13,7 +13,7 @@ import {
   topKIndices,
 } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
-import { type Spread, spread } from './searchStats.ts'
+import { type Spread, spread } from '../core/stats.ts'
 
 /** One measured config at one V: exact search or cluster-private with C clusters. */
 export interface ClusterSearchRow {

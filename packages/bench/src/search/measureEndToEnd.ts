@@ -16,30 +16,16 @@ import {
 } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { median } from '../core/stats.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { median } from '../harness/stats.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import { parsePrometheus, processCpuSeconds } from '../load/scrapeMetrics.ts'
 import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import type { BrowserSearchClient } from './browserSearchClient.ts'
-import type { EndToEndLimit } from './endToEndCases.ts'
+import type { EndToEndCase, EndToEndLimit } from './endToEndCases.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin, renderEndToEndTwins } from './measureEndToEndTwins.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
-
-/** One config the end-to-end section measures: a database shape and the server's search settings. */
-export interface EndToEndCase {
-  title: string
-  rows: number
-  dimension: number
-  /** Server settings (`SEARCH_*`); none means the server's default, chosen by he-core. */
-  env: Record<string, string>
-  /** The client's query encoding, when not the config's. */
-  queryEncoding?: 'zstd' | 'none' | 'packed'
-  /** The client's Galois-key encoding, when not the default (packed). */
-  keyEncoding?: 'zstd' | 'none' | 'packed'
-  /** Timed queries per link when fewer than the run's (the slowest shapes). */
-  samples?: number
-}
 
 /** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
 export interface EndToEndRow {
@@ -100,10 +86,8 @@ export interface EndToEndReport {
   limits: EndToEndLimit[]
 }
 
-async function processCpuSeconds(url: string): Promise<number | null> {
-  const text = await (await fetch(`${url}/metrics`)).text()
-  const match = /^sealbox_process_cpu_seconds_total (\S+)/m.exec(text)
-  return match ? Number(match[1]) : null
+async function serverCpuSeconds(url: string): Promise<number | null> {
+  return processCpuSeconds(parsePrometheus(await (await fetch(`${url}/metrics`)).text())) ?? null
 }
 
 /**
@@ -151,7 +135,7 @@ async function measureOverLink(
   let noiseExhausted = 0
   // One untimed query warms the server's key cache and the connection.
   await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
-  const cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  const cpuBefore = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   for (let i = 0; i < samples; i++) {
     const vector = syntheticSearchQuery(c.dimension, i + 1)
     const t0 = performance.now()
@@ -175,7 +159,7 @@ async function measureOverLink(
       down: responseBytes,
     })
   }
-  const cpuAfter = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  const cpuAfter = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   return summarise({
     title: c.title,
     link,
@@ -282,9 +266,9 @@ async function measureInChromium(
 ): Promise<EndToEndRow> {
   let cpuBefore: number | null = null
   const { setup, run } = await browser.run(baseUrl, samples, async () => {
-    cpuBefore = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+    cpuBefore = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   })
-  const cpuAfter = await processCpuSeconds(`http://127.0.0.1:${node.port}`)
+  const cpuAfter = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   const anonymous = new SealboxClient({ baseUrl: node.url })
   const { client } = await anonymous.createSession()
   const { database: _facts, fingerprint: _fingerprint, ...config } = await client.searchConfig()

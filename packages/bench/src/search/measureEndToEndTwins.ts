@@ -1,11 +1,11 @@
 import { resolveSearchConfig, syntheticSearchDatabase } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
+import type { Spread } from '../core/stats.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import type { EndToEndCase } from './measureEndToEnd.ts'
+import type { EndToEndCase } from './endToEndCases.ts'
 import { prepareNativeTwins, processedPlaintextBytesOf } from './measureNativeSearch.ts'
 import { prepareSearchCase, prepareSearchFixture, type SearchCase } from './measureSearch.ts'
 import { type NativeCandidate, nativeCandidates } from './nativeCandidates.ts'
-import type { Spread } from './searchStats.ts'
 import { type NativeBest, nativeBest, searchMode } from './searchTargets.ts'
 
 /**

@@ -13,7 +13,7 @@ import {
   type SearchConfigInput,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
-import { type Spread, spread } from './searchStats.ts'
+import { type Spread, timeSpread } from '../core/stats.ts'
 
 /** Where the load (and save) time of one query goes, per part, summed over the query's ciphertexts. */
 export interface LoadSplit {
@@ -37,17 +37,6 @@ export interface LoadSplit {
   /** One response ciphertext (last level) saved with this compression, and its bytes. */
   saveOne: Spread
   saveOneBytes: number
-}
-
-function timed(samples: number, fn: () => void): Spread {
-  for (let i = 0; i < 3; i++) fn()
-  const list: number[] = []
-  for (let i = 0; i < samples; i++) {
-    const start = performance.now()
-    fn()
-    list.push(performance.now() - start)
-  }
-  return spread(list)
 }
 
 /**
@@ -77,28 +66,29 @@ export async function measureLoadSplit(
     const response = scope.track(new ctx.seal.Ciphertext())
     ctx.evaluator.cipherModSwitchTo(target, lastParmsId, response)
     const mode = sealCompressionMode(compression)
+    const timed = (fn: () => void) => timeSpread(fn, { samples, warmup: 3 })
     return {
       compression,
       queryCiphertexts: bundle.items.length,
       queryBytes: query.byteLength,
-      decodeBundle: timed(samples, () => decodeBundle(query, expect)),
-      bundleChecksum: timed(samples, () => crc32(query.subarray(0, query.byteLength - 4))),
-      itemChecksums: timed(samples, () => {
+      decodeBundle: timed(() => decodeBundle(query, expect)),
+      bundleChecksum: timed(() => crc32(query.subarray(0, query.byteLength - 4))),
+      itemChecksums: timed(() => {
         for (const item of bundle.items) crc32(item.bytes.subarray(0, item.bytes.byteLength - 4))
       }),
-      inflateAndCheck: timed(samples, () => {
+      inflateAndCheck: timed(() => {
         for (const item of bundle.items) prepareSealPayload(item, limits)
       }),
-      sealLoadSeeded: timed(samples, () => {
+      sealLoadSeeded: timed(() => {
         for (const payload of prepared) target.loadFromArray(ctx.context, payload)
       }),
-      sealLoadUnseeded: timed(samples, () => {
+      sealLoadUnseeded: timed(() => {
         for (const payload of unseeded) target.loadFromArray(ctx.context, payload)
       }),
-      loadPhase: timed(samples, () => {
+      loadPhase: timed(() => {
         for (const item of bundle.items) loadSealObject(target, ctx, item, { kind: 'ciphertext' })
       }),
-      saveOne: timed(samples, () => response.saveToArray(mode)),
+      saveOne: timed(() => response.saveToArray(mode)),
       saveOneBytes: (response.saveToArray(mode) as Uint8Array).byteLength,
     }
   })

@@ -6,10 +6,9 @@ import {
   scaleDatabaseVectors,
 } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
+import { medianOfFinite, spread } from '../core/stats.ts'
 import type { NativeSampleTimings, NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { medianOfFinite } from '../harness/stats.ts'
 import { measurementConfig, type SearchCase, type SearchCaseFixture, type SearchMeasurement } from './measureSearch.ts'
-import { spread } from './searchStats.ts'
 
 let nextId = 0
 

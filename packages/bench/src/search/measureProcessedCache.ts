@@ -1,14 +1,14 @@
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import process from 'node:process'
 import { encodeNpyFloat32, syntheticSearchDatabase } from '@sealbox/he-core/search'
-import { ServerNode } from '@sealbox/testkit'
 import { z } from 'zod'
-import { BenchError } from '../BenchError.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { defineCli, runProgram } from '../core/defineCli.ts'
+import { numberFlag } from '../core/flagSchemas.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { markdownTable } from '../core/markdownTable.ts'
+import { measureServerStart, type ServerStart } from './measureServerStart.ts'
 
 /*
  * First start against cached restart of a server serving a .npy database:
@@ -19,95 +19,65 @@ import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
  * worker's warm-up and processing as it logged them, and the server's peak RSS.
  */
 
-const Flags = z.object({
-  rows: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
-  dim: z.coerce.number().int().min(1).max(4096).default(384),
-  workers: z.coerce.number().int().min(1).max(16).default(1),
+const CLI = defineCli({
+  command: 'pnpm --filter @sealbox/bench benchmark:processed-cache --',
+  summary:
+    "A server's first start against its restart with the processed cache, on a synthetic .npy database; prints a Markdown table.",
+  flags: z
+    .object({
+      rows: numberFlag('rows', 1, 1_000_000).default(100_000).meta({ value: 'V', description: 'database rows' }),
+      dim: numberFlag('dim', 1, 4096).default(384).meta({ value: 'D', description: 'vector dimension' }),
+      workers: numberFlag('workers', 1, 16).default(1).meta({ value: 'N', description: 'pool workers' }),
+    })
+    .strict(),
 })
 
-interface StartRow {
-  name: string
-  readyMs: number
-  warmMs: number
-  processingMs: number
-  cachedBlocks: number
-  blocks: number
-  outcome: string
-  peakRssMiB: number
-}
-
-function flags() {
-  const { values } = parseArgs({
-    // pnpm passes its `--` separator on.
-    args: process.argv.slice(2).filter((arg) => arg !== '--'),
-    options: { rows: { type: 'string' }, dim: { type: 'string' }, workers: { type: 'string' } },
-  })
-  const parsed = Flags.safeParse(values)
-  if (!parsed.success) throw new BenchError('INVALID_FLAGS', parsed.error.issues[0]?.message ?? 'invalid flags')
-  return parsed.data
-}
-
-/** Peak resident set (VmHWM) of a process, MiB. */
-function peakRssMiB(pid: number | undefined): number {
-  const status = pid === undefined ? '' : readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024)
-}
-
-async function start(name: string, dataDir: string, env: Record<string, string>): Promise<StartRow> {
-  const started = performance.now()
-  const node = await ServerNode.start({
-    name: 'processed-cache',
-    dataDir,
-    readyTimeoutMs: 30 * 60_000,
-    env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'info', ...env },
-  })
-  const readyMs = performance.now() - started
+runProgram('benchmark:processed-cache', CLI, async (flags) => {
+  const dir = await mkdtemp(join(tmpdir(), 'sealbox-processed-cache-bench-'))
   try {
-    const peak = peakRssMiB(node.pid)
-    const warm = (await node.log())
-      .split('\n')
-      .filter((line) => line.includes('worker warm'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-    const slowest = warm.reduce((a, b) => (Number(b.warmMs) > Number(a.warmMs) ? b : a))
-    return {
-      name,
-      readyMs,
-      warmMs: Number(slowest.warmMs),
-      processingMs: Number(slowest.processingMs),
-      cachedBlocks: Number(slowest.cachedBlocks),
-      blocks: Number(slowest.blocks),
-      outcome: String((slowest.cache as { outcome?: string } | undefined)?.outcome ?? 'no cache'),
-      peakRssMiB: peak,
-    }
+    const path = join(dir, `synthetic-${flags.rows}x${flags.dim}.npy`)
+    const database = syntheticSearchDatabase({ rows: flags.rows, dimension: flags.dim, seed: 1 })
+    await writeFile(path, encodeNpyFloat32(database.vectors, flags.rows, flags.dim))
+    const start = (env: Record<string, string>) =>
+      measureServerStart({
+        name: 'processed-cache',
+        dataDir: join(dir, 'data'),
+        readyTimeoutMs: 30 * 60_000,
+        workers: flags.workers,
+        env: { DATABASE: path, ...env },
+      })
+    const starts: Array<[string, ServerStart]> = [
+      ['no cache (SEARCH_CACHE=false)', await start({ SEARCH_CACHE: 'false' })],
+      ['first start (processes, writes the cache)', await start({})],
+      ['restart (reads the cache)', await start({})],
+    ]
+    const seconds = (ms: number | undefined) => `${(Number(ms) / 1000).toFixed(1)} s`
+    const table = markdownTable(
+      [
+        { heading: 'start' },
+        { heading: 'ready (spawn → /readyz)', align: 'right' },
+        { heading: 'slowest worker warm', align: 'right' },
+        { heading: 'its processing', align: 'right' },
+        { heading: 'blocks from cache', align: 'right' },
+        { heading: 'cache' },
+        { heading: 'peak RSS', align: 'right' },
+      ],
+      starts.map(([name, start]) => {
+        const slowest = start.warm.reduce((a, b) => (b.warmMs > a.warmMs ? b : a))
+        return [
+          name,
+          seconds(start.readyMs),
+          seconds(slowest.warmMs),
+          seconds(slowest.processingMs),
+          `${slowest.cachedBlocks}/${slowest.blocks}`,
+          slowest.cache?.outcome ?? 'no cache',
+          `${start.peakRssMiB} MiB`,
+        ]
+      }),
+    )
+    const facts = `V = ${flags.rows}, D = ${flags.dim}, .npy float32, WORKERS=${flags.workers}, EXECUTOR=pool; load average ${loadAverage().join(' / ')} (1 / 5 / 15 min) at the end`
+    process.stdout.write(`${facts}\n\n${table}\n`)
   } finally {
-    await node.stop()
+    await rm(dir, { recursive: true, force: true })
   }
-}
-
-const { rows, dim, workers } = flags()
-const dir = await mkdtemp(join(tmpdir(), 'sealbox-processed-cache-bench-'))
-try {
-  const path = join(dir, `synthetic-${rows}x${dim}.npy`)
-  const database = syntheticSearchDatabase({ rows, dimension: dim, seed: 1 })
-  await writeFile(path, encodeNpyFloat32(database.vectors, rows, dim))
-  const dataDir = join(dir, 'data')
-  const env = { DATABASE: path, WORKERS: String(workers) }
-  const results = [
-    await start('no cache (SEARCH_CACHE=false)', dataDir, { ...env, SEARCH_CACHE: 'false' }),
-    await start('first start (processes, writes the cache)', dataDir, env),
-    await start('restart (reads the cache)', dataDir, env),
-  ]
-  const lines = [
-    `V = ${rows}, D = ${dim}, .npy float32, WORKERS=${workers}, EXECUTOR=pool; load average ${loadAverage().join(' / ')} (1 / 5 / 15 min) at the end`,
-    '',
-    '| start | ready (spawn → /readyz) | slowest worker warm | its processing | blocks from cache | cache | peak RSS |',
-    '|---|---:|---:|---:|---:|---|---:|',
-    ...results.map(
-      (r) =>
-        `| ${r.name} | ${(r.readyMs / 1000).toFixed(1)} s | ${(r.warmMs / 1000).toFixed(1)} s | ${(r.processingMs / 1000).toFixed(1)} s | ${r.cachedBlocks}/${r.blocks} | ${r.outcome} | ${r.peakRssMiB} MiB |`,
-    ),
-  ]
-  process.stdout.write(`${lines.join('\n')}\n`)
-} finally {
-  await rm(dir, { recursive: true, force: true })
-}
+})

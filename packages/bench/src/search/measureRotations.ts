@@ -1,7 +1,7 @@
 import { encodeBatch, galoisElementOf, getHeContext, KeySet, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
 import { parseGaloisKeyWords, RnsKernel } from '@sealbox/he-ring'
-import { type Spread, spread } from './searchStats.ts'
+import { type Spread, spread } from '../core/stats.ts'
 
 /** One rotation (a Galois key switch by one step) at the search parameters, three ways, in one run. */
 export interface RotationCosts {

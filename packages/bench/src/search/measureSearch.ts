@@ -13,9 +13,8 @@ import {
   type SearchWireEncoding,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
-import { medianOfFinite } from '../harness/stats.ts'
+import { medianOfFinite, type Spread, spread } from '../core/stats.ts'
 import type { SealCallClock } from './sealCallClock.ts'
-import { type Spread, spread } from './searchStats.ts'
 
 /**
  * This thread's CPU time in ms. The benchmark machine is shared (other engineers'

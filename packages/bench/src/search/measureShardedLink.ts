@@ -17,9 +17,9 @@ import {
   verifySearchConfig,
 } from '@sealbox/he-core/search'
 import { ServerNode, TempNginx } from '@sealbox/testkit'
-import { median } from '../harness/stats.ts'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { median } from '../core/stats.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
 
 /*

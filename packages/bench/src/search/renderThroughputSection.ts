@@ -1,6 +1,5 @@
-import { formatRatio } from '../report/formatNumbers.ts'
-import { markdownTable } from '../report/markdownTable.ts'
-import { formatMs } from './formatMs.ts'
+import { formatMs, formatRatio } from '../core/formatNumbers.ts'
+import { markdownTable } from '../core/markdownTable.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import type { ThroughputCell } from './throughputStats.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
+import { benchErrorOf, parseFlags } from '../core/cliTestKit.ts'
 import { SEARCH_BENCH_CLI, SearchBenchFlagsSchema } from './searchBenchFlags.ts'
 
 const parse = (argv: string[]) => parseFlags(SEARCH_BENCH_CLI, argv)

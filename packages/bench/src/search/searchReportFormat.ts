@@ -1,5 +1,5 @@
-import { markdownTable } from '../report/markdownTable.ts'
-import { formatMs } from './formatMs.ts'
+import { formatMs } from '../core/formatNumbers.ts'
+import { markdownTable } from '../core/markdownTable.ts'
 import type { SearchMeasurement } from './measureSearch.ts'
 
 // How the search report writes its numbers, configs and tables.

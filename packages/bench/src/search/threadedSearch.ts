@@ -9,8 +9,8 @@ import {
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
+import { type Spread, spread } from '../core/stats.ts'
 import type { SampleCounts } from './measureSearch.ts'
-import { type Spread, spread } from './searchStats.ts'
 import type { SearchWorkerData, SearchWorkerReply, SearchWorkerRequest } from './searchWorkerProtocol.ts'
 
 /** One query's latency with its blocks split over `threads` worker threads. */

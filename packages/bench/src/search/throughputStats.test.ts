@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RequestSample } from '../server/serverBenchProtocol.ts'
+import type { RequestSample } from '../load/serverBenchProtocol.ts'
 import { summarizeDirectThroughput, summarizeThroughputCell } from './throughputStats.ts'
 
 const sample = (latencyMs: number, status = 200, phases: Record<string, number> = {}): RequestSample => ({

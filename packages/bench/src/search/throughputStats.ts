@@ -1,7 +1,6 @@
-import { mean, percentile } from '../harness/stats.ts'
-import type { RequestSample } from '../server/serverBenchProtocol.ts'
-import { cpuShares, type ThreadCpuSplit, totalCpu } from '../server/threadCpu.ts'
-import { type Spread, spread } from './searchStats.ts'
+import { mean, percentile, type Spread, spread } from '../core/stats.ts'
+import type { RequestSample } from '../load/serverBenchProtocol.ts'
+import { cpuShares, type ThreadCpuSplit, totalCpu } from '../load/threadCpu.ts'
 
 /** One server variant × client count, measured through a real server over HTTP. */
 export interface ThroughputCell {

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeStampedReport } from '../report/writeReportFiles.ts'
+import { writeStampedReport } from '../core/writeReportFiles.ts'
 import type { ThroughputReport } from './measureServerThroughput.ts'
 import { renderSearchReport } from './renderSearchReport.ts'
 import { renderThroughputSection, replaceSection, THROUGHPUT_HEADING } from './renderThroughputSection.ts'

@@ -1,7 +1,8 @@
-import type { MachineInfo } from '../report/machineInfo.ts'
+import type { MachineInfo } from '../core/machineInfo.ts'
+import { WORKLOADS, type Workload } from '../load/PreparedWorkload.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { medianStats, type RunStats } from './runStats.ts'
-import { type RowSpec, type ServerBenchSettings, WORKLOADS, type Workload } from './serverBenchFlags.ts'
+import type { RowSpec, ServerBenchSettings } from './serverBenchFlags.ts'
 
 /** Raw samples of one run, column-wise (ms, rounded to µs) to keep the JSON compact. */
 export interface RunSamples {

@@ -6,16 +6,18 @@
  * program. Writes results/server/server.{md,json,html}. `--help` lists the flags.
  */
 import process from 'node:process'
-import { BenchError } from '../BenchError.ts'
-import { ProgressLine } from '../cli/ProgressLine.ts'
-import { loadAverage, machineInfo } from '../report/machineInfo.ts'
-import { writeReportFiles } from '../report/writeReportFiles.ts'
+import { commandLine, runProgram } from '../core/defineCli.ts'
+import { loadAverage, machineInfo } from '../core/machineInfo.ts'
+import { ProgressLine } from '../core/ProgressLine.ts'
+import { writeReportFiles } from '../core/writeReportFiles.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import type { PreparedWorkload, Workload } from '../load/PreparedWorkload.ts'
+import { prepareProgramWorkload } from '../load/programWorkload.ts'
+import { prepareSearchWorkload } from '../load/searchWorkload.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { measureCostFlood } from './measureCostFlood.ts'
 import { measureDirect } from './measureDirect.ts'
-import { BENCH_SERVER_ENV, measureServerRow } from './measureServerRow.ts'
-import type { PreparedWorkload } from './PreparedWorkload.ts'
-import { prepareProgramWorkload } from './programWorkload.ts'
+import { measureServerRow } from './measureServerRow.ts'
 import { renderServerHtml } from './renderServerHtml.ts'
 import { mainTable, renderServerMarkdown } from './renderServerMarkdown.ts'
 import { LOOP_RESOLUTION_MS } from './runStats.ts'
@@ -26,15 +28,8 @@ import {
   type ServerBenchReport,
   type ServerRunRecord,
 } from './ServerBenchReport.ts'
-import { prepareSearchWorkload } from './searchWorkload.ts'
-import {
-  resolveServerBenchSettings,
-  SERVER_BENCH_CLI,
-  type ServerBenchSettings,
-  type Workload,
-} from './serverBenchFlags.ts'
+import { resolveServerBenchSettings, SERVER_BENCH_CLI, type ServerBenchSettings } from './serverBenchFlags.ts'
 
-const COMMAND = 'npm run benchmark:server --'
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function prepare(settings: ServerBenchSettings): Promise<PreparedWorkload[]> {
@@ -112,12 +107,7 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
   return { servers, runs, failures }
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const flags = SERVER_BENCH_CLI.parse(argv)
-  if (flags === 'help') {
-    process.stdout.write(`${SERVER_BENCH_CLI.help()}\n`)
-    return
-  }
+runProgram('benchmark:server', SERVER_BENCH_CLI, async (flags, argv) => {
   const settings = resolveServerBenchSettings(flags)
   const startedAt = new Date()
   const started = performance.now()
@@ -154,9 +144,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const report: ServerBenchReport = {
       kind: 'sealbox-server-table',
       version: 1,
-      command: [COMMAND.replace(/ --$/, ''), ...(argv.length ? ['--', ...argv.filter((a) => a !== '--')] : [])].join(
-        ' ',
-      ),
+      command: commandLine('npm run benchmark:server', argv),
       date: startedAt.toISOString(),
       durationMs: performance.now() - started,
       machine,
@@ -187,15 +175,5 @@ async function main(argv: readonly string[]): Promise<void> {
     log(`wrote ${paths.markdown}\n      ${paths.json}\n      ${paths.html}`)
   } finally {
     for (const workload of prepared) workload[Symbol.dispose]()
-  }
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof BenchError) {
-    log(`benchmark:server: ${error.message}`)
-    process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
-  } else {
-    log(`benchmark:server failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-    process.exitCode = 1
   }
 })

@@ -11,14 +11,14 @@
 import { Agent, request } from 'node:http'
 import { getPriority, setPriority } from 'node:os'
 import { BenchError } from '../BenchError.ts'
-import { reportChildReady, serveChildTask } from './ChildTask.ts'
+import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
 import {
   PROBE_KINDS,
   ProbeJobSchema,
   type ProbeKind,
   type ProbeResult,
   type ProbeSample,
-} from './serverBenchProtocol.ts'
+} from '../load/serverBenchProtocol.ts'
 
 const epochOf = (now: number) => performance.timeOrigin + now
 

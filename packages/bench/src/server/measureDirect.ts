@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadAverage } from '../report/machineInfo.ts'
-import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import type { PreparedWorkload } from '../load/PreparedWorkload.ts'
 import { directColumns } from './runColumns.ts'
 import { directRunStats } from './runStats.ts'
 import type { RunRecord } from './ServerBenchReport.ts'

@@ -1,35 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ServerNode } from '@sealbox/testkit'
-import { loadAverage } from '../report/machineInfo.ts'
-import { ChildTask } from './ChildTask.ts'
-import { openBenchSession } from './openBenchSession.ts'
-import type { PreparedWorkload } from './PreparedWorkload.ts'
+import { ChildTask } from '../core/ChildTask.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import { openBenchSession } from '../load/openBenchSession.ts'
+import type { PreparedWorkload } from '../load/PreparedWorkload.ts'
+import { runLoadCell } from '../load/runLoadCell.ts'
+import type { LoadResult, ProbeJob, ProbeResult } from '../load/serverBenchProtocol.ts'
 import { probeColumns, requestColumns, roundUs } from './runColumns.ts'
-import { runLoadCell } from './runLoadCell.ts'
 import { errorCodes, probesIn, serverRunStats } from './runStats.ts'
 import type { RunRecord, ServerRunRecord } from './ServerBenchReport.ts'
 import type { RowSpec } from './serverBenchFlags.ts'
-import type { LoadResult, ProbeJob, ProbeResult } from './serverBenchProtocol.ts'
 
 const HEALTH_PROBER = new URL('./healthProber.ts', import.meta.url)
-
-/**
- * Settings of every server variant besides EXECUTOR and WORKERS. Load shedding is off
- * (`MAX_EVENT_LOOP_DELAY_MS=0`) so an overloaded `inline` loop shows its latency
- * instead of answering 503; the queues are deep enough for the highest concurrency, and
- * the one bench tenant's cost budget does not limit the throughput being measured.
- */
-export const BENCH_SERVER_ENV: Readonly<Record<string, string>> = {
-  MODE: 'local',
-  LOG_LEVEL: 'warn',
-  MAX_EVENT_LOOP_DELAY_MS: '0',
-  QUEUE_SIZE: '1024',
-  TENANT_QUEUE_SIZE: '1024',
-  TENANT_COST_BUDGET: String(1e12),
-  REQUEST_TIMEOUT_MS: '120000',
-  ALLOW_EXECUTOR_OVERRIDE: 'false',
-  FAULT_INJECTION: 'false',
-}
 
 const PROBE_TIMEOUT_MS = 10_000
 

@@ -1,9 +1,9 @@
-import { escapeHtml, htmlPage, htmlTable } from '../report/htmlPage.ts'
-import { svgBarChart } from '../report/svgBarChart.ts'
+import { escapeHtml, htmlPage, htmlTable } from '../core/htmlPage.ts'
+import { svgBarChart } from '../core/svgBarChart.ts'
+import type { Workload } from '../load/PreparedWorkload.ts'
 import { detailTable, headlineLines, methodLines, ms, runFacts } from './renderServerMarkdown.ts'
 import type { RunStatKey } from './runStats.ts'
 import { cellOf, type ServerBenchReport } from './ServerBenchReport.ts'
-import type { Workload } from './serverBenchFlags.ts'
 
 /** One colour per concurrency level (cycled). */
 const CONCURRENCY_COLORS = ['#3c873a', '#4285f4', '#e66000', '#8e44ad', '#4a4a4a', '#c0392b']

@@ -1,9 +1,10 @@
-import { formatMillis, formatRatio } from '../report/formatNumbers.ts'
-import { type MarkdownColumn, markdownTable } from '../report/markdownTable.ts'
+import { formatMillis, formatRatio } from '../core/formatNumbers.ts'
+import { type MarkdownColumn, markdownTable } from '../core/markdownTable.ts'
+import type { Workload } from '../load/PreparedWorkload.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import type { RunStatKey, RunStats } from './runStats.ts'
 import { type CellRecord, cellOf, type ServerBenchReport } from './ServerBenchReport.ts'
-import type { RowSpec, Workload } from './serverBenchFlags.ts'
+import type { RowSpec } from './serverBenchFlags.ts'
 
 /** Milliseconds with 3 significant digits (`0.412`, `12.3`, `187`), `–` for none. */
 export function ms(value: number | null | undefined): string {

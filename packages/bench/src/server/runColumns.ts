@@ -1,7 +1,7 @@
-import type { DirectTiming } from './PreparedWorkload.ts'
+import type { DirectTiming } from '../load/PreparedWorkload.ts'
+import type { ProbeSample, RequestSample } from '../load/serverBenchProtocol.ts'
 import { executorMs } from './runStats.ts'
 import type { RunProbes, RunSamples } from './ServerBenchReport.ts'
-import type { ProbeSample, RequestSample } from './serverBenchProtocol.ts'
 
 /** Rounds to µs: the JSON keeps every sample without 17-digit noise. */
 export const roundUs = (ms: number) => Math.round(ms * 1000) / 1000

@@ -1,9 +1,9 @@
 import { parseServerTiming } from '@sealbox/he-core/client'
 import { describe, expect, it } from 'vitest'
-import { percentile } from '../harness/stats.ts'
-import { parseLoopDelay } from './parseLoopDelay.ts'
+import { percentile } from '../core/stats.ts'
+import { parseLoopDelay } from '../load/parseLoopDelay.ts'
+import type { LoadResult, ProbeSample } from '../load/serverBenchProtocol.ts'
 import { LOOP_RESOLUTION_MS, medianStats, probesIn, serverRunStats } from './runStats.ts'
-import type { LoadResult, ProbeSample } from './serverBenchProtocol.ts'
 
 const probe = (kind: ProbeSample['kind'], sentAtEpochMs: number, latencyMs: number, ok = true): ProbeSample => ({
   kind,

@@ -1,6 +1,6 @@
-import { mean as meanOf, medianOfFinite, percentile } from '../harness/stats.ts'
-import type { DirectTiming } from './PreparedWorkload.ts'
-import type { LoadResult, ProbeKind, ProbeSample, RequestSample } from './serverBenchProtocol.ts'
+import { mean as meanOf, medianOfFinite, percentile } from '../core/stats.ts'
+import type { DirectTiming } from '../load/PreparedWorkload.ts'
+import type { LoadResult, ProbeKind, ProbeSample, RequestSample } from '../load/serverBenchProtocol.ts'
 
 /**
  * The server's prom-client event-loop monitor runs at a 10 ms resolution
@@ -43,7 +43,7 @@ export const RUN_STAT_KEYS = [
 export type RunStatKey = (typeof RUN_STAT_KEYS)[number]
 export type RunStats = Record<RunStatKey, number | null>
 
-/** The bench's median of the finite values (harness/stats.ts), as the report's null when nothing is left. */
+/** The bench's median of the finite values (core/stats.ts), as the report's null when nothing is left. */
 function medianOrNull(values: ReadonlyArray<number | null | undefined>): number | null {
   const median = medianOfFinite(values)
   return Number.isNaN(median) ? null : median

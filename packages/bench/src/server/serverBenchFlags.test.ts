@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { benchErrorOf, parseFlags } from '../cli/cliTestKit.ts'
+import { benchErrorOf, parseFlags } from '../core/cliTestKit.ts'
 import { resolveServerBenchSettings, SERVER_BENCH_CLI, ServerBenchFlagsSchema } from './serverBenchFlags.ts'
 
 const parse = (argv: string[]) => parseFlags(SERVER_BENCH_CLI, argv)

@@ -1,12 +1,9 @@
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
-import { defineCli } from '../cli/defineCli.ts'
-import { listFlag, numberFlag } from '../cli/flagSchemas.ts'
-
-/** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
-export const WORKLOADS = ['search', 'program'] as const
-export type Workload = (typeof WORKLOADS)[number]
+import { defineCli } from '../core/defineCli.ts'
+import { listFlag, numberFlag } from '../core/flagSchemas.ts'
+import { WORKLOADS, type Workload } from '../load/PreparedWorkload.ts'
 
 /** Where a row runs its HE work. */
 export type RowSpec =

@@ -21,6 +21,8 @@ const FlagsSchema = z.object({
 })
 
 const { values } = parseArgs({
+  // pnpm passes its `--` separator on.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     shape: { type: 'string', multiple: true },
     seconds: { type: 'string' },

@@ -2,7 +2,7 @@ import { HeError } from '../errors/HeError.ts'
 
 /*
  * sealbox's one median and one percentile: the benchmarks' statistics module
- * (packages/bench/src/harness/stats.ts) re-exports these, and the server's load tests use
+ * (packages/bench/src/core/stats.ts) re-exports these, and the server's load tests use
  * them from here, so a test bound and a report never disagree on what "median" means.
  */
 

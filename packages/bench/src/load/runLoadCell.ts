@@ -1,4 +1,4 @@
-import { ChildTask } from './ChildTask.ts'
+import { ChildTask } from '../core/ChildTask.ts'
 import type { PreparedWorkload } from './PreparedWorkload.ts'
 import type { LoadJob, LoadResult } from './serverBenchProtocol.ts'
 

@@ -38,3 +38,8 @@ export function sumMetric(samples: readonly MetricSample[], name: string, match:
   }
   return total
 }
+
+/** The server process's CPU seconds: prom-client's `process_cpu_seconds_total` (behind the server's metric prefix), user + system, every thread. */
+export function processCpuSeconds(samples: readonly MetricSample[]): number | undefined {
+  return samples.find((sample) => sample.name.endsWith('process_cpu_seconds_total'))?.value
+}

@@ -41,3 +41,31 @@ export function medianOfFinite(values: ReadonlyArray<number | null | undefined>)
   const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
   return finite.length === 0 ? Number.NaN : median(finite)
 }
+
+/** Median and minimum of samples (milliseconds), and how many there were. */
+export interface Spread {
+  median: number
+  min: number
+  samples: number
+}
+
+/** The spread of `values`; NaN median and minimum when there are none. */
+export function spread(values: readonly number[]): Spread {
+  if (values.length === 0) return { median: Number.NaN, min: Number.NaN, samples: 0 }
+  return { median: median(values), min: minimum(values), samples: values.length }
+}
+
+/**
+ * Times a synchronous call in this thread: `warmup` unrecorded calls, then `samples`
+ * timed ones, each on its own (`performance.now()` around one call).
+ */
+export function timeSpread(fn: () => void, { samples, warmup }: { samples: number; warmup: number }): Spread {
+  for (let i = 0; i < warmup; i++) fn()
+  const times: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now()
+    fn()
+    times.push(performance.now() - start)
+  }
+  return spread(times)
+}

@@ -1,5 +1,8 @@
-import type { Workload } from './serverBenchFlags.ts'
 import type { WorkloadCalls } from './serverBenchProtocol.ts'
+
+/** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
+export const WORKLOADS = ['search', 'program'] as const
+export type Workload = (typeof WORKLOADS)[number]
 
 /** One in-process evaluation of the Direct row (ms). */
 export interface DirectTiming {

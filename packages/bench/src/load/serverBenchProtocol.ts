@@ -1,5 +1,6 @@
 import type { EvaluateCall } from '@sealbox/he-core/client'
 import { z } from 'zod'
+import type { StoppedBy } from './runLoadPhase.ts'
 
 /*
  * What crosses between the orchestrator and its two child processes (the load
@@ -80,7 +81,7 @@ export interface LoadResult {
   /** The measured part, in epoch ms (performance.timeOrigin based), for matching probes. */
   window: { startEpochMs: number; endEpochMs: number }
   wallMs: number
-  stoppedBy: 'requests' | 'time'
+  stoppedBy: StoppedBy
   /** The first successful answer envelope for each call index (to check it decrypts correctly). */
   firstResponses: Record<number, Uint8Array>
   /** Event-loop delay over the measured part as the server's histogram recorded it (resolution included). */
@@ -119,9 +120,3 @@ export interface ProbeResult {
   /** The prober's scheduling priority (nice value) after asking for -5; 0 if that was refused. */
   priority: number
 }
-
-/** Parent → child. */
-export type ChildCommand = { type: 'start'; job: unknown } | { type: 'stop' }
-
-/** Child → parent. */
-export type ChildReport<T> = { type: 'ready' } | { type: 'result'; result: T } | { type: 'error'; message: string }

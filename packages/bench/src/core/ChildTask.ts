@@ -1,6 +1,11 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { BenchError } from '../BenchError.ts'
-import type { ChildCommand, ChildReport } from './serverBenchProtocol.ts'
+
+/** Parent → child, over the IPC channel. */
+export type ChildCommand = { type: 'start'; job: unknown } | { type: 'stop' }
+
+/** Child → parent, over the IPC channel. */
+export type ChildReport<T> = { type: 'ready' } | { type: 'result'; result: T } | { type: 'error'; message: string }
 
 /**
  * A TypeScript entry (`loadGenerator.ts`, `healthProber.ts`) run in its own Node

@@ -25,3 +25,8 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(1)} GiB`
   return `${(bytes / 2 ** 20).toFixed(0)} MiB`
 }
+
+/** Milliseconds with three significant figures at most (0.350, 16.3, 203.5); `–` when not a number. */
+export function formatMs(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(value < 1 ? 3 : value < 10 ? 2 : 1) : '–'
+}

@@ -1,3 +1,4 @@
+import process from 'node:process'
 import { parseArgs } from 'node:util'
 import { describeParseArgsError } from '@sealbox/he-core/node'
 import { z } from 'zod'
@@ -111,4 +112,39 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
   }
 
   return { parse, help }
+}
+
+/** The command as a user types it from the repository root, with the flags it was given (`npm run benchmark:x -- …`). */
+export function commandLine(command: string, argv: readonly string[]): string {
+  const args = argv.filter((arg) => arg !== '--')
+  return args.length === 0 ? command : `${command} -- ${args.join(' ')}`
+}
+
+/**
+ * Runs a benchmark program: reads its flags from `process.argv` (`--help` prints the
+ * usage), then `main`. A bad flag exits 2 with the problem and the usage, another
+ * BenchError exits 1 with its message, anything else exits 1 with its stack.
+ */
+export function runProgram<S extends FlagsSchema>(
+  name: string,
+  cli: Cli<S>,
+  main: (flags: z.output<S>, argv: readonly string[]) => Promise<void>,
+): void {
+  const argv = process.argv.slice(2)
+  const run = async () => {
+    const flags = cli.parse(argv)
+    if (flags === 'help') process.stdout.write(`${cli.help()}\n`)
+    else await main(flags, argv)
+  }
+  run().catch((error: unknown) => {
+    if (error instanceof BenchError) {
+      process.stderr.write(`${name}: ${error.message}\n`)
+      process.exitCode = error.code === 'INVALID_FLAGS' ? 2 : 1
+    } else {
+      process.stderr.write(
+        `${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      )
+      process.exitCode = 1
+    }
+  })
 }

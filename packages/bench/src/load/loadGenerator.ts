@@ -11,10 +11,11 @@
  * read covers exactly it) and its process CPU time (the difference of the two reads).
  */
 import { SealboxClient } from '@sealbox/he-core/client'
-import { parsePrometheus } from '../keys/scrapeMetrics.ts'
-import { reportChildReady, serveChildTask } from './ChildTask.ts'
+import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
 import { clientFailure } from './clientFailure.ts'
 import { parseLoopDelay } from './parseLoopDelay.ts'
+import { runLoadPhase } from './runLoadPhase.ts'
+import { parsePrometheus, processCpuSeconds } from './scrapeMetrics.ts'
 import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
 
@@ -22,10 +23,9 @@ const epochNow = () => performance.timeOrigin + performance.now()
 
 async function scrapeServer(server: SealboxClient): Promise<{ loopDelay?: LoopDelayReading; cpuSeconds?: number }> {
   const text = await server.metrics({ signal: AbortSignal.timeout(30_000) })
-  // prom-client's process_cpu_seconds_total (behind the server's metric prefix): user + system, all threads.
-  const cpu = parsePrometheus(text).find((sample) => sample.name.endsWith('process_cpu_seconds_total'))
+  const cpuSeconds = processCpuSeconds(parsePrometheus(text))
   const loopDelay = parseLoopDelay(text)
-  return { ...(loopDelay ? { loopDelay } : {}), ...(cpu ? { cpuSeconds: cpu.value } : {}) }
+  return { ...(loopDelay ? { loopDelay } : {}), ...(cpuSeconds === undefined ? {} : { cpuSeconds }) }
 }
 
 serveChildTask<LoadResult>(async (input) => {
@@ -59,25 +59,8 @@ serveChildTask<LoadResult>(async (input) => {
     return sample
   }
 
-  /** Keeps `concurrency` requests in flight until `total` are sent or the deadline passes. */
-  const phase = async (total: number, deadline: number, record: boolean) => {
-    const samples: RequestSample[] = []
-    let issued = 0
-    let stoppedBy: LoadResult['stoppedBy'] = 'requests'
-    const lane = async () => {
-      for (;;) {
-        if (issued >= total) return
-        if (performance.now() >= deadline) {
-          stoppedBy = 'time'
-          return
-        }
-        const sample = await one(issued++, record)
-        if (record) samples.push(sample)
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(job.concurrency, total) }, lane))
-    return { samples, stoppedBy }
-  }
+  const phase = (total: number, deadline: number, record: boolean) =>
+    runLoadPhase({ concurrency: job.concurrency, total, deadline, send: (index) => one(index, record) })
 
   if (job.warmupRequests > 0) await phase(job.warmupRequests, performance.now() + job.maxSeconds * 1000, false)
   const before = job.scrapeMetrics ? await scrapeServer(server) : undefined
