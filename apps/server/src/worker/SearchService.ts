@@ -7,6 +7,7 @@ import {
   demoSearchDatabase,
   PrivateSearchIndex,
   parseSearchDatabase,
+  plannedSearchKernel,
   type SearchBlockRange,
   type SearchConfig,
   type SearchDatabase,
@@ -235,15 +236,20 @@ export class SearchService {
       if (setup.searchCache) {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
+        // Streamed into the key-switching kernel, the file keeps its u32 residues (no SEAL header).
+        const form = plannedSearchKernel(ctx, config, 'auto') === 'keySwitch' ? 'kernel' : 'seal'
+        const diagonalBytes =
+          form === 'kernel' ? config.polyModulusDegree * 4 * primes : config.polyModulusDegree * 8 * primes + 4096
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
           // A shard's file holds its blocks only: named apart from the whole database's.
           contentHash: clustered ? clusteredContentHash(contentHash, clustered.clustering) : contentHash,
           configId: shard ? `${config.configId}-shard${shard.index}of${shard.count}` : config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
+          form,
           blocks: shard ? shard.blocks.end - shard.blocks.start : config.blocks.length,
           // SEAL's save header is ~100 bytes: 4 KiB per plaintext is a loose bound.
-          maxBlockBytes: widest * (config.polyModulusDegree * 8 * primes + 4096),
+          maxBlockBytes: widest * (diagonalBytes + 4),
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
