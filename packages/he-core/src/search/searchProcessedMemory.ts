@@ -34,7 +34,7 @@ export interface SearchProcessedMemory {
   form: SearchDiagonalForm
   /** Bytes of one processed copy where it is held. */
   bytes: number
-  /** The most SEAL's heap holds of it while processing: all of it in SEAL's form, one block's plaintexts in the kernel's. */
+  /** The most SEAL's heap holds of it while processing: all of it in SEAL's form, one plaintext in the kernel's. */
   sealPeakBytes: number
   /** The limit of one copy in this form. */
   limit: number
@@ -63,14 +63,14 @@ export function searchProcessedMemory(
   const n = config.polyModulusDegree
   const primes = config.nttForm ? facts.dataPrimeCount : 1
   const diagonals = blocks.reduce((sum, block) => sum + block.diagonals, 0)
-  const widest = blocks.reduce((most, block) => Math.max(most, block.diagonals), 0)
   const sealBytes = (count: number) => count * n * 8 * primes
   const kernel = usesKeySwitchKernel(config.operations, facts, config.scheme, config.nttForm) && rnsKernelCompiles()
   if (kernel) {
     return {
       form: 'kernel',
       bytes: diagonals * n * 4 * facts.dataPrimeCount,
-      sealPeakBytes: sealBytes(widest),
+      // Each diagonal is deleted from SEAL's heap once its residues are in the kernel's memory.
+      sealPeakBytes: sealBytes(Math.min(1, diagonals)),
       limit: SEARCH_MAX_KERNEL_DIAGONAL_BYTES,
       diagonals,
       nttForm: true,
