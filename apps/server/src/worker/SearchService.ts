@@ -18,7 +18,7 @@ import {
   type SearchShard,
   searchDatabaseFormatOf,
   searchShardOf,
-  syntheticSearchDatabase,
+  syntheticSearchRows,
 } from '@sealbox/he-core/search'
 import { DiagonalMemory } from '@sealbox/he-ring'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
@@ -30,7 +30,7 @@ import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 
 /** A database to process: rows read in place (a .npy file) or held in memory (the rest). */
 type LoadedDatabase =
-  | { type: 'rows'; source: NpyRowSource; catalog: ServedSearchCatalog }
+  | { type: 'rows'; source: SearchRowSource & { close?(): void }; catalog: ServedSearchCatalog }
   | { type: 'memory'; database: SearchDatabase }
 
 async function loadDatabase(source: DatabaseSource): Promise<LoadedDatabase> {
@@ -38,13 +38,15 @@ async function loadDatabase(source: DatabaseSource): Promise<LoadedDatabase> {
     const rows = NpyRowSource.open(source.path)
     return { type: 'rows', source: rows, catalog: { ids: Array.from({ length: rows.rows }, (_, row) => row) } }
   }
+  if (source.type === 'synthetic') {
+    // Made a block at a time as processing reads it: never the whole 4 bytes × V × D of floats at once.
+    const rows = syntheticSearchRows({ rows: source.rows, dimension: source.dim, seed: source.seed })
+    return { type: 'rows', source: rows, catalog: { ids: Array.from({ length: rows.rows }, (_, row) => row) } }
+  }
   return { type: 'memory', database: await loadDatabaseInMemory(source) }
 }
 
-async function loadDatabaseInMemory(source: DatabaseSource): Promise<SearchDatabase> {
-  if (source.type === 'synthetic') {
-    return syntheticSearchDatabase({ rows: source.rows, dimension: source.dim, seed: source.seed })
-  }
+async function loadDatabaseInMemory(source: Exclude<DatabaseSource, { type: 'synthetic' }>): Promise<SearchDatabase> {
   if (source.type === 'demo') return demoSearchDatabase()
   const format = searchDatabaseFormatOf(source.path)
   if (!format) {
@@ -196,7 +198,7 @@ export class SearchService {
       const shape = loaded.type === 'rows' ? loaded.source : loaded.database
       return await SearchService.#attachShaped(setup, diagonals, shape, catalogOf(loaded))
     } finally {
-      if (loaded.type === 'rows') loaded.source.close()
+      if (loaded.type === 'rows') loaded.source.close?.()
     }
   }
 
@@ -265,7 +267,7 @@ export class SearchService {
       cache?.abort()
       throw error
     } finally {
-      if (loaded.type === 'rows') loaded.source.close()
+      if (loaded.type === 'rows') loaded.source.close?.()
     }
   }
 

@@ -16,6 +16,7 @@ import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { measureClusterSearch } from './measureClusterSearch.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
+import { measureMillionRows, renderMillionRows } from './measureMillionRows.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
@@ -84,6 +85,27 @@ async function main(argv: string[]): Promise<void> {
     })
     log(`wrote ${paths.md} and .json`)
     return markdown
+  }
+  if (values.million) {
+    const results = await measureMillionRows(
+      values['million-cases'].split(',').map((name) => ({
+        name: name as 'exact' | 'cluster-private',
+        rows: values['million-rows'],
+        dimension: 384,
+        workers: 2,
+      })),
+      { queries: values.samples ?? 12, log },
+    )
+    const report = { command, date: new Date().toISOString(), results }
+    const markdown = await writeStampedReport({
+      markdownPath: join(outDir, 'search-million.md'),
+      jsonPath: join(outDir, 'search-million.json'),
+      markdown: renderMillionRows(report),
+      json: report,
+    })
+    process.stdout.write(`\n${markdown}`)
+    log(`wrote ${join(outDir, 'search-million.md')} and .json`)
+    return
   }
   if (values.clusters) {
     const before = loadavg().map((v) => Math.round(v * 100) / 100)

@@ -146,5 +146,6 @@ export {
   type SyntheticSearchDatabaseOptions,
   syntheticSearchDatabase,
   syntheticSearchQuery,
+  syntheticSearchRows,
 } from './syntheticSearchDatabase.ts'
 export { topKIndices } from './topK.ts'
