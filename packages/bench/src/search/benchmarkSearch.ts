@@ -16,7 +16,7 @@ import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { measureClusterSearch } from './measureClusterSearch.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
-import { measureMillionRows, renderMillionRows } from './measureMillionRows.ts'
+import { type MillionRowsResult, measureMillionRows, renderMillionRows } from './measureMillionRows.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
@@ -87,6 +87,17 @@ async function main(argv: string[]): Promise<void> {
     return markdown
   }
   if (values.million) {
+    const write = async (results: readonly MillionRowsResult[]) => {
+      const report = { command, date: new Date().toISOString(), results: [...results] }
+      const markdown = await writeStampedReport({
+        markdownPath: join(outDir, 'search-million.md'),
+        jsonPath: join(outDir, 'search-million.json'),
+        markdown: renderMillionRows(report),
+        json: report,
+      })
+      log(`wrote ${join(outDir, 'search-million.md')} and .json (${results.length} cases)`)
+      return markdown
+    }
     const results = await measureMillionRows(
       values['million-cases'].split(',').map((name) => ({
         name: name as 'exact' | 'cluster-private',
@@ -94,17 +105,9 @@ async function main(argv: string[]): Promise<void> {
         dimension: 384,
         workers: 2,
       })),
-      { queries: values.samples ?? 12, log },
+      { queries: values.samples ?? 12, log, onCase: async (so) => void (await write(so)) },
     )
-    const report = { command, date: new Date().toISOString(), results }
-    const markdown = await writeStampedReport({
-      markdownPath: join(outDir, 'search-million.md'),
-      jsonPath: join(outDir, 'search-million.json'),
-      markdown: renderMillionRows(report),
-      json: report,
-    })
-    process.stdout.write(`\n${markdown}`)
-    log(`wrote ${join(outDir, 'search-million.md')} and .json`)
+    process.stdout.write(`\n${await write(results)}`)
     return
   }
   if (values.clusters) {
