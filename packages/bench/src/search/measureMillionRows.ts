@@ -59,7 +59,7 @@ export interface MillionRowsResult extends MillionRowsCase {
   /** Whole server, MiB: once ready after the restart, after the queries, and the peak (VmHWM) of either start. */
   rss: { readyMiB: number; afterQueriesMiB: number; peakFirstStartMiB: number; peakRestartMiB: number; load: Load }
   serverTotal: Spread & { load: Load }
-  /** The worker threads' CPU time on the query (summed over the parts of a split query). */
+  /** A worker thread's CPU time on the query: of a query split across the workers, its busiest part's (the server reports each phase's longest part). */
   serverCpu: Spread
   queryBytes: number
   responseBytes: number
@@ -338,7 +338,7 @@ export function renderMillionRows(report: { command: string; date: string; resul
     '',
     `\`${report.command}\` — ${report.date}. One node (\`node src/main.ts\`, thread workers), this machine: 2 cores shared with other work; the load average (1 / 5 / 15 min) is printed beside each figure. Targets of issue 27: RSS ≤ 6 GB, cached restart ≤ 30 s, first start ≤ 5 min, exact median server total ≤ 1,000 ms, cluster-private recall@10 ≥ 0.9 and query + response ≤ 1 MB.`,
     '',
-    '| case | V × D | workers | kernel, processed copy | first start (processing) | cached restart | RSS ready / after queries / peak | server total median (min, n) | server CPU median | query / response | scores vs oracle | recall@10 |',
+    '| case | V × D | workers | kernel, processed copy | first start (processing) | cached restart | RSS ready / after queries / peak | server total median (min, n) | server CPU median (busier part) | query / response | scores vs oracle | recall@10 |',
     '|---|---|---:|---|---|---|---|---|---|---|---|---:|',
   ]
   for (const r of report.results) {
@@ -348,7 +348,7 @@ export function renderMillionRows(report: { command: string; date: string; resul
   }
   lines.push(
     '',
-    "RSS is VmRSS (and VmHWM, the peak) of the server process and its descendants from /proc: with thread workers, one process holding the main thread, both workers and the one shared copy of the diagonals. Server total is the reply's decode + load + compute + save. The sample compared with the oracle is the first, a middle and the last block of rows (exact), or every row of the scored cluster (cluster-private), for two queries.",
+    "RSS is VmRSS (and VmHWM, the peak) of the server process and its descendants from /proc: with thread workers, one process holding the main thread, both workers and the one shared copy of the diagonals. Server total is the sum of the reply's Server-Timing phases (auth, decode, queue, key load, deserialize, compute, serialize, transfer, encode: all but the durable store), as the end-to-end bench counts it; server CPU is the CPU time of a worker thread on the query — of a query split across both workers, the busier part's (the server reports the longest part of each phase), so the node's CPU per query is about twice it. The sample compared with the oracle is the first, a middle and the last block of rows (exact), or every row of the scored cluster (cluster-private), for two queries.",
   )
   return `${lines.join('\n')}\n`
 }
