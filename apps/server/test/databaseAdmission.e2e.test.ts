@@ -77,13 +77,13 @@ describe('a database is refused from its shape, before anything loads it', () =>
   })
 
   it.runIf(existsSync(TIME))(
-    'V = 1,000,000 × D = 384 (1.5 GB of float32): refused from the header with the numbers, no worker started, RSS far below the file',
+    'V = 1,100,000 × D = 384 (1.7 GB of float32): refused from the header with the numbers, no worker started, RSS far below the file',
     async () => {
-      const path = await sparseNpy('million.npy', 1_000_000, 384)
+      const path = await sparseNpy('million.npy', 1_100_000, 384)
       const result = await runMeasured({ DATABASE: path, WORKERS: '2' })
       expect(result.code, result.output).toBe(1)
       expect(result.output).toContain(
-        "sealbox: DATABASE million.npy (V=1000000 rows × D=384, from its header) is refused: rows: V=1000000 × D'=512 needs 7.6 GiB of NTT-form plaintexts; the limit is 2 GiB of the 4 GiB WASM heap",
+        "sealbox: DATABASE million.npy (V=1100000 rows × D=384, from its header) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3.9 GiB of its 4 GiB",
       )
       expect(result.output).toContain('Serve fewer rows')
       expect(result.output).not.toMatch(/worker warm|processing the database/)
@@ -93,9 +93,20 @@ describe('a database is refused from its shape, before anything loads it', () =>
     },
   )
 
-  it('V = 100,000 × D = 768: refused for WORKER_HEAP_RECYCLE_BYTES, and accepted once it is raised', async () => {
+  it('V = 1,000,000 × D = 384 (between the old 2 GiB of SEAL plaintexts and the diagonal memory): accepted from its header', async () => {
+    const path = await sparseNpy('accepted.npy', 1_000_000, 384)
+    const result = await run({ DATABASE: path, WORKERS: '1', SEARCH_CACHE: 'false' })
+    // Accepted: the worker reads the rows — all zero here, which cosine refuses at row 0.
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stdout).toContain(
+      "database accepted from its shape: V=1000000 × D=384, 3912 MiB processed in the kernel's diagonal memory",
+    )
+    expect(result.stderr).toContain('row 0 is the zero vector')
+  })
+
+  it("V = 100,000 × D = 768 under BFV (SEAL's plaintexts in every heap): refused for WORKER_HEAP_RECYCLE_BYTES, and accepted once it is raised", async () => {
     const path = await sparseNpy('wide.npy', 100_000, 768)
-    const refused = await run({ DATABASE: path, WORKERS: '1', SEARCH_CACHE: 'false' })
+    const refused = await run({ DATABASE: path, WORKERS: '1', SEARCH_CACHE: 'false', SEARCH_SCHEME: 'bfv' })
     expect(refused.code, refused.stderr).toBe(1)
     expect(refused.stderr).toContain('DATABASE wide.npy (V=100000 rows × D=768, from its header) is refused')
     expect(refused.stderr).toContain('1568 MiB of NTT-form plaintexts per worker (25 blocks')
@@ -107,12 +118,13 @@ describe('a database is refused from its shape, before anything loads it', () =>
       DATABASE: path,
       WORKERS: '1',
       SEARCH_CACHE: 'false',
+      SEARCH_SCHEME: 'bfv',
       WORKER_HEAP_RECYCLE_BYTES: String(1700 * MiB),
       WORKER_HEAP_BYTES: String(3584 * MiB),
     })
     expect(accepted.code, accepted.stderr).toBe(1)
     expect(accepted.stdout).toContain(
-      'database accepted from its shape: V=100000 × D=768, 1568 MiB processed per worker',
+      'database accepted from its shape: V=100000 × D=768, 1568 MiB processed per worker (SEAL plaintexts)',
     )
     expect(accepted.stderr).toContain('workers failed to start')
     expect(accepted.stderr).toContain('row 0 is the zero vector')

@@ -142,6 +142,29 @@ describe('the processed-database cache across restarts', () => {
     expect(await cacheFiles()).toHaveLength(4)
   })
 
+  it("the key-switching kernel's form: u32 residues (half of SEAL's saves), checked by the same block checksums", async () => {
+    const serverSide = { SEARCH_BABY_STEPS: 'server', SEARCH_BABY_STEP: '4' }
+    const changed = await writeNpy(dbPath, 23)
+    // Written here when this test runs alone; read back when the test before wrote it.
+    expect((await serve(dbPath, changed, serverSide)).outcome).toMatch(/^(written|hit)$/)
+    const [u32] = (await cacheFiles()).filter((name) => name.endsWith('-u32.sbxpdb'))
+    expect(u32, 'the server-side config streamed into the kernel and kept its form').toBeDefined()
+    const file = join(dataDir, 'search-cache', u32 as string)
+    const bytes = await readFile(file)
+    // Two full blocks of D' = 16 diagonals and a folded one of 8, × 2 primes × n = 4096 × 4
+    // bytes, plus headers and checksums (SEAL's saves would be twice that).
+    const residues = (16 + 16 + 8) * 2 * 4096 * 4
+    expect(bytes.byteLength).toBeGreaterThan(residues)
+    expect(bytes.byteLength).toBeLessThan(residues + 64 * 1024)
+    const at = Math.floor(bytes.byteLength / 2)
+    bytes[at] = (bytes[at] as number) ^ 0x40
+    await writeFile(file, bytes)
+    const damaged = await serve(dbPath, changed, serverSide)
+    expect(damaged).toMatchObject({ outcome: 'rebuilt', cachedBlocks: 1, blocks: 3 })
+    expect(damaged.reason).toMatch(/^block 1: checksum mismatch/)
+    expect(await serve(dbPath, changed, serverSide)).toEqual({ outcome: 'hit', cachedBlocks: 3, blocks: 3 })
+  })
+
   it('a shard keeps its own blocks in a file of its own, read back on restart', async () => {
     const before = await cacheFiles()
     /** Starts shard 1/2 on `dataDir`, checks one search answers exactly its blocks, and returns how it warmed. */
@@ -175,7 +198,7 @@ describe('the processed-database cache across restarts', () => {
     expect(await serveShard()).toBe(0)
     const files = await cacheFiles()
     expect(files.filter((name) => !before.includes(name))).toEqual([
-      expect.stringMatching(/-shard1of2-(ntt|coeff)\.sbxpdb$/),
+      expect.stringMatching(/-shard1of2-(ntt|coeff|u32)\.sbxpdb$/),
     ])
     expect(await serveShard()).toBe(2)
     expect(await cacheFiles()).toEqual(files)

@@ -68,10 +68,12 @@ describe('the search database shared by the worker threads of a node', () => {
     expect(warmups(text, 'processed')).toBe(1)
     expect(warmups(text, 'attached')).toBe(2)
     const shared = metric(text, /^sealbox_search_diagonal_bytes\{executor="pool",shared="true"\} (\d+)$/m)
-    // Every diagonal once, u32: half of SEAL's u64 NTT-form plaintexts, beside the 64 KiB
-    // header page and the published layout (a few hundred bytes of JSON).
+    // Every diagonal once, u32 (half of SEAL's u64 NTT-form plaintexts: the processing report
+    // counts the form it holds), beside the 64 KiB header page and the published layout (a
+    // few hundred bytes of JSON).
     const { processing } = (await server.client.searchConfig()).database
-    const diagonalBytes = (processing?.bytes as number) / 2
+    expect(processing?.form).toBe('kernel')
+    const diagonalBytes = processing?.bytes as number
     expect(diagonalBytes).toBeGreaterThan(0)
     expect(shared - 65536 - diagonalBytes).toBeGreaterThanOrEqual(0)
     expect(shared - 65536 - diagonalBytes).toBeLessThan(4096)

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SearchBlock, SearchBlockCache } from '@sealbox/he-core/search'
+import type { SearchBlock, SearchBlockCache, SearchDiagonalForm } from '@sealbox/he-core/search'
 
 /*
  * The processed database in a file under DATA_DIR, so a restart reads it instead of
  * encoding every diagonal again. Layout (little-endian):
  *   "SBXPDB01" · u32 n · n bytes of header JSON (what the file is for)
  *   per block: u32 block index · u32 plaintexts · u32 payload bytes · 32-byte SHA-256 of the payload
- *              · payload: per plaintext, u32 length · SEAL's uncompressed save
+ *              · payload: per plaintext, u32 length · its bytes in the file's form: SEAL's
+ *                uncompressed save (`seal`), or the key-switching kernel's u32 residues (`kernel`)
  *   "SBXPDEND"
  * Every block is checked against its checksum before it is used; a file for another
  * database, config or parameters is never read past its header. A file is written
@@ -29,6 +30,8 @@ export interface ProcessedDatabaseKey {
   /** The encryption parameters' fingerprint. */
   fingerprint: string
   nttForm: boolean
+  /** The form of the diagonals: SEAL's saves, or the key-switching kernel's u32 residues (half the bytes). */
+  form: SearchDiagonalForm
   /** Block count of the config. */
   blocks: number
   /** An upper bound of one block's payload (diagonals × (plaintext bytes + SEAL's header)). */
@@ -59,9 +62,10 @@ type Mode = { type: 'read'; fd: number; position: number; dataStart: number; las
 
 /** File name of a key: content hash prefix, config id, form. */
 export function processedCacheFileName(
-  key: Pick<ProcessedDatabaseKey, 'contentHash' | 'configId' | 'nttForm'>,
+  key: Pick<ProcessedDatabaseKey, 'contentHash' | 'configId' | 'nttForm' | 'form'>,
 ): string {
-  return `${key.contentHash.slice(0, 32)}-${key.configId}-${key.nttForm ? 'ntt' : 'coeff'}.sbxpdb`
+  const form = key.form === 'kernel' ? 'u32' : key.nttForm ? 'ntt' : 'coeff'
+  return `${key.contentHash.slice(0, 32)}-${key.configId}-${form}.sbxpdb`
 }
 
 /** Removes `.writing` files left by a process that died while writing (call before any worker starts). */
@@ -77,6 +81,7 @@ function headerOf(key: ProcessedDatabaseKey): Buffer {
       configId: key.configId,
       fingerprint: key.fingerprint,
       nttForm: key.nttForm,
+      form: key.form,
       blocks: key.blocks,
     }),
   )

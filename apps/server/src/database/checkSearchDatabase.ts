@@ -1,9 +1,10 @@
 import { basename } from 'node:path'
 import { describeParams, HeError } from '@sealbox/he-core'
 import {
-  SEARCH_MAX_PROCESSED_BYTES,
   type SearchConfig,
+  type SearchProcessedMemory,
   searchDatabaseFormatOf,
+  searchProcessedMemory,
   searchShardOf,
 } from '@sealbox/he-core/search'
 import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
@@ -19,8 +20,14 @@ export interface CheckedSearchDatabase {
   rows: number
   dimension: number
   config: SearchConfig
-  /** NTT-form plaintexts one worker holds after processing. */
+  /**
+   * Bytes of one processed copy (`memory.form`): u32 residues in the node's shared
+   * diagonal memory where the key-switching kernel runs, SEAL plaintexts in each worker's
+   * heap elsewhere.
+   */
   processedBytes: number
+  /** What one copy holds and where, as he-core counts it. */
+  memory: SearchProcessedMemory
 }
 
 function nameOf(source: DatabaseSource): string {
@@ -35,9 +42,15 @@ function mib(bytes: number): string {
 /**
  * Refuses, from its shape alone, a database the settings cannot serve — before any
  * process loads it: a file's shape comes from its .npy header (or one streamed pass
- * over CSV/JSONL), a synthetic one's from its settings. Refused: a shape no search
- * config accepts (he-core's limits, e.g. more than 2 GiB of NTT-form plaintexts), and a
- * processed database that would leave a fresh worker's SEAL heap above
+ * over CSV/JSONL), a synthetic one's from its settings. What is counted is what is held
+ * (he-core's `searchProcessedMemory`): where the search runs in the key-switching kernel,
+ * processing streams every diagonal into the kernel's diagonal memory as u32 residues —
+ * one copy per node shared by the worker threads (one per process under EXECUTOR=process),
+ * up to SEARCH_MAX_KERNEL_DIAGONAL_BYTES — and a worker's SEAL heap holds one plaintext
+ * of it at a time; elsewhere (BFV, coefficient form, primes of 31 bits or more) SEAL's
+ * plaintexts stay in every worker's heap, up to SEARCH_MAX_PROCESSED_BYTES. Refused: a
+ * shape no search config accepts (he-core's limits), a shard above its form's limit, and
+ * a processed database whose SEAL share would leave a fresh worker's heap above
  * WORKER_HEAP_RECYCLE_BYTES (the worker would be replaced, and the database processed
  * again, after every query). The messages give the numbers and the setting to change;
  * every refusal has `details.refused = 'database'`.
@@ -81,30 +94,35 @@ export async function checkSearchDatabase(
   // A shard's workers hold its blocks only (an S above the blocks is refused here, before any worker starts).
   const shard = setup.shard ? searchShardOf(config, setup.shard) : undefined
   const held = shard ? config.blocks.slice(shard.blocks.start, shard.blocks.end) : config.blocks
-  const diagonals = held.reduce((sum, block) => sum + block.diagonals, 0)
-  const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
-  const processedBytes = diagonals * config.polyModulusDegree * 8 * primes
-  const needed = processedBytes + FRESH_HEAP_MARGIN_BYTES
-  if (shard && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
+  const memory = searchProcessedMemory(config, held)
+  const processedBytes = memory.bytes
+  const where =
+    memory.form === 'kernel'
+      ? "of u32 residues in the key-switching kernel's diagonal memory (one copy per node)"
+      : `of ${config.nttForm ? 'NTT' : 'coefficient'}-form plaintexts per worker`
+  if (shard && processedBytes > memory.limit) {
     throw new HeError(
       'LIMIT_EXCEEDED',
-      `${what} is refused: shard ${shard.index}/${shard.count} holds ${mib(processedBytes)} of NTT-form plaintexts per worker, above the ${mib(SEARCH_MAX_PROCESSED_BYTES)} one WASM heap can hold; use more shards`,
-      { details: { refused: 'database', processedBytes, limit: SEARCH_MAX_PROCESSED_BYTES } },
+      `${what} is refused: shard ${shard.index}/${shard.count} holds ${mib(processedBytes)} ${where}, above the ${mib(memory.limit)} one WebAssembly memory can hold; use more shards`,
+      { details: { refused: 'database', processedBytes, limit: memory.limit, form: memory.form } },
     )
   }
+  const needed = memory.sealPeakBytes + FRESH_HEAP_MARGIN_BYTES
   if (needed > setup.heapRecycleBytes) {
+    const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
     throw new HeError(
       'LIMIT_EXCEEDED',
-      `${what} is refused: its processed database is ${mib(processedBytes)} of NTT-form plaintexts per worker (${held.length} blocks × D'=${config.paddedDimension} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
+      `${what} is refused: its processed database is ${mib(processedBytes)} ${where} (${held.length} blocks, ${memory.diagonals} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
       {
         details: {
           refused: 'database',
           setting: 'WORKER_HEAP_RECYCLE_BYTES',
           processedBytes,
+          form: memory.form,
           limit: setup.heapRecycleBytes,
         },
       },
     )
   }
-  return { rows: shape.rows, dimension: shape.dimension, config, processedBytes }
+  return { rows: shape.rows, dimension: shape.dimension, config, processedBytes, memory }
 }

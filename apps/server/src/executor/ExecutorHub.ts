@@ -176,6 +176,7 @@ export class ExecutorHub {
               {
                 worker: info.worker.workerId,
                 warmMs: Math.round(info.warmMs),
+                ...(info.worker.heapBytes === undefined ? {} : { heapBytes: info.worker.heapBytes }),
                 processingMs: Math.round(processing.milliseconds),
                 cachedBlocks: processing.cachedBlocks ?? 0,
                 blocks: processing.blocks.length,
@@ -240,8 +241,9 @@ export class ExecutorHub {
         dimension: checked.dimension,
         configId: checked.config.configId,
         processedBytes: checked.processedBytes,
+        form: checked.memory.form,
       },
-      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed per worker`,
+      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed ${checked.memory.form === 'kernel' ? "in the kernel's diagonal memory (u32 residues; one copy per node with thread workers, one per process otherwise)" : 'per worker (SEAL plaintexts)'}`,
     )
     if (!this.#config.SEARCH_CACHE) return
     const contentHash = await searchDatabaseContentHash(this.#setup.database)

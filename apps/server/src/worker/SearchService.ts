@@ -7,6 +7,7 @@ import {
   demoSearchDatabase,
   PrivateSearchIndex,
   parseSearchDatabase,
+  plannedSearchKernel,
   type SearchBlockRange,
   type SearchConfig,
   type SearchDatabase,
@@ -17,7 +18,7 @@ import {
   type SearchShard,
   searchDatabaseFormatOf,
   searchShardOf,
-  syntheticSearchDatabase,
+  syntheticSearchRows,
 } from '@sealbox/he-core/search'
 import { DiagonalMemory } from '@sealbox/he-ring'
 import type { SearchSummary, ServedSearchCatalog } from '../app/SearchSummary.ts'
@@ -29,7 +30,7 @@ import type { DatabaseSource, WorkerSetup } from '../executor/WorkerSetup.ts'
 
 /** A database to process: rows read in place (a .npy file) or held in memory (the rest). */
 type LoadedDatabase =
-  | { type: 'rows'; source: NpyRowSource; catalog: ServedSearchCatalog }
+  | { type: 'rows'; source: SearchRowSource & { close?(): void }; catalog: ServedSearchCatalog }
   | { type: 'memory'; database: SearchDatabase }
 
 async function loadDatabase(source: DatabaseSource): Promise<LoadedDatabase> {
@@ -37,13 +38,15 @@ async function loadDatabase(source: DatabaseSource): Promise<LoadedDatabase> {
     const rows = NpyRowSource.open(source.path)
     return { type: 'rows', source: rows, catalog: { ids: Array.from({ length: rows.rows }, (_, row) => row) } }
   }
+  if (source.type === 'synthetic') {
+    // Made a block at a time as processing reads it: never the whole 4 bytes × V × D of floats at once.
+    const rows = syntheticSearchRows({ rows: source.rows, dimension: source.dim, seed: source.seed })
+    return { type: 'rows', source: rows, catalog: { ids: Array.from({ length: rows.rows }, (_, row) => row) } }
+  }
   return { type: 'memory', database: await loadDatabaseInMemory(source) }
 }
 
-async function loadDatabaseInMemory(source: DatabaseSource): Promise<SearchDatabase> {
-  if (source.type === 'synthetic') {
-    return syntheticSearchDatabase({ rows: source.rows, dimension: source.dim, seed: source.seed })
-  }
+async function loadDatabaseInMemory(source: Exclude<DatabaseSource, { type: 'synthetic' }>): Promise<SearchDatabase> {
   if (source.type === 'demo') return demoSearchDatabase()
   const format = searchDatabaseFormatOf(source.path)
   if (!format) {
@@ -195,7 +198,7 @@ export class SearchService {
       const shape = loaded.type === 'rows' ? loaded.source : loaded.database
       return await SearchService.#attachShaped(setup, diagonals, shape, catalogOf(loaded))
     } finally {
-      if (loaded.type === 'rows') loaded.source.close()
+      if (loaded.type === 'rows') loaded.source.close?.()
     }
   }
 
@@ -235,15 +238,20 @@ export class SearchService {
       if (setup.searchCache) {
         const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
         const widest = Math.max(...config.blocks.map((block) => block.diagonals))
+        // Streamed into the key-switching kernel, the file keeps its u32 residues (no SEAL header).
+        const form = plannedSearchKernel(ctx, config, 'auto') === 'keySwitch' ? 'kernel' : 'seal'
+        const diagonalBytes =
+          form === 'kernel' ? config.polyModulusDegree * 4 * primes : config.polyModulusDegree * 8 * primes + 4096
         cache = new ProcessedDatabaseCache(setup.searchCache.dir, {
           // A shard's file holds its blocks only: named apart from the whole database's.
           contentHash: clustered ? clusteredContentHash(contentHash, clustered.clustering) : contentHash,
           configId: shard ? `${config.configId}-shard${shard.index}of${shard.count}` : config.configId,
           fingerprint: ctx.fingerprint,
           nttForm: config.nttForm,
+          form,
           blocks: shard ? shard.blocks.end - shard.blocks.start : config.blocks.length,
           // SEAL's save header is ~100 bytes: 4 KiB per plaintext is a loose bound.
-          maxBlockBytes: widest * (config.polyModulusDegree * 8 * primes + 4096),
+          maxBlockBytes: widest * (diagonalBytes + 4),
         })
       }
       const index = PrivateSearchIndex.process(ctx, rows, config, {
@@ -259,7 +267,7 @@ export class SearchService {
       cache?.abort()
       throw error
     } finally {
-      if (loaded.type === 'rows') loaded.source.close()
+      if (loaded.type === 'rows') loaded.source.close?.()
     }
   }
 

@@ -18,6 +18,16 @@ describe('benchmark:search flags', () => {
     expect(parse(['--throughput-only', '--quick'])).toMatchObject({ 'throughput-only': true, quick: true })
     expect(parse(['--no-throughput'])).toMatchObject({ 'no-throughput': true })
     expect(parse(['--end-to-end-only', '--no-browser'])).toMatchObject({ 'end-to-end-only': true, 'no-browser': true })
+    expect(parse(['--million'])).toMatchObject({
+      million: true,
+      'million-rows': 1_000_000,
+      'million-cases': 'exact,cluster-private',
+    })
+    expect(parse(['--million', '--million-rows', '20000', '--million-cases', 'exact'])).toMatchObject({
+      'million-rows': 20_000,
+      'million-cases': 'exact',
+    })
+    expect(failure(['--million-cases', 'exact,fast']).message).toMatch(/million-cases: exact, cluster-private or both/)
   })
 
   it.each([

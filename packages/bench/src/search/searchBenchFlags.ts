@@ -43,6 +43,20 @@ export const SearchBenchFlagsSchema = z
       .describe(
         'only the cluster-private rows: exact and cluster-private search on clustered synthetic data at V = --rows and --large (D = --cluster-dimension), with recall@10, bytes and server time, written to search-clusters.md and .json',
       ),
+    million: z
+      .boolean()
+      .optional()
+      .describe(
+        'only the million-row rows: one node (WORKERS=2) serving V = --million-rows × D = 384, exact (synthetic) and cluster-private (clustered .npy, SEARCH_CLUSTERS=auto): first start, cached restart, RSS, server total, bytes, scores against the oracle, recall@10; written to search-million.md and .json',
+      ),
+    'million-rows': numberFlag('million-rows', 1, 1_000_000)
+      .default(1_000_000)
+      .meta({ value: 'V', description: 'rows of the --million run (default 1,000,000)' }),
+    'million-cases': z
+      .string()
+      .regex(/^(exact|cluster-private)(,(exact|cluster-private))*$/, 'million-cases: exact, cluster-private or both')
+      .default('exact,cluster-private')
+      .meta({ value: 'list', description: 'cases of the --million run (default exact,cluster-private)' }),
     'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
       .default(384)
       .meta({ value: 'D', description: 'vector dimension of the cluster-private rows (default 384)' }),

@@ -39,7 +39,10 @@ export const ServedSearchDatabaseSchema = z.object({
   processing: z.object({
     milliseconds: z.number(),
     plaintexts: z.number().int(),
+    /** Bytes of the processed diagonals where they are held (SEAL's heap, or the kernel's diagonal memory: `form`). */
     bytes: z.number(),
+    /** `seal`: SEAL plaintexts in each worker's heap; `kernel`: u32 residues in the key-switching kernel's memory. Absent from older servers. */
+    form: z.enum(['seal', 'kernel']).optional(),
     nttForm: z.boolean(),
     blocks: z.array(z.number().int()),
     /** Blocks read from the server's processed-database cache instead of encoded (absent: no cache). */

@@ -9,7 +9,7 @@ import { toHeError } from '../errors/toHeError.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
-import { chooseSearchKernel } from './chooseSearchKernel.ts'
+import { chooseSearchKernel, plannedSearchKernel } from './chooseSearchKernel.ts'
 import { clusterSearchDatabase } from './clusterSearchDatabase.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import {
@@ -153,13 +153,18 @@ export class PrivateSearchIndex implements Disposable {
       if (!config.clusters && options.clustering) {
         throw new HeError('INVALID_INPUT', `search config ${config.configId} is exact: it takes no clustering`)
       }
+      const choice = options.kernel ?? 'auto'
+      // The key-switching kernel takes each block as it is encoded: no SEAL heap ever holds the database.
+      const streamed = plannedSearchKernel(ctx, config, choice) === 'keySwitch'
+      const streaming = streamed ? KeySwitchSearch.begin(ctx, config, options.diagonals) : undefined
       const { blocks, report } = processSearchDatabase(ctx, database, config, owned, {
         ...(clustering ? { clustering } : {}),
         ...(options.blocks ? { range: options.blocks } : {}),
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(streaming ? { sink: streaming.sink } : {}),
       })
-      const kernel = chooseSearchKernel(ctx, config, blocks, options.kernel ?? 'auto', options.diagonals)
+      const kernel = streaming ?? chooseSearchKernel(ctx, config, blocks, choice, options.diagonals)
       const diagonals = options.diagonals
       if (diagonals) {
         if (kernel instanceof KeySwitchSearch && kernel.diagonalMemory === diagonals) {

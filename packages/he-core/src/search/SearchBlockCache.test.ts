@@ -109,6 +109,27 @@ describe('processing with a block cache', () => {
     ])
   })
 
+  it("keeps the key-switching kernel's form (u32 residues), and encodes a block again when a residue is not below its prime", async () => {
+    const input: SearchConfigInput = { rows: 9000, dimension: 16, babySteps: 'server', babyStep: 4 }
+    const cache = new MemoryBlockCache()
+    const first = await exactScores(input, cache, true)
+    expect(first.index.form).toBe('kernel')
+    const n = first.config.polyModulusDegree
+    // L × n u32 words a diagonal: half of SEAL's save of it.
+    const saves = cache.blocks.get(1) as Uint8Array[]
+    expect(saves.every((save) => save.byteLength === 2 * n * 4)).toBe(true)
+    new DataView((saves[3] as Uint8Array).buffer).setUint32(4 * (n + 7), 0xffff_fff0, true)
+    cache.writes = []
+    const again = await exactScores(input, cache, true)
+    expect(again.exact).toBe(true)
+    expect(again.index.cachedBlocks).toBe(2)
+    expect(cache.writes).toEqual([
+      { index: 0, fromCache: true },
+      { index: 1, fromCache: false },
+      { index: 2, fromCache: true },
+    ])
+  })
+
   it('refuses NTT-form blocks for a coefficient-form config (the form is checked, not assumed)', async () => {
     const ntt: SearchConfigInput = { rows: 5000, dimension: 8, babySteps: 'server', babyStep: 2 }
     const cache = new MemoryBlockCache()

@@ -32,13 +32,12 @@ import {
   type SearchScheme,
   searchProfileParams,
 } from './searchParams.ts'
+import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
 
 /** Largest V accepted: 2^24 rows (4,096 blocks at n=4096). Processed size is checked separately. */
 export const SEARCH_MAX_ROWS = 1 << 24
 /** Largest D accepted; D' must also divide n/2. */
 export const SEARCH_MAX_DIMENSION = 4096
-/** Processed databases above this many bytes of plaintexts are refused (the WASM heap is 4 GiB). */
-export const SEARCH_MAX_PROCESSED_BYTES = 2 ** 31
 
 const profileNames = Object.keys(SEARCH_PARAMS_PROFILES) as [keyof typeof SEARCH_PARAMS_PROFILES]
 
@@ -207,9 +206,11 @@ export function resolveSearchConfig(
   input: SearchConfigInput | unknown,
   options: {
     /**
-     * Refuse a config whose processed database is above this many bytes (default
-     * SEARCH_MAX_PROCESSED_BYTES, what one WASM heap can hold). A node serving one shard
-     * checks its own part instead, and a client, which processes nothing, passes Infinity.
+     * Refuse a config whose processed database is above this many bytes in the form it is
+     * held in (`searchProcessedMemory`; default its form's limit: SEARCH_MAX_PROCESSED_BYTES
+     * of SEAL plaintexts in one WASM heap, SEARCH_MAX_KERNEL_DIAGONAL_BYTES of u32 residues
+     * in the key-switching kernel's diagonal memory). A node serving one shard checks its
+     * own part instead, and a client, which processes nothing, passes Infinity.
      */
     maxProcessedBytes?: number
   } = {},
@@ -291,6 +292,7 @@ export function resolveSearchConfig(
       maxScale,
       plan: clusterPlan,
       hoistBabySteps: kernelHoists,
+      ...(options.maxProcessedBytes === undefined ? {} : { maxProcessedBytes: options.maxProcessedBytes }),
     })
   }
   if (spec.babyStep !== undefined && spec.babyStep > paddedDimension) {
@@ -314,16 +316,12 @@ export function resolveSearchConfig(
     )
   }
   const blocks = planBlocks(shape)
-  const processedBytes = blocks.reduce((sum, b) => sum + b.diagonals, 0) * n * 8 * facts.dataPrimeCount
-  const maxProcessedBytes = options.maxProcessedBytes ?? SEARCH_MAX_PROCESSED_BYTES
-  if (spec.nttForm && processedBytes > maxProcessedBytes) {
-    throw new HeError(
-      'LIMIT_EXCEEDED',
-      `rows: V=${spec.rows} × D'=${paddedDimension} needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${maxProcessedBytes / 2 ** 30} GiB of the 4 GiB WASM heap (SEARCH_SHARD splits a database across nodes)`,
-      { details: { field: 'rows', limit: maxProcessedBytes } },
-    )
-  }
   const operations = countSearchOperations(shape, scheme, side)
+  assertSearchMemoryFits(
+    searchProcessedMemory({ params, scheme, nttForm: spec.nttForm, operations, polyModulusDegree: n, blocks }),
+    `V=${spec.rows} × D'=${paddedDimension}`,
+    options.maxProcessedBytes,
+  )
   const contract = {
     v: 1,
     params,

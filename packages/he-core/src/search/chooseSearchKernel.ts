@@ -3,8 +3,9 @@ import type { HeContext } from '../params/HeContext.ts'
 import { DyadicSearch } from './dyadicSearchKernel.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
 import type { SearchConfig } from './SearchConfig.ts'
-import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice } from './SearchKernel.ts'
+import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import { SealSearch } from './sealSearchKernel.ts'
+import { usesDyadicKernel } from './searchCost.ts'
 
 /**
  * The kernel that runs an index's searches, chosen once when the database is processed:
@@ -25,4 +26,19 @@ export function chooseSearchKernel(
     KeySwitchSearch.prepare(ctx, config, blocks, choice, diagonals) ??
     new SealSearch()
   )
+}
+
+/**
+ * The kernel `chooseSearchKernel` will choose for `config`, known before processing: where
+ * it is the key-switching kernel, processing streams each block into its diagonal memory
+ * (and a processed-database cache keeps that form, u32 residues).
+ */
+export function plannedSearchKernel(
+  ctx: HeContext,
+  config: SearchConfig,
+  choice: SearchKernelChoice,
+): SearchKernelName {
+  if (choice === 'auto' && usesDyadicKernel(config.operations, ctx.facts, config.scheme, config.nttForm))
+    return 'dyadic'
+  return KeySwitchSearch.applies(ctx, config, choice) ? 'keySwitch' : 'seal'
 }

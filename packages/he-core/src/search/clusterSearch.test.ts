@@ -81,11 +81,17 @@ describe('cluster-private config', () => {
   })
 
   it('keeps query + response ≤ 1 MB at V = 1,000,000, D = 384 for the counts auto weighs', () => {
-    // Processing 1M rows is refused by the per-worker heap limit; the layout arithmetic is not.
     const link = 'broadband'
     const config = resolveSearchConfig({ rows: 100_000, dimension: 384, clusters: 'auto', link })
     expect(config.clusters).toBeDefined()
-    expect(() => resolveSearchConfig({ rows: 1_000_000, dimension: 384, clusters: 32 })).toThrow(/GiB/)
+    // A million rows fit the key-switching kernel's diagonal memory (u32 residues); 1.4 million do not.
+    const million = resolveSearchConfig({ rows: 1_000_000, dimension: 384, clusters: 'auto', link })
+    expect(million.clusters).toBeDefined()
+    const bytes = (million.estimate?.queryBytes ?? Infinity) + (million.estimate?.responseBytes ?? Infinity)
+    expect(bytes).toBeLessThanOrEqual(1_000_000)
+    expect(() => resolveSearchConfig({ rows: 1_400_000, dimension: 384, clusters: 32 })).toThrow(
+      /GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3\.9 GiB/,
+    )
   })
 
   it('refuses impossible settings with coded errors', () => {

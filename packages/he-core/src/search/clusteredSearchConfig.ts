@@ -3,9 +3,10 @@ import { HeError } from '../errors/HeError.ts'
 import type { describeParams } from '../params/describeParams.ts'
 import type { ResolvedParams } from '../params/ParamsSpec.ts'
 import type { ClusterSearchPlan } from './chooseClusterSearchPlan.ts'
-import { configIdOf, SEARCH_MAX_PROCESSED_BYTES, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { configIdOf, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
 import { planClusterBlocks } from './searchClusterLayout.ts'
 import { plainModulusOf, type SearchScheme } from './searchParams.ts'
+import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
 
 /** What `resolveSearchConfig` derived before the cluster plan. */
 export interface ClusteredConfigFacts {
@@ -18,6 +19,8 @@ export interface ClusteredConfigFacts {
   plan: ClusterSearchPlan
   /** Baby steps hoisted (the key-switching kernel runs them). */
   hoistBabySteps: boolean
+  /** `resolveSearchConfig`'s `maxProcessedBytes`. */
+  maxProcessedBytes?: number
 }
 
 /**
@@ -40,14 +43,18 @@ export function clusteredSearchConfig(
       { details: { field: 'clusters' } },
     )
   }
-  const processedBytes = blocks.reduce((sum, b) => sum + b.diagonals, 0) * n * 8 * facts.dataPrimeCount
-  if (spec.nttForm && processedBytes > SEARCH_MAX_PROCESSED_BYTES) {
-    throw new HeError(
-      'LIMIT_EXCEEDED',
-      `rows: V=${spec.rows} in ${layout.clusters} clusters (${layout.chunks} chunks × ${blocks.length} blocks) needs ${(processedBytes / 2 ** 30).toFixed(1)} GiB of NTT-form plaintexts; the limit is ${SEARCH_MAX_PROCESSED_BYTES / 2 ** 30} GiB of the 4 GiB WASM heap`,
-      { details: { field: 'rows', limit: SEARCH_MAX_PROCESSED_BYTES } },
-    )
-  }
+  assertSearchMemoryFits(
+    searchProcessedMemory({
+      params,
+      scheme,
+      nttForm: spec.nttForm,
+      operations: plan.operations,
+      polyModulusDegree: n,
+      blocks,
+    }),
+    `V=${spec.rows} in ${layout.clusters} clusters (${layout.chunks} chunks × ${blocks.length} blocks)`,
+    derived.maxProcessedBytes,
+  )
   const t = plainModulusOf(params)
   const contract = {
     v: 1,

@@ -11,6 +11,7 @@ export {
   clusterCountCandidates,
   countClusterSearchOperations,
 } from './chooseClusterSearchPlan.ts'
+export { plannedSearchKernel } from './chooseSearchKernel.ts'
 export {
   chooseSearchPlan,
   type SearchPlan,
@@ -55,6 +56,8 @@ export { plaintextSearchScores } from './plaintextSearchScores.ts'
 export type {
   ProcessSearchDatabaseOptions,
   SearchBlockRange,
+  SearchDiagonalForm,
+  SearchDiagonalSink,
   SearchProcessingReport,
 } from './processSearchDatabase.ts'
 export type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
@@ -68,7 +71,6 @@ export {
   maxSearchScale,
   resolveSearchConfig,
   SEARCH_MAX_DIMENSION,
-  SEARCH_MAX_PROCESSED_BYTES,
   SEARCH_MAX_ROWS,
   type SearchConfig,
   SearchConfigInput,
@@ -126,6 +128,13 @@ export {
   searchProfileParams,
 } from './searchParams.ts'
 export {
+  SEARCH_MAX_KERNEL_DIAGONAL_BYTES,
+  SEARCH_MAX_PROCESSED_BYTES,
+  type SearchMemoryShape,
+  type SearchProcessedMemory,
+  searchProcessedMemory,
+} from './searchProcessedMemory.ts'
+export {
   parseSearchShard,
   type SearchShard,
   type SearchShardChoice,
@@ -137,5 +146,6 @@ export {
   type SyntheticSearchDatabaseOptions,
   syntheticSearchDatabase,
   syntheticSearchQuery,
+  syntheticSearchRows,
 } from './syntheticSearchDatabase.ts'
 export { topKIndices } from './topK.ts'

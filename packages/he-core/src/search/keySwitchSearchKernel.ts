@@ -6,7 +6,7 @@ import {
   rnsKernelCompiles,
   sealDataWords,
 } from '@sealbox/he-ring'
-import type { Ciphertext } from 'node-seal/throws'
+import type { Ciphertext, ComprModeType } from 'node-seal/throws'
 import type { Envelope } from '../envelope/decodeEnvelope.ts'
 import { HeError } from '../errors/HeError.ts'
 import { ringCall, sealCall } from '../errors/toHeError.ts'
@@ -15,12 +15,19 @@ import { galoisKeyWordsOf } from '../keys/galoisKeyWordsOf.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
 import { areFreshQuerySaves, freshCiphertextHeader, sameBytes } from './freshQueryHeader.ts'
+import { giantRows, type SearchDiagonalSink } from './processSearchDatabase.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelInput } from './SearchKernel.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
+import type { SearchBlock } from './searchLayout.ts'
 
 /** SEAL's save header and parms id: what `freshCiphertextHeader` reads of a diagonal's save. */
 const PLAINTEXT_HEADER_BYTES = 48
+
+/** `KeySwitchSearch.sink`: a block's diagonals may also arrive already in the kernel's order (`ordered`). */
+export interface KeySwitchDiagonalSink extends SearchDiagonalSink {
+  beginBlock(block: SearchBlock, options?: { ordered?: boolean }): void
+}
 
 /** Where a `KeySwitchSearch`'s diagonals are in its diagonal memory (`layout`, `attach`). */
 export interface KeySwitchLayout {
@@ -65,8 +72,11 @@ export class KeySwitchSearch implements SearchKernel {
 
   /** The first 48 bytes of SEAL's save of a diagonal (version and parms id), for `attach`. */
   #plaintextHeader: Uint8Array | undefined
+  /** SEAL's uncompressed save mode, for reading diagonals as they are streamed in (`begin`). */
+  readonly #saveMode: ComprModeType
 
-  private constructor(config: SearchConfig, kernel: RnsKernel) {
+  private constructor(ctx: HeContext, config: SearchConfig, kernel: RnsKernel) {
+    this.#saveMode = ctx.seal.ComprModeType.none
     this.#config = config
     this.#kernel = kernel
     this.#diagonals = new Map()
@@ -92,32 +102,126 @@ export class KeySwitchSearch implements SearchKernel {
     diagonals?: DiagonalMemory,
   ): KeySwitchSearch | undefined {
     if (!KeySwitchSearch.applies(ctx, config, choice)) return undefined
-    const n = config.polyModulusDegree
-    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
-    const search = new KeySwitchSearch(config, kernel)
-    const none = ctx.seal.ComprModeType.none
-    const plainWords = kernel.L * n
-    const words = new Uint32Array(plainWords)
-    let plaintextSave: Uint8Array | undefined
+    const search = KeySwitchSearch.begin(ctx, config, diagonals)
+    const sink = search.sink
     for (const { block, plaintexts } of blocks) {
-      const rows = plaintexts.map((row) =>
-        row.map((plaintext) => {
-          const saved = sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array)
-          plaintextSave ??= saved
-          const residues = ringCall('read diagonal', () => sealDataWords(saved, plainWords))
-          if (narrowResidues(residues, words, kernel.shape.keyPrimes, n) > 0) {
-            throw new HeError('INTERNAL', 'SEAL saved a diagonal residue at or above its prime')
-          }
-          const at = kernel.diagonals.alloc(plainWords)
-          kernel.diagonals.words(at, plainWords).set(words)
-          return at
+      // Giant-step rows are already in the kernel's order: put them in that order.
+      sink.beginBlock(block, { ordered: true })
+      for (const [k, plaintext] of plaintexts.flat().entries()) sink.put(k, plaintext)
+      sink.endBlock(block)
+    }
+    return search
+  }
+
+  /**
+   * An empty kernel that takes a database block by block (`sink`, for `processSearchDatabase`):
+   * each block's diagonals go into the diagonal memory as u32 residues as soon as they are
+   * encoded, so SEAL's heap never holds more than one block of them. Call only where
+   * `applies` is true.
+   */
+  static begin(ctx: HeContext, config: SearchConfig, diagonals?: DiagonalMemory): KeySwitchSearch {
+    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
+    const search = new KeySwitchSearch(ctx, config, kernel)
+    // Every NTT-form diagonal at the first data level has the same save header: an empty one's.
+    const header = withScope((scope) => {
+      const plaintext = scope.track(new ctx.seal.Plaintext())
+      const first = scope.track(ctx.context.firstParmsId())
+      return sealCall('encode an empty diagonal', () => {
+        ctx.batchEncoder?.encode(new BigInt64Array(config.polyModulusDegree), plaintext)
+        ctx.evaluator.plainTransformToNttInplace(plaintext, first)
+        return plaintext.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
+      })
+    })
+    search.#plaintextHeader = header.slice(0, PLAINTEXT_HEADER_BYTES)
+    search.#freshHeader = freshCiphertextHeader(ctx, header, 2 * kernel.L * config.polyModulusDegree)
+    return search
+  }
+
+  /**
+   * Where `processSearchDatabase` streams the diagonals (see `begin`): u32 residues, L × n
+   * words a diagonal. A block's region is reserved at `beginBlock` and each diagonal goes to
+   * its place in the kernel's order (giant step by giant step, chunk-major), so diagonals
+   * may arrive in processing order (chunk by chunk) and SEAL holds one at a time.
+   */
+  get sink(): KeySwitchDiagonalSink {
+    const kernel = this.#kernel
+    const n = this.#config.polyModulusDegree
+    const plainWords = kernel.L * n
+    const stride = plainWords * 4
+    const words = new Uint32Array(plainWords)
+    let current: { index: number; start: number; place: number[] } | undefined
+    const rowsOf = (block: SearchBlock, start: number) => {
+      let next = start
+      return giantRows(
+        this.#config,
+        block,
+        Array.from({ length: block.diagonals }, (_, k) => k),
+      ).map((row) =>
+        row.map(() => {
+          next += stride
+          return next - stride
         }),
       )
-      search.#diagonals.set(block.index, rows)
     }
-    search.#plaintextHeader = plaintextSave?.slice(0, PLAINTEXT_HEADER_BYTES)
-    search.#freshHeader = plaintextSave && freshCiphertextHeader(ctx, plaintextSave, 2 * plainWords)
-    return search
+    return {
+      diagonalBytes: stride,
+      beginBlock: (block, options = {}) => {
+        const start = kernel.diagonals.alloc(plainWords * block.diagonals)
+        // place[k]: where processing-order diagonal k goes in the kernel's order.
+        const order = giantRows(
+          this.#config,
+          block,
+          Array.from({ length: block.diagonals }, (_, k) => k),
+        ).flat()
+        const place = new Array<number>(block.diagonals)
+        order.forEach((k, position) => {
+          place[options.ordered ? position : k] = start + position * stride
+        })
+        current = { index: block.index, start, place }
+      },
+      put: (k, plaintext) => {
+        const at = current?.place[k]
+        if (at === undefined) throw new HeError('INTERNAL', `diagonal ${k} is outside the block being streamed`)
+        const saved = sealCall('save diagonal', () => plaintext.saveToArray(this.#saveMode) as Uint8Array)
+        const residues = ringCall('read diagonal', () => sealDataWords(saved, plainWords))
+        if (narrowResidues(residues, words, kernel.shape.keyPrimes, n) > 0) {
+          throw new HeError('INTERNAL', 'SEAL saved a diagonal residue at or above its prime')
+        }
+        kernel.diagonals.words(at, plainWords).set(words)
+      },
+      endBlock: (block) => {
+        if (current?.index !== block.index) throw new HeError('INTERNAL', `block ${block.index} was not begun`)
+        const { start } = current
+        current = undefined
+        this.#diagonals.set(block.index, rowsOf(block, start))
+        return Array.from(
+          { length: block.diagonals },
+          (_, k) => new Uint8Array(kernel.diagonals.memory.buffer, start + k * stride, stride),
+        )
+      },
+      load: (block, saved) => {
+        if (saved.length !== block.diagonals || saved.some((diagonal) => diagonal.byteLength !== stride)) {
+          return false
+        }
+        // The cache vouches for the bytes; every residue below its prime is what SEAL's load would check.
+        const primes = kernel.shape.keyPrimes.slice(0, kernel.L).map(Number)
+        const bytes = new Uint8Array(words.buffer)
+        for (const diagonal of saved) {
+          bytes.set(diagonal)
+          for (let prime = 0; prime < primes.length; prime++) {
+            const p = primes[prime] as number
+            for (let w = prime * n; w < (prime + 1) * n; w++) if ((words[w] as number) >= p) return false
+          }
+        }
+        const start = kernel.diagonals.alloc(plainWords * block.diagonals)
+        const region = new Uint8Array(kernel.diagonals.memory.buffer, start, stride * block.diagonals)
+        saved.forEach((diagonal, k) => {
+          region.set(diagonal, k * stride)
+        })
+        this.#diagonals.set(block.index, rowsOf(block, start))
+        return true
+      },
+    }
   }
 
   /** The baby-set slot of query ciphertext a. */
@@ -202,7 +306,7 @@ export class KeySwitchSearch implements SearchKernel {
         `the shared diagonals have ${layout.plainWords} words a diagonal, not ${plainWords}`,
       )
     }
-    const search = new KeySwitchSearch(config, kernel)
+    const search = new KeySwitchSearch(ctx, config, kernel)
     const stride = plainWords * 4
     const end = diagonals.bytes
     for (const { index, start, rows } of layout.blocks) {

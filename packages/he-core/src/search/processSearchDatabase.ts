@@ -19,12 +19,42 @@ export interface SearchProcessingReport {
   milliseconds: number
   /** Encoded plaintexts kept (Σ over blocks of the diagonals). */
   plaintexts: number
-  /** Their size in the WASM heap: n × 8 bytes × (data primes in NTT form, 1 in coefficient form). */
+  /**
+   * Their size where they are held: in SEAL's heap n × 8 bytes × (data primes in NTT form,
+   * 1 in coefficient form); streamed into a kernel's diagonal memory (`form: 'kernel'`),
+   * n × 4 bytes × data primes.
+   */
   bytes: number
+  /** Where the diagonals went: SEAL plaintexts (`seal`) or a kernel's diagonal memory (`kernel`). */
+  form: SearchDiagonalForm
   nttForm: boolean
   blocks: number[]
   /** Blocks read from a processed-database cache instead of encoded. */
   cachedBlocks: number
+}
+
+/** Where processed diagonals are held: SEAL plaintexts, or u32 residues in a kernel's diagonal memory. */
+export type SearchDiagonalForm = 'seal' | 'kernel'
+
+/**
+ * Takes each diagonal as soon as it is encoded, so SEAL's heap never holds more than the
+ * one plaintext being encoded (the key-switching kernel's diagonal memory is one). Its
+ * bytes, not SEAL's saves, are what a cache keeps for it.
+ */
+export interface SearchDiagonalSink {
+  /** Bytes one diagonal takes in the sink. */
+  readonly diagonalBytes: number
+  /** A block starts: its `block.diagonals` diagonals follow (`put`). */
+  beginBlock(block: SearchBlock): void
+  /** Diagonal k of the current block, in processing order; the plaintext is reused after this returns. */
+  put(k: number, plaintext: Plaintext): void
+  /**
+   * The block is complete: its bytes in the sink's form, one array per diagonal, for a
+   * cache to keep (views the sink owns, valid until its next call).
+   */
+  endBlock(block: SearchBlock): readonly Uint8Array[]
+  /** A block a cache kept in the sink's form (`endBlock`'s return): false when it is unusable, then it is encoded. */
+  load(block: SearchBlock, saved: readonly Uint8Array[]): boolean
 }
 
 /** Options of `processSearchDatabase`. */
@@ -37,6 +67,11 @@ export interface ProcessSearchDatabaseOptions {
   onProgress?: (progress: SearchProcessingProgress) => void
   /** Cluster-private configs: the clustering of this database (`clusterSearchDatabase`). */
   clustering?: SearchClustering
+  /**
+   * Streams every block into this sink (and the cache in its form) instead of keeping SEAL
+   * plaintexts: the returned blocks hold no plaintext and `owned` receives nothing.
+   */
+  sink?: SearchDiagonalSink
 }
 
 /** A half-open range of block indices, for splitting one query across workers. */
@@ -79,7 +114,8 @@ export function selectBlocks(config: SearchConfig, range: SearchBlockRange | und
  * steps), in NTT form at the first data level unless the config says coefficient form,
  * one block of rows at a time: a row source is read block by block and its raw rows
  * dropped once encoded. Blocks the cache holds are loaded from it instead. The
- * plaintexts are adopted: `owned` receives them.
+ * plaintexts are adopted: `owned` receives them — unless a `sink` takes each block as it
+ * is encoded, and its plaintexts are deleted before the next block is encoded.
  */
 export function processSearchDatabase(
   ctx: HeContext,
@@ -109,6 +145,13 @@ export function processSearchDatabase(
   }
   // Cluster-private blocks gather rows from every cluster: the scaled database, once, if a block is encoded.
   let scaledAll: Int32Array | undefined
+  const progress = () =>
+    onProgress?.({
+      blocksDone: blocks.length,
+      blocks: selected.length,
+      fromCache: cachedBlocks,
+      milliseconds: performance.now() - started,
+    })
   withScope((scope) => {
     const firstParmsId = scope.track(ctx.context.firstParmsId())
     const expectedParms = Array.from(firstParmsId.values() as BigUint64Array).join()
@@ -142,22 +185,39 @@ export function processSearchDatabase(
       owned.push(...handles)
       return giantRows(config, block, loaded)
     }
+    const sink = options.sink
     for (const block of selected) {
       const cached = cache?.read(block)
-      let plaintexts = cached && fromCache(block, cached)
+      if (sink && cached && sink.load(block, cached)) {
+        cachedBlocks++
+        cache?.write(block, cached, true)
+        count += block.diagonals
+        blocks.push({ block, plaintexts: [] })
+        progress()
+        continue
+      }
+      let plaintexts = !sink && cached ? fromCache(block, cached) : undefined
       if (plaintexts) {
         cachedBlocks++
         cache?.write(block, cached as readonly Uint8Array[], true)
       } else {
         const encoded: Plaintext[] = []
+        // Streamed: each plaintext is deleted once the sink has its residues.
+        sink?.beginBlock(block)
+        let put = 0
         const encode = () => {
-          const plaintext = new ctx.seal.Plaintext()
-          owned.push(adopt(plaintext))
-          sealCall('encode diagonal', () => {
-            encoder.encode(slots, plaintext)
-            if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
-          })
-          encoded.push(plaintext)
+          const plaintext = adopt(new ctx.seal.Plaintext())
+          if (!sink) owned.push(plaintext)
+          try {
+            sealCall('encode diagonal', () => {
+              encoder.encode(slots, plaintext)
+              if (config.nttForm) ctx.evaluator.plainTransformToNttInplace(plaintext, firstParmsId)
+            })
+            if (sink) sink.put(put++, plaintext)
+            else encoded.push(plaintext)
+          } finally {
+            if (sink) disown(plaintext)
+          }
         }
         const local = { ...block, firstRow: 0 }
         if (config.clusters) {
@@ -187,8 +247,15 @@ export function processSearchDatabase(
             }
           }
         }
-        plaintexts = giantRows(config, block, encoded)
-        if (cache) {
+        if (sink) {
+          // The cache keeps the sink's form.
+          const stored = sink.endBlock(block)
+          cache?.write(block, stored, false)
+          plaintexts = []
+        } else {
+          plaintexts = giantRows(config, block, encoded)
+        }
+        if (!sink && cache) {
           const saves = encoded.map((plaintext) =>
             sealCall('save diagonal', () => plaintext.saveToArray(none) as Uint8Array),
           )
@@ -197,21 +264,18 @@ export function processSearchDatabase(
       }
       count += block.diagonals
       blocks.push({ block, plaintexts })
-      onProgress?.({
-        blocksDone: blocks.length,
-        blocks: selected.length,
-        fromCache: cachedBlocks,
-        milliseconds: performance.now() - started,
-      })
+      progress()
     }
   })
   const primes = config.nttForm ? ctx.facts.dataPrimeCount : 1
+  const sink = options.sink
   return {
     blocks,
     report: {
       milliseconds: performance.now() - started,
       plaintexts: count,
-      bytes: count * config.polyModulusDegree * 8 * primes,
+      bytes: sink ? count * sink.diagonalBytes : count * config.polyModulusDegree * 8 * primes,
+      form: sink ? 'kernel' : 'seal',
       nttForm: config.nttForm,
       blocks: blocks.map(({ block }) => block.index),
       cachedBlocks,
@@ -224,14 +288,14 @@ export function processSearchDatabase(
  * blocks are stored chunk by chunk; giant step b's row is every chunk's g diagonals of b,
  * chunk-major (the kernels' baby set is in the same order).
  */
-function giantRows(config: SearchConfig, block: SearchBlock, flat: Plaintext[]): Plaintext[][] {
-  const rows: Plaintext[][] = []
+export function giantRows<T>(config: SearchConfig, block: SearchBlock, flat: T[]): T[][] {
+  const rows: T[][] = []
   const layout = config.clusters
   if (layout) {
     const g = config.babyStep
     const perChunk = chunkDiagonals(block, layout)
     for (let b = 0; b < block.giantSteps; b++) {
-      const row: Plaintext[] = []
+      const row: T[] = []
       for (let chunk = 0; chunk < layout.chunks; chunk++) {
         row.push(...flat.slice(chunk * perChunk + b * g, chunk * perChunk + (b + 1) * g))
       }

@@ -5,7 +5,7 @@ import { parseSearchDatabase, searchDatabaseFormatOf } from './parseSearchDataba
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
 import { resolveSearchConfig } from './SearchConfig.ts'
 import { scaleDatabaseVectors, scaleQueryVector } from './scaleVectors.ts'
-import { syntheticSearchDatabase, syntheticSearchQuery } from './syntheticSearchDatabase.ts'
+import { syntheticSearchDatabase, syntheticSearchQuery, syntheticSearchRows } from './syntheticSearchDatabase.ts'
 import { topKIndices } from './topK.ts'
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
@@ -161,5 +161,20 @@ describe('scaling', () => {
     expect(topKIndices([1, 3, 3, 2], 3)).toEqual([1, 2, 3])
     expect(topKIndices([1, 2], 10)).toEqual([1, 0])
     for (const score of scores) expect(Math.abs(score)).toBeLessThanOrEqual((config.plainModulus - 1) / 2)
+  })
+})
+
+describe('syntheticSearchRows', () => {
+  it('reads, a block at a time and in any order, the rows syntheticSearchDatabase holds', () => {
+    const whole = syntheticSearchDatabase({ rows: 9000, dimension: 12, seed: 4 })
+    const rows = syntheticSearchRows({ rows: 9000, dimension: 12, seed: 4 })
+    const read = (first: number, count: number) => Array.from(rows.readRows(first, count))
+    const held = (first: number, count: number) => Array.from(whole.vectors.subarray(first * 12, (first + count) * 12))
+    expect(read(0, 4096)).toEqual(held(0, 4096))
+    expect(read(4096, 4096)).toEqual(held(4096, 4096))
+    // Skipping ahead and going back restart or advance the one stream.
+    expect(read(8500, 500)).toEqual(held(8500, 500))
+    expect(read(10, 3)).toEqual(held(10, 3))
+    expect(() => rows.readRows(8999, 2)).toThrow(/outside the 9000 synthetic rows/)
   })
 })

@@ -28,6 +28,7 @@ const SharedDiagonalsSchema = z.object({
     milliseconds: z.number(),
     plaintexts: z.number().int(),
     bytes: z.number(),
+    form: z.enum(['seal', 'kernel']),
     nttForm: z.boolean(),
     blocks: z.array(z.number().int()),
     cachedBlocks: z.number().int(),

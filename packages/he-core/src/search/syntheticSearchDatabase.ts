@@ -1,10 +1,15 @@
 import { HeError } from '../errors/HeError.ts'
 import { SEARCH_MAX_ROWS } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
+import type { SearchRowSource } from './SearchRowSource.ts'
 import { gaussian, mulberry32 } from './seededRandom.ts'
 
 function unitVectors(seed: number, count: number, dimension: number): Float64Array {
-  const normal = gaussian(mulberry32(seed))
+  return nextUnitVectors(gaussian(mulberry32(seed)), count, dimension)
+}
+
+/** The next `count` unit vectors of one seeded Gaussian stream. */
+function nextUnitVectors(normal: () => number, count: number, dimension: number): Float64Array {
   const out = new Float64Array(count * dimension)
   for (let row = 0; row < count; row++) {
     let squares = 0
@@ -84,6 +89,53 @@ export function syntheticSearchDatabase(options: SyntheticSearchDatabaseOptions)
   const database: SearchDatabase = { dimension, rows, vectors, ids }
   if (options.withMetadata) database.metadata = ids.map((row) => ({ name: `item ${row}` }))
   return database
+}
+
+/**
+ * The rows of `syntheticSearchDatabase({ rows, dimension, seed })` (uniform, no topics),
+ * made as they are read: one seeded stream, so reading in order (as processing does)
+ * generates each row once and holds only the rows asked for; reading backwards restarts
+ * the stream. Ids are the row numbers. A server processes a million synthetic rows this
+ * way without holding the 3 GB of them beside the processed copy.
+ */
+export function syntheticSearchRows(
+  options: Pick<SyntheticSearchDatabaseOptions, 'rows' | 'dimension' | 'seed'>,
+): SearchRowSource {
+  const { rows, dimension, seed = 1 } = options
+  // The same checks, and the same stream, as the database in memory.
+  syntheticSearchDatabase({ rows: 1, dimension, seed })
+  if (!Number.isInteger(rows) || rows < 1 || rows > SEARCH_MAX_ROWS) {
+    throw new HeError('INVALID_INPUT', `synthetic rows must be an integer in 1…${SEARCH_MAX_ROWS}, got ${rows}`)
+  }
+  let normal = gaussian(mulberry32(seed))
+  let next = 0
+  return {
+    rows,
+    dimension,
+    readRows(firstRow, count) {
+      if (
+        !Number.isInteger(firstRow) ||
+        !Number.isInteger(count) ||
+        firstRow < 0 ||
+        count < 0 ||
+        firstRow + count > rows
+      ) {
+        throw new HeError(
+          'INVALID_INPUT',
+          `rows ${firstRow}…${firstRow + count - 1} are outside the ${rows} synthetic rows`,
+        )
+      }
+      if (firstRow < next) {
+        normal = gaussian(mulberry32(seed))
+        next = 0
+      }
+      // Rows skipped over are generated and dropped a block at a time: the stream is sequential.
+      while (next < firstRow)
+        next += nextUnitVectors(normal, Math.min(4096, firstRow - next), dimension).length / dimension
+      next += count
+      return nextUnitVectors(normal, count, dimension)
+    },
+  }
 }
 
 /** A deterministic random unit query vector (seeded like the database, independent of it). */
