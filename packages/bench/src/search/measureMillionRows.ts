@@ -19,9 +19,9 @@ import {
   topKIndices,
 } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/testkit'
-import { loadAverage } from '../report/machineInfo.ts'
-import { BENCH_SERVER_ENV } from '../server/measureServerRow.ts'
-import { type Spread, spread } from './searchStats.ts'
+import { loadAverage } from '../core/machineInfo.ts'
+import { type Spread, spread } from '../core/stats.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 
 /*
  * `npm run benchmark:search -- --million`: one node (`node src/main.ts`, WORKERS=2, thread

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { SourceRevision } from '../report/sourceRevision.ts'
-import { writeStampedReport } from '../report/writeReportFiles.ts'
+import type { SourceRevision } from '../core/sourceRevision.ts'
+import { writeStampedReport } from '../core/writeReportFiles.ts'
 import { type MillionRowsResult, renderMillionRows } from './measureMillionRows.ts'
 
 /*
