@@ -30,6 +30,20 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (tenant, id)
    );
    ALTER TABLE sealbox_key_sets ALTER COLUMN data SET STORAGE EXTERNAL;`,
+  // 2: kernel forms beside key sets (a search's Galois keys in the kernel's words), by
+  // content hash: derived from the upload, dropped with the last key set of that hash.
+  // Key sets stored before have none; they gain one on their first store-tier miss.
+  `CREATE TABLE sealbox_key_forms (
+     tenant     text        NOT NULL REFERENCES sealbox_tenants (tenant),
+     key_sha256 char(64)    NOT NULL,
+     form       text        NOT NULL,
+     bytes      bigint      NOT NULL CHECK (bytes >= 0),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     -- Magic, SHA-256, then the u32 words: random-looking, so never compressed either.
+     data       bytea       NOT NULL,
+     PRIMARY KEY (tenant, key_sha256, form)
+   );
+   ALTER TABLE sealbox_key_forms ALTER COLUMN data SET STORAGE EXTERNAL;`,
 ]
 
 /** The schema version this code writes and reads. */
