@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { decodeEvaluationKeys, EvaluationKeys } from '@sealbox/he-core'
 import type { InspectKeysJob, JobResult } from '../executor/jobMessages.ts'
+import { kernelFormName } from '../store/kernelFormBlob.ts'
 import { keySetFactsOf } from '../store/keySetFactsOf.ts'
 import { kernelFormOf, kernelKeySetOf } from './acquireSearchKeys.ts'
 import { checkKeySetStructure } from './checkKeySetStructure.ts'
@@ -15,7 +16,8 @@ import type { SearchService } from './SearchService.ts'
  * (`checkKeySetStructure`), and SEAL loads them under their own context when a
  * program first uses them. With the uploading tenant named, keys that hold every Galois
  * element the search rotates by are also converted into the search's kernel form for
- * the node's bytes cache (`clock.fullFormKeys`): seeds are expanded once per node.
+ * the node's bytes cache and the durable store (`clock.fullFormKeys`, which the route
+ * stores beside the upload): seeds are expanded once per node.
  */
 export async function inspectKeys(job: JobContext, request: InspectKeysJob, clock: PhaseClock): Promise<JobResult> {
   const decoded = clock.time('deserialize', () => decodeEvaluationKeys(request.bytes))
@@ -35,6 +37,7 @@ export async function inspectKeys(job: JobContext, request: InspectKeysJob, cloc
       clock.fullFormKeys = {
         keySet: kernelKeySetOf(search, { tenant: request.tenant, sha256 }),
         bytes: words.toBytes(),
+        storeForm: kernelFormName(search.ctx.fingerprint, search.galoisElements),
       }
     }
     return {
