@@ -49,8 +49,14 @@ const MIGRATIONS: readonly string[] = [
 /** The schema version this code writes and reads. */
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length
 
-/** Brings the database to `POSTGRES_SCHEMA_VERSION`; refuses a database from a newer sealbox. */
-export async function migratePostgres(client: pg.PoolClient | pg.Client): Promise<void> {
+/**
+ * Brings the database to `POSTGRES_SCHEMA_VERSION` (or `upTo`: a test making a store
+ * of an older sealbox); refuses a database from a newer sealbox.
+ */
+export async function migratePostgres(
+  client: pg.PoolClient | pg.Client,
+  upTo: number = POSTGRES_SCHEMA_VERSION,
+): Promise<void> {
   await client.query('BEGIN')
   try {
     // Not the request limits of the connection: nodes starting together wait here for the
@@ -73,7 +79,7 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client): Promis
         `the key-store database has schema version ${current}; this sealbox knows up to ${MIGRATIONS.length} (upgrade sealbox)`,
       )
     }
-    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+    for (let version = current + 1; version <= Math.min(upTo, MIGRATIONS.length); version++) {
       await client.query(MIGRATIONS[version - 1] as string)
       await client.query('INSERT INTO sealbox_schema_version (version) VALUES ($1)', [version])
     }
