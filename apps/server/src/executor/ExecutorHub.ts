@@ -410,7 +410,9 @@ export class ExecutorHub {
         })
       : await submitted
     this.#metrics.job(mode, result.reply)
-    if (job.type === 'search' && job.keys) await this.#keepKernelForm(job.keys, result.reply)
+    // Local-mode sessions' stored bytes are bounded together (ANONYMOUS_STORAGE_BYTES) by
+    // their uploads alone: the store keeps no kernel form for them.
+    if (job.type === 'search' && job.keys && !client?.anonymous) await this.#keepKernelForm(job.keys, result.reply)
     // Answered, the worker built (or held) the job's context: the next job under it is warm.
     if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
     const answered = result.reply.result

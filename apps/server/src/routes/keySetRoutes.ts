@@ -54,8 +54,12 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
       const { facts, sha256 } = jobResult(request, done)
       // The kernel form the worker made is kept beside the upload: a store-tier miss copies it.
       const made = done.reply.fullFormKeys
+      // Not for local-mode sessions: ANONYMOUS_STORAGE_BYTES bounds their uploads, which a
+      // kernel form (2.4× a seeded upload at the defaults) would crowd out.
       const kernelForm =
-        config.KEY_STORE_KERNEL_FORMS && made?.storeForm ? { form: made.storeForm, bytes: made.bytes } : undefined
+        config.KEY_STORE_KERNEL_FORMS && tenant.kind !== 'anonymous' && made?.storeForm
+          ? { form: made.storeForm, bytes: made.bytes }
+          : undefined
       const { record, created } = await request.timing.measure('store', () =>
         store.put(tenant.id, id, facts, bytes, sha256, kernelForm),
       )
