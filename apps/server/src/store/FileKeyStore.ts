@@ -2,57 +2,39 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
-import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
 import { FileKeyBlobReader, kernelFormPath } from './FileKeyBlobReader.ts'
 import { fileStoreError } from './fileStoreErrors.ts'
-import {
-  type KernelFormWrite,
-  type KeyBlobRef,
-  type KeySetFacts,
-  type KeySetPutResult,
-  type KeySetRecord,
-  KeySetRecordSchema,
-  type KeyStore,
-  type KeyStoreLimits,
-  type KeyStoreLocation,
-  type StoreLog,
+import type {
+  KernelFormWrite,
+  KeyBlobRef,
+  KeySetFacts,
+  KeySetPutResult,
+  KeySetRecord,
+  KeyStore,
+  KeyStoreLimits,
+  KeyStoreLocation,
+  StoreLog,
 } from './KeyStore.ts'
 import { keepKernelForms } from './keepKernelForms.ts'
-import { assertKernelFormName, KERNEL_FORM_NAME, sealKernelFormBlob } from './kernelFormBlob.ts'
+import { assertKernelFormName, sealKernelFormBlob } from './kernelFormBlob.ts'
 import { isDiskFull, SpareSpace } from './SpareSpace.ts'
+import {
+  copyIndex,
+  emptyTenantIndex,
+  parseTenantIndex,
+  setKernelForm,
+  storedBytes,
+  type TenantIndex,
+  tenantIndexJson,
+  uploadBytes,
+  usesBlob,
+} from './TenantIndex.ts'
 import { syncDirectory, writeFileAtomic } from './writeFileAtomic.ts'
 
 const SHA256 = /^[0-9a-f]{64}$/
-
-const IndexSchema = z.object({
-  version: z.literal(1),
-  records: z.record(z.string(), KeySetRecordSchema),
-  /**
-   * Kernel forms kept beside key sets: stored bytes by form name, by key-set content
-   * hash. Absent in an index written before the store kept them (still version 1: an
-   * older server reads the records and ignores this).
-   */
-  kernelForms: z
-    .record(z.string().regex(SHA256), z.record(z.string().regex(KERNEL_FORM_NAME), z.number().int().min(0)))
-    .optional(),
-})
-
-/** A tenant's index: its key sets by id, and the kernel forms kept beside their blobs. */
-interface TenantIndex {
-  records: Map<string, KeySetRecord>
-  /** Stored bytes of each kernel form, by form name, by key-set content hash. */
-  kernelForms: Map<string, Map<string, number>>
-}
-
-function copyIndex(index: TenantIndex): TenantIndex {
-  return {
-    records: new Map(index.records),
-    kernelForms: new Map([...index.kernelForms].map(([sha, forms]) => [sha, new Map(forms)])),
-  }
-}
 
 /** Kept aside for deletions on a full disk: far above a tenant index at MAX_KEYSETS' default (about 50 KB). */
 const SPARE_BYTES = 1024 * 1024
@@ -320,15 +302,10 @@ export class FileKeyStore implements KeyStore {
     try {
       text = await readFile(path, 'utf8')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: new Map(), kernelForms: new Map() }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyTenantIndex()
       throw this.#failed(error, `read the key-set index of tenant "${tenant}"`)
     }
-    let parsed: { success: true; data: z.infer<typeof IndexSchema> } | { success: false; error: unknown }
-    try {
-      parsed = IndexSchema.safeParse(JSON.parse(text))
-    } catch (error) {
-      parsed = { success: false, error }
-    }
+    const parsed = parseTenantIndex(text)
     if (!parsed.success) {
       // Never silently drop stored keys, nor write over them: a bad index stops this
       // tenant, not the server, and stays on disk for the operator.
@@ -339,10 +316,7 @@ export class FileKeyStore implements KeyStore {
       )
       throw tenantUnavailable(tenant)
     }
-    const kernelForms = Object.entries(parsed.data.kernelForms ?? {}).map(
-      ([sha, forms]) => [sha, new Map(Object.entries(forms))] as const,
-    )
-    return { records: new Map(Object.entries(parsed.data.records)), kernelForms: new Map(kernelForms) }
+    return parsed.index
   }
 
   /** The caller's HeError for a file-system failure; the failure itself goes to the log. */
@@ -355,13 +329,7 @@ export class FileKeyStore implements KeyStore {
   async #writeIndex(tenant: string, index: TenantIndex): Promise<void> {
     const dir = join(this.#root, tenant)
     await mkdir(dir, { recursive: true })
-    const kernelForms = Object.fromEntries(
-      [...index.kernelForms]
-        .filter(([, forms]) => forms.size > 0)
-        .map(([sha, forms]) => [sha, Object.fromEntries(forms)]),
-    )
-    const json = JSON.stringify({ version: 1, records: Object.fromEntries(index.records), kernelForms }, null, 1)
-    await writeFileAtomic(join(dir, 'index.json'), new TextEncoder().encode(json))
+    await writeFileAtomic(join(dir, 'index.json'), new TextEncoder().encode(tenantIndexJson(index)))
     this.#indexes.set(tenant, Promise.resolve(index))
   }
 
@@ -397,29 +365,4 @@ function tenantUnavailable(tenant: string): HeError {
     'TENANT_UNAVAILABLE',
     `the key-set index of tenant "${tenant}" is damaged, so its key sets cannot be listed, used or changed; contact the operator (the data is kept for repair)`,
   )
-}
-
-/** Bytes of the tenant's uploads (what the quota refuses an upload on). */
-function uploadBytes(index: TenantIndex): number {
-  let total = 0
-  for (const record of index.records.values()) total += record.bytes
-  return total
-}
-
-/** Bytes the tenant stores: its uploads and the kernel forms kept beside them. */
-function storedBytes(index: TenantIndex): number {
-  let total = uploadBytes(index)
-  for (const forms of index.kernelForms.values()) for (const bytes of forms.values()) total += bytes
-  return total
-}
-
-function usesBlob(index: TenantIndex, sha256: string): boolean {
-  for (const record of index.records.values()) if (record.sha256 === sha256) return true
-  return false
-}
-
-function setKernelForm(index: TenantIndex, sha256: string, form: string, bytes: number): void {
-  const forms = index.kernelForms.get(sha256) ?? new Map<string, number>()
-  forms.set(form, bytes)
-  index.kernelForms.set(sha256, forms)
 }
