@@ -17,10 +17,10 @@ import {
   type KeyStoreLimits,
   type StoreLog,
 } from './KeyStore.ts'
-import { keepKernelForms } from './keepKernelForms.ts'
 import { assertKernelFormName, sealKernelFormBlob } from './kernelFormBlob.ts'
 import { readKernelFormBlob, readKeyBlob } from './PostgresKeyBlobReader.ts'
 import { postgresError } from './postgresErrors.ts'
+import { dropUnusedKernelForms, keepKernelFormsWithin, STORED_BYTES, upsertKernelForm } from './postgresKernelForms.ts'
 import { migratePostgres } from './postgresSchema.ts'
 import { POSTGRES_TIMEOUT_DEFAULTS, type PostgresTimeouts, poolTimeoutOptions } from './postgresTimeouts.ts'
 
@@ -220,26 +220,8 @@ export class PostgresKeyStore implements KeyStore {
       [tenant, id, sha256, bytes.length, JSON.stringify(facts), data],
     )
     await dropUnusedKernelForms(client, tenant, usage.previous_sha256)
-    const blob = kernelForm ? sealKernelFormBlob(kernelForm.bytes) : undefined
-    const { rows: stored } = await client.query<{ key_sha256: string; form: string; bytes: number }>(
-      `SELECT key_sha256, form, bytes::float8 AS bytes FROM sealbox_key_forms
-        WHERE tenant = $1 AND NOT (key_sha256 = $2 AND form = $3) ORDER BY created_at DESC`,
-      [tenant, sha256, kernelForm?.form ?? ''],
-    )
     const room = this.#limits.quotaBytes - (usage.used - (usage.previous ?? 0) + bytes.length)
-    const kept = keepKernelForms(
-      room,
-      blob?.byteLength,
-      stored.map((row) => ({ key: row, bytes: row.bytes })),
-    )
-    for (const row of kept.drop) {
-      await client.query('DELETE FROM sealbox_key_forms WHERE tenant = $1 AND key_sha256 = $2 AND form = $3', [
-        tenant,
-        row.key_sha256,
-        row.form,
-      ])
-    }
-    if (kernelForm && blob && kept.keepFresh) await upsertKernelForm(client, tenant, sha256, kernelForm.form, blob)
+    await keepKernelFormsWithin(client, { tenant, sha256, kernelForm, room })
     // `previous` was read under the tenant's lock, so of concurrent writes of a new id
     // exactly one sees none and reports it created.
     return { record: toRecord(written.rows[0] as Row), created: usage.previous === null }
@@ -373,35 +355,6 @@ export class PostgresKeyStore implements KeyStore {
       client.release(broken instanceof Error ? broken : undefined)
     }
   }
-}
-
-/** A tenant's stored bytes ($1): its uploads and the kernel forms kept beside them. */
-const STORED_BYTES = `(coalesce((SELECT sum(bytes) FROM sealbox_key_sets WHERE tenant = $1), 0)
-  + coalesce((SELECT sum(bytes) FROM sealbox_key_forms WHERE tenant = $1), 0))::float8`
-
-async function upsertKernelForm(
-  client: pg.PoolClient,
-  tenant: string,
-  sha256: string,
-  form: string,
-  blob: Uint8Array,
-): Promise<void> {
-  await client.query(
-    `INSERT INTO sealbox_key_forms (tenant, key_sha256, form, bytes, data) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (tenant, key_sha256, form) DO UPDATE
-           SET bytes = excluded.bytes, data = excluded.data, created_at = now()`,
-    [tenant, sha256, form, blob.byteLength, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength)],
-  )
-}
-
-/** Drops the kernel forms of a key-set version no key set of the tenant holds any more. */
-async function dropUnusedKernelForms(client: pg.PoolClient, tenant: string, sha256: string | null): Promise<void> {
-  if (sha256 === null) return
-  await client.query(
-    `DELETE FROM sealbox_key_forms f WHERE f.tenant = $1 AND f.key_sha256 = $2
-       AND NOT EXISTS (SELECT 1 FROM sealbox_key_sets k WHERE k.tenant = $1 AND k.sha256 = $2)`,
-    [tenant, sha256],
-  )
 }
 
 function toRecord(row: Row): KeySetRecord {
