@@ -244,3 +244,34 @@ describe.each([fileStore, postgresStore])('kernel forms in the $name store', (st
     expect(await storeReads(node, 'seal')).toBe(1)
   })
 })
+
+describe('local-mode sessions', () => {
+  it('keep no kernel form: their uploads alone fill ANONYMOUS_STORAGE_BYTES, so misses read SEAL', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sealbox-kernel-forms-local-'))
+    const node = await startNode(fileStore, dataDir, { MODE: 'local', TOKENS: '' })
+    try {
+      const config = verifySearchConfig(await new SealboxClient({ baseUrl: node.url }).searchConfig())
+      const ctx = await getHeContext(config.params)
+      const sessions: Array<User & { tenant: string }> = []
+      for (let i = 0; i < 2; i++) {
+        const { session, client } = await new SealboxClient({ baseUrl: node.url }).createSession()
+        const search = PrivateSearchClient.create(ctx, config)
+        const { keySet } = await client.putKeySet('main', search.evaluationKeys() as Uint8Array)
+        expect((await client.listKeySets()).usage.bytes).toBe(keySet.bytes)
+        sessions.push({ client, search, tenant: session.tenant })
+      }
+      const [a, b] = sessions as [User & { tenant: string }, User & { tenant: string }]
+      await searchAs(config, a, 1)
+      await searchAs(config, b, 2)
+      await searchAs(config, a, 3)
+      expect(await storeReads(node, 'seal')).toBe(3)
+      expect(await storeReads(node, 'kernel')).toBe(0)
+      expect(await counter(node, 'sealbox_key_store_kernel_forms_written_total')).toBe(0)
+      expect(await fileStore.forms(node, a.tenant)).toBe(0)
+      expect(await fileStore.forms(node, b.tenant)).toBe(0)
+    } finally {
+      await node.stop()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
