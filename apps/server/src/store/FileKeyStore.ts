@@ -166,10 +166,13 @@ export class FileKeyStore implements KeyStore {
       if (kernelForm && blob && kept.keepFresh) setKernelForm(next, sha256, kernelForm.form, blob.byteLength)
       try {
         await mkdir(blobs, { recursive: true })
-        await writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes)
-        if (kernelForm && blob && kept.keepFresh) {
-          await writeFileAtomic(kernelFormPath(this.#root, tenant, sha256, kernelForm.form), blob)
-        }
+        // Both files before the index that names them; their fsyncs overlap.
+        await Promise.all([
+          writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes),
+          kernelForm && blob && kept.keepFresh
+            ? writeFileAtomic(kernelFormPath(this.#root, tenant, sha256, kernelForm.form), blob)
+            : undefined,
+        ])
         await this.#writeIndex(tenant, next)
         if (previous && previous.sha256 !== sha256) await this.#dropBlobIfUnused(tenant, next, previous.sha256)
         await this.#dropKernelForms(tenant, dropped)
