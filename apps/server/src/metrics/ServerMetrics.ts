@@ -75,7 +75,7 @@ export class ServerMetrics {
     })
     this.#kernelFormsWritten = new Counter({
       name: 'sealbox_key_store_kernel_forms_written_total',
-      help: 'Kernel forms offered to the key store: upload (offered with an upload, kept when it fits the quota), miss (made on a store-tier miss and kept), skipped (over the quota, or the key set gone), failed (the store refused)',
+      help: 'Kernel forms offered to the key store: upload (kept with an upload), miss (made on a store-tier miss and kept), skipped (over the quota, or the key set gone), failed (the store refused)',
       labelNames: ['reason'],
       registers: [this.registry],
     })

@@ -60,10 +60,10 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
         config.KEY_STORE_KERNEL_FORMS && tenant.kind !== 'anonymous' && made?.storeForm
           ? { form: made.storeForm, bytes: made.bytes }
           : undefined
-      const { record, created } = await request.timing.measure('store', () =>
+      const { record, created, kernelFormKept } = await request.timing.measure('store', () =>
         store.put(tenant.id, id, facts, bytes, sha256, kernelForm),
       )
-      if (kernelForm) app.sealbox.metrics.kernelFormWritten('upload')
+      if (kernelForm) app.sealbox.metrics.kernelFormWritten(kernelFormKept ? 'upload' : 'skipped')
       // The store decides new vs replaced under its lock (`previous` above may be stale).
       reply.status(created ? 201 : 200)
       return record

@@ -180,7 +180,7 @@ export class FileKeyStore implements KeyStore {
         throw this.#failed(error, `store key set "${id}"`)
       }
       // Decided under the tenant's lock: of concurrent PUTs of a new id exactly one creates it.
-      return { record, created: previous === undefined }
+      return { record, created: previous === undefined, kernelFormKept: kernelForm !== undefined && kept.keepFresh }
     })
   }
 

@@ -49,6 +49,8 @@ export interface KeySetPutResult {
    * so of several concurrent PUTs of a new id exactly one creates it.
    */
   created: boolean
+  /** True when the put's kernel form was kept (false: none given, or it did not fit the quota). */
+  kernelFormKept: boolean
 }
 
 /**

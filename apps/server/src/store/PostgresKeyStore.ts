@@ -221,10 +221,10 @@ export class PostgresKeyStore implements KeyStore {
     )
     await dropUnusedKernelForms(client, tenant, usage.previous_sha256)
     const room = this.#limits.quotaBytes - (usage.used - (usage.previous ?? 0) + bytes.length)
-    await keepKernelFormsWithin(client, { tenant, sha256, kernelForm, room })
+    const kernelFormKept = await keepKernelFormsWithin(client, { tenant, sha256, kernelForm, room })
     // `previous` was read under the tenant's lock, so of concurrent writes of a new id
     // exactly one sees none and reports it created.
-    return { record: toRecord(written.rows[0] as Row), created: usage.previous === null }
+    return { record: toRecord(written.rows[0] as Row), created: usage.previous === null, kernelFormKept }
   }
 
   async get(tenant: string, id: string): Promise<KeySetRecord | undefined> {

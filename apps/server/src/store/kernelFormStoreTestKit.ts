@@ -58,7 +58,8 @@ export function describeKernelFormContract(name: string, harness: () => KeyStore
     it('adds a kernel form to a stored key set, only while that version is stored', async () => {
       const store = await open()
       const tenant = freshTenant()
-      const { record } = await store.put(tenant, 'main', testFacts(), randomBytes(1000))
+      const { record, kernelFormKept } = await store.put(tenant, 'main', testFacts(), randomBytes(1000))
+      expect(kernelFormKept).toBe(false)
       expect(await formOf(store, record)).toBeUndefined()
       const kernel = randomBytes(2000)
       expect(await store.putKernelForm(tenant, record.sha256, { form: FORM, bytes: kernel })).toBe(true)
@@ -98,10 +99,18 @@ export function describeKernelFormContract(name: string, harness: () => KeyStore
       const blob = (bytes: number) => KERNEL_FORM_BLOB_OVERHEAD + bytes
       const store = await open(10_000)
       const tenant = freshTenant()
-      const { record: first } = await store.put(tenant, 'a', testFacts(), randomBytes(3000), undefined, {
-        form: FORM,
-        bytes: randomBytes(2000),
-      })
+      const { record: first, kernelFormKept } = await store.put(
+        tenant,
+        'a',
+        testFacts(),
+        randomBytes(3000),
+        undefined,
+        {
+          form: FORM,
+          bytes: randomBytes(2000),
+        },
+      )
+      expect(kernelFormKept).toBe(true)
       expect(await store.usage(tenant)).toBe(3000 + blob(2000))
       // The upload fits with its form only if the first form goes: the fresh one is kept.
       const { record: second } = await store.put(tenant, 'b', testFacts(), randomBytes(3000), undefined, {
@@ -112,10 +121,12 @@ export function describeKernelFormContract(name: string, harness: () => KeyStore
       expect(await formOf(store, second)).toBeDefined()
       expect(await store.usage(tenant)).toBe(6000 + blob(3000))
       // An upload that fits alone but not with its form: stored without it, the other form dropped.
-      const { record: third } = await store.put(tenant, 'c', testFacts(), randomBytes(3900), undefined, {
+      const thirdPut = await store.put(tenant, 'c', testFacts(), randomBytes(3900), undefined, {
         form: FORM,
         bytes: randomBytes(200),
       })
+      const third = thirdPut.record
+      expect(thirdPut.kernelFormKept).toBe(false)
       expect(await formOf(store, third)).toBeUndefined()
       expect(await formOf(store, second)).toBeUndefined()
       expect(await store.usage(tenant)).toBe(9900)

@@ -44,12 +44,12 @@ export async function dropUnusedKernelForms(
 /**
  * After a key set's write: keeps its kernel form when it fits `room` (the quota less the
  * tenant's uploads) and drops the tenant's other forms that no longer fit
- * (`keepKernelForms`, newest kept first).
+ * (`keepKernelForms`, newest kept first). True when its form was kept.
  */
 export async function keepKernelFormsWithin(
   client: pg.PoolClient,
   write: { tenant: string; sha256: string; kernelForm: KernelFormWrite | undefined; room: number },
-): Promise<void> {
+): Promise<boolean> {
   const { tenant, sha256, kernelForm, room } = write
   const blob = kernelForm ? sealKernelFormBlob(kernelForm.bytes) : undefined
   const { rows: stored } = await client.query<{ key_sha256: string; form: string; bytes: number }>(
@@ -69,5 +69,7 @@ export async function keepKernelFormsWithin(
       row.form,
     ])
   }
-  if (kernelForm && blob && kept.keepFresh) await upsertKernelForm(client, tenant, sha256, kernelForm.form, blob)
+  if (!kernelForm || !blob || !kept.keepFresh) return false
+  await upsertKernelForm(client, tenant, sha256, kernelForm.form, blob)
+  return true
 }
