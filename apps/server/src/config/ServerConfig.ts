@@ -217,6 +217,11 @@ export const ServerConfigSchema = z
       .describe(
         "Per-node budget of key sets kept as full-form bytes on the main thread (LRU), the tier between the workers' caches and the store; 0 disables it. A key upload larger than it in full form is refused (422).",
       ),
+    KEY_STORE_KERNEL_FORMS: bool
+      .default(true)
+      .describe(
+        "Keep a search's kernel form of each uploaded key set in the key store beside SEAL's bytes (about 0.38 MiB per key set at the default search), so a miss of every cache copies words instead of loading SEAL keys; counted in the tenant's stored bytes. `false` neither writes nor reads them (for comparison).",
+      ),
     QUEUE_SIZE: int(1, 100_000)
       .default(64)
       .describe(

@@ -11,7 +11,7 @@ export const CONFIG_KEYS = Object.keys(ServerConfigSchema.shape) as Array<keyof 
 const SECRET_SETTINGS = new Set<string>(['TOKENS', 'KEY_STORE'])
 
 /** Switches: a bare `--fault-injection` means true; `--fault-injection=false` is still accepted. */
-const BOOLEAN_SETTINGS = new Set<string>(['ALLOW_EXECUTOR_OVERRIDE', 'FAULT_INJECTION'])
+const BOOLEAN_SETTINGS = new Set<string>(['ALLOW_EXECUTOR_OVERRIDE', 'FAULT_INJECTION', 'KEY_STORE_KERNEL_FORMS'])
 
 function flagName(key: string): string {
   return `--${key.toLowerCase().replaceAll('_', '-')}`

@@ -17,6 +17,7 @@ import { checkSearchDatabase } from '../database/checkSearchDatabase.ts'
 import { removeAbandonedCacheWrites } from '../database/ProcessedDatabaseCache.ts'
 import { searchDatabaseContentHash } from '../database/searchDatabaseContentHash.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
+import type { KeyBlobRef, KeyStore } from '../store/KeyStore.ts'
 import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
 import { checkKeyCacheFits, type WorkerHeapPlan } from './checkKeyCacheFits.ts'
 import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
@@ -40,6 +41,9 @@ import { searchCacheBytes } from './searchCacheBytes.ts'
 import { mergeSearchParts, searchParts } from './splitSearch.ts'
 import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
+
+/** What the hub asks of the key store: to keep a kernel form beside a stored key set. */
+export type KernelFormKeeper = Pick<KeyStore, 'putKernelForm'>
 
 /** 32-bit WebAssembly's own heap limit. */
 const WASM_HEAP_LIMIT = 4096 * 1024 * 1024
@@ -138,7 +142,18 @@ export class ExecutorHub {
    */
   readonly #keyLoadsComing = new Map<string, number>()
 
-  constructor(options: { config: ServerConfig; setup: WorkerSetup; metrics: ServerMetrics; log: FastifyBaseLogger }) {
+  /** Where a kernel form made on a store-tier miss is kept for the next one (KEY_STORE_KERNEL_FORMS). */
+  readonly #kernelForms: KernelFormKeeper | undefined
+
+  constructor(options: {
+    config: ServerConfig
+    setup: WorkerSetup
+    metrics: ServerMetrics
+    log: FastifyBaseLogger
+    /** The key store, which keeps the kernel forms workers make on store-tier misses. */
+    kernelForms?: KernelFormKeeper
+  }) {
+    this.#kernelForms = options.config.KEY_STORE_KERNEL_FORMS ? options.kernelForms : undefined
     this.#config = options.config
     this.#setup = options.setup
     this.#metrics = options.metrics
@@ -152,6 +167,34 @@ export class ExecutorHub {
 
   /** A warm worker's heap against KEY_CACHE_BYTES and WORKER_HEAP_RECYCLE_BYTES, once known (main.ts prints its warning). */
   heapPlan: WorkerHeapPlan | undefined
+
+  /**
+   * After a search's store-tier miss: a worker that loaded SEAL's bytes (a key set stored
+   * without a kernel form, or whose kernel form failed its checks) made the kernel form;
+   * the store keeps it, so the next miss on any node copies it. Awaited (once per key set
+   * and search config) so the answer follows the write; a failure is logged, never the
+   * search's: the key set keeps being served from SEAL's bytes.
+   */
+  async #keepKernelForm(keys: KeyBlobRef, reply: WorkerReply): Promise<void> {
+    if (reply.kernelFormDamaged) {
+      this.#log.warn(
+        { tenant: keys.tenant, keySet: keys.id },
+        `the stored kernel form of key set "${keys.id}" failed its checks; served from SEAL's bytes and rewritten`,
+      )
+    }
+    const made = reply.fullFormKeys
+    if (!this.#kernelForms || reply.storeForm !== 'seal' || !made?.storeForm) return
+    try {
+      const kept = await this.#kernelForms.putKernelForm(keys.tenant, keys.sha256, {
+        form: made.storeForm,
+        bytes: made.bytes,
+      })
+      this.#metrics.kernelFormWritten(kept ? 'miss' : 'skipped')
+    } catch (error) {
+      this.#metrics.kernelFormWritten('failed')
+      this.#log.warn({ err: error, tenant: keys.tenant, keySet: keys.id }, 'the key store did not keep a kernel form')
+    }
+  }
 
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
@@ -369,6 +412,9 @@ export class ExecutorHub {
         })
       : await submitted
     this.#metrics.job(mode, result.reply)
+    // Local-mode sessions' stored bytes are bounded together (ANONYMOUS_STORAGE_BYTES) by
+    // their uploads alone: the store keeps no kernel form for them.
+    if (job.type === 'search' && job.keys && !client?.anonymous) await this.#keepKernelForm(job.keys, result.reply)
     // Answered, the worker built (or held) the job's context: the next job under it is warm.
     if (paramsKey !== undefined) this.#recentParams.set(paramsKey, true)
     const answered = result.reply.result

@@ -16,6 +16,8 @@ export type DatabaseSource = z.infer<typeof DatabaseSourceSchema>
 export const WorkerSetupSchema = z.object({
   store: KeyStoreLocationSchema,
   keyCacheBytes: z.number().int().nonnegative(),
+  /** KEY_STORE_KERNEL_FORMS: a store-tier miss of a kernel-form search reads the store's kernel form first. */
+  storeKernelForms: z.boolean().default(true),
   sealErrorRecycle: z.number().int().positive(),
   /** Replace the worker after a job that leaves its WASM heap above this many bytes. */
   heapRecycleBytes: z.number().int().positive(),
@@ -51,6 +53,7 @@ export function workerSetupFrom(config: ServerConfig, store: KeyStoreLocation): 
   return {
     store,
     keyCacheBytes: config.KEY_CACHE_BYTES,
+    storeKernelForms: config.KEY_STORE_KERNEL_FORMS,
     sealErrorRecycle: config.SEAL_ERROR_RECYCLE,
     heapRecycleBytes: config.WORKER_HEAP_RECYCLE_BYTES,
     maxPolyDegree: config.MAX_POLY_DEGREE,

@@ -178,6 +178,13 @@ export const PhaseTimingsSchema = z.object({
 export const KEY_TIERS = ['worker', 'bytes', 'store'] as const
 export type KeyTier = (typeof KEY_TIERS)[number]
 
+/**
+ * What a store-tier miss read: `kernel` — the kernel form the store keeps beside the
+ * upload (a copy, no SEAL load); `seal` — SEAL's bytes, loaded and converted.
+ */
+export const STORE_KEY_FORMS = ['kernel', 'seal'] as const
+export type StoreKeyForm = (typeof STORE_KEY_FORMS)[number]
+
 export const WorkerReplySchema = z.object({
   result: JobResultSchema,
   timings: PhaseTimingsSchema,
@@ -186,7 +193,18 @@ export const WorkerReplySchema = z.object({
   /** Which tier served the keys (absent when the job used none). */
   keyTier: z.enum(KEY_TIERS).optional(),
   /** Keys read from the store (or just uploaded), in the form the node's bytes cache keeps for their use. */
-  fullFormKeys: z.object({ keySet: KeySetRefSchema, bytes }).optional(),
+  fullFormKeys: z
+    .object({
+      keySet: KeySetRefSchema,
+      bytes,
+      /** When the bytes are a search's kernel form: its name in the durable store (`kernelFormName`). */
+      storeForm: z.string().optional(),
+    })
+    .optional(),
+  /** On a store-tier miss, the form the store served. */
+  storeForm: z.enum(STORE_KEY_FORMS).optional(),
+  /** On a store-tier miss, the store's kernel form failed its checks (SEAL's bytes served instead). */
+  kernelFormDamaged: z.literal(true).optional(),
   /** Every key set the worker's cache holds deserialized, sent when they changed. */
   cachedKeys: z.array(LoadedKeySetRefSchema).optional(),
   /** Wall time of the job inside the worker, ms. */

@@ -20,6 +20,9 @@ export class ServerMetrics {
   readonly #phases: Histogram<'route' | 'phase'>
   readonly #keyCache: Counter<'executor' | 'result'>
   readonly #keyTiers: Counter<'executor' | 'tier'>
+  readonly #storeForms: Counter<'executor' | 'form'>
+  readonly #kernelFormsDamaged: Counter<'executor'>
+  readonly #kernelFormsWritten: Counter<'reason'>
   #bytesCache: KeyBytesCache | undefined
   readonly #replacements: Counter<'executor' | 'reason'>
   readonly #jobErrors: Counter<'executor' | 'code'>
@@ -56,6 +59,24 @@ export class ServerMetrics {
       name: 'sealbox_key_tier_lookups_total',
       help: 'Where jobs found their evaluation keys: worker (deserialized in the worker), bytes (full-form bytes in the node cache), store (durable store)',
       labelNames: ['executor', 'tier'],
+      registers: [this.registry],
+    })
+    this.#storeForms = new Counter({
+      name: 'sealbox_key_store_reads_total',
+      help: 'Store-tier key misses by the form the store served: kernel (its kernel form, copied, no SEAL load) or seal (the upload, loaded into SEAL and converted)',
+      labelNames: ['executor', 'form'],
+      registers: [this.registry],
+    })
+    this.#kernelFormsDamaged = new Counter({
+      name: 'sealbox_key_store_kernel_forms_damaged_total',
+      help: "Stored kernel forms that failed their checks (digest, layout, residues); the key set was served from SEAL's bytes and the form rewritten",
+      labelNames: ['executor'],
+      registers: [this.registry],
+    })
+    this.#kernelFormsWritten = new Counter({
+      name: 'sealbox_key_store_kernel_forms_written_total',
+      help: 'Kernel forms offered to the key store: upload (kept with an upload), miss (made on a store-tier miss and kept), skipped (over the quota, or the key set gone), failed (the store refused)',
+      labelNames: ['reason'],
       registers: [this.registry],
     })
     this.#receivingRefused = new Counter({
@@ -214,9 +235,16 @@ export class ServerMetrics {
   job(mode: ExecutorMode, reply: WorkerReply): void {
     if (reply.keyCache !== 'none') this.#keyCache.inc({ executor: mode, result: reply.keyCache })
     if (reply.keyTier) this.#keyTiers.inc({ executor: mode, tier: reply.keyTier })
+    if (reply.storeForm) this.#storeForms.inc({ executor: mode, form: reply.storeForm })
+    if (reply.kernelFormDamaged) this.#kernelFormsDamaged.inc({ executor: mode })
     if (reply.result.type === 'failed') this.#jobErrors.inc({ executor: mode, code: reply.result.error.code })
     if (reply.worker.heapBytes !== undefined) this.#heap.set({ executor: mode }, reply.worker.heapBytes)
     this.#sealExceptions.set({ executor: mode }, reply.worker.sealExceptions)
+  }
+
+  /** A kernel form offered to the key store, and what became of it. */
+  kernelFormWritten(reason: 'upload' | 'miss' | 'skipped' | 'failed'): void {
+    this.#kernelFormsWritten.inc({ reason })
   }
 
   tokensReloaded(result: 'reloaded' | 'unchanged' | 'refused'): void {

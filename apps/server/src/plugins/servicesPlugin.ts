@@ -51,7 +51,13 @@ async function services(app: FastifyInstance, { config }: ServicesPluginOptions)
     { staleMs: config.KEY_STORE_STALE_MS, observer: new KeyStoreMetrics(metrics.registry), log: app.log },
   )
   metrics.configInfo({ store: store.location.type, scheduler: config.SCHEDULING })
-  const hub = new ExecutorHub({ config, setup: workerSetupFrom(config, store.location), metrics, log: app.log })
+  const hub = new ExecutorHub({
+    config,
+    setup: workerSetupFrom(config, store.location),
+    metrics,
+    log: app.log,
+    kernelForms: store,
+  })
   let search: SearchSummary | undefined
   let catalog: SearchCatalogPages | undefined
   const warmup = hub.start().then((warm) => {

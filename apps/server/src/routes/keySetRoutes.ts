@@ -34,8 +34,10 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
       const { id } = request.params
       const bytes = binaryBody(request)
       // Refuse what cannot fit before spending a worker on it (the store checks again atomically).
-      const used = await store.usage(tenant.id)
-      const previous = await store.get(tenant.id, id)
+      // Uploads alone: the kernel forms kept beside them never refuse one.
+      const keySets = await store.list(tenant.id)
+      const used = keySets.reduce((sum, record) => sum + record.bytes, 0)
+      const previous = keySets.find((record) => record.id === id)
       const after = used - (previous?.bytes ?? 0) + bytes.length
       if (after > config.TENANT_QUOTA_BYTES) {
         throw new HeError(
@@ -50,9 +52,18 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
         { timeoutMs: requestTimeLeft(request), signal: clientGoneSignal(reply), client: jobClient(request) },
       )
       const { facts, sha256 } = jobResult(request, done)
-      const { record, created } = await request.timing.measure('store', () =>
-        store.put(tenant.id, id, facts, bytes, sha256),
+      // The kernel form the worker made is kept beside the upload: a store-tier miss copies it.
+      const made = done.reply.fullFormKeys
+      // Not for local-mode sessions: ANONYMOUS_STORAGE_BYTES bounds their uploads, which a
+      // kernel form (2.4× a seeded upload at the defaults) would crowd out.
+      const kernelForm =
+        config.KEY_STORE_KERNEL_FORMS && tenant.kind !== 'anonymous' && made?.storeForm
+          ? { form: made.storeForm, bytes: made.bytes }
+          : undefined
+      const { record, created, kernelFormKept } = await request.timing.measure('store', () =>
+        store.put(tenant.id, id, facts, bytes, sha256, kernelForm),
       )
+      if (kernelForm) app.sealbox.metrics.kernelFormWritten(kernelFormKept ? 'upload' : 'skipped')
       // The store decides new vs replaced under its lock (`previous` above may be stale).
       reply.status(created ? 201 : 200)
       return record
@@ -68,7 +79,8 @@ export async function keySetRoutes(fastify: FastifyInstance): Promise<void> {
         tenant: tenant.id,
         keySets,
         usage: {
-          bytes: keySets.reduce((sum, record) => sum + record.bytes, 0),
+          // What the tenant stores: its uploads and the kernel forms kept beside them.
+          bytes: await store.usage(tenant.id),
           quotaBytes: config.TENANT_QUOTA_BYTES,
           keySets: keySets.length,
           maxKeySets: config.MAX_KEYSETS,

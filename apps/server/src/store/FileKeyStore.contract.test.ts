@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { FileKeyStore } from './FileKeyStore.ts'
+import { describeKernelFormContract } from './kernelFormStoreTestKit.ts'
 import { describeKeyStoreContract } from './keyStoreTestKit.ts'
 
 // The embedded store against the same contract as the PostgreSQL one.
@@ -17,3 +18,4 @@ afterAll(async () => {
 })
 
 describeKeyStoreContract('files', () => ({ open: (limits) => FileKeyStore.open(dir, limits) }))
+describeKernelFormContract('files', () => ({ open: (limits) => FileKeyStore.open(dir, limits) }))

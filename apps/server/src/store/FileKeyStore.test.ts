@@ -5,6 +5,7 @@ import type { HeError } from '@sealbox/he-core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FileKeyStore } from './FileKeyStore.ts'
 import type { KeySetFacts } from './KeyStore.ts'
+import { kernelFormName } from './kernelFormBlob.ts'
 
 const facts: KeySetFacts = {
   keySetId: 'ab'.repeat(16),
@@ -34,6 +35,26 @@ describe('FileKeyStore', () => {
   })
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true })
+  })
+
+  it('reads an index written before kernel forms, then adds one; a stray form file is swept', async () => {
+    const store = await FileKeyStore.open(dir, limits)
+    const { record } = await store.put('acme', 'keys-1', facts, bytes(100, 1))
+    const indexPath = join(dir, 'keysets', 'acme', 'index.json')
+    const index = JSON.parse(await readFile(indexPath, 'utf8'))
+    delete index.kernelForms
+    await writeFile(indexPath, JSON.stringify(index))
+    const form = kernelFormName('cd'.repeat(16), [3, 5])
+    // A form file the index does not name (a crash between the two writes).
+    const stray = join(dir, 'keysets', 'acme', 'blobs', `${record.sha256}.${form}.sbkf`)
+    await writeFile(stray, bytes(40, 9))
+    const reopened = await FileKeyStore.open(dir, limits)
+    expect(await reopened.get('acme', 'keys-1')).toEqual(record)
+    expect(await reopened.usage('acme')).toBe(100)
+    expect(await reopened.readKernelForm(record, form)).toBeUndefined()
+    expect(await reopened.putKernelForm('acme', record.sha256, { form, bytes: bytes(64, 7) })).toBe(true)
+    expect(await reopened.usage('acme')).toBe(100 + 36 + 64)
+    expect((await reopened.readKernelForm(record, form))?.byteLength).toBe(100)
   })
 
   it('stores, lists, reads, replaces and deletes per tenant; state survives reopening', async () => {

@@ -2,28 +2,37 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HeError } from '@sealbox/he-core'
-import { z } from 'zod'
 import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
-import { FileKeyBlobReader } from './FileKeyBlobReader.ts'
+import { FileKeyBlobReader, kernelFormPath } from './FileKeyBlobReader.ts'
 import { fileStoreError } from './fileStoreErrors.ts'
-import {
-  type KeyBlobRef,
-  type KeySetFacts,
-  type KeySetPutResult,
-  type KeySetRecord,
-  KeySetRecordSchema,
-  type KeyStore,
-  type KeyStoreLimits,
-  type KeyStoreLocation,
-  type StoreLog,
+import type {
+  KernelFormWrite,
+  KeyBlobRef,
+  KeySetFacts,
+  KeySetPutResult,
+  KeySetRecord,
+  KeyStore,
+  KeyStoreLimits,
+  KeyStoreLocation,
+  StoreLog,
 } from './KeyStore.ts'
+import { keepKernelForms } from './keepKernelForms.ts'
+import { assertKernelFormName, sealKernelFormBlob } from './kernelFormBlob.ts'
 import { isDiskFull, SpareSpace } from './SpareSpace.ts'
+import {
+  copyIndex,
+  emptyTenantIndex,
+  parseTenantIndex,
+  setKernelForm,
+  storedBytes,
+  type TenantIndex,
+  tenantIndexJson,
+  uploadBytes,
+  usesBlob,
+} from './TenantIndex.ts'
 import { syncDirectory, writeFileAtomic } from './writeFileAtomic.ts'
-
-const IndexSchema = z.object({ version: z.literal(1), records: z.record(z.string(), KeySetRecordSchema) })
-type TenantIndex = Map<string, KeySetRecord>
 
 const SHA256 = /^[0-9a-f]{64}$/
 
@@ -108,17 +117,21 @@ export class FileKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     knownSha256?: string,
+    kernelForm?: KernelFormWrite,
   ): Promise<KeySetPutResult> {
     assertStoreName(tenant, 'tenant')
     assertStoreName(id, 'key-set id')
+    if (kernelForm) assertKernelFormName(kernelForm.form)
     const sha256 = knownSha256 ?? createHash('sha256').update(bytes).digest('hex')
     if (!SHA256.test(sha256)) throw new HeError('INTERNAL', 'bad key-set digest')
+    const blob = kernelForm ? sealKernelFormBlob(kernelForm.bytes) : undefined
     return this.#locked(tenant, async () => {
       const index = await this.#index(tenant)
-      const previous = index.get(id)
+      const previous = index.records.get(id)
+      // The quota is checked on uploads alone: kernel forms never refuse one (`keepKernelForms`).
       const usage = {
-        usedBytes: sumBytes(index) - (previous?.bytes ?? 0),
-        keySets: index.size,
+        usedBytes: uploadBytes(index) - (previous?.bytes ?? 0),
+        keySets: index.records.size,
         replaces: previous !== undefined,
       }
       checkKeyStoreQuota(this.#limits, tenant, usage, bytes.length)
@@ -133,30 +146,75 @@ export class FileKeyStore implements KeyStore {
         updatedAt: now,
       }
       const blobs = join(this.#root, tenant, 'blobs')
+      const next = copyIndex(index)
+      next.records.set(id, record)
+      const dropped: Array<[string, string]> = []
+      if (previous && previous.sha256 !== sha256 && !usesBlob(next, previous.sha256)) {
+        for (const form of next.kernelForms.get(previous.sha256)?.keys() ?? []) dropped.push([previous.sha256, form])
+        next.kernelForms.delete(previous.sha256)
+      }
+      const stored = [...next.kernelForms].flatMap(([sha, forms]) =>
+        [...forms]
+          .filter(([form]) => sha !== sha256 || form !== kernelForm?.form)
+          .map(([form, size]) => ({ key: [sha, form] as [string, string], bytes: size })),
+      )
+      const kept = keepKernelForms(this.#limits.quotaBytes - usage.usedBytes - bytes.length, blob?.byteLength, stored)
+      for (const [sha, form] of kept.drop) {
+        next.kernelForms.get(sha)?.delete(form)
+        dropped.push([sha, form])
+      }
+      if (kernelForm && blob && kept.keepFresh) setKernelForm(next, sha256, kernelForm.form, blob.byteLength)
       try {
         await mkdir(blobs, { recursive: true })
-        await writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes)
-        const next = new Map(index)
-        next.set(id, record)
+        // Both files before the index that names them; their fsyncs overlap.
+        await Promise.all([
+          writeFileAtomic(join(blobs, `${sha256}.sbx`), bytes),
+          kernelForm && blob && kept.keepFresh
+            ? writeFileAtomic(kernelFormPath(this.#root, tenant, sha256, kernelForm.form), blob)
+            : undefined,
+        ])
         await this.#writeIndex(tenant, next)
         if (previous && previous.sha256 !== sha256) await this.#dropBlobIfUnused(tenant, next, previous.sha256)
+        await this.#dropKernelForms(tenant, dropped)
       } catch (error) {
         throw this.#failed(error, `store key set "${id}"`)
       }
       // Decided under the tenant's lock: of concurrent PUTs of a new id exactly one creates it.
-      return { record, created: previous === undefined }
+      return { record, created: previous === undefined, kernelFormKept: kernelForm !== undefined && kept.keepFresh }
+    })
+  }
+
+  async putKernelForm(tenant: string, sha256: string, kernelForm: KernelFormWrite): Promise<boolean> {
+    assertStoreName(tenant, 'tenant')
+    if (!SHA256.test(sha256)) throw new HeError('INTERNAL', 'bad key-set digest')
+    assertKernelFormName(kernelForm.form)
+    const blob = sealKernelFormBlob(kernelForm.bytes)
+    return this.#locked(tenant, async () => {
+      const index = await this.#index(tenant)
+      if (!usesBlob(index, sha256)) return false
+      const replaced = index.kernelForms.get(sha256)?.get(kernelForm.form) ?? 0
+      if (storedBytes(index) - replaced + blob.byteLength > this.#limits.quotaBytes) return false
+      const next = copyIndex(index)
+      setKernelForm(next, sha256, kernelForm.form, blob.byteLength)
+      try {
+        await writeFileAtomic(kernelFormPath(this.#root, tenant, sha256, kernelForm.form), blob)
+        await this.#writeIndex(tenant, next)
+      } catch (error) {
+        throw this.#failed(error, `store a kernel form of tenant "${tenant}"`)
+      }
+      return true
     })
   }
 
   async get(tenant: string, id: string): Promise<KeySetRecord | undefined> {
     assertStoreName(tenant, 'tenant')
     if (!TENANT_ID.test(id)) return undefined
-    return (await this.#index(tenant)).get(id)
+    return (await this.#index(tenant)).records.get(id)
   }
 
   async list(tenant: string): Promise<KeySetRecord[]> {
     assertStoreName(tenant, 'tenant')
-    return [...(await this.#index(tenant)).values()].sort((a, b) => a.id.localeCompare(b.id))
+    return [...(await this.#index(tenant)).records.values()].sort((a, b) => a.id.localeCompare(b.id))
   }
 
   async delete(tenant: string, id: string): Promise<boolean> {
@@ -164,10 +222,15 @@ export class FileKeyStore implements KeyStore {
     if (!TENANT_ID.test(id)) return false
     return this.#locked(tenant, async () => {
       const index = await this.#index(tenant)
-      const previous = index.get(id)
+      const previous = index.records.get(id)
       if (!previous) return false
-      const next = new Map(index)
-      next.delete(id)
+      const next = copyIndex(index)
+      next.records.delete(id)
+      const dropped: Array<[string, string]> = []
+      if (!usesBlob(next, previous.sha256)) {
+        for (const form of next.kernelForms.get(previous.sha256)?.keys() ?? []) dropped.push([previous.sha256, form])
+        next.kernelForms.delete(previous.sha256)
+      }
       let usedSpare = false
       try {
         await this.#writeIndex(tenant, next)
@@ -182,6 +245,7 @@ export class FileKeyStore implements KeyStore {
         }
       }
       await this.#dropBlobIfUnused(tenant, next, previous.sha256)
+      await this.#dropKernelForms(tenant, dropped)
       if (usedSpare) await this.#spare.ensure()
       return true
     })
@@ -189,11 +253,15 @@ export class FileKeyStore implements KeyStore {
 
   async usage(tenant: string): Promise<number> {
     assertStoreName(tenant, 'tenant')
-    return sumBytes(await this.#index(tenant))
+    return storedBytes(await this.#index(tenant))
   }
 
   read(ref: KeyBlobRef): Promise<Uint8Array> {
     return this.#reader.read(ref)
+  }
+
+  readKernelForm(ref: KeyBlobRef, form: string): Promise<Uint8Array | undefined> {
+    return this.#reader.readKernelForm(ref, form)
   }
 
   async flush(): Promise<void> {
@@ -237,15 +305,10 @@ export class FileKeyStore implements KeyStore {
     try {
       text = await readFile(path, 'utf8')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map()
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyTenantIndex()
       throw this.#failed(error, `read the key-set index of tenant "${tenant}"`)
     }
-    let parsed: { success: true; data: z.infer<typeof IndexSchema> } | { success: false; error: unknown }
-    try {
-      parsed = IndexSchema.safeParse(JSON.parse(text))
-    } catch (error) {
-      parsed = { success: false, error }
-    }
+    const parsed = parseTenantIndex(text)
     if (!parsed.success) {
       // Never silently drop stored keys, nor write over them: a bad index stops this
       // tenant, not the server, and stays on disk for the operator.
@@ -256,7 +319,7 @@ export class FileKeyStore implements KeyStore {
       )
       throw tenantUnavailable(tenant)
     }
-    return new Map(Object.entries(parsed.data.records))
+    return parsed.index
   }
 
   /** The caller's HeError for a file-system failure; the failure itself goes to the log. */
@@ -269,30 +332,34 @@ export class FileKeyStore implements KeyStore {
   async #writeIndex(tenant: string, index: TenantIndex): Promise<void> {
     const dir = join(this.#root, tenant)
     await mkdir(dir, { recursive: true })
-    const json = JSON.stringify({ version: 1, records: Object.fromEntries(index) }, null, 1)
-    await writeFileAtomic(join(dir, 'index.json'), new TextEncoder().encode(json))
+    await writeFileAtomic(join(dir, 'index.json'), new TextEncoder().encode(tenantIndexJson(index)))
     this.#indexes.set(tenant, Promise.resolve(index))
   }
 
   async #dropBlobIfUnused(tenant: string, index: TenantIndex, sha256: string): Promise<void> {
-    for (const record of index.values()) if (record.sha256 === sha256) return
+    if (usesBlob(index, sha256)) return
     const blobs = join(this.#root, tenant, 'blobs')
     await unlink(join(blobs, `${sha256}.sbx`)).catch(() => undefined)
     await syncDirectory(blobs).catch(() => undefined)
+  }
+
+  /** Removes kernel-form files the index no longer names (a crash before this is swept at start). */
+  async #dropKernelForms(tenant: string, forms: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    if (forms.length === 0) return
+    for (const [sha, form] of forms) await unlink(kernelFormPath(this.#root, tenant, sha, form)).catch(() => undefined)
+    await syncDirectory(join(this.#root, tenant, 'blobs')).catch(() => undefined)
   }
 
   /** Removes temporary files and blobs no index entry points to (a crash between the two writes). */
   async #sweep(tenant: string): Promise<void> {
     const dir = join(this.#root, tenant)
     const index = await this.#index(tenant)
-    const used = new Set([...index.values()].map((record) => record.sha256))
+    const kept = new Set([...index.records.values()].map((record) => `${record.sha256}.sbx`))
+    for (const [sha, forms] of index.kernelForms) for (const form of forms.keys()) kept.add(`${sha}.${form}.sbkf`)
     for (const name of await readdir(dir)) if (name.endsWith('.tmp')) await unlink(join(dir, name)).catch(() => {})
     const blobs = join(dir, 'blobs')
     const names = await readdir(blobs).catch(() => [] as string[])
-    for (const name of names) {
-      const sha = name.replace(/\.sbx$/, '')
-      if (name.endsWith('.tmp') || !used.has(sha)) await unlink(join(blobs, name)).catch(() => undefined)
-    }
+    for (const name of names) if (!kept.has(name)) await unlink(join(blobs, name)).catch(() => undefined)
   }
 }
 
@@ -301,10 +368,4 @@ function tenantUnavailable(tenant: string): HeError {
     'TENANT_UNAVAILABLE',
     `the key-set index of tenant "${tenant}" is damaged, so its key sets cannot be listed, used or changed; contact the operator (the data is kept for repair)`,
   )
-}
-
-function sumBytes(index: TenantIndex): number {
-  let total = 0
-  for (const record of index.values()) total += record.bytes
-  return total
 }

@@ -49,6 +49,20 @@ export interface KeySetPutResult {
    * so of several concurrent PUTs of a new id exactly one creates it.
    */
   created: boolean
+  /** True when the put's kernel form was kept (false: none given, or it did not fit the quota). */
+  kernelFormKept: boolean
+}
+
+/**
+ * A search's kernel form of a key set (`KernelGaloisKeys.toBytes`), kept by the store
+ * beside SEAL's bytes so a store-tier miss copies words instead of loading SEAL keys.
+ * Derived data: it counts in the tenant's stored bytes, but never refuses an upload.
+ */
+export interface KernelFormWrite {
+  /** `kernelFormName(fingerprint, elements)`. */
+  form: string
+  /** The kernel form itself (stored sealed with its digest, `sealKernelFormBlob`). */
+  bytes: Uint8Array
 }
 
 /** Limits a store enforces per tenant on every write. */
@@ -66,15 +80,31 @@ export interface KeyStore {
    * Creates or replaces a key set atomically (QUOTA_EXCEEDED / LIMIT_EXCEEDED first).
    * `sha256` of the bytes may be passed when already known (workers compute it).
    */
-  put(tenant: string, id: string, facts: KeySetFacts, bytes: Uint8Array, sha256?: string): Promise<KeySetPutResult>
+  put(
+    tenant: string,
+    id: string,
+    facts: KeySetFacts,
+    bytes: Uint8Array,
+    sha256?: string,
+    kernelForm?: KernelFormWrite,
+  ): Promise<KeySetPutResult>
+  /**
+   * Keeps a kernel form beside the stored key set of this tenant and content hash (a
+   * key set stored before the store kept kernel forms gains one on its first store-tier
+   * miss). False, and nothing written, when no key set of that version remains or the
+   * form does not fit the tenant's quota.
+   */
+  putKernelForm(tenant: string, sha256: string, kernelForm: KernelFormWrite): Promise<boolean>
   get(tenant: string, id: string): Promise<KeySetRecord | undefined>
   list(tenant: string): Promise<KeySetRecord[]>
   /** True when something was deleted. */
   delete(tenant: string, id: string): Promise<boolean>
-  /** Stored bytes of the tenant. */
+  /** Stored bytes of the tenant: its uploads and the kernel forms kept beside them. */
   usage(tenant: string): Promise<number>
   /** The bytes of a key set version (what workers read on a cache miss). */
   read(ref: KeyBlobRef): Promise<Uint8Array>
+  /** The stored blob of a kernel form of a key set version, as `KeyBlobReader.readKernelForm`. */
+  readKernelForm(ref: KeyBlobRef, form: string): Promise<Uint8Array | undefined>
   /** Settles every write in progress (shutdown). */
   flush(): Promise<void>
   /** Releases connections (networked stores), after `flush()`. */
@@ -102,4 +132,9 @@ export interface StoreLog {
 /** What a worker needs to read key bytes. */
 export interface KeyBlobReader {
   read(ref: KeyBlobRef): Promise<Uint8Array>
+  /**
+   * The stored blob of a kernel form of this key-set version (`sealKernelFormBlob`,
+   * unchecked: the caller opens it), or undefined when the store keeps none.
+   */
+  readKernelForm(ref: KeyBlobRef, form: string): Promise<Uint8Array | undefined>
 }

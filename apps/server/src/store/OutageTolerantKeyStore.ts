@@ -1,6 +1,13 @@
 import { HeError } from '@sealbox/he-core'
 import { LRUCache } from 'lru-cache'
-import type { KeySetFacts, KeySetPutResult, KeySetRecord, KeyStore, KeyStoreLocation } from './KeyStore.ts'
+import type {
+  KernelFormWrite,
+  KeySetFacts,
+  KeySetPutResult,
+  KeySetRecord,
+  KeyStore,
+  KeyStoreLocation,
+} from './KeyStore.ts'
 
 /** The key store's health as this node sees it (`/readyz`, metrics). */
 export interface KeyStoreHealth {
@@ -112,8 +119,9 @@ export class OutageTolerantKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     sha256?: string,
+    kernelForm?: KernelFormWrite,
   ): Promise<KeySetPutResult> {
-    const result = await this.#call('put', () => this.#inner.put(tenant, id, facts, bytes, sha256))
+    const result = await this.#call('put', () => this.#inner.put(tenant, id, facts, bytes, sha256, kernelForm))
     this.#records.set(`${tenant}/${id}`, { record: result.record, at: this.#now() })
     return result
   }
@@ -134,6 +142,14 @@ export class OutageTolerantKeyStore implements KeyStore {
 
   read(ref: Parameters<KeyStore['read']>[0]): Promise<Uint8Array> {
     return this.#call('read', () => this.#inner.read(ref))
+  }
+
+  putKernelForm(tenant: string, sha256: string, kernelForm: KernelFormWrite): Promise<boolean> {
+    return this.#call('putKernelForm', () => this.#inner.putKernelForm(tenant, sha256, kernelForm))
+  }
+
+  readKernelForm(ref: Parameters<KeyStore['read']>[0], form: string): Promise<Uint8Array | undefined> {
+    return this.#call('readKernelForm', () => this.#inner.readKernelForm(ref, form))
   }
 
   flush(): Promise<void> {

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { postgresConnection } from '../config/keyStoreSetting.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import type { KeyBlobReader, KeyBlobRef } from './KeyStore.ts'
+import { assertKernelFormName } from './kernelFormBlob.ts'
 import { postgresError } from './postgresErrors.ts'
 import { POSTGRES_TIMEOUT_DEFAULTS, type PostgresTimeouts, poolTimeoutOptions } from './postgresTimeouts.ts'
 
@@ -44,6 +45,35 @@ export async function readKeyBlob(pool: pg.Pool, ref: KeyBlobRef, timeouts?: Pos
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
 }
 
+/**
+ * The stored blob of a kernel form of one key-set version (`sealKernelFormBlob`), or
+ * undefined when the store keeps none (a key set stored before kernel forms were kept).
+ */
+export async function readKernelFormBlob(
+  pool: pg.Pool,
+  ref: KeyBlobRef,
+  form: string,
+  timeouts?: PostgresTimeouts,
+): Promise<Uint8Array | undefined> {
+  assertStoreName(ref.tenant, 'tenant')
+  if (!SHA256.test(ref.sha256)) throw new HeError('INVALID_INPUT', 'bad key-set version')
+  assertKernelFormName(form)
+  let rows: Array<{ data: string }>
+  try {
+    const result = await pool.query<{ data: string }>(
+      "SELECT encode(data, 'base64') AS data FROM sealbox_key_forms WHERE tenant = $1 AND key_sha256 = $2 AND form = $3",
+      [ref.tenant, ref.sha256, form],
+    )
+    rows = result.rows
+  } catch (error) {
+    throw postgresError(error, `read the kernel form of key set "${ref.id}"`, timeouts)
+  }
+  const text = rows[0]?.data
+  if (text === undefined) return undefined
+  const data = Buffer.from(text, 'base64')
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+}
+
 /** Options of a reader's own connection pool. */
 export interface PostgresReaderOptions {
   /** Connections of this reader (one worker reads one key set at a time). */
@@ -78,6 +108,10 @@ export class PostgresKeyBlobReader implements KeyBlobReader {
 
   read(ref: KeyBlobRef): Promise<Uint8Array> {
     return readKeyBlob(this.#pool, ref, this.#timeouts)
+  }
+
+  readKernelForm(ref: KeyBlobRef, form: string): Promise<Uint8Array | undefined> {
+    return readKernelFormBlob(this.#pool, ref, form, this.#timeouts)
   }
 
   /** Closes the pool's connections. */

@@ -3,9 +3,12 @@ import { HeError } from '@sealbox/he-core'
 import { TempPostgres, waitFor } from '@sealbox/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { kernelFormName, openKernelFormBlob } from './kernelFormBlob.ts'
+import { describeKernelFormContract } from './kernelFormStoreTestKit.ts'
 import { describeKeyStoreContract, freshTenant, testFacts } from './keyStoreTestKit.ts'
 import { PostgresKeyBlobReader } from './PostgresKeyBlobReader.ts'
 import { PostgresKeyStore, type PostgresKeyStoreOptions } from './PostgresKeyStore.ts'
+import { migratePostgres } from './postgresSchema.ts'
 
 /*
  * A real PostgreSQL (Debian's `postgresql` package) started on loopback for this file:
@@ -102,6 +105,40 @@ afterAll(async () => {
 })
 
 describeKeyStoreContract('PostgreSQL', () => ({ open: (l) => PostgresKeyStore.open(url, l) }))
+describeKernelFormContract('PostgreSQL', () => ({ open: (l) => PostgresKeyStore.open(url, l) }))
+
+describe('PostgresKeyStore schema 1 (before kernel forms)', () => {
+  it('upgrades a store of schema 1: its key sets are served, then gain kernel forms', async () => {
+    const old = await cluster.createDatabase('schema_one')
+    const client = new pg.Client({ connectionString: old })
+    await client.connect()
+    try {
+      await migratePostgres(client, 1)
+      const bytes = randomBytes(2000)
+      const sha256 = createHash('sha256').update(bytes).digest('hex')
+      await client.query('INSERT INTO sealbox_tenants (tenant) VALUES ($1)', ['acme'])
+      await client.query(
+        `INSERT INTO sealbox_key_sets (tenant, id, sha256, bytes, facts, created_at, updated_at, data)
+              VALUES ('acme', 'main', $1, 2000, $2, now(), now(), $3)`,
+        [sha256, JSON.stringify(testFacts()), bytes],
+      )
+      const store = await PostgresKeyStore.open(old, limits)
+      stores.push(store)
+      const { rows } = await client.query('SELECT version FROM sealbox_schema_version ORDER BY version')
+      expect(rows.map((row) => row.version)).toEqual([1, 2])
+      const ref = { tenant: 'acme', id: 'main', sha256, bytes: 2000 }
+      expect(Buffer.from(await store.read(ref)).equals(bytes)).toBe(true)
+      const form = kernelFormName('ab'.repeat(16), [3, 9])
+      expect(await store.readKernelForm(ref, form)).toBeUndefined()
+      const kernel = randomBytes(700)
+      expect(await store.putKernelForm('acme', sha256, { form, bytes: kernel })).toBe(true)
+      const blob = await new PostgresKeyBlobReader(old).readKernelForm(ref, form)
+      expect(blob && Buffer.from(openKernelFormBlob(blob)).equals(kernel)).toBe(true)
+    } finally {
+      await client.end()
+    }
+  })
+})
 
 describe('PostgresKeyStore across nodes', () => {
   it('creates the schema once when several nodes open an empty database together', async () => {
@@ -111,7 +148,7 @@ describe('PostgresKeyStore across nodes', () => {
     await client.connect()
     const { rows } = await client.query('SELECT version FROM sealbox_schema_version ORDER BY version')
     await client.end()
-    expect(rows.map((row) => row.version)).toEqual([1])
+    expect(rows.map((row) => row.version)).toEqual([1, 2])
     await Promise.all(opened.map((store) => store.close()))
   })
 

@@ -6,6 +6,7 @@ import { TENANT_ID } from '../config/ServerConfig.ts'
 import { assertStoreName } from './assertStoreName.ts'
 import { checkKeyStoreQuota } from './checkKeyStoreQuota.ts'
 import {
+  type KernelFormWrite,
   type KeyBlobRef,
   type KeySetFacts,
   KeySetFactsSchema,
@@ -16,8 +17,10 @@ import {
   type KeyStoreLimits,
   type StoreLog,
 } from './KeyStore.ts'
-import { readKeyBlob } from './PostgresKeyBlobReader.ts'
+import { assertKernelFormName, sealKernelFormBlob } from './kernelFormBlob.ts'
+import { readKernelFormBlob, readKeyBlob } from './PostgresKeyBlobReader.ts'
 import { postgresError } from './postgresErrors.ts'
+import { dropUnusedKernelForms, keepKernelFormsWithin, STORED_BYTES, upsertKernelForm } from './postgresKernelForms.ts'
 import { migratePostgres } from './postgresSchema.ts'
 import { POSTGRES_TIMEOUT_DEFAULTS, type PostgresTimeouts, poolTimeoutOptions } from './postgresTimeouts.ts'
 
@@ -128,9 +131,11 @@ export class PostgresKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     knownSha256?: string,
+    kernelForm?: KernelFormWrite,
   ): Promise<KeySetPutResult> {
     assertStoreName(tenant, 'tenant')
     assertStoreName(id, 'key-set id')
+    if (kernelForm) assertKernelFormName(kernelForm.form)
     if (bytes.length > this.#maxKeySetBytes) {
       throw new HeError(
         'LIMIT_EXCEEDED',
@@ -143,8 +148,31 @@ export class PostgresKeyStore implements KeyStore {
     const checkedFacts = KeySetFactsSchema.parse(facts)
     return this.#tracked(
       this.#transaction(`store key set "${id}"`, (client) =>
-        this.#put(client, tenant, id, checkedFacts, bytes, sha256),
+        this.#put(client, tenant, id, checkedFacts, bytes, sha256, kernelForm),
       ),
+    )
+  }
+
+  async putKernelForm(tenant: string, sha256: string, kernelForm: KernelFormWrite): Promise<boolean> {
+    assertStoreName(tenant, 'tenant')
+    if (!SHA256.test(sha256)) throw new HeError('INTERNAL', 'bad key-set digest')
+    assertKernelFormName(kernelForm.form)
+    const blob = sealKernelFormBlob(kernelForm.bytes)
+    return this.#tracked(
+      this.#transaction(`store a kernel form of tenant "${tenant}"`, async (client) => {
+        await client.query('SELECT 1 FROM sealbox_tenants WHERE tenant = $1 FOR UPDATE', [tenant])
+        const { rows } = await client.query<{ used: number; present: boolean; replaced: number }>(
+          `SELECT ${STORED_BYTES} AS used,
+                  EXISTS (SELECT 1 FROM sealbox_key_sets WHERE tenant = $1 AND sha256 = $2) AS present,
+                  coalesce((SELECT bytes FROM sealbox_key_forms
+                             WHERE tenant = $1 AND key_sha256 = $2 AND form = $3), 0)::float8 AS replaced`,
+          [tenant, sha256, kernelForm.form],
+        )
+        const state = rows[0] as { used: number; present: boolean; replaced: number }
+        if (!state.present || state.used - state.replaced + blob.byteLength > this.#limits.quotaBytes) return false
+        await upsertKernelForm(client, tenant, sha256, kernelForm.form, blob)
+        return true
+      }),
     )
   }
 
@@ -155,18 +183,26 @@ export class PostgresKeyStore implements KeyStore {
     facts: KeySetFacts,
     bytes: Uint8Array,
     sha256: string,
+    kernelForm: KernelFormWrite | undefined,
   ): Promise<KeySetPutResult> {
     // One writer per tenant across every node: the quota check and the write below see
     // the same key sets.
     await client.query('INSERT INTO sealbox_tenants (tenant) VALUES ($1) ON CONFLICT (tenant) DO NOTHING', [tenant])
     await client.query('SELECT 1 FROM sealbox_tenants WHERE tenant = $1 FOR UPDATE', [tenant])
-    const { rows } = await client.query<{ used: number; count: number; previous: number | null }>(
+    const { rows } = await client.query<{
+      used: number
+      count: number
+      previous: number | null
+      previous_sha256: string | null
+    }>(
       `SELECT coalesce(sum(bytes), 0)::float8 AS used, count(*)::int AS count,
-              (SELECT bytes::float8 FROM sealbox_key_sets WHERE tenant = $1 AND id = $2) AS previous
+              (SELECT bytes::float8 FROM sealbox_key_sets WHERE tenant = $1 AND id = $2) AS previous,
+              (SELECT sha256 FROM sealbox_key_sets WHERE tenant = $1 AND id = $2) AS previous_sha256
          FROM sealbox_key_sets WHERE tenant = $1`,
       [tenant, id],
     )
-    const usage = rows[0] as { used: number; count: number; previous: number | null }
+    // The quota is checked on uploads alone: kernel forms never refuse one (`keepKernelForms`).
+    const usage = rows[0] as { used: number; count: number; previous: number | null; previous_sha256: string | null }
     checkKeyStoreQuota(
       this.#limits,
       tenant,
@@ -183,9 +219,12 @@ export class PostgresKeyStore implements KeyStore {
        RETURNING ${RECORD_COLUMNS}`,
       [tenant, id, sha256, bytes.length, JSON.stringify(facts), data],
     )
+    await dropUnusedKernelForms(client, tenant, usage.previous_sha256)
+    const room = this.#limits.quotaBytes - (usage.used - (usage.previous ?? 0) + bytes.length)
+    const kernelFormKept = await keepKernelFormsWithin(client, { tenant, sha256, kernelForm, room })
     // `previous` was read under the tenant's lock, so of concurrent writes of a new id
     // exactly one sees none and reports it created.
-    return { record: toRecord(written.rows[0] as Row), created: usage.previous === null }
+    return { record: toRecord(written.rows[0] as Row), created: usage.previous === null, kernelFormKept }
   }
 
   async get(tenant: string, id: string): Promise<KeySetRecord | undefined> {
@@ -214,21 +253,22 @@ export class PostgresKeyStore implements KeyStore {
     assertStoreName(tenant, 'tenant')
     if (!TENANT_ID.test(id)) return false
     return this.#tracked(
-      this.#query<{ id: string }>(
-        `delete key set "${id}"`,
-        'DELETE FROM sealbox_key_sets WHERE tenant = $1 AND id = $2 RETURNING id',
-        [tenant, id],
-      ).then((rows) => rows.length > 0),
+      this.#transaction(`delete key set "${id}"`, async (client) => {
+        const { rows } = await client.query<{ sha256: string }>(
+          'DELETE FROM sealbox_key_sets WHERE tenant = $1 AND id = $2 RETURNING sha256',
+          [tenant, id],
+        )
+        await dropUnusedKernelForms(client, tenant, rows[0]?.sha256 ?? null)
+        return rows.length > 0
+      }),
     )
   }
 
   async usage(tenant: string): Promise<number> {
     assertStoreName(tenant, 'tenant')
-    const rows = await this.#query<{ used: number }>(
-      'read the tenant usage',
-      'SELECT coalesce(sum(bytes), 0)::float8 AS used FROM sealbox_key_sets WHERE tenant = $1',
-      [tenant],
-    )
+    const rows = await this.#query<{ used: number }>('read the tenant usage', `SELECT ${STORED_BYTES} AS used`, [
+      tenant,
+    ])
     return rows[0]?.used ?? 0
   }
 
@@ -237,6 +277,14 @@ export class PostgresKeyStore implements KeyStore {
       return await readKeyBlob(this.#pool, ref, this.#timeouts)
     } catch (error) {
       throw this.#failed(error, `read key set "${ref.id}"`)
+    }
+  }
+
+  async readKernelForm(ref: KeyBlobRef, form: string): Promise<Uint8Array | undefined> {
+    try {
+      return await readKernelFormBlob(this.#pool, ref, form, this.#timeouts)
+    } catch (error) {
+      throw this.#failed(error, `read the kernel form of key set "${ref.id}"`)
     }
   }
 

@@ -30,13 +30,33 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (tenant, id)
    );
    ALTER TABLE sealbox_key_sets ALTER COLUMN data SET STORAGE EXTERNAL;`,
+  // 2: kernel forms beside key sets (a search's Galois keys in the kernel's words), by
+  // content hash: derived from the upload, dropped with the last key set of that hash.
+  // Key sets stored before have none; they gain one on their first store-tier miss.
+  `CREATE TABLE sealbox_key_forms (
+     tenant     text        NOT NULL REFERENCES sealbox_tenants (tenant),
+     key_sha256 char(64)    NOT NULL,
+     form       text        NOT NULL,
+     bytes      bigint      NOT NULL CHECK (bytes >= 0),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     -- Magic, SHA-256, then the u32 words: random-looking, so never compressed either.
+     data       bytea       NOT NULL,
+     PRIMARY KEY (tenant, key_sha256, form)
+   );
+   ALTER TABLE sealbox_key_forms ALTER COLUMN data SET STORAGE EXTERNAL;`,
 ]
 
 /** The schema version this code writes and reads. */
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length
 
-/** Brings the database to `POSTGRES_SCHEMA_VERSION`; refuses a database from a newer sealbox. */
-export async function migratePostgres(client: pg.PoolClient | pg.Client): Promise<void> {
+/**
+ * Brings the database to `POSTGRES_SCHEMA_VERSION` (or `upTo`: a test making a store
+ * of an older sealbox); refuses a database from a newer sealbox.
+ */
+export async function migratePostgres(
+  client: pg.PoolClient | pg.Client,
+  upTo: number = POSTGRES_SCHEMA_VERSION,
+): Promise<void> {
   await client.query('BEGIN')
   try {
     // Not the request limits of the connection: nodes starting together wait here for the
@@ -59,7 +79,7 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client): Promis
         `the key-store database has schema version ${current}; this sealbox knows up to ${MIGRATIONS.length} (upgrade sealbox)`,
       )
     }
-    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+    for (let version = current + 1; version <= Math.min(upTo, MIGRATIONS.length); version++) {
       await client.query(MIGRATIONS[version - 1] as string)
       await client.query('INSERT INTO sealbox_schema_version (version) VALUES ($1)', [version])
     }

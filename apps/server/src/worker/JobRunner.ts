@@ -131,6 +131,8 @@ export class JobRunner implements JobContext {
       keyCache: clock.keyCache,
       ...(clock.keyTier ? { keyTier: clock.keyTier } : {}),
       ...(clock.fullFormKeys && result.type !== 'failed' ? { fullFormKeys: clock.fullFormKeys } : {}),
+      ...(clock.storeForm ? { storeForm: clock.storeForm } : {}),
+      ...(clock.kernelFormDamaged ? { kernelFormDamaged: true } : {}),
       ...(cachedKeys ? { cachedKeys } : {}),
       runMs: performance.now() - started,
       // CPU time of this thread on the job: unlike wall time, not inflated when other

@@ -1,6 +1,7 @@
 import type { EvaluationKeys, Seal } from '@sealbox/he-core'
 import type { TimingPhase } from '@sealbox/he-core/client'
 import type { KernelGaloisKeys } from '@sealbox/he-core/search'
+import type { StoreKeyForm } from '../executor/jobMessages.ts'
 import type { KeyCache } from '../executor/KeyCache.ts'
 import type { KeySetRef } from '../executor/keySetRef.ts'
 import type { WorkerSetup } from '../executor/WorkerSetup.ts'
@@ -17,7 +18,11 @@ export interface PhaseClock {
   /** Which tier served the keys. */
   keyTier: 'worker' | 'bytes' | 'store' | undefined
   /** Keys read from the store, re-saved in full form for the node's bytes cache. */
-  fullFormKeys: { keySet: KeySetRef; bytes: Uint8Array } | undefined
+  fullFormKeys: { keySet: KeySetRef; bytes: Uint8Array; storeForm?: string } | undefined
+  /** On a store-tier miss: which form the store served (`kernel`: its kernel form, no SEAL load). */
+  storeForm: StoreKeyForm | undefined
+  /** On a store-tier miss: the store's kernel form failed its checks, so SEAL's bytes served. */
+  kernelFormDamaged: boolean
   /** Books `ms` to `phase` (durations measured elsewhere, e.g. by he-core). */
   add(phase: WorkerPhase, ms: number): void
   /** Runs `fn` and books its duration to `phase`. */
@@ -35,6 +40,8 @@ export function startPhaseClock(): PhaseClock {
     keyCache: 'none',
     keyTier: undefined,
     fullFormKeys: undefined,
+    storeForm: undefined,
+    kernelFormDamaged: false,
     add(phase, ms) {
       timings[phase] = (timings[phase] ?? 0) + ms
     },

@@ -1,8 +1,9 @@
 import { EvaluationKeys, HeError, toHeError } from '@sealbox/he-core'
 import { KernelGaloisKeys } from '@sealbox/he-core/search'
 import type { CacheLease } from '../executor/KeyCache.ts'
-import { keySetCacheKey, searchKeySetOf } from '../executor/keySetRef.ts'
+import { type KeySetRef, keySetCacheKey, searchKeySetOf } from '../executor/keySetRef.ts'
 import type { KeyBlobRef } from '../store/KeyStore.ts'
+import { kernelFormName, openKernelFormBlob } from '../store/kernelFormBlob.ts'
 import type { JobContext, PhaseClock, WorkerKeys } from './PhaseClock.ts'
 import { readStoredKeySet } from './readStoredKeySet.ts'
 import type { SearchService } from './SearchService.ts'
@@ -13,9 +14,11 @@ import type { SearchService } from './SearchService.ts'
  * uses, and no SEAL object — from the first tier that has them: this worker's cache; the
  * kernel form the scheduler sent from the node's bytes cache (`keyBytes`: a view and one
  * pass that checks each residue, no SEAL load, no seed expansion, no 64→32-bit
- * conversion); or the durable store, whose upload SEAL then loads (only the search's
+ * conversion); or the durable store: the kernel form it keeps beside the upload
+ * (checked and copied, no SEAL load), or — for a key set stored without one, or whose
+ * kernel form fails its checks — the upload, which SEAL then loads (only the search's
  * elements, expanding their seeds), converted once and handed back for the node's bytes
- * cache (`clock.fullFormKeys`). Cached as `searchKeySetOf(…, 'kernel')`, apart from
+ * cache and the store (`clock.fullFormKeys`). Cached as `searchKeySetOf(…, 'kernel')`, apart from
  * SEAL's part of the set (a search in SEAL) and its whole set (evaluate programs).
  */
 export async function acquireSearchKeys(
@@ -36,6 +39,9 @@ export async function acquireSearchKeys(
       return clock.time('keydeserialize', () => fromNodeBytes(search, keyBytes))
     }
     clock.keyTier = 'store'
+    const stored = await readStoredKernelForm(job, search, ref, keySet, clock)
+    if (stored) return stored
+    clock.storeForm = 'seal'
     const decoded = await readStoredKeySet(job, ctx, ref, clock)
     return clock.time('keydeserialize', () => {
       // Only the search's elements go through SEAL (MISSING_KEY naming any the set lacks).
@@ -44,13 +50,47 @@ export async function acquireSearchKeys(
         onlyGaloisElements: search.galoisElements,
       })
       const words = kernelFormOf(search, keys)
-      clock.fullFormKeys = { keySet, bytes: words.toBytes() }
+      // Handed back for the node's bytes cache and, as the store's copy, for the next store-tier miss.
+      clock.fullFormKeys = {
+        keySet,
+        bytes: words.toBytes(),
+        storeForm: kernelFormName(ctx.fingerprint, search.galoisElements),
+      }
       return { value: words, bytes: words.bytes }
     })
   })
   if (lease.hit) clock.keyTier = 'worker'
   clock.keyCache = lease.hit ? 'hit' : 'miss'
   return lease
+}
+
+/**
+ * The kernel form the store keeps beside the upload, checked (its digest, then the
+ * form's own layout and residue checks, then the search's elements) and copied once
+ * into the cache's own buffer: no SEAL load. Undefined when the store keeps none (a key
+ * set stored before kernel forms were kept) or the one it keeps fails a check
+ * (`clock.kernelFormDamaged`): the caller then loads SEAL's bytes, never wrong keys.
+ */
+async function readStoredKernelForm(
+  job: JobContext,
+  search: SearchService,
+  ref: KeyBlobRef,
+  keySet: KeySetRef,
+  clock: PhaseClock,
+): Promise<{ value: WorkerKeys; bytes: number } | undefined> {
+  if (!job.setup.storeKernelForms) return undefined
+  const form = kernelFormName(search.ctx.fingerprint, search.galoisElements)
+  const blob = await clock.timeAsync('keyload', () => job.reader.readKernelForm(ref, form))
+  if (!blob) return undefined
+  try {
+    const loaded = clock.time('keydeserialize', () => fromKernelFormBytes(search, openKernelFormBlob(blob)))
+    clock.storeForm = 'kernel'
+    clock.fullFormKeys = { keySet, bytes: loaded.value.toBytes() }
+    return loaded
+  } catch {
+    clock.kernelFormDamaged = true
+    return undefined
+  }
 }
 
 /** The identity of a key set's kernel form for `search`, in every cache. */
@@ -67,18 +107,23 @@ export function kernelFormOf(search: SearchService, keys: EvaluationKeys): Kerne
   return KernelGaloisKeys.fromSeal(search.ctx, keys, search.galoisElements)
 }
 
+/** Kernel-form bytes for `search`, checked, with the search's elements exactly. */
+function fromKernelFormBytes(search: SearchService, bytes: Uint8Array): { value: KernelGaloisKeys; bytes: number } {
+  const words = KernelGaloisKeys.fromBytes(search.ctx, bytes)
+  const wanted = [...search.galoisElements].sort((a, b) => a - b)
+  if (words.galoisElements.join(',') !== wanted.join(',')) {
+    throw new HeError(
+      'INTERNAL',
+      `kernel-form keys for elements ${words.galoisElements.join(', ')}, the search uses ${wanted.join(', ')}`,
+    )
+  }
+  return { value: words, bytes: words.bytes }
+}
+
 /** The kernel form from the node's bytes cache: a view of the copy the message brought, checked. */
 function fromNodeBytes(search: SearchService, bytes: Uint8Array): { value: WorkerKeys; bytes: number } {
   try {
-    const words = KernelGaloisKeys.fromBytes(search.ctx, bytes)
-    const wanted = [...search.galoisElements].sort((a, b) => a - b)
-    if (words.galoisElements.join(',') !== wanted.join(',')) {
-      throw new HeError(
-        'INTERNAL',
-        `kernel-form keys for elements ${words.galoisElements.join(', ')}, the search uses ${wanted.join(', ')}`,
-      )
-    }
-    return { value: words, bytes: words.bytes }
+    return fromKernelFormBytes(search, bytes)
   } catch (error) {
     // The node made these bytes: a fault in them is the server's, not the client's.
     const cause = toHeError(error)

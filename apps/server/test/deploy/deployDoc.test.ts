@@ -303,7 +303,7 @@ describe('deploy/README.md, as written', () => {
       const owners = await client.query<{ tableowner: string }>(
         "SELECT tableowner FROM pg_tables WHERE tablename LIKE 'sealbox_%' ORDER BY tablename",
       )
-      expect(owners.rows.map((row) => row.tableowner)).toEqual(['sealbox', 'sealbox', 'sealbox'])
+      expect(owners.rows.map((row) => row.tableowner)).toEqual(['sealbox', 'sealbox', 'sealbox', 'sealbox'])
       const tls = await client.query<{ ssl: boolean }>(
         "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'sealbox'",
       )

@@ -50,7 +50,9 @@ async function main(): Promise<void> {
   try {
     for (const store of settings.stores) {
       for (const scheduler of settings.schedulers) {
-        scenarios.push(await runScenario(settings, facts, { store, scheduler }, postgres, log))
+        for (const storeKernelForms of settings.storeKernelForms) {
+          scenarios.push(await runScenario(settings, facts, { store, scheduler, storeKernelForms }, postgres, log))
+        }
       }
     }
   } finally {

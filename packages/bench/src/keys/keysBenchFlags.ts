@@ -30,6 +30,16 @@ export const KeysBenchFlagsSchema = z
       .enum(['on', 'off'], { error: 'bytes-tier is on or off' })
       .default('on')
       .meta({ value: 'on|off', description: "the node's full-form key bytes cache (off = workers read the store)" }),
+    'store-kernel-forms': listFlagOf(
+      'store-kernel-forms',
+      z.enum(['on', 'off'], { error: 'store-kernel-forms are on, off' }),
+    )
+      .default(['on'])
+      .meta({
+        value: 'list',
+        description:
+          "the key store keeps each upload's kernel form (KEY_STORE_KERNEL_FORMS); on,off runs both, so a store-tier miss is compared in one run",
+      }),
     'warm-sweep': z.enum(['on', 'off'], { error: 'warm-sweep is on or off' }).default('off').meta({
       value: 'on|off',
       description:

@@ -13,6 +13,8 @@ export const KeysBenchSettingsSchema = z.object({
   schedulers: z.array(z.enum(['affinity', 'round-robin'])).min(1),
   /** Run the server with its node bytes cache (the middle key tier) or without (KEY_BYTES_CACHE_BYTES=0). */
   bytesTier: z.boolean(),
+  /** KEY_STORE_KERNEL_FORMS of each scenario (both: the store tier with and without kernel forms). */
+  storeKernelForms: z.array(z.boolean()).min(1).default([true]),
   /** One query per user, least popular first, before a population's rounds (see keysScenario). */
   warmSweep: z.boolean().default(false),
   workers: z.number().int().min(1).max(16),
@@ -63,6 +65,7 @@ export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
     schedulers: flags.schedulers,
     bytesTier: flags['bytes-tier'] === 'on',
     warmSweep: flags['warm-sweep'] === 'on',
+    storeKernelForms: [...new Set(flags['store-kernel-forms'])].map((value) => value === 'on'),
     workers: flags.workers,
     requests: flags.requests ?? (quick ? 120 : 400),
     warmupRequests: flags.warmup ?? (quick ? 40 : 150),

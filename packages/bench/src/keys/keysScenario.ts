@@ -27,6 +27,8 @@ import {
 export interface ScenarioSpec {
   store: 'file' | 'postgres'
   scheduler: 'affinity' | 'round-robin'
+  /** KEY_STORE_KERNEL_FORMS (absent in reports from before it: on). */
+  storeKernelForms?: boolean
 }
 
 /** One population size measured against its all-hot baseline. */
@@ -119,6 +121,7 @@ function serverEnv(
     MAX_KEYSETS: '4',
     SCHEDULING: spec.scheduler,
     KEY_BYTES_CACHE_BYTES: settings.bytesTier ? String(256 * 2 ** 20) : '0',
+    KEY_STORE_KERNEL_FORMS: String(spec.storeKernelForms ?? true),
     ...(keyStore ? { KEY_STORE: keyStore } : {}),
   }
 }
@@ -218,7 +221,7 @@ export async function runScenario(
       ? await postgres.createDatabase(`keys_${spec.scheduler.replace('-', '_')}_${Date.now()}`)
       : undefined
   const node = await ServerNode.start({
-    name: `keys-${spec.store}-${spec.scheduler}`,
+    name: `keys-${spec.store}-${spec.scheduler}${spec.storeKernelForms === false ? '-no-kernel-forms' : ''}`,
     env: serverEnv(settings, spec, keyStore, facts.keyCacheBytes, facts.tokensFile),
   })
   const server = new SealboxClient({ baseUrl: node.url })

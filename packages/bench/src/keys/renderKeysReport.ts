@@ -56,7 +56,7 @@ function missShare(r: UsersRow): number {
 }
 
 function label(s: ScenarioResult): string {
-  return `${s.store} / ${s.scheduler}`
+  return `${s.store} / ${s.scheduler}${s.storeKernelForms === false ? ' / no stored kernel forms' : ''}`
 }
 
 interface Table {
@@ -232,6 +232,7 @@ function setupLines(report: KeysBenchReport): string[] {
     "Throughput on a shared machine: wall-clock req/s swing ±50% between runs seconds apart (other processes take the cores). Columns: the wall-clock ratio to a one-user all-hot baseline run alternately (median of rounds); the same with worker-thread CPU per request (Server-Timing `cpu`); worker CPU per request of the all-cached population (the smallest U, ≥ 99% worker hits: all keys hot, same traffic shape) ÷ this row's; the share of worker time spent fetching and deserializing keys. The one-user baseline flatters 'hot': one key set also stays in the CPU caches.",
     `Load: Zipf s=${settings.zipfS} over users, ${settings.concurrency} requests in flight from a separate load-generator process; per population ${settings.rounds} rounds of (all-hot baseline, measured run), ${settings.requests} measured requests in all after ${settings.warmupRequests} warm-up requests; each run ≤ ${settings.maxSeconds} s.${settings.warmSweep ? ' Before its rounds, every user of the population sent one query, least popular first (the steady state of a node that has served them: its LRU tiers keep the most popular users, not the last uploads).' : ''} Normalised = median over rounds of measured ÷ all-hot throughput (runs seconds apart, so the shared machine's drifting load cancels).`,
     `Node bytes cache (middle key tier): ${settings.bytesTier === false ? 'off (KEY_BYTES_CACHE_BYTES=0)' : 'on, 256 MiB'}.`,
+    `Kernel forms in the key store (KEY_STORE_KERNEL_FORMS): ${(settings.storeKernelForms ?? [true]).map((on) => (on ? 'on' : 'off')).join(', ')}; "no stored kernel forms" rows read SEAL's bytes on every store-tier miss.`,
     `Server reports: ${report.scenarios.map((s) => `${label(s)} → store "${s.serverStore}", scheduling "${s.serverScheduler}"`).join('; ')}.`,
     `Answers checked against the plaintext oracle: ${report.scenarios.reduce((n, s) => n + s.verified.exact, 0)} exact of ${report.scenarios.reduce((n, s) => n + s.verified.checked, 0)}.`,
   ]

@@ -49,6 +49,7 @@ export const KeySetListSchema = z
     keySets: z.array(KeySetInfoSchema),
     usage: z
       .object({
+        /** Bytes the tenant stores: its uploads and the server's kernel forms kept beside them. */
         bytes: z.number().int().nonnegative(),
         quotaBytes: z.number().int().nonnegative(),
         keySets: z.number().int().nonnegative(),
