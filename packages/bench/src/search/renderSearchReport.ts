@@ -1,3 +1,4 @@
+import { publishedPeerLines } from './publishedPeers.ts'
 import { appleTable, headlineComparison, targetTable } from './renderEngineComparison.ts'
 import { headlineTable, loadSplitTable, rotationTable, tradeOffTable } from './renderSearchTables.ts'
 import { renderThroughputSection } from './renderThroughputSection.ts'
@@ -66,6 +67,10 @@ export function renderSearchReport(report: SearchBenchReport): string {
           rotationTable(report.rotations),
         ]
       : []),
+    ...(() => {
+      const peers = publishedPeerLines(report.targets)
+      return peers.length ? ['', ...peers] : []
+    })(),
     '',
     '## Where the load time goes',
     '',
