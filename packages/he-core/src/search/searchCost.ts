@@ -89,22 +89,22 @@ export const SEARCH_KERNEL_UNIT_COSTS = {
    * A product-and-add in the kernels (dyadicSearchKernel.ts without rotations: client-side
    * g = D', BGV, NTT form, data primes below 2^32; keySwitchSearchKernel.ts with them).
    */
-  multiply: 0.05,
+  multiply: 0.03,
   /**
    * A rotation (one Galois key switch) in the key-switching kernel (keySwitchSearchKernel.ts),
    * which runs every search with rotations when the scheme is BGV in NTT form and every
    * prime and t are below 2^31.
    */
-  rotation: 2.5,
+  rotation: 1.4,
   /**
    * A hoisted baby step in the same kernel (RnsKernel.rotateHoisted): the automorphism of a
    * shared decomposition, the key products and the mod-down; and the decomposition itself,
    * once per query.
    */
-  hoistedRotation: 1.8,
-  decomposition: 1,
+  hoistedRotation: 0.93,
+  decomposition: 0.47,
   /** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
-  modSwitch: 0.75,
+  modSwitch: 0.41,
 } as const
 const {
   multiply: DYADIC_MULTIPLY,
@@ -302,7 +302,7 @@ export function chooseBabyStep(
  * Worker CPU milliseconds a search job takes per millisecond of its estimate
  * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans).
  * The calibration benchmark's `search` cell (`pnpm --filter @sealbox/bench
- * benchmark:calibrate`, packages/bench/results/calibration/calibration.md) checks it;
+ * benchmark:calibrate`, packages/bench/results/calibration/search-admission.md) checks it;
  * the runs that set it: SEARCH.md#where-the-cost-models-constants-come-from.
  */
 export const SEARCH_CPU_PER_ESTIMATED_MS = 1
