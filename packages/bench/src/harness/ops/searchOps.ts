@@ -68,7 +68,15 @@ function kernelFixture(env: BenchEnv) {
     const src = kernel.alloc(words)
     kernel.words(src, words).set(residuesOf(ciphertext.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words))
     const dst = kernel.alloc(words)
-    return { kernel, elements, src, dst, arena }
+    // Before anything is timed: the kernel's rotation is SEAL's, residue for residue.
+    const rotated = arena.track(new env.seal.Ciphertext())
+    env.evaluator.rotateRows(ciphertext, 1, keys, rotated)
+    kernel.rotate(dst, src, elements[0] as number)
+    const expected = residuesOf(rotated.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
+    if (!kernel.words(dst, words).every((word, i) => word === expected[i])) {
+      throw new BenchError('INTERNAL', "he-ring's rotation differs from SEAL's rotateRows at the search's parameters")
+    }
+    return { kernel, elements, src, dst, arena, ciphertext }
   } catch (error) {
     arena.dispose()
     throw error
@@ -109,7 +117,7 @@ export const SEARCH_OPS: Readonly<Record<string, OpFactory>> = {
     })
   },
   'Search/KernelMulPtNtt': ({ env }) => {
-    const { kernel, src, dst, arena } = kernelFixture(env)
+    const { kernel, src, dst, arena, ciphertext } = kernelFixture(env)
     // One NTT-form plaintext (L data-prime residues) in the kernel's own diagonal memory.
     const plain = env.randomPlain(arena)
     const first = arena.track(env.context.firstParmsId())
@@ -119,6 +127,15 @@ export const SEARCH_OPS: Readonly<Record<string, OpFactory>> = {
     kernel.diagonals
       .words(at, plainWords)
       .set(residuesOf(plain.saveToArray(env.seal.ComprModeType.none) as Uint8Array, plainWords))
+    // Before timing: the kernel's product is SEAL's multiplyPlain, residue for residue.
+    const product = arena.track(new env.seal.Ciphertext())
+    env.evaluator.multiplyPlain(ciphertext, plain, product)
+    kernel.innerProduct(dst, [src], [at])
+    const words = kernel.ciphertextWords
+    const expected = residuesOf(product.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
+    if (!kernel.words(dst, words).every((word, i) => word === expected[i])) {
+      throw new BenchError('INTERNAL', "he-ring's NTT-form product differs from SEAL's multiplyPlain")
+    }
     return fixedOp(arena, () => kernel.innerProduct(dst, [src], [at]))
   },
 }
