@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { reportChildReady, serveChildTask } from '../core/ChildTask.ts'
-import { threadCpuMs } from '../search/measureSearch.ts'
+import { threadCpuMs } from '../core/threadCpuMs.ts'
 import { type RevisionSearchJob, RevisionSearchJobSchema, type RevisionSearchSample } from './revisionSearchJob.ts'
 
 // The other checkout's module shapes are the ones this checkout's he-core exports; they are

@@ -21,10 +21,10 @@ import { BenchError } from '../BenchError.ts'
 import { commandLine, runProgram } from '../core/defineCli.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
 import { writeStampedReport } from '../core/writeReportFiles.ts'
-import { prepareSearchCase, runInterleaved, type SearchCase } from '../search/measureSearch.ts'
 import { fitKernelCosts, type KernelQuerySample } from './fitKernelCosts.ts'
 import { KERNEL_CALIBRATION_CLI } from './kernelCalibrationFlags.ts'
 import { measureKernelOps } from './measureKernelOps.ts'
+import { prepareSearchCase, runInterleaved, type SearchCase } from './measureSearch.ts'
 import { renderKernelCalibration } from './renderKernelCalibration.ts'
 
 const OUT = fileURLToPath(new URL('../../results/calibration/', import.meta.url))
