@@ -28,7 +28,7 @@ runProgram('benchmark:calibrate', CALIBRATION_CLI, async (settings) => {
     spread: { median: calibrationSpread(cells), fastest: calibrationSpread(cells, 'fastest') },
     cells,
   }
-  const name = settings.quick ? 'calibration-quick' : 'calibration'
+  const name = settings.name ?? (settings.quick ? 'calibration-quick' : 'calibration')
   const markdown = await writeStampedReport({
     markdownPath: join(OUT, `${name}.md`),
     jsonPath: join(OUT, `${name}.json`),

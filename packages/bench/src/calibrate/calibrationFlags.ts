@@ -28,6 +28,14 @@ export const CalibrationFlagsSchema = z
     warmup: numberFlag('warmup', 0, 1000)
       .default(1)
       .meta({ value: 'N', description: 'unrecorded requests per cell per pass' }),
+    name: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, 'name: lower-case letters, digits and dashes')
+      .optional()
+      .meta({
+        value: 'name',
+        description: 'report file name under results/calibration (default calibration, --quick: calibration-quick)',
+      }),
     quick: z.boolean().default(false).meta({ description: 'a small grid (n=4096, 3 requests) to check the set-up' }),
   })
   .strict()

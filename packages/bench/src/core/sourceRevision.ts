@@ -12,22 +12,18 @@ export interface SourceRevision {
 // The checkout this file is in, whatever directory the benchmark was started from.
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 
-function git(args: string[]): string {
-  return execFileSync('git', ['-C', HERE, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+function git(args: string[], dir: string): string {
+  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
 }
 
-/** The commit this checkout is at, and whether it had uncommitted changes. */
-export function sourceRevision(): SourceRevision {
+/** The commit a checkout (default: this one) is at, and whether it had uncommitted changes. */
+export function sourceRevision(dir: string = HERE): SourceRevision {
   try {
-    const commit = git(['rev-parse', '--short', 'HEAD'])
-    const changes = git([
-      'status',
-      '--porcelain',
-      '--untracked-files=no',
-      '--',
-      ':(top)',
-      ':(top,exclude)packages/bench/results',
-    ])
+    const commit = git(['rev-parse', '--short', 'HEAD'], dir)
+    const changes = git(
+      ['status', '--porcelain', '--untracked-files=no', '--', ':(top)', ':(top,exclude)packages/bench/results'],
+      dir,
+    )
     return { commit, dirty: changes !== '' }
   } catch {
     // A source tarball has no .git: say so rather than fail a finished run.

@@ -17,7 +17,7 @@ import type {
 } from 'node-seal/throws'
 import { BenchError } from '../BenchError.ts'
 import type { Scheme } from '../protocol/benchProtocol.ts'
-import { ckksSafeScaleBits, DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS } from './benchParameters.ts'
+import { ckksSafeScaleBits, DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS, SEARCH_BENCH_PARAMS } from './benchParameters.ts'
 import type { Random } from './Random.ts'
 
 /** The node-seal module (the `throws` build, as the rest of sealbox uses). */
@@ -66,13 +66,26 @@ export class BenchEnv {
     this.scheme = scheme
     this.#rng = rng
     const a = this.arena
+    const search = scheme === 'bgv-search'
+    if (search && n !== SEARCH_BENCH_PARAMS.n) {
+      throw new BenchError('INTERNAL', `the search's parameters are n = ${SEARCH_BENCH_PARAMS.n} only (asked n = ${n})`)
+    }
     try {
-      const parms = a.track(new seal.EncryptionParameters(seal.SchemeType[scheme]))
+      const parms = a.track(new seal.EncryptionParameters(seal.SchemeType[search ? 'bgv' : scheme]))
       parms.setPolyModulusDegree(n)
-      const coeff = a.track(seal.CoeffModulus.BFVDefault(n, seal.SecLevelType.tc128))
+      const coeff = a.track(
+        search
+          ? seal.CoeffModulus.Create(n, Int32Array.from(SEARCH_BENCH_PARAMS.coeffModulusBits))
+          : seal.CoeffModulus.BFVDefault(n, seal.SecLevelType.tc128),
+      )
       parms.setCoeffModulus(coeff)
       a.free(coeff)
-      if (scheme !== 'ckks') {
+      if (search) {
+        const plain = a.track(new seal.Modulus(BigInt(SEARCH_BENCH_PARAMS.plainModulus)))
+        parms.setPlainModulus(plain)
+        this.plainModulus = plain.value()
+        a.free(plain)
+      } else if (scheme !== 'ckks') {
         const plain = a.track(seal.PlainModulus.Batching(n, PLAIN_MODULUS_BITS))
         parms.setPlainModulus(plain)
         this.plainModulus = plain.value()
@@ -101,11 +114,11 @@ export class BenchEnv {
       a.free(primes)
       a.free(keyParms)
       a.free(keyData)
-      const expected = DEFAULT_COEFF_BITS[n]
+      const expected = search ? SEARCH_BENCH_PARAMS.coeffModulusBits : DEFAULT_COEFF_BITS[n]
       if (!expected || expected.join() !== this.coeffModulusBits.join()) {
         throw new BenchError(
           'INTERNAL',
-          `BFVDefault(${n}) gave [${this.coeffModulusBits}] bits, expected [${expected}]`,
+          `${search ? 'CoeffModulus.Create' : 'BFVDefault'}(${n}) gave [${this.coeffModulusBits}] bits, expected [${expected}]`,
         )
       }
       this.usingKeyswitching = this.context.usingKeyswitching()

@@ -13,6 +13,7 @@ import type {
   SkippedRow,
 } from '../protocol/benchProtocol.ts'
 import { BenchEnv, type Clock, type Seal } from './BenchEnv.ts'
+import { SEARCH_BENCH_PARAMS } from './benchParameters.ts'
 import { describeError } from './describeError.ts'
 import { nextTurn, warmUpEngine } from './engineWarmup.ts'
 import { measureCell, timerResolutionUs } from './measureCell.ts'
@@ -37,7 +38,12 @@ export interface HarnessOptions {
 }
 
 /** Schemes in execution order: CKKS first because KeyGen rows use its context (as sealbench). */
-export const SCHEME_ORDER: readonly Scheme[] = ['ckks', 'bfv', 'bgv']
+export const SCHEME_ORDER: readonly Scheme[] = ['ckks', 'bfv', 'bgv', 'bgv-search']
+
+/** Whether the (n, scheme) context exists: the search's parameter set is one n only. */
+export function contextExists(n: number, scheme: Scheme): boolean {
+  return scheme !== 'bgv-search' || n === SEARCH_BENCH_PARAMS.n
+}
 
 /**
  * The harness of one engine, driven step by step (`warmup`, `open` an (n, scheme)
@@ -254,7 +260,13 @@ function runCell(env: BenchEnv, spec: OpSpec, plan: BenchPlan, rng: Random, now:
     const timing = measureCell(op, plan.policy, budgetFor(plan, env.n), now)
     return { n: env.n, logQ: env.logQ, group: spec.group, op: spec.op, ...timing, wallMs: now() - t0 }
   } catch (error) {
-    return { n: env.n, group: spec.group, op: spec.op, reason: `failed: ${describeError(error)}` }
+    const unavailable = error instanceof BenchError && error.code === 'ENGINE_UNAVAILABLE'
+    return {
+      n: env.n,
+      group: spec.group,
+      op: spec.op,
+      reason: `${unavailable ? 'n/a' : 'failed'}: ${describeError(error)}`,
+    }
   } finally {
     op?.dispose()
   }

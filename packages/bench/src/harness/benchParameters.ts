@@ -1,4 +1,5 @@
 import { BFV_DEFAULT_BITS } from '@sealbox/he-core'
+import { SEARCH_PARAMS_PROFILES, SEARCH_PLAIN_MODULUS } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
 
 /**
@@ -10,6 +11,17 @@ import { BenchError } from '../BenchError.ts'
 
 /** Bit sizes of BFVDefault(n, tc128) (he-core's table); the harness checks SEAL agrees at run time. */
 export const DEFAULT_COEFF_BITS: Readonly<Record<number, readonly number[]>> = BFV_DEFAULT_BITS.tc128
+
+/**
+ * The `bgv-search` context: BGV at the private search's default parameters (he-core's
+ * `n4096` search profile and plain modulus), where every prime is below 2^31 and he-ring's
+ * kernel applies. The only n it exists at.
+ */
+export const SEARCH_BENCH_PARAMS = {
+  n: SEARCH_PARAMS_PROFILES.n4096.polyModulusDegree,
+  coeffModulusBits: SEARCH_PARAMS_PROFILES.n4096.coeffModulus,
+  plainModulus: SEARCH_PLAIN_MODULUS,
+} as const
 
 /** Every n of the published table, ascending. */
 export const ALL_NS: readonly number[] = [1024, 2048, 4096, 8192, 16384, 32768]

@@ -1,3 +1,4 @@
+import { BenchError } from '../BenchError.ts'
 import { isStable } from '../core/stats.ts'
 import type { BenchPlan, HarnessResult, Scheme, WarmupTrace } from '../protocol/benchProtocol.ts'
 import { BenchEnv, type Clock, type Seal } from './BenchEnv.ts'
@@ -48,7 +49,16 @@ export async function warmUpEngine(
         env = new BenchEnv(seal, WARMUP_N, spec.scheme, rng, now)
         envs.set(spec.scheme, env)
       }
-      ops.push({ op: factory({ env, rng }), trace: { op: spec.id, firstUs: 0, lastUs: 0, calls: 0 } })
+      let op: PreparedOp
+      try {
+        op = factory({ env, rng })
+      } catch (error) {
+        // A row this engine cannot run (he-ring's kernel where WebAssembly lacks multi-memory)
+        // is left out of the warm-up; its cell reports why.
+        if (error instanceof BenchError && error.code === 'ENGINE_UNAVAILABLE') continue
+        throw error
+      }
+      ops.push({ op, trace: { op: spec.id, firstUs: 0, lastUs: 0, calls: 0 } })
     }
     // The budget starts once everything is prepared: building contexts is not warm-up.
     const start = now()

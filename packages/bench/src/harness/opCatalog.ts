@@ -26,6 +26,8 @@ export interface OpSpec {
   origin: OpOrigin
   /** What exactly sits between the two clock readings. */
   timed: string
+  /** A row of he-ring's WebAssembly kernel: native SEAL has no such op (its cell stays empty). */
+  wasmOnly?: true
 }
 
 type BatchOpName =
@@ -142,6 +144,43 @@ function schemeRows(
   }))
 }
 
+/**
+ * SEAL and he-ring's WebAssembly kernel side by side at the private search's parameters
+ * (the `bgv-search` context: n = 4096 only). The kernel rows time what the search runs
+ * (he-core's keySwitchSearchKernel): a rotation is one key switch plus the automorphism on
+ * residues already in the kernel's heap; the hoisted one shares one decomposition among the
+ * seven baby steps of g = 8; the product is one NTT-form ciphertext times one NTT-form
+ * plaintext, reduced. Native SEAL has no kernel rows (the kernel is WebAssembly).
+ */
+const SEARCH_OPS: OpSpec[] = [
+  [
+    'EvaluateRotateRows',
+    'evaluator.rotateRows(ct, 1, galoisKeys, dest) (NTT-form BGV ciphertext, as the search holds it)',
+  ],
+  [
+    'EvaluateMulPtNtt',
+    'evaluator.multiplyPlain(ct, pt, dest), ct and pt in NTT form (pt transformed once, as the search stores its diagonals)',
+  ],
+  ['KernelRotate', 'he-ring RnsKernel.rotate(dst, src, galois element of step 1): one key switch and the automorphism'],
+  [
+    'KernelRotateHoisted',
+    'he-ring RnsKernel.decompose(src) once, then rotateHoisted for steps 1..7; per rotation (decomposition included)',
+  ],
+  [
+    'KernelMulPtNtt',
+    'he-ring RnsKernel.innerProduct(dest, [ct], [pt]): one NTT-form product, both polynomials, reduced mod each prime',
+  ],
+].map(([op, timed]) => ({
+  id: `Search/${op}`,
+  group: 'Search',
+  op: op as string,
+  scheme: 'bgv-search',
+  requires: 'keyswitching',
+  origin: 'sandbox',
+  timed: timed as string,
+  ...((op as string).startsWith('Kernel') ? { wasmOnly: true as const } : {}),
+}))
+
 /** Context construction, timed once per engine as the environment is built (cold, no warm-up). */
 const SETUP_OPS: OpSpec[] = (['BFV', 'CKKS', 'BGV'] as const).map((name) => ({
   id: `Setup/Context${name}`,
@@ -153,12 +192,13 @@ const SETUP_OPS: OpSpec[] = (['BFV', 'CKKS', 'BGV'] as const).map((name) => ({
   timed: 'new SEALContext(parms, expandModChain=true, SecLevelType.none): one cold call',
 }))
 
-/** Every row, in display order within one n: KeyGen, BFV, CKKS (the published layout), then BGV, then Setup. */
+/** Every row, in display order within one n: KeyGen, BFV, CKKS (the published layout), then BGV, Search, Setup. */
 export const OP_CATALOG: readonly OpSpec[] = [
   ...KEYGEN_OPS,
   ...schemeRows('BFV', BATCH_OPS),
   ...schemeRows('CKKS', CKKS_OPS),
   ...schemeRows('BGV', BATCH_OPS),
+  ...SEARCH_OPS,
   ...SETUP_OPS,
 ]
 

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { BenchPlan, HarnessEvent } from '../protocol/benchProtocol.ts'
 import type { Seal } from './BenchEnv.ts'
 import { HarnessSession } from './HarnessSession.ts'
+import { OP_CATALOG } from './opCatalog.ts'
 import { planCommands, runPlan } from './runPlan.ts'
 
 let seal: Seal
@@ -101,6 +102,34 @@ describe('runPlan (real SEAL, n=4096)', () => {
     const bfv = result.envs[0]
     expect(bfv?.freshNoiseBudgetBits).toBe(0)
     expect(bfv?.sanity.find((c) => c.check.includes('public key'))?.ok).toBe(false)
+  })
+
+  it("runs the Search rows at the search's parameters only, the kernel checked against SEAL before timing", async () => {
+    const before = liveSealHandles()
+    const search = OP_CATALOG.filter((spec) => spec.group === 'Search').map((spec) => spec.id)
+    expect(search).toEqual([
+      'Search/EvaluateRotateRows',
+      'Search/EvaluateMulPtNtt',
+      'Search/KernelRotate',
+      'Search/KernelRotateHoisted',
+      'Search/KernelMulPtNtt',
+    ])
+    const searchPlan = plan([2048, 4096], search)
+    // The bgv-search context exists at n = 4096 alone: no command opens it at 2048.
+    expect(planCommands(searchPlan).filter((c) => c.type === 'open')).toEqual([
+      { type: 'open', n: 4096, scheme: 'bgv-search' },
+    ])
+    const { result } = await run(searchPlan)
+    expect(result.skipped).toEqual([])
+    const [env] = result.envs
+    expect(env?.coeffModulusBits).toEqual([27, 28, 28])
+    expect(env?.plainModulus).toBe('65537')
+    for (const check of env?.sanity ?? []) expect(check.ok, `${check.check}: ${check.detail}`).toBe(true)
+    // A kernel row exists only if its rotation (or product) equalled SEAL's, word for word.
+    expect(result.cells.map((c) => `${c.group}/${c.op}`)).toEqual(search)
+    for (const cell of result.cells) expect(cell.medianUs > 0 && cell.logQ === 83, cell.op).toBe(true)
+    expect(result.leakedHandles).toBe(0)
+    expect(liveSealHandles()).toBe(before)
   })
 
   it('answers commands one at a time: a limited or unopened context skips its rows with the reason', async () => {

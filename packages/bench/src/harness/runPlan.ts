@@ -1,6 +1,6 @@
 import { BenchError } from '../BenchError.ts'
 import type { BenchPlan, HarnessCommand, HarnessCommandBody, HarnessResult } from '../protocol/benchProtocol.ts'
-import { type HarnessOptions, HarnessSession, planSpecs, SCHEME_ORDER } from './HarnessSession.ts'
+import { contextExists, type HarnessOptions, HarnessSession, planSpecs, SCHEME_ORDER } from './HarnessSession.ts'
 
 export type { HarnessOptions } from './HarnessSession.ts'
 
@@ -15,7 +15,7 @@ export function planCommands(plan: BenchPlan): HarnessCommandBody[] {
   for (const n of plan.ns) {
     for (const scheme of SCHEME_ORDER) {
       const rows = specs.filter((spec) => spec.scheme === scheme)
-      if (rows.length === 0) continue
+      if (rows.length === 0 || !contextExists(n, scheme)) continue
       commands.push({ type: 'open', n, scheme })
       for (const spec of rows) commands.push({ type: 'cell', op: spec.id })
       commands.push({ type: 'close' })

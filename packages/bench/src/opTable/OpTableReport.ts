@@ -1,9 +1,12 @@
 import type { MachineInfo } from '../core/machineInfo.ts'
 import type { EngineId } from '../engines/BenchEngine.ts'
-import { DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS } from '../harness/benchParameters.ts'
+import { DEFAULT_COEFF_BITS, PLAIN_MODULUS_BITS, SEARCH_BENCH_PARAMS } from '../harness/benchParameters.ts'
+import { contextExists } from '../harness/HarnessSession.ts'
 import { findOp, type OpSpec, opApplies } from '../harness/opCatalog.ts'
 import type { BenchPlan, CellResult, HarnessResult } from '../protocol/benchProtocol.ts'
 import { type PublishedRow, publishedKey } from './publishedTimings.ts'
+
+const SEARCH_LOG_Q = SEARCH_BENCH_PARAMS.coeffModulusBits.reduce((sum, bits) => sum + bits, 0)
 
 /** One column of the table after the run. */
 export interface EngineColumn {
@@ -93,9 +96,10 @@ export function opTableRows(report: OpTableReport): OpTableRow[] {
       const spec = findOp(id)
       if (!spec || !opApplies(spec, facts)) continue
       if (report.plan.limits?.some((limit) => limit.scheme === spec.scheme && n > limit.maxN)) continue
+      if (!contextExists(n, spec.scheme)) continue
       const row: OpTableRow = {
         n,
-        logQ: logQOf(n),
+        logQ: spec.scheme === 'bgv-search' ? SEARCH_LOG_Q : logQOf(n),
         spec,
         cells: {},
         missing: {},

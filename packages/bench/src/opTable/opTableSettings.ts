@@ -26,7 +26,7 @@ export const DEFAULT_BUDGETS: readonly CellBudget[] = [
 
 const QUICK_BUDGETS: readonly CellBudget[] = ALL_NS.map((n) => ({ n, measureMs: 150, warmupMs: 60 }))
 
-/** `--quick`: a handful of rows at n=4096 that touch every scheme and key kind. */
+/** `--quick`: a handful of rows at n=4096 that touch every context (the search's too) and key kind. */
 export const QUICK_OPS: readonly string[] = [
   'KeyGen/Public',
   'KeyGen/Relin',
@@ -38,6 +38,8 @@ export const QUICK_OPS: readonly string[] = [
   'CKKS/EvaluateMulCt',
   'CKKS/EvaluateRotate',
   'BGV/EvaluateAddCt',
+  'Search/EvaluateRotateRows',
+  'Search/KernelRotate',
   'Setup/ContextBFV',
 ]
 

@@ -11,6 +11,7 @@ import {
   sanitySummary,
 } from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
+import { searchOpsSection } from './searchOpsSection.ts'
 
 const EXTRA_MARK = '†'
 
@@ -21,7 +22,9 @@ function rowLabel(row: OpTableRow): string {
 function cellText(row: OpTableRow, id: OpTableReport['engines'][number]['id'], pick: 'medianUs' | 'minUs'): string {
   const cell = row.cells[id]
   if (cell) return formatMicros(cell[pick])
-  return row.missing[id] ? 'failed' : ''
+  if (id === 'native' && row.spec.wasmOnly) return 'n/a'
+  const missing = row.missing[id]
+  return missing ? (missing.startsWith('n/a') ? 'n/a' : 'failed') : ''
 }
 
 /** The operation table in the published layout, plus ratio and published columns. */
@@ -200,6 +203,7 @@ export function renderOpTableMarkdown(report: OpTableReport): string {
     '',
     '</details>',
     '',
+    ...searchOpsSection(report),
     '## Method',
     '',
     methodText(report),

@@ -1,4 +1,3 @@
-import process from 'node:process'
 import { EvaluationKeys, getHeContext, type HeContext } from '@sealbox/he-core'
 import {
   PrivateSearchClient,
@@ -14,17 +13,10 @@ import {
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
 import { medianOfFinite, type Spread, spread } from '../core/stats.ts'
+import { threadCpuMs } from '../core/threadCpuMs.ts'
 import type { SealCallClock } from './sealCallClock.ts'
 
-/**
- * This thread's CPU time in ms. The benchmark machine is shared (other engineers'
- * builds, browsers, tests): CPU time counts only the time a core actually ran this
- * query, where wall-clock time also counts waiting for a core. Tick-based: average it.
- */
-export function threadCpuMs(): number {
-  const usage = process.threadCpuUsage()
-  return (usage.user + usage.system) / 1000
-}
+export { threadCpuMs } from '../core/threadCpuMs.ts'
 
 /** Min and median of each server phase of one config (ms, wall clock). */
 export interface PhaseSpreads {

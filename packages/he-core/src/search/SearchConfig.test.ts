@@ -60,7 +60,9 @@ describe('resolveSearchConfig', () => {
       link: { upMbps: 1e6, downMbps: 1e6, rttMs: 0 },
     })
     expect(local.compression).toBe('none')
-    expect(local.babyStep).toBe(4)
+    // Client-side, a rotation in the kernel (1.4 units) is cheaper than loading another query
+    // ciphertext (1.75 uncompressed), so two ciphertexts beat four.
+    expect(local.babyStep).toBe(2)
     expect(failure({ rows: 10, dimension: 4, link: { upMbps: 0, downMbps: 1, rttMs: 0 } }).code).toBe('INVALID_INPUT')
   })
 
@@ -93,8 +95,8 @@ describe('resolveSearchConfig', () => {
     // Over a free link more ciphertexts pay, and g need not divide D'.
     const free = { upMbps: 1e6, downMbps: 1e6, rttMs: 0 }
     const wideFree = resolveSearchConfig({ rows: 10_000, dimension: 64, babySteps: 'client', link: free })
-    expect(wideFree.babyStep).toBe(8)
-    expect(wideFree.galoisSteps).toEqual([8])
+    expect(wideFree.babyStep).toBe(5)
+    expect(wideFree.galoisSteps).toEqual([5])
     // Encrypting a query ciphertext costs the client ≈ 1.6 ms, so even over a free link g = D' = 64 does not pay.
     const dyadic = resolveSearchConfig({
       rows: 10_000,
@@ -103,7 +105,7 @@ describe('resolveSearchConfig', () => {
       babySteps: 'client',
       link: free,
     })
-    expect(dyadic.babyStep).toBe(8)
+    expect(dyadic.babyStep).toBe(5)
     const given = resolveSearchConfig({ rows: 10_000, dimension: 64, babySteps: 'client', babyStep: 64 })
     expect(given.galoisSteps).toEqual([])
     expect(given.queryCiphertexts).toBe(64)

@@ -97,6 +97,8 @@ export {
   countSearchOperations,
   estimateServerMs,
   galoisStepsFor,
+  SEARCH_KERNEL_UNIT_COSTS,
+  SEARCH_UNIT_MS,
   SEARCH_WIRE_ENCODINGS,
   type SearchOperationCount,
   type SearchTransfer,

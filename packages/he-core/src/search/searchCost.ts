@@ -80,32 +80,45 @@ const DEFAULT_TRANSFER: SearchTransfer = { query: 'zstd', response: 'zstd' }
 /** A plaintext multiply with a coefficient-form plaintext (SEAL transforms it on every use). */
 const COEFFICIENT_FORM_MULTIPLY: Record<SearchScheme, number> = { bfv: 7, bgv: 3 }
 /**
- * A product-and-add in he-core's WebAssembly kernel (dyadicSearchKernel.ts), which
- * takes the sums when there are no rotations (client-side g = D', BGV, NTT form,
- * data primes below 2^32); measured against SEAL's evaluator (see UNIT_COST).
+ * What he-core's WebAssembly kernels cost, in the same units (see UNIT_COST; the run that
+ * set them: SEARCH.md#where-the-cost-models-constants-come-from, `npm run
+ * benchmark:calibrate-kernel` in packages/bench).
  */
-const DYADIC_MULTIPLY = 0.05
-/**
- * A rotation (one Galois key switch) in he-core's key-switching kernel
- * (keySwitchSearchKernel.ts), which runs every search with rotations when the scheme is
- * BGV in NTT form and every prime and t are below 2^31; its products cost what the
- * dyadic kernel's do.
- */
-const KERNEL_ROTATION = 2.5
-/**
- * A hoisted baby step in the same kernel (RnsKernel.rotateHoisted): the automorphism of
- * a shared decomposition, the key products and the mod-down; and the decomposition
- * itself, once per query. Both from the benchmark's rotation table (see UNIT_COST).
- */
-const KERNEL_HOISTED_ROTATION = 1.8
-const KERNEL_DECOMPOSITION = 1
-/** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
-const KERNEL_MOD_SWITCH = 0.75
+export const SEARCH_KERNEL_UNIT_COSTS = {
+  /**
+   * A product-and-add in the kernels (dyadicSearchKernel.ts without rotations: client-side
+   * g = D', BGV, NTT form, data primes below 2^32; keySwitchSearchKernel.ts with them).
+   */
+  multiply: 0.03,
+  /**
+   * A rotation (one Galois key switch) in the key-switching kernel (keySwitchSearchKernel.ts),
+   * which runs every search with rotations when the scheme is BGV in NTT form and every
+   * prime and t are below 2^31.
+   */
+  rotation: 1.4,
+  /**
+   * A hoisted baby step in the same kernel (RnsKernel.rotateHoisted): the automorphism of a
+   * shared decomposition, the key products and the mod-down; and the decomposition itself,
+   * once per query.
+   */
+  hoistedRotation: 0.93,
+  decomposition: 0.47,
+  /** The kernel's mod switch of a block result (two transforms per polynomial) and SEAL's load of it. */
+  modSwitch: 0.41,
+} as const
+const {
+  multiply: DYADIC_MULTIPLY,
+  rotation: KERNEL_ROTATION,
+  hoistedRotation: KERNEL_HOISTED_ROTATION,
+  decomposition: KERNEL_DECOMPOSITION,
+  modSwitch: KERNEL_MOD_SWITCH,
+} = SEARCH_KERNEL_UNIT_COSTS
 /**
  * Milliseconds of one unit at n=4096 with two data primes on this project's 2-core VM,
  * for estimates only (the calibration report's ms per unit; see UNIT_COST).
  */
-const UNIT_MS = 0.2
+export const SEARCH_UNIT_MS = 0.2
+const UNIT_MS = SEARCH_UNIT_MS
 
 /** What the cost model reads of the params: size, and whether the kernels apply. */
 export type KernelFacts = Pick<
@@ -289,7 +302,7 @@ export function chooseBabyStep(
  * Worker CPU milliseconds a search job takes per millisecond of its estimate
  * (`estimatedServerMs`, which is in the plan model's own measure, made to compare plans).
  * The calibration benchmark's `search` cell (`pnpm --filter @sealbox/bench
- * benchmark:calibrate`, packages/bench/results/calibration/calibration.md) checks it;
+ * benchmark:calibrate`, packages/bench/results/calibration/search-admission.md) checks it;
  * the runs that set it: SEARCH.md#where-the-cost-models-constants-come-from.
  */
 export const SEARCH_CPU_PER_ESTIMATED_MS = 1

@@ -20,7 +20,15 @@ DEFAULT_COEFF_BITS = {
     16384: [48, 48, 48, 49, 49, 49, 49, 49, 49],
     32768: [55] * 15 + [56],
 }
-SCHEMES = {"bfv": seal.scheme_type.bfv, "bgv": seal.scheme_type.bgv, "ckks": seal.scheme_type.ckks}
+SCHEMES = {
+    "bfv": seal.scheme_type.bfv,
+    "bgv": seal.scheme_type.bgv,
+    "ckks": seal.scheme_type.ckks,
+    "bgv-search": seal.scheme_type.bgv,
+}
+# The `bgv-search` context (benchParameters.ts SEARCH_BENCH_PARAMS): the private search's
+# default parameters, n = 4096 only, every prime below 2^31.
+SEARCH_PARAMS = {"n": 4096, "coeff_bits": [27, 28, 28], "plain_modulus": 65537}
 BATCH_BYTES = 256 * 2**20
 
 
@@ -37,9 +45,19 @@ class Env:
         self.n, self.scheme, self.rng = n, scheme, rng
         parms = seal.EncryptionParameters(SCHEMES[scheme])
         parms.set_poly_modulus_degree(n)
-        parms.set_coeff_modulus(seal.CoeffModulus.BFVDefault(n, seal.sec_level_type.tc128))
+        search = scheme == "bgv-search"
+        if search and n != SEARCH_PARAMS["n"]:
+            raise RuntimeError(f"the search's parameters are n = {SEARCH_PARAMS['n']} only (asked n = {n})")
+        if search:
+            parms.set_coeff_modulus(seal.CoeffModulus.Create(n, SEARCH_PARAMS["coeff_bits"]))
+        else:
+            parms.set_coeff_modulus(seal.CoeffModulus.BFVDefault(n, seal.sec_level_type.tc128))
         self.plain_modulus = None
-        if scheme != "ckks":
+        if search:
+            modulus = seal.Modulus(SEARCH_PARAMS["plain_modulus"])
+            parms.set_plain_modulus(modulus)
+            self.plain_modulus = modulus.value()
+        elif scheme != "ckks":
             modulus = seal.PlainModulus.Batching(n, 20)
             parms.set_plain_modulus(modulus)
             self.plain_modulus = modulus.value()
@@ -49,11 +67,11 @@ class Env:
         key_data = self.context.key_context_data()
         self.log_q = key_data.total_coeff_modulus_bit_count()
         self.coeff_bits = [m.bit_count() for m in key_data.parms().coeff_modulus()]
-        if self.coeff_bits != DEFAULT_COEFF_BITS[n]:
-            raise RuntimeError(f"BFVDefault({n}) gave {self.coeff_bits}")
+        if self.coeff_bits != (SEARCH_PARAMS["coeff_bits"] if search else DEFAULT_COEFF_BITS[n]):
+            raise RuntimeError(f"the coeff modulus of {scheme} n={n} came out as {self.coeff_bits}")
         self.using_keyswitching = self.context.using_keyswitching()
         self.data_primes = len(self.coeff_bits) - 1 if len(self.coeff_bits) > 1 else 1
-        self.scale = 2.0 ** safe_scale_bits(n)
+        self.scale = 1.0 if search else 2.0 ** safe_scale_bits(n)
         t1 = now()
         self.keygen = seal.KeyGenerator(self.context)
         self.secret_key = self.keygen.secret_key()
@@ -306,4 +324,21 @@ def scheme_ops(group):
     return {f"{group}/{name}": make for name, make in ops.items()}
 
 
-OP_FACTORIES = {**keygen_ops(), **scheme_ops("BFV"), **scheme_ops("CKKS"), **scheme_ops("BGV")}
+def search_ops():
+    """SEAL's rows of the Search group (searchOps.ts); the kernel rows are WebAssembly only."""
+
+    def rotate_rows(env):
+        a = env.random_cipher()
+        return Producing(env.cipher_bytes(2, env.data_primes), lambda i: env.evaluator.rotate_rows(a, 1, env.galois_keys))
+
+    def multiply_plain_ntt(env):
+        a, p = env.random_cipher(), env.random_plain()
+        if not a.is_ntt_form():
+            raise RuntimeError("a fresh BGV ciphertext should be in NTT form")
+        env.evaluator.transform_to_ntt_inplace(p, a.parms_id())
+        return Producing(env.cipher_bytes(2, env.data_primes), lambda i: env.evaluator.multiply_plain(a, p))
+
+    return {"Search/EvaluateRotateRows": rotate_rows, "Search/EvaluateMulPtNtt": multiply_plain_ntt}
+
+
+OP_FACTORIES = {**keygen_ops(), **scheme_ops("BFV"), **scheme_ops("CKKS"), **scheme_ops("BGV"), **search_ops()}

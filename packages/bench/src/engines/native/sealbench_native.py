@@ -19,7 +19,7 @@ import seal
 from native_env import DEFAULT_COEFF_BITS, OP_FACTORIES, Env
 
 MAX_CALLS_PER_SAMPLE = 20_000
-SCHEME_ORDER = ["ckks", "bfv", "bgv"]
+SCHEME_ORDER = ["ckks", "bfv", "bgv", "bgv-search"]
 WARMUP_N = 4096
 WARMUP_CAP_FACTOR = 4
 
@@ -192,6 +192,8 @@ def warm_up_engine(specs, policy, rng):
     for spec in specs:
         if spec["group"] == "Setup" or (spec["requires"] != "none" and not keyswitching_at_warmup_n):
             continue
+        if spec["id"] not in OP_FACTORIES:
+            continue
         env = envs.get(spec["scheme"]) or envs.setdefault(spec["scheme"], Env(WARMUP_N, spec["scheme"], rng, now))
         ops.append((OP_FACTORIES[spec["id"]](env), {"op": spec["id"], "firstUs": 0, "lastUs": 0, "calls": 0}))
     start = now()
@@ -285,6 +287,8 @@ class Session:
         if not op_applies(spec, env):
             return self.skip(spec, skip_reason(spec))
         emit({"type": "phase", "n": env.n, "label": spec["id"]})
+        if spec["id"] not in OP_FACTORIES:
+            return self.skip(spec, "he-ring's kernel is WebAssembly: native SEAL has no such op")
         budget = next((b for b in self.policy["budgets"] if b["n"] == env.n), self.policy["budgets"][-1])
         try:
             op = OP_FACTORIES[spec["id"]](env)

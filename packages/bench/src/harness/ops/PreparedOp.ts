@@ -46,7 +46,7 @@ export function cipherBytes(env: BenchEnv, size: number, primes: number): number
  * An op that writes into destinations prepared once (encrypt into ct, add into dest):
  * nothing to do between calls. `arena` owns the inputs.
  */
-export function fixedOp(arena: SealScope, call: () => void): PreparedOp {
+export function fixedOp(arena: SealScope, call: (i: number) => void): PreparedOp {
   return {
     maxBatch: Number.POSITIVE_INFINITY,
     setup() {},

@@ -2,6 +2,7 @@ import { BFV_OPS, BGV_OPS } from './batchSchemeOps.ts'
 import { CKKS_OPS } from './ckksOps.ts'
 import { KEYGEN_OPS } from './keygenOps.ts'
 import type { OpFactory } from './PreparedOp.ts'
+import { SEARCH_OPS } from './searchOps.ts'
 
 /** Every op id of the catalog mapped to the code that prepares it. */
 export const OP_FACTORIES: Readonly<Record<string, OpFactory>> = {
@@ -9,4 +10,5 @@ export const OP_FACTORIES: Readonly<Record<string, OpFactory>> = {
   ...BFV_OPS,
   ...BGV_OPS,
   ...CKKS_OPS,
+  ...SEARCH_OPS,
 }
