@@ -5,6 +5,7 @@ import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
 import { galoisElementOf } from '../keys/galoisElements.ts'
 import { liveSealHandles } from '../scope/SealScope.ts'
 import { wasmHeapBytes } from '../seal/loadSeal.ts'
+import { collectGarbage } from '../testing/collectGarbage.ts'
 import { isKernelGaloisKeyBytes, KernelGaloisKeys } from './KernelGaloisKeys.ts'
 import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
@@ -66,8 +67,12 @@ describe('KernelGaloisKeys', () => {
       const handles = liveSealHandles()
       const sealHeap = wasmHeapBytes() ?? 0
       const kernelHeap = index.heapBytes
+      // A full collection before each reading: garbage from earlier work freed in between
+      // would otherwise be subtracted from what the keys hold.
+      collectGarbage()
       const buffersBefore = process.memoryUsage().arrayBuffers
       const users = forms.map((form) => KernelGaloisKeys.fromBytes(ctx, structuredClone(form)))
+      collectGarbage()
       const buffersAfter = process.memoryUsage().arrayBuffers
       const counted = users.reduce((sum, user) => sum + user.bytes, 0)
       for (const user of users) {
