@@ -9,6 +9,7 @@ import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
+import type { SearchLinkName } from '@sealbox/he-core/search'
 import { commandLine, runProgram } from '../core/defineCli.ts'
 import { writeStampedReport } from '../core/writeReportFiles.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
@@ -81,7 +82,10 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
   }
   if (values.million) {
     const write = async (results: readonly MillionRowsResult[]) => {
-      const report = { command, date: new Date().toISOString(), results: [...results] }
+      // The report's order whatever order the cases ran in.
+      const order = ['exact', 'cluster-private']
+      const sorted = [...results].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name))
+      const report = { command, date: new Date().toISOString(), results: sorted }
       const markdown = await writeStampedReport({
         markdownPath: join(outDir, 'search-million.md'),
         jsonPath: join(outDir, 'search-million.json'),
@@ -91,14 +95,29 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
       log(`wrote ${join(outDir, 'search-million.md')} and .json (${results.length} cases)`)
       return markdown
     }
+    const subjects = values['million-subjects'] ?? Math.max(1, Math.round(values['million-rows'] / 10_000))
     const results = await measureMillionRows(
       values['million-cases'].split(',').map((name) => ({
         name: name as 'exact' | 'cluster-private',
         rows: values['million-rows'],
         dimension: 384,
         workers: 2,
+        ...(subjects > 0 ? { subjects } : {}),
       })),
-      { queries: values.samples ?? 12, log, onCase: async (so) => void (await write(so)) },
+      {
+        queries: values.samples ?? 12,
+        log,
+        onCase: async (so) => void (await write(so)),
+        ...(values['million-links'] === 'none'
+          ? {}
+          : {
+              links: {
+                names: values['million-links'].split(',') as SearchLinkName[],
+                samples: Math.min(values.samples ?? 12, 5),
+                cacheDir: join(here, '..', '..', '.cache'),
+              },
+            }),
+      },
     )
     process.stdout.write(`\n${await write(results)}`)
     return

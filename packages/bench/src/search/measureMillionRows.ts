@@ -8,11 +8,11 @@ import {
   encodeNpyFloat32,
   PrivateSearchClient,
   type SearchConfig,
+  type SearchLinkName,
   type SearchRowSource,
   scaleQueryVector,
   scaleSearchRows,
   searchProcessedMemory,
-  searchRowSourceOf,
   syntheticSearchDatabase,
   syntheticSearchQuery,
   syntheticSearchRows,
@@ -22,6 +22,7 @@ import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../core/machineInfo.ts'
 import { type Spread, spread } from '../core/stats.ts'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import { type MillionLinkRow, measureMillionLinks } from './measureMillionLinks.ts'
 
 /*
  * `npm run benchmark:search -- --million`: one node (`node src/main.ts`, WORKERS=2, thread
@@ -42,6 +43,8 @@ export interface MillionRowsCase {
   rows: number
   dimension: number
   workers: number
+  /** Cluster-private: the V/100 topics grouped under this many subjects (`syntheticSearchDatabase`); absent: independent topics. */
+  subjects?: number
 }
 
 type Load = [number, number, number]
@@ -68,6 +71,8 @@ export interface MillionRowsResult extends MillionRowsCase {
   exact: boolean
   /** Cluster-private: mean recall@10 of the client's top 10 against exact float cosine over every row. */
   recallAt10?: number
+  /** End to end over each shaped link (`--million-links`): encrypt, upload, server, download, decrypt and rank. */
+  links?: MillionLinkRow[]
 }
 
 const MiB = 2 ** 20
@@ -168,7 +173,13 @@ function cosineTop10(vectors: ArrayLike<number>, rows: number, d: number, query:
 /** Measures one case end to end; `dir` holds its DATA_DIR (and the .npy of clustered data). */
 export async function measureMillionRowsCase(
   c: MillionRowsCase,
-  options: { queries: number; dir: string; log: (line: string) => void },
+  options: {
+    queries: number
+    dir: string
+    log: (line: string) => void
+    /** Shaped links to measure end to end over after the queries, and the samples per link. */
+    links?: { names: readonly SearchLinkName[]; samples: number; cacheDir: string }
+  },
 ): Promise<MillionRowsResult> {
   const { queries, dir, log } = options
   const dataDir = join(dir, `data-${c.name}`)
@@ -187,19 +198,20 @@ export async function measureMillionRowsCase(
     source = syntheticSearchRows({ rows: c.rows, dimension: c.dimension, seed })
     queryVectors = Array.from({ length: queries }, (_, i) => syntheticSearchQuery(c.dimension, 100 + i))
   } else {
-    // Topics as the cluster-private bench draws them (V/100), queries drawn like the data.
+    // Topics as the cluster-private bench draws them (V/100), grouped under subjects when the case has them; queries drawn like the data.
     const topics = Math.max(1, Math.round(c.rows / 100))
-    const data = syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 11, topics })
-    const f32 = new Float32Array(data.vectors)
+    const grouping = { topics, ...(c.subjects ? { subjects: c.subjects } : {}) }
+    const f32 = new Float32Array(
+      syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 11, ...grouping }).vectors,
+    )
     const path = join(dir, `clustered-${c.rows}x${c.dimension}.npy`)
     await writeFile(path, encodeNpyFloat32(f32, c.rows, c.dimension))
-    // The server reads float32: the oracle does too.
+    // The server reads float32: the oracle does too, from the one float32 copy.
     clustered = { vectors: f32 }
-    source = searchRowSourceOf({ ...data, vectors: Float64Array.from(f32) })
-    const asked = syntheticSearchDatabase({ rows: queries, dimension: c.dimension, seed: 12, topics, topicSeed: 11 })
-    queryVectors = Array.from({ length: queries }, (_, i) =>
-      asked.vectors.slice(i * c.dimension, (i + 1) * c.dimension),
-    )
+    const d = c.dimension
+    source = { rows: c.rows, dimension: d, readRows: (first, count) => f32.subarray(first * d, (first + count) * d) }
+    const asked = syntheticSearchDatabase({ rows: queries, dimension: d, seed: 12, topicSeed: 11, ...grouping })
+    queryVectors = Array.from({ length: queries }, (_, i) => asked.vectors.slice(i * d, (i + 1) * d))
     env = { DATABASE: path, SEARCH_CLUSTERS: 'auto' }
     log(`million: wrote ${path}`)
   }
@@ -274,6 +286,17 @@ export async function measureMillionRowsCase(
     }
     const after = treeMemory(node.pid)
     const afterLoad = loadAverage()
+    const links = options.links
+      ? await measureMillionLinks({
+          node,
+          search,
+          keys,
+          vectors: queryVectors.slice(0, options.links.samples),
+          links: options.links.names,
+          cacheDir: options.links.cacheDir,
+          log,
+        })
+      : undefined
     const memory = searchProcessedMemory(config)
     return {
       ...c,
@@ -299,6 +322,7 @@ export async function measureMillionRowsCase(
       checkedRows,
       exact,
       ...(clustered ? { recallAt10: recall / queryVectors.length } : {}),
+      ...(links ? { links } : {}),
     }
   } finally {
     await node.stop()
@@ -313,6 +337,7 @@ export async function measureMillionRows(
     log: (line: string) => void
     /** Hears the results so far after every case (a long run keeps what it measured). */
     onCase?: (results: readonly MillionRowsResult[]) => Promise<void>
+    links?: { names: readonly SearchLinkName[]; samples: number; cacheDir: string }
   },
 ): Promise<MillionRowsResult[]> {
   const dir = await mkdtemp(join(tmpdir(), 'sealbox-million-'))
@@ -345,6 +370,33 @@ export function renderMillionRows(report: { command: string; date: string; resul
     lines.push(
       `| ${r.name}${r.clusters ? ` (C = ${r.clusters})` : ''} | ${r.rows.toLocaleString('en')} × ${r.dimension} | ${r.workers} | ${r.kernel}, ${r.processedMiB} MiB ${r.form === 'kernel' ? 'u32 residues, one shared copy' : 'SEAL plaintexts per worker'} | ${s(r.firstStart.readyMs)} (${s(r.firstStart.processingMs)}); load ${load(r.firstStart.load)} | ${s(r.restart.readyMs)} (${r.restart.cachedBlocks}/${r.blocks} blocks cached); load ${load(r.restart.load)} | ${r.rss.readyMiB} / ${r.rss.afterQueriesMiB} / ${Math.max(r.rss.peakFirstStartMiB, r.rss.peakRestartMiB)} MiB; load ${load(r.rss.load)} | ${r.serverTotal.median.toFixed(0)} ms (${r.serverTotal.min.toFixed(0)}, ${r.serverTotal.samples}); load ${load(r.serverTotal.load)} | ${r.serverCpu.median.toFixed(0)} ms | ${(r.queryBytes / 1000).toFixed(1)} KB / ${(r.responseBytes / 1000).toFixed(1)} KB | ${r.exact ? 'exact' : 'NOT EXACT'} (${r.checkedRows.toLocaleString('en')} rows) | ${r.recallAt10 === undefined ? '—' : r.recallAt10.toFixed(2)} |`,
     )
+  }
+  for (const r of report.results.filter((result) => result.name === 'cluster-private')) {
+    const topics = Math.max(1, Math.round(r.rows / 100)).toLocaleString('en')
+    lines.push(
+      '',
+      `Cluster-private data (${r.rows.toLocaleString('en')} rows): ${topics} topics of ~100 rows, a row = normalise(topic + 0.5 · Gaussian / √D) (cosine ≈ 0.9 to its topic)${r.subjects ? `, the topics grouped under ${r.subjects} subjects, a topic = normalise(subject + Gaussian / √D) (cosine ≈ 0.7 to its subject), as a corpus's embeddings group by field` : ', every topic independent (nearly orthogonal to every other)'}; queries drawn like the rows. Recall@10 is the client's top 10 (decrypted scores of its nearest cluster) against exact float cosine over all ${r.rows.toLocaleString('en')} rows.`,
+    )
+  }
+  const linked = report.results.filter((r) => r.links && r.links.length > 0)
+  if (linked.length > 0) {
+    lines.push(
+      '',
+      '## End to end over the shaped links',
+      '',
+      'The same restarted node, after the queries above: a client in this process (node-seal, one thread) opens a session through a link shaped by Toxiproxy (latency toxic: half the round trip each way; bandwidth toxic per direction), uploads its keys, sends one untimed query, then per sample encrypts, sends, waits, decrypts and ranks the top 10. Medians; upload and download are bytes ÷ rate (what the shaper enforces), "network" the measured request time minus the server total. A row marked "model" ran over loopback with bytes ÷ rate and one round trip added (Toxiproxy unavailable). Target of issue 27: cluster-private end to end over broadband ≤ 1 s.',
+      '',
+      '| case | link | encrypt | upload | server total | download | network (measured) | decrypt + rank | **end to end** median (min, n) | load |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    )
+    for (const r of linked) {
+      for (const l of r.links ?? []) {
+        const ms = (value: number) => `${value.toFixed(0)} ms`
+        lines.push(
+          `| ${r.name}${r.clusters ? ` (C = ${r.clusters})` : ''} | ${l.link.name} ${l.link.upMbps}/${l.link.downMbps} Mbit/s, ${l.link.rttMs} ms${l.shapedBy === 'model' ? ' (model)' : ''} | ${ms(l.encryptMs)} | ${ms(l.uploadMs)} | ${ms(l.serverMs)} | ${ms(l.downloadMs)} | ${ms(l.networkMs)} | ${ms(l.decryptRankMs)} | **${ms(l.endToEndMs)}** (${ms(l.endToEndMinMs)}, ${l.samples}) | ${load(l.load)} |`,
+        )
+      }
+    }
   }
   lines.push(
     '',

@@ -21,6 +21,15 @@ describe('search-million.md', () => {
       expect(result.rows).toBe(1_000_000)
       expect(result.exact).toBe(true)
       expect(result.serverTotal.samples).toBeGreaterThanOrEqual(10)
+      // Issue 27 item 7: both modes end to end over both shaped links, through Toxiproxy.
+      expect(result.links?.map((row) => [row.link.name, row.shapedBy])).toEqual([
+        ['broadband', 'toxiproxy'],
+        ['mobile', 'toxiproxy'],
+      ])
+      for (const row of result.links ?? []) {
+        expect(row.samples).toBeGreaterThanOrEqual(3)
+        expect(row.endToEndMs).toBeGreaterThanOrEqual(row.serverMs)
+      }
     }
   })
 })

@@ -28,6 +28,14 @@ describe('benchmark:search flags', () => {
       'million-cases': 'exact',
     })
     expect(failure(['--million-cases', 'exact,fast']).message).toMatch(/million-cases: exact, cluster-private or both/)
+    expect(parse(['--million'])).toMatchObject({ 'million-links': 'broadband,mobile' })
+    expect(parse(['--million', '--million-links', 'none', '--million-subjects', '0'])).toMatchObject({
+      'million-links': 'none',
+      'million-subjects': 0,
+    })
+    expect(parse(['--million-links', 'mobile'])).toMatchObject({ 'million-links': 'mobile' })
+    expect(failure(['--million-links', 'broadband,dialup']).message).toMatch(/million-links: broadband, mobile/)
+    expect(failure(['--million-subjects', '-1']).message).toMatch(/--million-subjects/)
   })
 
   it.each([

@@ -57,6 +57,20 @@ export const SearchBenchFlagsSchema = z
       .regex(/^(exact|cluster-private)(,(exact|cluster-private))*$/, 'million-cases: exact, cluster-private or both')
       .default('exact,cluster-private')
       .meta({ value: 'list', description: 'cases of the --million run (default exact,cluster-private)' }),
+    'million-subjects': numberFlag('million-subjects', 0, 1_000_000).optional().meta({
+      value: 'N',
+      description:
+        "subjects the cluster-private case's V/100 topics are grouped under (default V/10,000: 100 at a million rows; 0 = independent topics)",
+    }),
+    'million-links': z
+      .string()
+      .regex(/^(none|(broadband|mobile)(,(broadband|mobile))*)$/, 'million-links: broadband, mobile, both or none')
+      .default('broadband,mobile')
+      .meta({
+        value: 'list',
+        description:
+          "shaped links the --million run measures end to end over, on each case's restarted node (default broadband,mobile; none to skip)",
+      }),
     'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
       .default(384)
       .meta({ value: 'D', description: 'vector dimension of the cluster-private rows (default 384)' }),

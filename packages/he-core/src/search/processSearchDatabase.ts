@@ -144,7 +144,7 @@ export function processSearchDatabase(
     )
   }
   // Cluster-private blocks gather rows from every cluster: the scaled database, once, if a block is encoded.
-  let scaledAll: Int32Array | undefined
+  let scaledAll: ReturnType<typeof scaleWholeDatabase> | undefined
   const progress = () =>
     onProgress?.({
       blocksDone: blocks.length,

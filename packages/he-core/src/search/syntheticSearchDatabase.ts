@@ -42,13 +42,46 @@ export interface SyntheticSearchDatabaseOptions {
   topicSeed?: number
   /** Spread of a row around its centre (default 0.5: cosine to its centre ≈ 0.9). */
   spread?: number
+  /**
+   * Group the topics under this many random unit subjects (a corpus's broad fields, each
+   * with its own topics, as sentence embeddings have): topic centre = normalise(subject +
+   * topicSpread · Gaussian / √D), topic t under subject t mod subjects. Default: no
+   * subjects, every topic centre independent (nearly orthogonal to every other).
+   */
+  subjects?: number
+  /** Spread of a topic centre around its subject (default 1: cosine to its subject ≈ 0.7). */
+  topicSpread?: number
+}
+
+/** The topic centres: independent unit vectors, or scattered around `subjects` unit subjects. */
+function topicCentres(options: SyntheticSearchDatabaseOptions & { seed: number }): Float64Array {
+  const { dimension } = options
+  const topics = options.topics as number
+  const seed = (options.topicSeed ?? options.seed) ^ 0x70b1c5
+  if (options.subjects === undefined) return unitVectors(seed, topics, dimension)
+  const subjects = unitVectors(seed ^ 0x5b1ec7, options.subjects, dimension)
+  const normal = gaussian(mulberry32(seed))
+  const noise = (options.topicSpread ?? 1) / Math.sqrt(dimension)
+  const out = new Float64Array(topics * dimension)
+  for (let topic = 0; topic < topics; topic++) {
+    const subject = topic % options.subjects
+    let squares = 0
+    for (let j = 0; j < dimension; j++) {
+      const value = (subjects[subject * dimension + j] as number) + noise * normal()
+      out[topic * dimension + j] = value
+      squares += value * value
+    }
+    const norm = Math.sqrt(squares) || 1
+    for (let j = 0; j < dimension; j++) out[topic * dimension + j] = (out[topic * dimension + j] as number) / norm
+  }
+  return out
 }
 
 function clusteredVectors(options: SyntheticSearchDatabaseOptions & { seed: number }): Float64Array {
   const { rows, dimension, seed } = options
   const topics = options.topics as number
   const spread = options.spread ?? 0.5
-  const centres = unitVectors((options.topicSeed ?? seed) ^ 0x70b1c5, topics, dimension)
+  const centres = topicCentres(options)
   const uniform = mulberry32(seed)
   const normal = gaussian(uniform)
   const out = new Float64Array(rows * dimension)
@@ -83,6 +116,10 @@ export function syntheticSearchDatabase(options: SyntheticSearchDatabaseOptions)
   const { topics } = options
   if (topics !== undefined && (!Number.isInteger(topics) || topics < 1)) {
     throw new HeError('INVALID_INPUT', `synthetic topics must be a positive integer, got ${topics}`)
+  }
+  const { subjects } = options
+  if (subjects !== undefined && (topics === undefined || !Number.isInteger(subjects) || subjects < 1)) {
+    throw new HeError('INVALID_INPUT', `synthetic subjects must be a positive integer, with topics; got ${subjects}`)
   }
   const ids = Array.from({ length: rows }, (_, row) => row)
   const vectors = topics === undefined ? unitVectors(seed, rows, dimension) : clusteredVectors({ ...options, seed })
