@@ -1,7 +1,10 @@
 import type { WorkloadCalls } from './serverBenchProtocol.ts'
 
-/** The two workloads: private search (V=10000, D=16) and a small HE program via `/api/v1/evaluate`. */
-export const WORKLOADS = ['search', 'program'] as const
+/**
+ * The workloads: private search (V=10000, D=16), a small HE program via `/api/v1/evaluate`,
+ * and a heavy one (an inner product at n=8192, a program of realistic cost).
+ */
+export const WORKLOADS = ['search', 'program', 'program-heavy'] as const
 export type Workload = (typeof WORKLOADS)[number]
 
 /** One in-process evaluation of the Direct row (ms). */

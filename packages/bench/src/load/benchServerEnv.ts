@@ -14,4 +14,7 @@ export const BENCH_SERVER_ENV: Readonly<Record<string, string>> = {
   REQUEST_TIMEOUT_MS: '120000',
   ALLOW_EXECUTOR_OVERRIDE: 'false',
   FAULT_INJECTION: 'false',
+  // The inline row is the comparison: it must run every workload (the heavy program and its
+  // key upload included), which the server's default inline cap refuses by design.
+  MAX_INLINE_COST: String(1e9),
 }

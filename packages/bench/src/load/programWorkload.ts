@@ -34,20 +34,84 @@ export const BENCH_PROGRAM: ProgramInput = {
   outputs: ['out'],
 }
 
-const KEY_SET = 'program'
-const SLOTS = 256
+/** BFV at n=8192 with a 20-bit batching plain modulus: the heavy program's parameters. */
+export const HEAVY_PROGRAM_PARAMS = {
+  scheme: 'bfv',
+  polyModulusDegree: 8192,
+  plainModulus: { batchingBits: 20 },
+} as const
 
 /**
- * The program workload: `POST /api/v1/evaluate` (SealboxClient.evaluate) with two
+ * A program of realistic cost: the inner product of two 4096-slot vectors (multiply,
+ * relinearize, then 12 row rotations and a column rotation to sum the slots), some
+ * 70–100× the small program's work. With it the isolation table shows what a CPU-heavy
+ * request does to the event loop, beside the 2 ms search.
+ */
+export const HEAVY_BENCH_PROGRAM: ProgramInput = {
+  version: 1,
+  inputs: [
+    { name: 'x', kind: 'ciphertext' },
+    { name: 'y', kind: 'ciphertext' },
+  ],
+  steps: [{ op: 'innerProduct', a: 'x', b: 'y', out: 'out' }],
+  outputs: ['out'],
+}
+
+/** What differs between the two program workloads. */
+interface ProgramWorkloadSpec {
+  workload: 'program' | 'program-heavy'
+  params: typeof PROGRAM_PARAMS | typeof HEAVY_PROGRAM_PARAMS
+  program: ProgramInput
+  /** Galois steps of the key set (rotations by these steps; 0 is the column rotation). */
+  galoisSteps: number[]
+  /** Slots filled in each input. */
+  slots: number
+  /** The program in words, for the report. */
+  text: string
+}
+
+const SMALL: ProgramWorkloadSpec = {
+  workload: 'program',
+  params: PROGRAM_PARAMS,
+  program: BENCH_PROGRAM,
+  galoisSteps: [1],
+  slots: 256,
+  text: 'multiply(x, y) → relinearize → rotateRows(1)',
+}
+
+const HEAVY: ProgramWorkloadSpec = {
+  workload: 'program-heavy',
+  params: HEAVY_PROGRAM_PARAMS,
+  program: HEAVY_BENCH_PROGRAM,
+  // sumElements rotates the rows by n/4, …, 2, 1, then swaps them (the column rotation).
+  galoisSteps: [0, ...Array.from({ length: Math.log2(HEAVY_PROGRAM_PARAMS.polyModulusDegree / 2) }, (_, i) => 2 ** i)],
+  slots: HEAVY_PROGRAM_PARAMS.polyModulusDegree / 2,
+  text: 'innerProduct(x, y): multiply → relinearize → 12 row rotations and a column rotation, each added',
+}
+
+/** The small program workload (`program`). */
+export function prepareProgramWorkload(): Promise<PreparedWorkload> {
+  return prepareProgram(SMALL)
+}
+
+/** The heavy program workload (`program-heavy`). */
+export function prepareHeavyProgramWorkload(): Promise<PreparedWorkload> {
+  return prepareProgram(HEAVY)
+}
+
+/**
+ * A program workload: `POST /api/v1/evaluate` (SealboxClient.evaluate) with two
  * ciphertexts encrypted once here (zstd envelopes) and the keys uploaded once per
  * server. The Direct row runs the worker's job in this process: check and load the
  * input envelopes, `runProgram`, save the output.
  */
-export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
-  const ctx = await getHeContext(PROGRAM_PARAMS)
-  const keys = KeySet.generate(ctx, { relin: true, galois: { steps: [1] } })
-  const x = Array.from({ length: SLOTS }, (_, i) => i - 100)
-  const y = Array.from({ length: SLOTS }, (_, i) => 3 * i + 1)
+async function prepareProgram(spec: ProgramWorkloadSpec): Promise<PreparedWorkload> {
+  const { params, program } = spec
+  const KEY_SET = spec.workload
+  const ctx = await getHeContext(params)
+  const keys = KeySet.generate(ctx, { relin: true, galois: { steps: spec.galoisSteps } })
+  const x = Array.from({ length: spec.slots }, (_, i) => (i % 512) - 100)
+  const y = Array.from({ length: spec.slots }, (_, i) => 3 * (i % 512) + 1)
   const save = (ciphertext: Ciphertext) =>
     saveSealObject(ciphertext, {
       kind: 'ciphertext',
@@ -60,20 +124,26 @@ export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
     y: save(encryptSymmetric(keys, encodeBatch(ctx, y, scope), scope)),
   }))
   const expected = (
-    runProgramPlain(BENCH_PROGRAM, { scheme: 'bfv', polyModulusDegree: 4096, plainModulus: ctx.plainModulus }, { x, y })
-      .out as bigint[]
+    runProgramPlain(
+      program,
+      { scheme: 'bfv', polyModulusDegree: params.polyModulusDegree, plainModulus: ctx.plainModulus },
+      { x, y },
+    ).out as bigint[]
   ).map(String)
   const keyBytes = exportEvaluationKeys(keys)
-  const request: EvaluateCall = { params: PROGRAM_PARAMS, program: BENCH_PROGRAM, inputs }
+  const request: EvaluateCall = { params, program, inputs }
   // SealboxClient.evaluate sends the key set in the URL, the rest as this body.
   const call: EvaluateCall = { ...request, keySet: KEY_SET }
 
   return {
-    workload: 'program',
-    title: `Program (multiply → relinearize → rotate, BFV n=${PROGRAM_PARAMS.polyModulusDegree})`,
+    workload: spec.workload,
+    title:
+      spec.workload === 'program'
+        ? `Program (multiply → relinearize → rotate, BFV n=${params.polyModulusDegree})`
+        : `Heavy program (inner product of ${spec.slots} slots, BFV n=${params.polyModulusDegree})`,
     facts: {
-      params: `BFV n=${PROGRAM_PARAMS.polyModulusDegree}, t = Batching(n, 20)`,
-      program: 'multiply(x, y) → relinearize → rotateRows(1)',
+      params: `BFV n=${params.polyModulusDegree}, t = Batching(n, 20)`,
+      program: spec.text,
       inputBytes: inputs.x.byteLength + inputs.y.byteLength,
       requestBytes: encodeEvaluateRequest(request).byteLength,
       keyBytes: keyBytes.byteLength,
@@ -104,7 +174,7 @@ export async function prepareProgramWorkload(): Promise<PreparedWorkload> {
           loaded[name] = ciphertext
         }
         const computeStart = performance.now()
-        const result = runProgram(ctx, BENCH_PROGRAM, {
+        const result = runProgram(ctx, program, {
           inputs: loaded,
           relinKeys: keys.relinKeys,
           galoisKeys: keys.galoisKeys,

@@ -12,7 +12,7 @@ import { ProgressLine } from '../core/ProgressLine.ts'
 import { writeReportFiles } from '../core/writeReportFiles.ts'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import type { PreparedWorkload, Workload } from '../load/PreparedWorkload.ts'
-import { prepareProgramWorkload } from '../load/programWorkload.ts'
+import { prepareHeavyProgramWorkload, prepareProgramWorkload } from '../load/programWorkload.ts'
 import { prepareSearchWorkload } from '../load/searchWorkload.ts'
 import type { CostFloodRecord } from './CostFloodRecord.ts'
 import { measureCostFlood } from './measureCostFlood.ts'
@@ -36,7 +36,12 @@ async function prepare(settings: ServerBenchSettings): Promise<PreparedWorkload[
   const prepared: PreparedWorkload[] = []
   for (const workload of settings.workloads) {
     const started = performance.now()
-    prepared.push(workload === 'search' ? await prepareSearchWorkload() : await prepareProgramWorkload())
+    const prepareWorkload = {
+      search: prepareSearchWorkload,
+      program: prepareProgramWorkload,
+      'program-heavy': prepareHeavyProgramWorkload,
+    }[workload]
+    prepared.push(await prepareWorkload())
     log(`prepared ${workload}: keys and requests made client side in ${Math.round(performance.now() - started)} ms`)
   }
   return prepared

@@ -52,7 +52,7 @@ export const ServerBenchFlagsSchema = z
       )
       .transform((items) => WORKLOADS.filter((w) => items.includes(w)))
       .optional()
-      .meta({ value: 'list', description: `${WORKLOADS.join(',')} (default: both)` }),
+      .meta({ value: 'list', description: `${WORKLOADS.join(',')} (default: all three; --quick: search,program)` }),
     concurrency: listFlag('concurrency')
       .refine(
         (items) => items.every((item) => /^\d+$/.test(item) && Number(item) >= 1 && Number(item) <= 64),
@@ -130,7 +130,7 @@ export function resolveServerBenchSettings(flags: ServerBenchFlags): ServerBench
   const quick = flags.quick === true
   return {
     rows: (flags.rows ?? [...DEFAULT_ROWS]).map(rowSpec),
-    workloads: flags.workloads ?? [...WORKLOADS],
+    workloads: flags.workloads ?? (quick ? ['search', 'program'] : [...WORKLOADS]),
     concurrency: flags.concurrency ?? (quick ? [1, 4] : [1, 4, 16]),
     requests: flags.requests ?? (quick ? 10 : 200),
     durationSeconds: flags.duration ?? (quick ? 1 : 5),
