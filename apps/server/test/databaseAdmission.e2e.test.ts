@@ -83,7 +83,7 @@ describe('a database is refused from its shape, before anything loads it', () =>
       const result = await runMeasured({ DATABASE: path, WORKERS: '2' })
       expect(result.code, result.output).toBe(1)
       expect(result.output).toContain(
-        "sealbox: DATABASE million.npy (V=1100000 rows × D=384, from its header) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3.9 GiB of its 4 GiB",
+        "sealbox: DATABASE million.npy (V=1100000 rows × D=384, from its header) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory (one copy per node, shared by its worker threads; one per process under EXECUTOR=process); the limit is 3.9 GiB of its 4 GiB",
       )
       expect(result.output).toContain('Serve fewer rows')
       expect(result.output).not.toMatch(/worker warm|processing the database/)
