@@ -69,6 +69,8 @@ export interface MillionRowsResult extends MillionRowsCase {
   recallAt10?: number
   /** Plaintext products of one query (Σ diagonals over the blocks), and of its busiest part when split. */
   products?: { query: number; busiestPart: number; parts: number }
+  /** Median ms of each Server-Timing phase (of a split query, its longest part's): where the server total goes. */
+  phases?: Record<string, number>
   /** What measured this row (a report keeps rows of earlier runs for cases a run did not measure). */
   source?: MillionRowsSource
 }
@@ -196,6 +198,7 @@ export async function measureMillionRowsCase(
     const keys = search.evaluationKeys()
     if (keys) await client.putKeySet('search', keys)
     const totals: number[] = []
+    const phaseSamples = new Map<string, number[]>()
     const cpu: number[] = []
     let queryBytes = 0
     let responseBytes = 0
@@ -214,6 +217,10 @@ export async function measureMillionRowsCase(
         ),
       )
       cpu.push(timing.cpu ?? Number.NaN)
+      for (const phase of TIMING_PHASES) {
+        const ms = timing[phase]
+        if (phase !== 'cpu' && ms !== undefined) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms])
+      }
       queryBytes = query.byteLength
       responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
       const scores = search.decryptScores(result.responses).scores
@@ -277,6 +284,7 @@ export async function measureMillionRowsCase(
       exact,
       ...(clustered ? { recallAt10: recall / queryVectors.length } : {}),
       products: queryProducts(config, c.workers),
+      phases: Object.fromEntries([...phaseSamples].map(([phase, ms]) => [phase, spread(ms).median])),
     }
   } finally {
     await node.stop()
@@ -383,6 +391,24 @@ function scalingTable(results: readonly MillionRowsResult[]): string[] {
   return lines
 }
 
+/** Where each row's server total goes: the median of each Server-Timing phase, largest first. */
+function phaseLines(results: readonly MillionRowsResult[]): string[] {
+  const rows = results.filter((r) => r.phases && Object.keys(r.phases).length > 0)
+  if (rows.length === 0) return []
+  return [
+    '',
+    "Where the server total goes (median ms of each Server-Timing phase; of a split query, the longest part's):",
+    '',
+    ...rows.map((r) => {
+      const phases = Object.entries(r.phases ?? {})
+        .filter(([, ms]) => ms >= 0.5)
+        .sort((a, b) => b[1] - a[1])
+        .map(([phase, ms]) => `${phase} ${ms.toFixed(0)}`)
+      return `- ${r.name} V = ${r.rows.toLocaleString('en')}: ${phases.join(', ')}.`
+    }),
+  ]
+}
+
 /** Where each row came from, grouped by run. */
 function sourcesOf(results: readonly MillionRowsResult[], fallback: MillionRowsSource): string[] {
   const groups = new Map<string, { source: MillionRowsSource; rows: string[] }>()
@@ -418,6 +444,7 @@ export function renderMillionRows(report: { command: string; date: string; resul
   lines.push(
     '',
     `RSS is VmRSS (and VmHWM, the peak) of the server process and its descendants from /proc: with thread workers, one process holding the main thread, both workers and the one shared copy of the diagonals. Server total is the sum of the reply's Server-Timing phases (auth, decode, queue, key load, deserialize, compute, serialize, transfer, encode: all but the durable store), as the end-to-end bench counts it; server CPU is the CPU time of a worker thread on the query — of a query split across both workers, the busier part's (the server reports the longest part of each phase), so the node's CPU per query is about twice it. µs per product is that CPU ÷ the plaintext products of its part (everything of the query included, not the products alone), beside native SEAL + Intel HEXL's ${HEXL_PRODUCT_US.toFixed(1)} µs for one \`multiply_plain\` at n = 4096 [27, 28, 28] on this CPU. The sample compared with the oracle is the first, a middle and the last block of rows (exact), or every row of the scored cluster (cluster-private), for two queries.`,
+    ...phaseLines(report.results),
     ...scalingTable(report.results),
     '',
     'Rows measured by:',
