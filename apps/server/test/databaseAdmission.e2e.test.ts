@@ -83,7 +83,7 @@ describe('a database is refused from its shape, before anything loads it', () =>
       const result = await runMeasured({ DATABASE: path, WORKERS: '2' })
       expect(result.code, result.output).toBe(1)
       expect(result.output).toContain(
-        "sealbox: DATABASE million.npy (V=1100000 rows × D=384, from its header) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3.9 GiB of its 4 GiB",
+        "sealbox: DATABASE million.npy (V=1100000 rows × D=384, from its header) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory (one copy per node, shared by its worker threads; one per process under EXECUTOR=process); the limit is 3.9 GiB of its 4 GiB",
       )
       expect(result.output).toContain('Serve fewer rows')
       expect(result.output).not.toMatch(/worker warm|processing the database/)
@@ -99,7 +99,7 @@ describe('a database is refused from its shape, before anything loads it', () =>
     // Accepted: the worker reads the rows — all zero here, which cosine refuses at row 0.
     expect(result.code, result.stderr).toBe(1)
     expect(result.stdout).toContain(
-      "database accepted from its shape: V=1000000 × D=384, 3912 MiB processed in the kernel's diagonal memory",
+      "database accepted from its shape: V=1000000 × D=384, 3912 MiB processed, of u32 residues in the key-switching kernel's diagonal memory (one copy per node",
     )
     expect(result.stderr).toContain('row 0 is the zero vector')
   })
@@ -109,7 +109,7 @@ describe('a database is refused from its shape, before anything loads it', () =>
     const refused = await run({ DATABASE: path, WORKERS: '1', SEARCH_CACHE: 'false', SEARCH_SCHEME: 'bfv' })
     expect(refused.code, refused.stderr).toBe(1)
     expect(refused.stderr).toContain('DATABASE wide.npy (V=100000 rows × D=768, from its header) is refused')
-    expect(refused.stderr).toContain('1568 MiB of NTT-form plaintexts per worker (25 blocks')
+    expect(refused.stderr).toContain("1568 MiB of NTT-form plaintexts in each worker's SEAL heap (25 blocks")
     expect(refused.stderr).toContain(
       'above WORKER_HEAP_RECYCLE_BYTES (1024 MiB), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least 1632 MiB',
     )
@@ -124,7 +124,7 @@ describe('a database is refused from its shape, before anything loads it', () =>
     })
     expect(accepted.code, accepted.stderr).toBe(1)
     expect(accepted.stdout).toContain(
-      'database accepted from its shape: V=100000 × D=768, 1568 MiB processed per worker (SEAL plaintexts)',
+      "database accepted from its shape: V=100000 × D=768, 1568 MiB processed, of NTT-form plaintexts in each worker's SEAL heap",
     )
     expect(accepted.stderr).toContain('workers failed to start')
     expect(accepted.stderr).toContain('row 0 is the zero vector')

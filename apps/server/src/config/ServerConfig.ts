@@ -106,7 +106,7 @@ export const ServerConfigSchema = z
     SEARCH_CACHE: bool
       .default(true)
       .describe(
-        'Keep the processed database (its NTT-form diagonals) in DATA_DIR/search-cache, named by the database’s SHA-256 and the search config id, so a restart reads it instead of processing again. Every block is checked (SHA-256) before use; a damaged or stale file is processed again and rewritten, never served.',
+        'Keep the processed database (its NTT-form diagonals) in DATA_DIR/search-cache, named by the database’s SHA-256 and the search config id, so a restart reads it instead of processing again. Every block is checked (CRC-32, and the kernel form’s residues below their primes) before use; a damaged or stale file is processed again and rewritten, never served.',
       ),
     SEARCH_SHARD: z
       .string()

@@ -45,7 +45,7 @@ describe('checkSearchDatabase counts what is held', () => {
     const error = await refusal(checkSearchDatabase(million(1_100_000)))
     expect(error.code).toBe('LIMIT_EXCEEDED')
     expect(error.message).toBe(
-      "DATABASE synthetic (SYNTHETIC_ROWS=1100000, SYNTHETIC_DIM=384) (V=1100000 rows × D=384, from its settings) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3.9 GiB of its 4 GiB (one WebAssembly memory, shared by a node's worker threads) (SEARCH_SHARD splits a database across nodes). Serve fewer rows (split the database across nodes) or a smaller dimension",
+      "DATABASE synthetic (SYNTHETIC_ROWS=1100000, SYNTHETIC_DIM=384) (V=1100000 rows × D=384, from its settings) is refused: rows: V=1100000 × D'=512 needs 4.2 GiB of u32 residues in the key-switching kernel's diagonal memory (one copy per node, shared by its worker threads; one per process under EXECUTOR=process); the limit is 3.9 GiB of its 4 GiB (one WebAssembly memory) (SEARCH_SHARD splits a database across nodes). Serve fewer rows (split the database across nodes) or a smaller dimension",
     )
     expect(error.details).toMatchObject({
       refused: 'database',
@@ -67,7 +67,14 @@ describe('checkSearchDatabase counts what is held', () => {
     const error = await refusal(checkSearchDatabase({ ...million(100_000), heapRecycleBytes: 64 * MiB }))
     expect(error.code).toBe('LIMIT_EXCEEDED')
     expect(error.details).toMatchObject({ setting: 'WORKER_HEAP_RECYCLE_BYTES', form: 'kernel' })
-    expect(error.message).toContain("of u32 residues in the key-switching kernel's diagonal memory (one copy per node)")
+    expect(error.message).toContain(
+      "of u32 residues in the key-switching kernel's diagonal memory (one copy per node, shared by its worker threads",
+    )
+    // The form says where the copy is: not in the SEAL heap, which holds one plaintext of it at a time.
+    expect(error.message).toContain(
+      "of which each worker's SEAL heap holds 1 MiB while processing (one plaintext at a time)",
+    )
+    expect(error.message).not.toContain('stays in each')
     expect(error.message).toContain('Raise WORKER_HEAP_RECYCLE_BYTES to at least 65 MiB')
   })
 })

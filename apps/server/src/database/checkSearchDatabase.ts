@@ -4,6 +4,7 @@ import {
   type SearchConfig,
   type SearchProcessedMemory,
   searchDatabaseFormatOf,
+  searchMemoryPlace,
   searchProcessedMemory,
   searchShardOf,
 } from '@sealbox/he-core/search'
@@ -96,10 +97,7 @@ export async function checkSearchDatabase(
   const held = shard ? config.blocks.slice(shard.blocks.start, shard.blocks.end) : config.blocks
   const memory = searchProcessedMemory(config, held)
   const processedBytes = memory.bytes
-  const where =
-    memory.form === 'kernel'
-      ? "of u32 residues in the key-switching kernel's diagonal memory (one copy per node)"
-      : `of ${config.nttForm ? 'NTT' : 'coefficient'}-form plaintexts per worker`
+  const where = searchMemoryPlace(memory)
   if (shard && processedBytes > memory.limit) {
     throw new HeError(
       'LIMIT_EXCEEDED',
@@ -110,9 +108,14 @@ export async function checkSearchDatabase(
   const needed = memory.sealPeakBytes + FRESH_HEAP_MARGIN_BYTES
   if (needed > setup.heapRecycleBytes) {
     const primes = config.nttForm ? describeParams(config.params).dataPrimeCount : 1
+    // Held where the form holds it: all of it in SEAL's heap, or one plaintext at a time while it streams into the kernel.
+    const inHeap =
+      memory.form === 'kernel'
+        ? `of which each worker's SEAL heap holds ${mib(memory.sealPeakBytes)} while processing (one plaintext at a time)`
+        : "all of which stays in each worker's SEAL heap"
     throw new HeError(
       'LIMIT_EXCEEDED',
-      `${what} is refused: its processed database is ${mib(processedBytes)} ${where} (${held.length} blocks, ${memory.diagonals} diagonals × ${primes} primes × n=${config.polyModulusDegree}), which stay in each worker's SEAL heap; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
+      `${what} is refused: its processed database is ${mib(processedBytes)} ${where} (${held.length} blocks, ${memory.diagonals} diagonals × ${primes} primes × n=${config.polyModulusDegree}), ${inHeap}; with SEAL's own ${mib(FRESH_HEAP_MARGIN_BYTES)} that is ${mib(needed)}, above WORKER_HEAP_RECYCLE_BYTES (${mib(setup.heapRecycleBytes)}), so every worker would be replaced and the database processed again after every query. Raise WORKER_HEAP_RECYCLE_BYTES to at least ${mib(needed)} (and WORKER_HEAP_BYTES above it, at most 4096 MiB), or serve fewer rows`,
       {
         details: {
           refused: 'database',

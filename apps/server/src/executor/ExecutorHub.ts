@@ -9,7 +9,7 @@ import {
   keyUploadSize,
 } from '@sealbox/he-core/envelope'
 import { compileSealModule } from '@sealbox/he-core/node'
-import { searchCost } from '@sealbox/he-core/search'
+import { searchCost, searchMemoryPlace } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
@@ -286,7 +286,7 @@ export class ExecutorHub {
         processedBytes: checked.processedBytes,
         form: checked.memory.form,
       },
-      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed ${checked.memory.form === 'kernel' ? "in the kernel's diagonal memory (u32 residues; one copy per node with thread workers, one per process otherwise)" : 'per worker (SEAL plaintexts)'}`,
+      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed, ${searchMemoryPlace(checked.memory)}`,
     )
     if (!this.#config.SEARCH_CACHE) return
     const contentHash = await searchDatabaseContentHash(this.#setup.database)

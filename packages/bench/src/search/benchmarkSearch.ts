@@ -17,11 +17,12 @@ import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { measureClusterSearch } from './measureClusterSearch.ts'
 import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
-import { type MillionRowsResult, measureMillionRows, renderMillionRows } from './measureMillionRows.ts'
+import type { MillionRowsCase } from './measureMillionRows.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
 import { renderClusterSearch } from './renderClusterSearch.ts'
+import { runMillionBench } from './runMillionBench.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
@@ -81,45 +82,25 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
     return markdown
   }
   if (values.million) {
-    const write = async (results: readonly MillionRowsResult[]) => {
-      // The report's order whatever order the cases ran in.
-      const order = ['exact', 'cluster-private']
-      const sorted = [...results].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name))
-      const report = { command, date: new Date().toISOString(), results: sorted }
-      const markdown = await writeStampedReport({
-        markdownPath: join(outDir, 'search-million.md'),
-        jsonPath: join(outDir, 'search-million.json'),
-        markdown: renderMillionRows(report),
-        json: report,
-      })
-      log(`wrote ${join(outDir, 'search-million.md')} and .json (${results.length} cases)`)
-      return markdown
-    }
-    const subjects = values['million-subjects'] ?? Math.max(1, Math.round(values['million-rows'] / 10_000))
-    const results = await measureMillionRows(
-      values['million-cases'].split(',').map((name) => ({
-        name: name as 'exact' | 'cluster-private',
-        rows: values['million-rows'],
-        dimension: 384,
-        workers: 2,
-        ...(subjects > 0 ? { subjects } : {}),
-      })),
-      {
-        queries: values.samples ?? 12,
-        log,
-        onCase: async (so) => void (await write(so)),
-        ...(values['million-links'] === 'none'
-          ? {}
-          : {
-              links: {
-                names: values['million-links'].split(',') as SearchLinkName[],
-                samples: Math.min(values.samples ?? 12, 5),
-                cacheDir: join(here, '..', '..', '.cache'),
-              },
-            }),
-      },
-    )
-    process.stdout.write(`\n${await write(results)}`)
+    const markdown = await runMillionBench({
+      rows: values['million-rows'].split(',').map(Number),
+      cases: values['million-cases'].split(',') as MillionRowsCase['name'][],
+      queries: values.samples ?? 12,
+      outDir,
+      command,
+      log,
+      subjectsOf: (rows) => values['million-subjects'] ?? Math.max(1, Math.round(rows / 10_000)),
+      ...(values['million-links'] === 'none'
+        ? {}
+        : {
+            links: {
+              names: values['million-links'].split(',') as SearchLinkName[],
+              samples: Math.min(values.samples ?? 12, 5),
+              cacheDir: join(here, '..', '..', '.cache'),
+            },
+          }),
+    })
+    process.stdout.write(`\n${markdown}`)
     return
   }
   if (values.clusters) {

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,11 +17,10 @@ import {
   syntheticSearchRows,
   topKIndices,
 } from '@sealbox/he-core/search'
-import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../core/machineInfo.ts'
 import { type Spread, spread } from '../core/stats.ts'
-import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import { type MillionLinkRow, measureMillionLinks } from './measureMillionLinks.ts'
+import { measureServerStart, type ServerStart, startMeasuredServer, treeStatusMiB } from './measureServerStart.ts'
 
 /*
  * `npm run benchmark:search -- --million`: one node (`node src/main.ts`, WORKERS=2, thread
@@ -58,7 +56,8 @@ export interface MillionRowsResult extends MillionRowsCase {
   clusters: number
   processedMiB: number
   firstStart: { readyMs: number; processingMs: number; load: Load }
-  restart: { readyMs: number; cachedBlocks: number; load: Load }
+  /** `processingMs`: the builder's reading of the cache into the shared memory (absent in runs before it was kept). */
+  restart: { readyMs: number; processingMs?: number; cachedBlocks: number; load: Load }
   /** Whole server, MiB: once ready after the restart, after the queries, and the peak (VmHWM) of either start. */
   rss: { readyMiB: number; afterQueriesMiB: number; peakFirstStartMiB: number; peakRestartMiB: number; load: Load }
   serverTotal: Spread & { load: Load }
@@ -73,66 +72,41 @@ export interface MillionRowsResult extends MillionRowsCase {
   recallAt10?: number
   /** End to end over each shaped link (`--million-links`): encrypt, upload, server, download, decrypt and rank. */
   links?: MillionLinkRow[]
+  /** Plaintext products of one query (Σ diagonals over the blocks), and of its busiest part when split. */
+  products?: { query: number; busiestPart: number; parts: number }
+  /** Median ms of each Server-Timing phase (of a split query, its longest part's): where the server total goes. */
+  phases?: Record<string, number>
+  /** What measured this row (a report keeps rows of earlier runs for cases a run did not measure). */
+  source?: MillionRowsSource
+}
+
+/** The command, date and commit of the run that measured a row. */
+export interface MillionRowsSource {
+  command: string
+  date: string
+  commit?: string
+  dirty?: boolean
+}
+
+/** The server's default SEARCH_SPLIT_BLOCKS, pinned in the bench's env so the parts below are the server's. */
+const SPLIT_BLOCKS = 8
+
+/** How the server splits a query of `config` over `workers` (apps/server `searchParts`): part sizes, busiest first. */
+function queryProducts(config: SearchConfig, workers: number): NonNullable<MillionRowsResult['products']> {
+  const blocks = config.blocks.length
+  const parts = Math.max(1, Math.min(workers, Math.floor(blocks / SPLIT_BLOCKS)))
+  const busiestBlocks = Math.ceil(blocks / parts)
+  const diagonals = (list: SearchConfig['blocks']) => list.reduce((sum, block) => sum + block.diagonals, 0)
+  return { query: diagonals(config.blocks), busiestPart: diagonals(config.blocks.slice(0, busiestBlocks)), parts }
 }
 
 const MiB = 2 ** 20
+/** A million rows processed on a machine loaded by other work: an hour at most. */
+const READY_TIMEOUT_MS = 60 * 60_000
 
-/** Resident and peak resident bytes of a process and every descendant (a child-process executor's workers too). */
-function treeMemory(root: number | undefined): { rss: number; peak: number } {
-  if (root === undefined) return { rss: Number.NaN, peak: Number.NaN }
-  const parents = new Map<number, number>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
-    } catch {
-      // A process that ended while we listed /proc.
-    }
-  }
-  const tree = [root]
-  for (let i = 0; i < tree.length; i++) {
-    for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid)
-  }
-  let rss = 0
-  let peak = 0
-  for (const pid of tree) {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-      rss += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
-      peak += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return { rss, peak }
-}
-
-interface Started {
-  node: ServerNode
-  readyMs: number
-  warm: Record<string, unknown>[]
-}
-
-async function start(dataDir: string, env: Record<string, string>, log: (line: string) => void): Promise<Started> {
-  const started = performance.now()
-  const node = await ServerNode.start({
-    name: 'million',
-    dataDir,
-    readyTimeoutMs: 60 * 60_000,
-    env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'info', ...env },
-  })
-  const readyMs = performance.now() - started
-  const warm = (await node.log())
-    .split('\n')
-    .filter((line) => line.startsWith('{') && line.includes('worker warm'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-  log(`million: ready in ${(readyMs / 1000).toFixed(1)} s (${warm.length} workers warm)`)
-  return { node, readyMs, warm }
-}
-
-function slowest(warm: readonly Record<string, unknown>[], key: string): number {
-  return Math.max(0, ...warm.map((entry) => Number(entry[key] ?? 0)))
+/** The slowest worker's figure of its warm line (the builder's; a worker that attached reports none). */
+function slowest(start: ServerStart, key: 'processingMs' | 'cachedBlocks'): number {
+  return Math.max(0, ...start.warm.map((line) => Number(line[key] ?? 0)))
 }
 
 /** The oracle's scores of rows [first, first + count): Σ_j X[r][j]·q[j] over the scaled, rounded vectors. */
@@ -215,20 +189,19 @@ export async function measureMillionRowsCase(
     env = { DATABASE: path, SEARCH_CLUSTERS: 'auto' }
     log(`million: wrote ${path}`)
   }
-  env = { ...env, WORKERS: String(c.workers), EXECUTOR: 'pool', SEARCH_CACHE: 'true' }
+  env = { ...env, SEARCH_CACHE: 'true', SEARCH_SPLIT_BLOCKS: String(SPLIT_BLOCKS) }
 
+  const startOptions = { name: 'million', dataDir, workers: c.workers, env, readyTimeoutMs: READY_TIMEOUT_MS }
   log(`million: ${c.name} V=${c.rows} D=${c.dimension}: first start`)
-  const first = await start(dataDir, env, log)
+  const first = await measureServerStart(startOptions)
   const firstLoad = loadAverage()
-  const peakFirst = treeMemory(first.node.pid).peak
-  await first.node.stop()
+  log(`million: ready in ${(first.readyMs / 1000).toFixed(1)} s (${first.warm.length} workers warm)`)
 
   log(`million: ${c.name}: restart from the processed cache`)
-  const second = await start(dataDir, env, log)
+  const { node, start: second } = await startMeasuredServer(startOptions)
   const restartLoad = loadAverage()
-  const node = second.node
+  log(`million: ready in ${(second.readyMs / 1000).toFixed(1)} s (${second.warm.length} workers warm)`)
   try {
-    const ready = treeMemory(node.pid)
     const client = (await new SealboxClient({ baseUrl: node.url }).createSession()).client
     const { database: facts, fingerprint: _fingerprint, ...rest } = await client.searchConfig()
     const config: SearchConfig = rest
@@ -237,6 +210,7 @@ export async function measureMillionRowsCase(
     const keys = search.evaluationKeys()
     if (keys) await client.putKeySet('search', keys)
     const totals: number[] = []
+    const phaseSamples = new Map<string, number[]>()
     const cpu: number[] = []
     let queryBytes = 0
     let responseBytes = 0
@@ -255,6 +229,10 @@ export async function measureMillionRowsCase(
         ),
       )
       cpu.push(timing.cpu ?? Number.NaN)
+      for (const phase of TIMING_PHASES) {
+        const ms = timing[phase]
+        if (phase !== 'cpu' && ms !== undefined) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms])
+      }
       queryBytes = query.byteLength
       responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
       const scores = search.decryptScores(result.responses).scores
@@ -284,7 +262,8 @@ export async function measureMillionRowsCase(
       }
       log(`million: ${c.name} query ${i + 1}/${queryVectors.length}: server ${totals.at(-1)?.toFixed(0)} ms`)
     }
-    const after = treeMemory(node.pid)
+    const afterMiB = treeStatusMiB(node.pid, 'VmRSS')
+    const peakMiB = treeStatusMiB(node.pid, 'VmHWM')
     const afterLoad = loadAverage()
     const links = options.links
       ? await measureMillionLinks({
@@ -301,18 +280,23 @@ export async function measureMillionRowsCase(
     return {
       ...c,
       configId: config.configId,
-      kernel: String(second.warm[0]?.kernel ?? (facts.processing.form === 'kernel' ? 'keySwitch' : 'seal')),
+      kernel: second.warm[0]?.kernel ?? (facts.processing.form === 'kernel' ? 'keySwitch' : 'seal'),
       form: facts.processing.form ?? 'seal',
       blocks: config.blocks.length,
       clusters: config.clusters?.clusters ?? 0,
       processedMiB: Math.round(memory.bytes / MiB),
-      firstStart: { readyMs: first.readyMs, processingMs: slowest(first.warm, 'processingMs'), load: firstLoad },
-      restart: { readyMs: second.readyMs, cachedBlocks: slowest(second.warm, 'cachedBlocks'), load: restartLoad },
+      firstStart: { readyMs: first.readyMs, processingMs: slowest(first, 'processingMs'), load: firstLoad },
+      restart: {
+        readyMs: second.readyMs,
+        processingMs: slowest(second, 'processingMs'),
+        cachedBlocks: slowest(second, 'cachedBlocks'),
+        load: restartLoad,
+      },
       rss: {
-        readyMiB: Math.round(ready.rss / MiB),
-        afterQueriesMiB: Math.round(after.rss / MiB),
-        peakFirstStartMiB: Math.round(peakFirst / MiB),
-        peakRestartMiB: Math.round(after.peak / MiB),
+        readyMiB: second.rssMiB,
+        afterQueriesMiB: afterMiB,
+        peakFirstStartMiB: first.peakRssMiB,
+        peakRestartMiB: peakMiB,
         load: afterLoad,
       },
       serverTotal: { ...spread(totals), load: afterLoad },
@@ -323,6 +307,8 @@ export async function measureMillionRowsCase(
       exact,
       ...(clustered ? { recallAt10: recall / queryVectors.length } : {}),
       ...(links ? { links } : {}),
+      products: queryProducts(config, c.workers),
+      phases: Object.fromEntries([...phaseSamples].map(([phase, ms]) => [phase, spread(ms).median])),
     }
   } finally {
     await node.stop()
@@ -355,6 +341,114 @@ export async function measureMillionRows(
 
 const load = (l: Load) => l.join(' / ')
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+const CASE_ORDER: readonly MillionRowsCase['name'][] = ['exact', 'cluster-private']
+
+/** Native SEAL 4.1 with Intel HEXL, `multiply_plain` at n = 4096 [27, 28, 28] on this CPU (issue 27). */
+const HEXL_PRODUCT_US = 3.0
+
+/** A worker thread's CPU per plaintext product of its part: the busiest part's CPU ÷ its products. */
+function productMicros(r: MillionRowsResult): number | undefined {
+  if (!r.products || !Number.isFinite(r.serverCpu.median)) return undefined
+  return (r.serverCpu.median * 1000) / r.products.busiestPart
+}
+
+/**
+ * A report's rows after a run: this run's results, and every row of an earlier report
+ * (`kept`) for a case and V this run did not measure, each with the source that measured
+ * it — so one engineer's exact rows and another's cluster-private row live in one file.
+ */
+export function mergeMillionRows(
+  kept: readonly MillionRowsResult[],
+  measured: readonly MillionRowsResult[],
+  keptSource: MillionRowsSource | undefined,
+): MillionRowsResult[] {
+  const key = (r: MillionRowsResult) => `${r.name}@${r.rows}`
+  const fresh = new Set(measured.map(key))
+  const old = kept
+    .filter((r) => !fresh.has(key(r)))
+    .map((r) => (r.source || !keptSource ? r : { ...r, source: keptSource }))
+  return [...old, ...measured].sort(
+    (a, b) => CASE_ORDER.indexOf(a.name) - CASE_ORDER.indexOf(b.name) || b.rows - a.rows,
+  )
+}
+
+function growth(from: number, to: number): string {
+  return Number.isFinite(from) && from > 0 && Number.isFinite(to) ? `×${(to / from).toFixed(1)}` : '—'
+}
+
+/** Exact mode, V = 10k … 1M: how each cost grows with the rows (the rows of the report's exact runs). */
+function scalingTable(results: readonly MillionRowsResult[]): string[] {
+  const exact = results.filter((r) => r.name === 'exact').sort((a, b) => a.rows - b.rows)
+  if (exact.length < 2) return []
+  const nodeCpu = (r: MillionRowsResult) => r.serverCpu.median * (r.products?.parts ?? 1)
+  const figures = (r: MillionRowsResult) => [
+    r.processedMiB,
+    r.rss.readyMiB,
+    r.firstStart.readyMs,
+    r.restart.readyMs,
+    r.serverTotal.median,
+    nodeCpu(r),
+    r.queryBytes,
+    r.responseBytes,
+  ]
+  const lines = [
+    '',
+    '## Exact mode: how each cost grows with V',
+    '',
+    "Same run settings as above (D = 384, WORKERS = 2, thread workers). Node CPU is the busier part's worker CPU × the parts the query was split into (one part below 16 blocks), about the CPU the node spends on a query; µs per product is a worker's CPU on its part ÷ that part's plaintext products, everything of the query included (query load, baby-step rotations, products, giant-step sums, response packing), beside native SEAL + Intel HEXL's 3.0 µs for `multiply_plain` alone.",
+    '',
+    '| V | blocks | processed copy | RSS ready | first start | cached restart (reading the cache) | server total median | node CPU / query | µs per product | query / response | load (1 min) at the queries |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+  ]
+  for (const r of exact) {
+    const micros = productMicros(r)
+    lines.push(
+      `| ${r.rows.toLocaleString('en')} | ${r.blocks} | ${r.processedMiB} MiB | ${r.rss.readyMiB} MiB | ${s(r.firstStart.readyMs)} | ${s(r.restart.readyMs)}${r.restart.processingMs === undefined ? '' : ` (${s(r.restart.processingMs)})`} | ${r.serverTotal.median.toFixed(0)} ms | ${nodeCpu(r).toFixed(0)} ms | ${micros === undefined ? '—' : micros.toFixed(1)} | ${(r.queryBytes / 1000).toFixed(1)} KB / ${(r.responseBytes / 1000).toFixed(1)} KB | ${r.serverTotal.load[0]} |`,
+    )
+  }
+  const first = exact[0] as MillionRowsResult
+  const last = exact.at(-1) as MillionRowsResult
+  const [a, b] = [figures(first), figures(last)]
+  const g = (i: number) => growth(a[i] as number, b[i] as number)
+  lines.push(
+    `| growth ×${(last.rows / first.rows).toFixed(0)} rows | ×${(last.blocks / first.blocks).toFixed(1)} | ${g(0)} | ${g(1)} | ${g(2)} | ${g(3)} | ${g(4)} | ${g(5)} | | ${g(6)} / ${g(7)} | |`,
+  )
+  return lines
+}
+
+/** Where each row's server total goes: the median of each Server-Timing phase, largest first. */
+function phaseLines(results: readonly MillionRowsResult[]): string[] {
+  const rows = results.filter((r) => r.phases && Object.keys(r.phases).length > 0)
+  if (rows.length === 0) return []
+  return [
+    '',
+    "Where the server total goes (median ms of each Server-Timing phase; of a split query, the longest part's):",
+    '',
+    ...rows.map((r) => {
+      const phases = Object.entries(r.phases ?? {})
+        .filter(([, ms]) => ms >= 0.5)
+        .sort((a, b) => b[1] - a[1])
+        .map(([phase, ms]) => `${phase} ${ms.toFixed(0)}`)
+      return `- ${r.name} V = ${r.rows.toLocaleString('en')}: ${phases.join(', ')}.`
+    }),
+  ]
+}
+
+/** Where each row came from, grouped by run. */
+function sourcesOf(results: readonly MillionRowsResult[], fallback: MillionRowsSource): string[] {
+  const groups = new Map<string, { source: MillionRowsSource; rows: string[] }>()
+  for (const r of results) {
+    const source = r.source ?? fallback
+    const id = `${source.command}|${source.date}|${source.commit ?? ''}`
+    const group = groups.get(id) ?? { source, rows: [] }
+    group.rows.push(`${r.name} V = ${r.rows.toLocaleString('en')}`)
+    groups.set(id, group)
+  }
+  return [...groups.values()].map(
+    ({ source, rows }) =>
+      `- ${rows.join(', ')}: \`${source.command}\` — ${source.date}${source.commit ? `, commit \`${source.commit}\`${source.dirty ? ' (dirty tree)' : ''}` : ''}.`,
+  )
+}
 
 /** The markdown beside the JSON: one table of the figures, the targets, and the load beside each. */
 export function renderMillionRows(report: { command: string; date: string; results: MillionRowsResult[] }): string {
@@ -363,12 +457,13 @@ export function renderMillionRows(report: { command: string; date: string; resul
     '',
     `\`${report.command}\` — ${report.date}. One node (\`node src/main.ts\`, thread workers), this machine: 2 cores shared with other work; the load average (1 / 5 / 15 min) is printed beside each figure. Targets of issue 27: RSS ≤ 6 GB, cached restart ≤ 30 s, first start ≤ 5 min, exact median server total ≤ 1,000 ms, cluster-private recall@10 ≥ 0.9 and query + response ≤ 1 MB.`,
     '',
-    '| case | V × D | workers | kernel, processed copy | first start (processing) | cached restart | RSS ready / after queries / peak | server total median (min, n) | server CPU median (busier part) | query / response | scores vs oracle | recall@10 |',
+    '| case | V × D | workers | kernel, processed copy | first start (processing) | cached restart (reading the cache) | RSS ready / after queries / peak | server total median (min, n) | server CPU median (busier part; µs per product) | query / response | scores vs oracle | recall@10 |',
     '|---|---|---:|---|---|---|---|---|---|---|---|---:|',
   ]
   for (const r of report.results) {
+    const micros = productMicros(r)
     lines.push(
-      `| ${r.name}${r.clusters ? ` (C = ${r.clusters})` : ''} | ${r.rows.toLocaleString('en')} × ${r.dimension} | ${r.workers} | ${r.kernel}, ${r.processedMiB} MiB ${r.form === 'kernel' ? 'u32 residues, one shared copy' : 'SEAL plaintexts per worker'} | ${s(r.firstStart.readyMs)} (${s(r.firstStart.processingMs)}); load ${load(r.firstStart.load)} | ${s(r.restart.readyMs)} (${r.restart.cachedBlocks}/${r.blocks} blocks cached); load ${load(r.restart.load)} | ${r.rss.readyMiB} / ${r.rss.afterQueriesMiB} / ${Math.max(r.rss.peakFirstStartMiB, r.rss.peakRestartMiB)} MiB; load ${load(r.rss.load)} | ${r.serverTotal.median.toFixed(0)} ms (${r.serverTotal.min.toFixed(0)}, ${r.serverTotal.samples}); load ${load(r.serverTotal.load)} | ${r.serverCpu.median.toFixed(0)} ms | ${(r.queryBytes / 1000).toFixed(1)} KB / ${(r.responseBytes / 1000).toFixed(1)} KB | ${r.exact ? 'exact' : 'NOT EXACT'} (${r.checkedRows.toLocaleString('en')} rows) | ${r.recallAt10 === undefined ? '—' : r.recallAt10.toFixed(2)} |`,
+      `| ${r.name}${r.clusters ? ` (C = ${r.clusters})` : ''} | ${r.rows.toLocaleString('en')} × ${r.dimension} | ${r.workers} | ${r.kernel}, ${r.processedMiB} MiB ${r.form === 'kernel' ? 'u32 residues, one shared copy' : 'SEAL plaintexts per worker'} | ${s(r.firstStart.readyMs)} (${s(r.firstStart.processingMs)}); load ${load(r.firstStart.load)} | ${s(r.restart.readyMs)} (${r.restart.processingMs === undefined ? '' : `${s(r.restart.processingMs)}, `}${r.restart.cachedBlocks}/${r.blocks} blocks cached); load ${load(r.restart.load)} | ${r.rss.readyMiB} / ${r.rss.afterQueriesMiB} / ${Math.max(r.rss.peakFirstStartMiB, r.rss.peakRestartMiB)} MiB; load ${load(r.rss.load)} | ${r.serverTotal.median.toFixed(0)} ms (${r.serverTotal.min.toFixed(0)}, ${r.serverTotal.samples}); load ${load(r.serverTotal.load)} | ${r.serverCpu.median.toFixed(0)} ms${micros === undefined ? '' : `; ${micros.toFixed(1)} µs`} | ${(r.queryBytes / 1000).toFixed(1)} KB / ${(r.responseBytes / 1000).toFixed(1)} KB | ${r.exact ? 'exact' : 'NOT EXACT'} (${r.checkedRows.toLocaleString('en')} rows) | ${r.recallAt10 === undefined ? '—' : r.recallAt10.toFixed(2)} |`,
     )
   }
   for (const r of report.results.filter((result) => result.name === 'cluster-private')) {
@@ -400,7 +495,13 @@ export function renderMillionRows(report: { command: string; date: string; resul
   }
   lines.push(
     '',
-    "RSS is VmRSS (and VmHWM, the peak) of the server process and its descendants from /proc: with thread workers, one process holding the main thread, both workers and the one shared copy of the diagonals. Server total is the sum of the reply's Server-Timing phases (auth, decode, queue, key load, deserialize, compute, serialize, transfer, encode: all but the durable store), as the end-to-end bench counts it; server CPU is the CPU time of a worker thread on the query — of a query split across both workers, the busier part's (the server reports the longest part of each phase), so the node's CPU per query is about twice it. The sample compared with the oracle is the first, a middle and the last block of rows (exact), or every row of the scored cluster (cluster-private), for two queries.",
+    `RSS is VmRSS (and VmHWM, the peak) of the server process and its descendants from /proc: with thread workers, one process holding the main thread, both workers and the one shared copy of the diagonals. Server total is the sum of the reply's Server-Timing phases (auth, decode, queue, key load, deserialize, compute, serialize, transfer, encode: all but the durable store), as the end-to-end bench counts it; server CPU is the CPU time of a worker thread on the query — of a query split across both workers, the busier part's (the server reports the longest part of each phase), so the node's CPU per query is about twice it. µs per product is that CPU ÷ the plaintext products of its part (everything of the query included, not the products alone), beside native SEAL + Intel HEXL's ${HEXL_PRODUCT_US.toFixed(1)} µs for one \`multiply_plain\` at n = 4096 [27, 28, 28] on this CPU. The sample compared with the oracle is the first, a middle and the last block of rows (exact), or every row of the scored cluster (cluster-private), for two queries.`,
+    ...phaseLines(report.results),
+    ...scalingTable(report.results),
+    '',
+    'Rows measured by:',
+    '',
+    ...sourcesOf(report.results, { command: report.command, date: report.date }),
   )
   return `${lines.join('\n')}\n`
 }

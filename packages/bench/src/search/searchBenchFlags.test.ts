@@ -20,13 +20,18 @@ describe('benchmark:search flags', () => {
     expect(parse(['--end-to-end-only', '--no-browser'])).toMatchObject({ 'end-to-end-only': true, 'no-browser': true })
     expect(parse(['--million'])).toMatchObject({
       million: true,
-      'million-rows': 1_000_000,
+      'million-rows': '1000000',
       'million-cases': 'exact,cluster-private',
     })
     expect(parse(['--million', '--million-rows', '20000', '--million-cases', 'exact'])).toMatchObject({
-      'million-rows': 20_000,
+      'million-rows': '20000',
       'million-cases': 'exact',
     })
+    expect(parse(['--million', '--million-rows', '10000,100000,1000000'])).toMatchObject({
+      'million-rows': '10000,100000,1000000',
+    })
+    expect(failure(['--million-rows', '10000,2000000']).message).toMatch(/each row count from 1 to 1,000,000/)
+    expect(failure(['--million-rows', '10k']).message).toMatch(/a row count, or a comma-separated list/)
     expect(failure(['--million-cases', 'exact,fast']).message).toMatch(/million-cases: exact, cluster-private or both/)
     expect(parse(['--million'])).toMatchObject({ 'million-links': 'broadband,mobile' })
     expect(parse(['--million', '--million-links', 'none', '--million-subjects', '0'])).toMatchObject({

@@ -49,9 +49,19 @@ export const SearchBenchFlagsSchema = z
       .describe(
         'only the million-row rows: one node (WORKERS=2) serving V = --million-rows × D = 384, exact (synthetic) and cluster-private (clustered .npy, SEARCH_CLUSTERS=auto): first start, cached restart, RSS, server total, bytes, scores against the oracle, recall@10; written to search-million.md and .json',
       ),
-    'million-rows': numberFlag('million-rows', 1, 1_000_000)
-      .default(1_000_000)
-      .meta({ value: 'V', description: 'rows of the --million run (default 1,000,000)' }),
+    'million-rows': z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'million-rows: a row count, or a comma-separated list of them (10000,100000,1000000)')
+      .refine(
+        (list) => list.split(',').every((rows) => Number(rows) >= 1 && Number(rows) <= 1_000_000),
+        'million-rows: each row count from 1 to 1,000,000',
+      )
+      .default('1000000')
+      .meta({
+        value: 'V[,V…]',
+        description:
+          'rows of the --million run (default 1,000,000); a list runs each case at each V and adds the exact rows to the scaling table',
+      }),
     'million-cases': z
       .string()
       .regex(/^(exact|cluster-private)(,(exact|cluster-private))*$/, 'million-cases: exact, cluster-private or both')

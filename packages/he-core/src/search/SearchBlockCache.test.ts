@@ -18,15 +18,17 @@ class MemoryBlockCache implements SearchBlockCache {
   writes: { index: number; fromCache: boolean }[] = []
   /** Serve every block from a byte offset inside a larger buffer, as a file reader's slices are. */
   offsetSlices = true
+  /** That offset: unaligned by default; a multiple of 4 as the server's file reader gives. */
+  offset = 13
 
   read(block: SearchBlock): readonly Uint8Array[] | undefined {
     this.reads++
     const saves = this.blocks.get(block.index)
     if (!saves || !this.offsetSlices) return saves
     return saves.map((save) => {
-      const padded = new Uint8Array(save.byteLength + 13)
-      padded.set(save, 13)
-      return padded.subarray(13)
+      const padded = new Uint8Array(save.byteLength + this.offset)
+      padded.set(save, this.offset)
+      return padded.subarray(this.offset)
     })
   }
 
@@ -128,6 +130,26 @@ describe('processing with a block cache', () => {
       { index: 1, fromCache: false },
       { index: 2, fromCache: true },
     ])
+  })
+
+  it('checks residues in place when the cache gives 4-byte aligned views (a server read buffer)', async () => {
+    const input: SearchConfigInput = { rows: 9000, dimension: 16, babySteps: 'server', babyStep: 4 }
+    const cache = new MemoryBlockCache()
+    cache.offset = 16
+    await exactScores(input, cache, true)
+    const again = await exactScores(input, cache, true)
+    expect(again.exact).toBe(true)
+    expect(again.index.cachedBlocks).toBe(3)
+    // A residue equal to its prime in the first prime's run of block 2's last diagonal.
+    const saves = cache.blocks.get(2) as Uint8Array[]
+    const last = saves.at(-1) as Uint8Array
+    const ctx = await getHeContext(again.config.params)
+    new DataView(last.buffer).setUint32(4 * 9, Number(ctx.coeffPrimes[0]), true)
+    cache.writes = []
+    const rebuilt = await exactScores(input, cache, true)
+    expect(rebuilt.exact).toBe(true)
+    expect(rebuilt.index.cachedBlocks).toBe(2)
+    expect(cache.writes.at(-1)).toEqual({ index: 2, fromCache: false })
   })
 
   it('refuses NTT-form blocks for a coefficient-form config (the form is checked, not assumed)', async () => {

@@ -11,7 +11,8 @@ export interface SearchBlockCache {
    * The block's plaintexts as SEAL saves them (uncompressed, one per diagonal, giant
    * step by giant step), or undefined to have the block processed. The cache has
    * checked them (checksums) and refuses what it did not write for this database and
-   * config.
+   * config. The arrays may be views of a buffer the cache reuses: valid until its next
+   * `read`.
    */
   read(block: SearchBlock): readonly Uint8Array[] | undefined
   /** A block's plaintexts, saved uncompressed; `fromCache` when `read` gave them. */

@@ -134,6 +134,7 @@ export {
   SEARCH_MAX_PROCESSED_BYTES,
   type SearchMemoryShape,
   type SearchProcessedMemory,
+  searchMemoryPlace,
   searchProcessedMemory,
 } from './searchProcessedMemory.ts'
 export {

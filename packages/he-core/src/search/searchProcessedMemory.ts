@@ -86,6 +86,17 @@ export function searchProcessedMemory(
   }
 }
 
+/**
+ * Where one processed copy lives, as every message about it says it (after its size):
+ * "of u32 residues in the key-switching kernel's diagonal memory (one copy per node…)",
+ * or "of NTT-form plaintexts in each worker's SEAL heap".
+ */
+export function searchMemoryPlace(memory: Pick<SearchProcessedMemory, 'form' | 'nttForm'>): string {
+  return memory.form === 'kernel'
+    ? "of u32 residues in the key-switching kernel's diagonal memory (one copy per node, shared by its worker threads; one per process under EXECUTOR=process)"
+    : `of ${memory.nttForm ? 'NTT' : 'coefficient'}-form plaintexts in each worker's SEAL heap`
+}
+
 /** GiB with one decimal, as refusals print them. */
 export function gibibytes(bytes: number): string {
   return `${(bytes / GiB).toFixed(1)} GiB`
@@ -99,10 +110,7 @@ export function gibibytes(bytes: number): string {
 export function assertSearchMemoryFits(memory: SearchProcessedMemory, what: string, maxBytes?: number): void {
   const limit = maxBytes ?? memory.limit
   if (memory.bytes <= limit) return
-  const where =
-    memory.form === 'kernel'
-      ? `of u32 residues in the key-switching kernel's diagonal memory; the limit is ${gibibytes(limit)} of its 4 GiB (one WebAssembly memory, shared by a node's worker threads)`
-      : `of ${memory.nttForm ? 'NTT' : 'coefficient'}-form plaintexts in each worker's SEAL heap; the limit is ${gibibytes(limit)} of the 4 GiB WASM heap`
+  const where = `${searchMemoryPlace(memory)}; the limit is ${gibibytes(limit)} of ${memory.form === 'kernel' ? 'its 4 GiB (one WebAssembly memory)' : 'the 4 GiB WASM heap'}`
   throw new HeError(
     'LIMIT_EXCEEDED',
     `rows: ${what} needs ${gibibytes(memory.bytes)} ${where} (SEARCH_SHARD splits a database across nodes)`,
