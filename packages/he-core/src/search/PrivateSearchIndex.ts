@@ -26,6 +26,7 @@ import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import type { SearchKeys } from './SearchKeys.ts'
 import type { SearchRowSource } from './SearchRowSource.ts'
+import { type SearchResponseDroppedBits, searchResponseDroppedBits } from './searchResponseDroppedBits.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 import { decodeSharedDiagonals, encodeSharedDiagonals } from './sharedDiagonalsMetadata.ts'
 
@@ -96,6 +97,11 @@ export class PrivateSearchIndex implements Disposable {
    * processed with; publish it with the config. Undefined in exact mode.
    */
   readonly clustering: SearchClustering | undefined
+  /**
+   * Low-order bits each packed response block drops off c0 and c1, and the noise bound that
+   * set them (`searchResponseDroppedBits`; [0, 0] with a reason when none may go).
+   */
+  readonly responseDroppedBits: SearchResponseDroppedBits
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
   readonly #kernel: SearchKernel
@@ -117,6 +123,7 @@ export class PrivateSearchIndex implements Disposable {
     this.#owned = owned
     this.#kernel = kernel
     this.clustering = clustering
+    this.responseDroppedBits = searchResponseDroppedBits(ctx, config)
   }
 
   /**
@@ -297,6 +304,10 @@ export class PrivateSearchIndex implements Disposable {
       timings.loadMs = loadedAt - decodedAt
       const packed = config.responseCompression === 'packed'
       const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
+      const dropBits = this.responseDroppedBits.bits
+      const dropping = packed && (dropBits[0] !== 0 || dropBits[1] !== 0)
+      // Bits are dropped in coefficient form, where rounding adds only a small error.
+      const coefficients = dropping ? scope.track(new ctx.seal.Ciphertext()) : undefined
       try {
         kernel.run({
           ctx,
@@ -308,10 +319,11 @@ export class PrivateSearchIndex implements Disposable {
           scope,
           onBlock: (block, result) => {
             const saveStart = now()
-            const saved = result.saveToArray(mode) as Uint8Array
+            if (coefficients) ctx.evaluator.cipherTransformFromNtt(result, coefficients)
+            const saved = (coefficients ?? result).saveToArray(mode) as Uint8Array
             results.push({
               index: block.index,
-              payload: packed ? packSealCiphertext(ctx, saved) : saved,
+              payload: packed ? packSealCiphertext(ctx, saved, dropping ? { dropBits } : {}) : saved,
               seeded: false,
               level: 0,
             })
