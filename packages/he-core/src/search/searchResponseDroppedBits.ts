@@ -23,10 +23,15 @@ import type { SearchConfig } from './SearchConfig.ts'
  * bound), with SEAL's noise σ = 3.2 and every term's variance taken at its largest:
  *  - the switch to one prime: ½ + z·√(n/18) (u0, and u1·s: n·(2/3)·(1/12));
  *  - before it, divided by the primes switched away: the products Σ p·e over every diagonal
- *    (P products, plaintext coefficients up to t/2: variance P·n·(t/2)²·(σ² + σ_ks²)), where a
- *    rotated query carries key-switching noise σ_ks² = Σ_j n·q_j²·σ²/(12·P_sp²) + 1/12 + n/18
- *    (digits below q_j times the key's error, then the mod-down by the special prime P_sp),
- *    and each giant step adds σ_ks² again.
+ *    (P products, plaintext coefficients up to t/2: variance P·n·(t/2)²·σ_q²). A query
+ *    ciphertext carries σ² fresh; server-side baby steps rotate it by 1 again and again (keys
+ *    for steps 1 and g only), so baby step a carries a·σ_ks² more, (g − 1)/2·σ_ks² on average
+ *    over a diagonal's products (one σ_ks² when hoisted, none client-side), where
+ *    σ_ks² = Σ_j n·q_j²·σ²/(3·P_sp²) + 1/12 + n/18 (SEAL's digits are residues in [0, q_j),
+ *    E[d²] = q_j²/3, times the key's error; then the mod-down by the special prime P_sp); each
+ *    giant step adds σ_ks² to the sum.
+ * Measured on the largest-noise responses (the worst-noise test), the noise is 0.3–0.5 of this
+ * bound: the plaintext term is taken at its largest coefficient, not its typical one.
  * The rule keeps the whole below q/(4t), not q/(2t): one bit of SEAL's noise budget is left in
  * every restored block (SEAL's BGV budget is ⌊log2(q / (2t·‖e‖))⌋, measured), so the client's
  * refusal of a block with no budget left (NOISE_BUDGET_EXHAUSTED) still guards every score, and
@@ -68,10 +73,13 @@ export function searchResponseNoiseBound(ctx: DroppedBitsContext, config: Search
   const sigma2 = SEAL_NOISE_SIGMA ** 2
   const rotates = config.galoisSteps.length > 0
   const keySwitch2 = rotates
-    ? data.reduce((sum, q) => sum + (n * q * q * sigma2) / (12 * special * special), 0) + 1 / 12 + n / 18
+    ? data.reduce((sum, q) => sum + (n * q * q * sigma2) / (3 * special * special), 0) + 1 / 12 + n / 18
     : 0
   const products = config.clusters ? config.queryCiphertexts * config.paddedDimension : config.paddedDimension
-  const before = products * n * (t / 2) ** 2 * (sigma2 + keySwitch2) + (rotates ? config.giantSteps * keySwitch2 : 0)
+  const babyRotations =
+    config.babySteps === 'client' ? 0 : config.hoistBabySteps ? 1 : Math.max(0, (config.babyStep - 1) / 2)
+  const query2 = sigma2 + babyRotations * keySwitch2
+  const before = products * n * (t / 2) ** 2 * query2 + (rotates ? config.giantSteps * keySwitch2 : 0)
   const z = RESPONSE_NOISE_Z
   const modSwitch = data.length > 1 ? 0.5 + z * Math.sqrt(n / 18) : 0
   return 0.5 + modSwitch + (z * Math.sqrt(before)) / switchedAway
