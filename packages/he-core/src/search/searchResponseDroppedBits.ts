@@ -1,4 +1,5 @@
 import type { SearchConfig } from './SearchConfig.ts'
+import { transferMs } from './searchEndToEnd.ts'
 
 /*
  * How many low-order bits a search response may drop (Apple's `skipLSBs`,
@@ -116,4 +117,33 @@ export function searchResponseDroppedBits(ctx: DroppedBitsContext, config: Searc
   }
   if (best[0] === 0 && best[1] === 0) return none('the noise bound leaves no room', noiseBound, room)
   return { bits: best, noiseBound, room }
+}
+
+/**
+ * The config's end-to-end estimate with the response bytes its packed blocks save by the
+ * rule, primes taken as 2^w − 1 (the model has widths, not primes). The plan is chosen on
+ * the full bytes, so the dropped bits change no choice of g, side or C: only what the
+ * estimate reports.
+ */
+export function withDroppedResponseBytes(config: SearchConfig): SearchConfig {
+  const estimate = config.estimate
+  if (!estimate) return config
+  const modelled: DroppedBitsContext = {
+    coeffPrimes: config.params.coeffModulusBits.map((w) => 2n ** BigInt(w) - 1n),
+    plainModulus: BigInt(config.plainModulus),
+    params: { polyModulusDegree: config.polyModulusDegree, scheme: config.scheme },
+  }
+  const [k0, k1] = searchResponseDroppedBits(modelled, config).bits
+  if (k0 + k1 === 0) return config
+  const responseBytes = estimate.responseBytes - (config.blocks.length * config.polyModulusDegree * (k0 + k1)) / 8
+  const downloadMs = transferMs(responseBytes, estimate.link.downMbps)
+  return {
+    ...config,
+    estimate: {
+      ...estimate,
+      responseBytes,
+      downloadMs,
+      totalMs: estimate.totalMs - estimate.downloadMs + downloadMs,
+    },
+  }
 }
