@@ -86,16 +86,29 @@ export interface PackCiphertextOptions {
   dropBits?: readonly [number, number]
 }
 
-// x·f mod q for x, f < q < 2^32 without BigInt: f in 16-bit halves keeps every product below 2^53.
-function mulMod(x: number, fHi: number, fLo: number, q: number): number {
-  return (((x * fHi) % q) * 65536 + x * fLo) % q
-}
-
-/** Multiplies every u64 residue word (below q < 2^32) by f mod q, in place. */
+/**
+ * Multiplies `count` u64 residue words (each below q < 2^32) by f mod q, in place. Below
+ * 2^32/3 (every prime here) without a float remainder: the quotient ⌊x·f/q⌋ from a double
+ * (off by at most one), the remainder from 32-bit products, so the true one lies in [−q, 2q).
+ */
 function scaleWords(words: DataView, count: number, f: number, q: number): void {
-  const fHi = Math.floor(f / 65536)
-  const fLo = f % 65536
-  for (let i = 0; i < count; i++) words.setUint32(i * 8, mulMod(words.getUint32(i * 8, true), fHi, fLo, q), true)
+  if (q >= 2 ** 32 / 3) {
+    // f in 16-bit halves keeps every product below 2^53.
+    const fHi = Math.floor(f / 65536)
+    const fLo = f % 65536
+    for (let i = 0; i < count; i++) {
+      const x = words.getUint32(i * 8, true)
+      words.setUint32(i * 8, (((x * fHi) % q) * 65536 + x * fLo) % q, true)
+    }
+    return
+  }
+  const fOverQ = f / q
+  const wrap = 2 ** 32 - q
+  for (let i = 0; i < count; i++) {
+    const x = words.getUint32(i * 8, true)
+    const r = (Math.imul(x, f) - Math.imul(Math.floor(x * fOverQ), q)) >>> 0
+    words.setUint32(i * 8, r < q ? r : r >= wrap ? r - wrap : r - q, true)
+  }
 }
 
 /** BGV's t, or 1 (BFV's message is already in the high bits), as the scale of dropped-bit residues. */
@@ -179,10 +192,12 @@ function roundedWords(
   const out = source.slice()
   const words = new DataView(out.buffer)
   const t = droppedScale(ctx, 'INVALID_INPUT')
-  if (t !== 1n) scaleWords(words, 2 * n, Number(modInverse(t % prime, prime)), q)
+  const tInverse = Number(modInverse(t % prime, prime))
   for (let p = 0; p < 2; p++) {
     const bits = dropBits[p] as number
     if (bits === 0) continue
+    // Only a polynomial that is rounded needs t⁻¹ (and t again on reading): t·(t⁻¹·c) = c.
+    if (t !== 1n) scaleWords(new DataView(out.buffer, p * n * 8, n * 8), n, tInverse, q)
     const scale = 2 ** bits
     for (let j = p * n; j < (p + 1) * n; j++) {
       const h = Math.floor((words.getUint32(j * 8, true) + scale / 2) / scale)
@@ -236,7 +251,7 @@ export function unpackSealCiphertext(
   sealHeader(view, 0, length)
   for (const [i, value] of parmsId.entries()) view.setBigUint64(AT_PARMS_ID + 8 * i, value, true)
   const dropping = shape.dropped[0] !== 0 || shape.dropped[1] !== 0
-  // Dropped bits travel in coefficient form (SEAL loads BGV's and decrypts it as it is).
+  // Dropped bits travel in coefficient form; SEAL's load puts a BGV ciphertext back in NTT form.
   view.setUint8(AT_NTT, ctx.params.scheme === 'bgv' && !dropping ? 1 : 0)
   view.setBigUint64(AT_SIZE, 2n, true)
   view.setBigUint64(AT_N, BigInt(n), true)
@@ -246,10 +261,11 @@ export function unpackSealCiphertext(
   sealHeader(view, AT_DATA_ARRAY, DYN_ARRAY_BYTES + words * 8)
   view.setBigUint64(AT_DATA_ARRAY + SEAL_HEADER_BYTES, BigInt(words), true)
   unpackResidues(payload, shape, primes, out, AT_WORDS)
-  if (dropping) {
+  const scale = dropping ? droppedScale(ctx, 'INVALID_ENVELOPE') : 1n
+  for (const [p, bits] of shape.dropped.entries()) {
+    if (bits === 0 || scale === 1n) continue
     const prime = primes[0] as bigint
-    const t = droppedScale(ctx, 'INVALID_ENVELOPE')
-    if (t !== 1n) scaleWords(new DataView(out.buffer, AT_WORDS, words * 8), words, Number(t % prime), Number(prime))
+    scaleWords(new DataView(out.buffer, AT_WORDS + p * n * 8, n * 8), n, Number(scale % prime), Number(prime))
   }
   if (shape.seeded) {
     const at = AT_WORDS + words * 8

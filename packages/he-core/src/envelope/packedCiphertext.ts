@@ -30,11 +30,12 @@ import { COEFF_MODULUS_SIZE_MAX } from './sealPayloadLimits.ts'
  *
  * Dropped bits (k0, k1 > 0; a search response, `searchResponseDroppedBits`): only for one
  * prime q < 2^32, two stored polynomials (not seeded). The residues are then those of the
- * ciphertext in coefficient form, BGV's multiplied by t⁻¹ mod q first (so the message sits
- * in the high bits, as BFV's does), each rounded to the nearest multiple of 2^k_p and stored
+ * ciphertext in coefficient form; a BGV polynomial that drops bits is multiplied by t⁻¹ mod q
+ * first (so the message sits in the high bits, as BFV's does; one that drops none is left
+ * alone, as t·(t⁻¹·c) = c), each rounded to the nearest multiple of 2^k_p and stored
  * as h = round(x / 2^k_p) in w − k_p bits (h·2^k_p ≥ q wraps to 0, which is x's nearest
  * multiple mod q). The reader restores h·2^k_p (checking it is below q) and multiplies BGV's
- * by t again: the ciphertext of the same message with t·(δ0 + δ1·s) more noise, |δ_p| ≤ 2^(k_p−1).
+ * rounded polynomials by t again: the ciphertext of the same message with t·(δ0 + δ1·s) more noise, |δ_p| ≤ 2^(k_p−1).
  */
 
 /** "SBPK": the packed payload's magic (a SEAL payload starts with 5E A1). */

@@ -306,8 +306,9 @@ export class PrivateSearchIndex implements Disposable {
       const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
       const dropBits = this.responseDroppedBits.bits
       const dropping = packed && (dropBits[0] !== 0 || dropBits[1] !== 0)
-      // Bits are dropped in coefficient form, where rounding adds only a small error.
-      const coefficients = dropping ? scope.track(new ctx.seal.Ciphertext()) : undefined
+      // Bits are dropped in coefficient form, where rounding adds only a small error: the
+      // kernel's own transforms where it has them, SEAL's otherwise.
+      const transformed = dropping ? scope.track(new ctx.seal.Ciphertext()) : undefined
       try {
         kernel.run({
           ctx,
@@ -317,10 +318,14 @@ export class PrivateSearchIndex implements Disposable {
           galoisKeys: keys?.galoisKeys,
           kernelKeys: keys?.kernelWords,
           scope,
-          onBlock: (block, result) => {
+          coefficientForm: dropping,
+          onBlock: (block, result, coefficients) => {
             const saveStart = now()
-            if (coefficients) ctx.evaluator.cipherTransformFromNtt(result, coefficients)
-            const saved = (coefficients ?? result).saveToArray(mode) as Uint8Array
+            let saved = coefficients
+            if (!saved) {
+              if (transformed) ctx.evaluator.cipherTransformFromNtt(result, transformed)
+              saved = (transformed ?? result).saveToArray(mode) as Uint8Array
+            }
             results.push({
               index: block.index,
               payload: packed ? packSealCiphertext(ctx, saved, dropping ? { dropBits } : {}) : saved,

@@ -76,6 +76,26 @@ describe('responses drop the low-order bits the noise bound allows, and every sc
     })
   }
 
+  it("the key-switching kernel's coefficient form is SEAL's inverse NTT, word for word", async () => {
+    // The same query through the kernel's transforms and through SEAL's: byte-identical blocks.
+    using fixture = await searchFixture({ rows: 10_000, dimension: 16 })
+    const { ctx, config, client, index, database, keys } = fixture
+    expect(index.kernel).toBe('keySwitch')
+    const plain = resolveSearchConfig({ rows: 10_000, dimension: 16, responseCompression: 'none' })
+    using unrounded = PrivateSearchIndex.process(ctx, database, plain)
+    const query = client.encryptQuery(syntheticSearchQuery(16, 3))
+    const kernelBlocks = blocksOf(ctx, client, config, index.evaluate(query, keys).response)
+    const sealBlocks = blocksOf(ctx, client, plain, unrounded.evaluate(query, keys).response)
+    expect(kernelBlocks).toHaveLength(sealBlocks.length)
+    withScope((scope) => {
+      for (const [i, { envelope }] of sealBlocks.entries()) {
+        const save = coefficientSave(ctx, scope, loaded(ctx, scope, envelope))
+        const packed = packSealCiphertext(ctx, save, { dropBits: index.responseDroppedBits.bits })
+        expect(kernelBlocks[i]?.envelope.payload).toEqual(packed)
+      }
+    })
+  })
+
   it('the client refuses a response that drops more bits than the rule, before SEAL sees it', async () => {
     using fixture = await searchFixture({ rows: 4096, dimension: 128 })
     const { ctx, config, client, index, keys } = fixture
