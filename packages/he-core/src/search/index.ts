@@ -118,6 +118,13 @@ export {
 } from './searchEndToEnd.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {
+  type DroppedBitsContext,
+  RESPONSE_NOISE_Z,
+  type SearchResponseDroppedBits,
+  searchResponseDroppedBits,
+  searchResponseNoiseBound,
+} from './searchResponseDroppedBits.ts'
+export {
   batchingPrime,
   defaultSearchProfile,
   SEARCH_PARAMS_PROFILES,

@@ -46,8 +46,11 @@ export const RESPONSE_NOISE_Z = 8
 
 /** What the rule needs of a context (an `HeContext` fits). */
 export interface DroppedBitsContext {
+  /** Every prime, the special one last (the response keeps the first). */
   readonly coeffPrimes: readonly bigint[]
+  /** t. */
   readonly plainModulus?: bigint | undefined
+  /** n and the scheme (only BGV drops bits). */
   readonly params: { readonly polyModulusDegree: number; readonly scheme: string }
 }
 
@@ -59,6 +62,7 @@ export interface SearchResponseDroppedBits {
   noiseBound: number
   /** q/(4t): ‖e‖ + ½ + the rounding stay below it (one bit of noise budget left). */
   room: number
+  /** Why nothing may go, when `bits` is [0, 0]. */
   reason?: string
 }
 
