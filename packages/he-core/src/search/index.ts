@@ -118,13 +118,6 @@ export {
 } from './searchEndToEnd.ts'
 export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.ts'
 export {
-  type DroppedBitsContext,
-  RESPONSE_NOISE_Z,
-  type SearchResponseDroppedBits,
-  searchResponseDroppedBits,
-  searchResponseNoiseBound,
-} from './searchResponseDroppedBits.ts'
-export {
   batchingPrime,
   defaultSearchProfile,
   SEARCH_PARAMS_PROFILES,
@@ -141,6 +134,13 @@ export {
   type SearchProcessedMemory,
   searchProcessedMemory,
 } from './searchProcessedMemory.ts'
+export {
+  type DroppedBitsContext,
+  RESPONSE_NOISE_Z,
+  type SearchResponseDroppedBits,
+  searchResponseDroppedBits,
+  searchResponseNoiseBound,
+} from './searchResponseDroppedBits.ts'
 export {
   parseSearchShard,
   type SearchShard,
