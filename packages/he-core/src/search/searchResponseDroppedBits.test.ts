@@ -65,6 +65,8 @@ describe('responses drop the low-order bits the noise bound allows, and every sc
       expect(oracle.findIndex((score, row) => result.scores[row] !== score)).toBe(-1)
       expect(result.strayNonZeroSlots).toBe(0)
       expect(result.minNoiseBudget).toBeGreaterThan(0)
+      // The byte model's estimate counts the dropped bits (within 1 % of the real response).
+      expect(Math.abs((config.estimate?.responseBytes ?? 0) / response.byteLength - 1)).toBeLessThan(0.01)
       const n = ctx.params.polyModulusDegree
       const width = ctx.facts.coeffModulusBits[0] as number
       for (const { envelope } of blocksOf(ctx, client, config, response)) {
