@@ -1,5 +1,11 @@
 import { HeError } from '@sealbox/he-core'
-import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
+import {
+  API_PREFIX,
+  acceptsDroppedBits,
+  SEALBOX_HEADERS,
+  searchConfigRoute,
+  searchRoute,
+} from '@sealbox/he-core/client'
 import { peekEnvelope, splitEnvelopes } from '@sealbox/he-core/envelope'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -64,6 +70,8 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         {
           type: 'search',
           queries,
+          // Only a client that says it restores dropped bits gets them: older ones refuse such blocks.
+          ...(acceptsDroppedBits(request.headers) ? { droppedBits: true } : {}),
           ...keys,
           ...(keys && search.galoisElements.length > 0
             ? { galoisElements: [...search.galoisElements], keyForm: search.keyForm }

@@ -59,6 +59,12 @@ export interface SearchEvaluateOptions {
   /** Evaluate only these blocks (of those this index holds), to split one query across workers. */
   blocks?: SearchBlockRange
   /**
+   * Whether packed response blocks drop the low-order bits `responseDroppedBits` allows
+   * (default true). A server passes false unless the request accepts them: a client that
+   * predates dropped bits refuses such blocks (INVALID_ENVELOPE), and reads full ones.
+   */
+  droppedBits?: boolean
+  /**
    * The clock of the timings, in ms (default `performance.now`). A benchmark on a shared
    * machine passes the thread's CPU time so other processes do not inflate the phases.
    */
@@ -305,7 +311,7 @@ export class PrivateSearchIndex implements Disposable {
       const packed = config.responseCompression === 'packed'
       const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
       const dropBits = this.responseDroppedBits.bits
-      const dropping = packed && (dropBits[0] !== 0 || dropBits[1] !== 0)
+      const dropping = packed && options.droppedBits !== false && (dropBits[0] !== 0 || dropBits[1] !== 0)
       // Bits are dropped in coefficient form, where rounding adds only a small error: the
       // kernel's own transforms where it has them, SEAL's otherwise.
       const transformed = dropping ? scope.track(new ctx.seal.Ciphertext()) : undefined
