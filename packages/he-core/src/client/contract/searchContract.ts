@@ -56,6 +56,7 @@ export const searchConfigRoute = {
 export const SearchRequestHeadersSchema = z.looseObject({
   [SEALBOX_HEADERS.droppedBits]: z.enum(['accept']).optional(),
 })
+/** A search request's headers as the route reads them. */
 export type SearchRequestHeaders = z.infer<typeof SearchRequestHeadersSchema>
 
 /** Whether a search request's headers opt in to dropped low-order bits. */
