@@ -78,6 +78,29 @@ describe('responses drop the low-order bits the noise bound allows, and every sc
     })
   }
 
+  it('with droppedBits: false (a request that did not accept them) every block keeps every bit, same scores', async () => {
+    using fixture = await searchFixture({ rows: 10_000, dimension: 16 })
+    const { ctx, config, client, index, database, keys } = fixture
+    expect(index.responseDroppedBits.bits).toEqual([9, 0])
+    const query = syntheticSearchQuery(16, 77)
+    const encrypted = client.encryptQuery(query)
+    const full = index.evaluate(encrypted, keys, { droppedBits: false }).response
+    const dropped = index.evaluate(encrypted, keys, { droppedBits: true }).response
+    const n = ctx.params.polyModulusDegree
+    const width = ctx.facts.coeffModulusBits[0] as number
+    for (const { envelope } of blocksOf(ctx, client, config, full)) {
+      expect(checkPackedLayout(envelope.payload, 'INVALID_ENVELOPE').dropped).toEqual([0, 0])
+      expect(envelope.payload.length).toBe(packedCiphertextBytes(2, n, [width]))
+    }
+    expect(full.byteLength - dropped.byteLength).toBe((config.blocks.length * 9 * n) / 8)
+    const oracle = plaintextSearchScores(config, database, query)
+    for (const response of [full, dropped]) {
+      const result = client.decryptScores(response)
+      expect(oracle.findIndex((score, row) => result.scores[row] !== score)).toBe(-1)
+      expect(result.strayNonZeroSlots).toBe(0)
+    }
+  })
+
   it("the key-switching kernel's coefficient form is SEAL's inverse NTT, word for word", async () => {
     // The same query through the kernel's transforms and through SEAL's: byte-identical blocks.
     using fixture = await searchFixture({ rows: 10_000, dimension: 16 })
