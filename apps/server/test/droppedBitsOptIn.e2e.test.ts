@@ -68,6 +68,16 @@ function droppedBitsOf(response: Uint8Array): [number, number][] {
   })
 }
 
+/** `sealbox_search_requests_total` by its `dropped_bits` label, from the node's /metrics. */
+async function searchRequests(): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.node.url}/metrics`)).text()
+  const counts: Record<string, number> = { accepted: 0, not_accepted: 0 }
+  for (const match of text.matchAll(/^sealbox_search_requests_total\{dropped_bits="(\w+)"\} (\d+)$/gm)) {
+    counts[match[1] as string] = Number(match[2])
+  }
+  return counts
+}
+
 function expectExactScores(response: Uint8Array, vector: Float64Array): void {
   const scores = search.decryptScores([response])
   expect(Array.from(scores.scores)).toEqual(Array.from(plaintextSearchScores(server.config, server.database, vector)))
@@ -85,6 +95,7 @@ describe('dropped low-order bits only for a client that accepts them', () => {
 
     const vector = syntheticSearchQuery(DIMENSION, 21)
     const query = search.encryptQuery(vector)
+    const before = await searchRequests()
 
     const old = await searchByWire(query)
     expect(old.status).toBe(200)
@@ -103,6 +114,11 @@ describe('dropped low-order bits only for a client that accepts them', () => {
     // Every block's c0 is n coefficients of k0 bits fewer; nothing else differs in size.
     const n = server.config.polyModulusDegree
     expect(full.byteLength - dropped.byteLength).toBe((blocks * n * k0) / 8)
+    // One request of each kind, counted once each however many workers answered its parts.
+    expect(await searchRequests()).toEqual({
+      accepted: (before.accepted as number) + 1,
+      not_accepted: (before.not_accepted as number) + 1,
+    })
   })
 
   it('refuses any other value of the header with a coded 400, and still answers', async () => {

@@ -23,7 +23,7 @@ import { routeFromContract } from '../http/routeFromContract.ts'
 export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const services = app.sealbox
-  const { store, hub, config } = services
+  const { store, hub, config, metrics } = services
 
   app.route({
     ...routeFromContract(searchConfigRoute, API_PREFIX),
@@ -64,6 +64,8 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         if (header.keySetId) keySetIds.add(header.keySetId)
       }
       const keys = await resolveKeySet(store, tenant.id, query.keySet, searchKeyNeeds(search, keySetIds))
+      const droppedBits = acceptsDroppedBits(request.headers)
+      metrics.searchRequest(droppedBits)
       const done = await hub.submitSearch(
         tenant.id,
         // Only the Galois elements the queries use are loaded, whatever else the key set holds.
@@ -71,7 +73,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
           type: 'search',
           queries,
           // Only a client that says it restores dropped bits gets them: older ones refuse such blocks.
-          ...(acceptsDroppedBits(request.headers) ? { droppedBits: true } : {}),
+          ...(droppedBits ? { droppedBits } : {}),
           ...keys,
           ...(keys && search.galoisElements.length > 0
             ? { galoisElements: [...search.galoisElements], keyForm: search.keyForm }
