@@ -17,7 +17,8 @@ import { type SearchNode, startSearchNode } from './searchNode.ts'
  * the query bundle, a bearer token and nothing else — gets packed blocks that keep every bit
  * (bytes 7 and 12 of each payload 0, which an older client insists on) and decrypt exactly;
  * `SealboxClient.search`, which accepts them, gets blocks with the rule's bits dropped off c0
- * and the same exact scores, smaller by n·k0/8 bytes a block. Several blocks and two workers
+ * and the same exact scores, smaller by n·k0/8 bytes a block (and every bit again when it
+ * passes `droppedBits: false`). Several blocks and two workers
  * with SEARCH_SPLIT_BLOCKS=1: each query is split across both workers and its parts merged,
  * on both paths.
  */
@@ -119,6 +120,13 @@ describe('dropped low-order bits only for a client that accepts them', () => {
       accepted: (before.accepted as number) + 1,
       not_accepted: (before.not_accepted as number) + 1,
     })
+
+    // The new client may ask for every bit too (responses handed on to an older he-core).
+    const [asked] = (await server.client.search(query, { droppedBits: false })).responses
+    if (!asked) throw new HeError('INTERNAL', 'no response')
+    expect(droppedBitsOf(asked)).toEqual(Array.from({ length: blocks }, () => [0, 0]))
+    expect(asked.byteLength).toBe(full.byteLength)
+    expectExactScores(asked, vector)
   })
 
   it('refuses any other value of the header with a coded 400, and still answers', async () => {

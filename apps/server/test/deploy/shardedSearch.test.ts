@@ -125,6 +125,12 @@ describe('a database in 2 shards behind nginx', () => {
       expect(k0).toBeGreaterThan(0)
       expect(new Set(droppedOfC0(shardedAnswer.responses))).toEqual(new Set([k0]))
       expect(droppedOfC0(oneAnswer.responses)).toEqual(droppedOfC0(shardedAnswer.responses))
+      // Asked for every bit, every shard answers every bit, and the scores are the same.
+      const everyBit = await viaNginx.search(query, { keySet: 'main', droppedBits: false })
+      expect(new Set(droppedOfC0(everyBit.responses))).toEqual(new Set([0]))
+      expect([...search.decryptScores(everyBit.responses).scores]).toEqual([
+        ...search.decryptScores(shardedAnswer.responses).scores,
+      ])
       const fromShards = search.rank(shardedAnswer.responses, 10)
       const fromOne = search.rank(oneAnswer.responses, 10)
       expect(fromShards.hits).toEqual(fromOne.hits)

@@ -202,7 +202,7 @@ export class SealboxClient {
         at(prefix).call(searchRoute, {
           signal: options.signal,
           query: { keySet: options.keySet },
-          headers: DROPPED_BITS_ACCEPTED,
+          headers: options.droppedBits === false ? {} : DROPPED_BITS_ACCEPTED,
           body,
         }),
     }
@@ -260,7 +260,8 @@ export class SealboxClient {
    * `searchConfig`; a search made before it reads the config first) the queries go to every shard at
    * once and each query's parts are merged into one response for the whole database; a
    * shard that does not answer fails the call with its code, naming the shard and its rows.
-   * The request accepts response blocks that drop low-order bits (`x-sealbox-dropped-bits`).
+   * The request accepts response blocks that drop low-order bits (`x-sealbox-dropped-bits`)
+   * unless `droppedBits` is false.
    */
   async search(
     queries: Uint8Array | readonly Uint8Array[],
@@ -271,6 +272,12 @@ export class SealboxClient {
        * `missingShards` (rank with `rank(…, { partial: true })`), instead of failing.
        */
       partial?: boolean
+      /**
+       * Accept response blocks that drop low-order bits (default true: `PrivateSearchClient`
+       * restores them). False asks for every bit, for responses handed on to an he-core that
+       * predates dropped bits.
+       */
+      droppedBits?: boolean
     } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
@@ -281,7 +288,7 @@ export class SealboxClient {
     const reply = await this.call(searchRoute, {
       signal: options.signal,
       query: { keySet: options.keySet },
-      headers: DROPPED_BITS_ACCEPTED,
+      headers: options.droppedBits === false ? {} : DROPPED_BITS_ACCEPTED,
       body: concatBytes(list),
     })
     const queryMs = (reply.headers.get(SEALBOX_HEADERS.queryMs) ?? '')
