@@ -214,7 +214,7 @@ const headerLines = headers.join('\n        ')
  * with Access-Control-Allow-Origin for the origins given with --cors-origin only.
  */
 const CORS_METHODS = 'GET, HEAD, PUT, POST, DELETE'
-const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-sealbox-executor, if-none-match'
+const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-sealbox-executor, x-sealbox-dropped-bits, if-none-match'
 const CORS_EXPOSED_HEADERS =
   'server-timing, retry-after, www-authenticate, x-request-id, etag, x-sealbox-executor, x-sealbox-query-ms, x-sealbox-cost'
 const corsMaps =

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
-import { decodeBundle } from '@sealbox/he-core/envelope'
+import { decodeBundle, splitEnvelopes } from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
   type SearchClustering,
   type SearchConfig,
+  searchResponseDroppedBits,
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
@@ -87,6 +88,33 @@ describe('cluster-private search through the server', () => {
       sizes.add(JSON.stringify([query.byteLength, bundle.meta, result.responses.map((r) => r.byteLength)]))
     }
     expect(sizes.size).toBe(1)
+
+    // Dropped bits are the client's choice here too: a request without the header (an older
+    // client's, by the wire) gets every bit of every block, and the same exact scores.
+    const [k0] = searchResponseDroppedBits(ctx, config).bits
+    expect(k0).toBeGreaterThan(0)
+    const droppedOfC0 = (responses: Uint8Array[]) =>
+      responses.flatMap((response) =>
+        decodeBundle(response, { itemKind: 'ciphertext' }).items.map((item) => item.payload[7]),
+      )
+    const vector = syntheticSearchQuery(DIM, 7)
+    const query = search.encryptQuery(vector)
+    const accepted = (await client.search(query, { keySet: 'search' })).responses
+    expect(new Set(droppedOfC0(accepted))).toEqual(new Set([k0]))
+    const old = await fetch(`${node.url}/api/v1/search?keySet=search`, {
+      method: 'POST',
+      body: query as BodyInit,
+      headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/octet-stream' },
+    })
+    expect(old.status).toBe(200)
+    const full = splitEnvelopes(new Uint8Array(await old.arrayBuffer()))
+    expect(new Set(droppedOfC0(full))).toEqual(new Set([0]))
+    const scores = search.decryptScores(full)
+    const oracle = plaintextSearchScores(config, database, vector)
+    for (const row of config.clustering?.members[scores.cluster ?? -1] ?? [])
+      expect(scores.scores[row]).toBe(oracle[row])
+    expect(scores.cluster).toBe(search.nearestCluster(vector))
+    expect(scores.strayNonZeroSlots).toBe(0)
   })
 
   it('keeps the clustering beside the processed database; a restart reads both', async () => {

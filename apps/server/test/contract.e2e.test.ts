@@ -81,6 +81,10 @@ describe('the HTTP contract, served', () => {
     const search = operation(client.searchRoute)
     expect(Object.keys(search?.responses['200']?.content ?? {})).toEqual(['application/octet-stream'])
     expect(Object.keys(search?.responses['4XX']?.content ?? {})).toEqual(['application/json'])
+    // The search's opt-in to dropped low-order bits is documented as the header it is.
+    expect(search?.parameters?.map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(
+      expect.arrayContaining(['query:keySet', 'header:x-sealbox-dropped-bits']),
+    )
   })
 
   it('answers a request the contract refuses 400 INVALID_INPUT naming the field', async () => {

@@ -1,4 +1,5 @@
 import { HeError } from '@sealbox/he-core'
+import { decodeBundle } from '@sealbox/he-core/envelope'
 import { resolveSearchConfig, searchCost } from '@sealbox/he-core/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchParts } from '../src/executor/splitSearch.ts'
@@ -95,6 +96,18 @@ describe('a query split across the workers of a node', () => {
     }
     // The same scores from both (each equal to the oracle above), one response per query.
     expect(answers.map((list) => list.length)).toEqual([2, 2])
+    // SealboxClient.search accepts dropped bits: every part dropped the same low-order bits of
+    // c0 in each of its blocks, so the merged responses are as long as the unsplit ones.
+    const droppedOfC0 = (responses: Uint8Array[]) =>
+      responses.flatMap((response) =>
+        decodeBundle(response, { itemKind: 'ciphertext' }).items.map((item) => item.payload[7]),
+      )
+    const [splitAnswers = [], wholeAnswers = []] = answers
+    expect(droppedOfC0(splitAnswers)).toHaveLength(6)
+    expect(new Set(droppedOfC0(splitAnswers)).size).toBe(1)
+    expect(droppedOfC0(splitAnswers)[0]).toBeGreaterThan(0)
+    expect(droppedOfC0(splitAnswers)).toEqual(droppedOfC0(wholeAnswers))
+    expect(splitAnswers.map((r) => r.byteLength)).toEqual(wholeAnswers.map((r) => r.byteLength))
   })
 
   it('prices the split query as the sum of its parts', async () => {

@@ -37,6 +37,11 @@ export const SearchJobSchema = z.object({
   queries: z.array(bytes).min(1),
   /** Evaluate only these blocks (one part of a query split across the node's workers); all by default. */
   blocks: z.object({ start: z.number().int().nonnegative(), end: z.number().int().positive() }).optional(),
+  /**
+   * The request accepts response blocks that drop low-order bits (`x-sealbox-dropped-bits:
+   * accept`); absent, every bit is sent, which a client that predates them needs.
+   */
+  droppedBits: z.boolean().optional(),
 })
 
 /** Run an he-core program on uploaded inputs. */

@@ -33,6 +33,7 @@ export class ServerMetrics {
   readonly #schedulers = new Map<ExecutorMode, FairScheduler>()
   readonly #tokenReloads: Counter<'result'>
   readonly #receivingRefused: Counter
+  readonly #searchDroppedBits: Counter<'dropped_bits'>
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sealbox_', eventLoopMonitoringPrecision: 10 })
@@ -82,6 +83,12 @@ export class ServerMetrics {
     this.#receivingRefused = new Counter({
       name: 'sealbox_receiving_refused_total',
       help: 'Request bodies refused because the bytes being received would pass RECEIVING_BYTES, ADDRESS_RECEIVING_BYTES or TENANT_RECEIVING_BYTES',
+      registers: [this.registry],
+    })
+    this.#searchDroppedBits = new Counter({
+      name: 'sealbox_search_requests_total',
+      help: 'Search requests sent to the workers, by whether the client accepts dropped low-order bits (x-sealbox-dropped-bits): accepted, or not (an older he-core client, which gets every bit)',
+      labelNames: ['dropped_bits'],
       registers: [this.registry],
     })
     this.#tokenReloads = new Counter({
@@ -204,6 +211,11 @@ export class ServerMetrics {
   /** A body refused for RECEIVING_BYTES, ADDRESS_RECEIVING_BYTES or TENANT_RECEIVING_BYTES. */
   receivingRefused(): void {
     this.#receivingRefused.inc()
+  }
+
+  /** Counts a search request by its opt-in, so an operator sees when clients without it are gone. */
+  searchRequest(droppedBits: boolean): void {
+    this.#searchDroppedBits.inc({ dropped_bits: droppedBits ? 'accepted' : 'not_accepted' })
   }
 
   /** Reports the node's bytes cache in the gauges. */

@@ -47,7 +47,13 @@ export const DOCS_CSP_DIRECTIVES: Record<string, string[]> = {
 }
 
 /** Headers a cross-origin page may send (the preflight allows them). */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', SEALBOX_HEADERS.executor, 'if-none-match']
+export const CORS_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  SEALBOX_HEADERS.executor,
+  SEALBOX_HEADERS.droppedBits,
+  'if-none-match',
+]
 
 /**
  * Security headers, caching defaults and CORS for every response:

@@ -1,5 +1,11 @@
 import { HeError } from '@sealbox/he-core'
-import { API_PREFIX, SEALBOX_HEADERS, searchConfigRoute, searchRoute } from '@sealbox/he-core/client'
+import {
+  API_PREFIX,
+  acceptsDroppedBits,
+  SEALBOX_HEADERS,
+  searchConfigRoute,
+  searchRoute,
+} from '@sealbox/he-core/client'
 import { peekEnvelope, splitEnvelopes } from '@sealbox/he-core/envelope'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -17,7 +23,7 @@ import { routeFromContract } from '../http/routeFromContract.ts'
 export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>()
   const services = app.sealbox
-  const { store, hub, config } = services
+  const { store, hub, config, metrics } = services
 
   app.route({
     ...routeFromContract(searchConfigRoute, API_PREFIX),
@@ -58,12 +64,16 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
         if (header.keySetId) keySetIds.add(header.keySetId)
       }
       const keys = await resolveKeySet(store, tenant.id, query.keySet, searchKeyNeeds(search, keySetIds))
+      const droppedBits = acceptsDroppedBits(request.headers)
+      metrics.searchRequest(droppedBits)
       const done = await hub.submitSearch(
         tenant.id,
         // Only the Galois elements the queries use are loaded, whatever else the key set holds.
         {
           type: 'search',
           queries,
+          // Only a client that says it restores dropped bits gets them: older ones refuse such blocks.
+          ...(droppedBits ? { droppedBits } : {}),
           ...keys,
           ...(keys && search.galoisElements.length > 0
             ? { galoisElements: [...search.galoisElements], keyForm: search.keyForm }

@@ -88,6 +88,14 @@ function servedSourceOf(source: DatabaseSource): SearchDatabaseSource {
   return { type: 'file', name: basename(source.path), format }
 }
 
+/** How a search job evaluates a query: the blocks of its part, and the request's opt-in to dropped bits. */
+export interface SearchServiceEvaluateOptions {
+  /** Only these blocks (one part of a split query); all by default. */
+  blocks?: SearchBlockRange
+  /** The request accepts response blocks that drop low-order bits; required, so no caller forgets it. */
+  droppedBits: boolean
+}
+
 /**
  * The server half of private search in one worker: the search config, its context
  * and the database processed once into NTT-form diagonals at warm-up, shared by
@@ -271,9 +279,12 @@ export class SearchService {
     }
   }
 
-  /** Evaluates one query envelope (everything is verified before SEAL runs), over `blocks` only when given. */
-  evaluate(query: Uint8Array, keys: SearchKeys | null, blocks?: SearchBlockRange): SearchEvaluation {
-    return this.index.evaluate(query, keys, blocks ? { blocks } : {})
+  /**
+   * Evaluates one query envelope (everything is verified before SEAL runs), over `blocks` only
+   * when given; response blocks drop low-order bits only when `droppedBits` (the request's opt-in).
+   */
+  evaluate(query: Uint8Array, keys: SearchKeys | null, options: SearchServiceEvaluateOptions): SearchEvaluation {
+    return this.index.evaluate(query, keys, options)
   }
 
   dispose(): void {

@@ -22,7 +22,10 @@ export async function runSearch(job: JobContext, request: SearchJob, clock: Phas
     const responses: Uint8Array[] = []
     const queryMs: number[] = []
     for (const query of request.queries) {
-      const { response, timings } = search.evaluate(query, lease?.value ?? null, request.blocks)
+      const { response, timings } = search.evaluate(query, lease?.value ?? null, {
+        ...(request.blocks ? { blocks: request.blocks } : {}),
+        droppedBits: request.droppedBits === true,
+      })
       clock.add('deserialize', timings.decodeMs + timings.loadMs)
       clock.add('compute', timings.computeMs)
       clock.add('serialize', timings.saveMs)

@@ -162,7 +162,8 @@ describe('security headers, caching and CORS', () => {
       expect(String(answer.headers['access-control-allow-methods'])).toMatch(/PUT/)
       expect(String(answer.headers['access-control-allow-methods'])).toMatch(/DELETE/)
       const allowed = String(answer.headers['access-control-allow-headers']).toLowerCase()
-      for (const header of ['authorization', 'content-type', 'x-sealbox-executor']) expect(allowed).toContain(header)
+      for (const header of ['authorization', 'content-type', 'x-sealbox-executor', 'x-sealbox-dropped-bits'])
+        expect(allowed).toContain(header)
     }
     expectHealthy({
       attack: 'security headers',

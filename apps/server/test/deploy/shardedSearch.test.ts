@@ -4,11 +4,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient } from '@sealbox/he-core/client'
+import { decodeBundle } from '@sealbox/he-core/envelope'
 import {
   encodeNpyFloat32,
   PrivateSearchClient,
   parseNpy,
   plaintextSearchScores,
+  searchResponseDroppedBits,
   syntheticSearchDatabase,
   syntheticSearchQuery,
   topKIndices,
@@ -113,6 +115,22 @@ describe('a database in 2 shards behind nginx', () => {
       const shardedAnswer = await viaNginx.search(query, { keySet: 'main' })
       expect(shardedAnswer.shardMs).toHaveLength(2)
       const oneAnswer = await new SealboxClient({ baseUrl: whole.url, token: ALICE }).search(query, { keySet: 'main' })
+      // The client accepts dropped bits, and nginx passes its header to each shard: every
+      // block of the merged response drops the rule's bits of c0, as the one node's do.
+      const droppedOfC0 = (responses: Uint8Array[]) =>
+        responses.flatMap((response) =>
+          decodeBundle(response, { itemKind: 'ciphertext' }).items.map((item) => item.payload[7]),
+        )
+      const [k0] = searchResponseDroppedBits(ctx, config).bits
+      expect(k0).toBeGreaterThan(0)
+      expect(new Set(droppedOfC0(shardedAnswer.responses))).toEqual(new Set([k0]))
+      expect(droppedOfC0(oneAnswer.responses)).toEqual(droppedOfC0(shardedAnswer.responses))
+      // Asked for every bit, every shard answers every bit, and the scores are the same.
+      const everyBit = await viaNginx.search(query, { keySet: 'main', droppedBits: false })
+      expect(new Set(droppedOfC0(everyBit.responses))).toEqual(new Set([0]))
+      expect([...search.decryptScores(everyBit.responses).scores]).toEqual([
+        ...search.decryptScores(shardedAnswer.responses).scores,
+      ])
       const fromShards = search.rank(shardedAnswer.responses, 10)
       const fromOne = search.rank(oneAnswer.responses, 10)
       expect(fromShards.hits).toEqual(fromOne.hits)

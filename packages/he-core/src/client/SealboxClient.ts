@@ -55,6 +55,13 @@ interface AnyRouteCall extends CallOptions {
 }
 
 /**
+ * Every search this client sends accepts dropped low-order bits: `PrivateSearchClient` restores
+ * them (within the config's rule) and reads full-bit blocks alike, and an older server, which
+ * drops none, ignores the header.
+ */
+const DROPPED_BITS_ACCEPTED = { [SEALBOX_HEADERS.droppedBits]: 'accept' }
+
+/**
  * A typed client for the sealbox server API, on `fetch` (browsers, Web Workers and
  * Node alike). Every call goes through `call(route, input)`, whose input and reply types
  * are inferred from the route's contract and whose reply is checked against it at run
@@ -192,7 +199,12 @@ export class SealboxClient {
     return {
       config: async (prefix, options) => (await at(prefix).call(searchConfigRoute, options)).body,
       search: (prefix, body, options) =>
-        at(prefix).call(searchRoute, { signal: options.signal, query: { keySet: options.keySet }, body }),
+        at(prefix).call(searchRoute, {
+          signal: options.signal,
+          query: { keySet: options.keySet },
+          headers: options.droppedBits === false ? {} : DROPPED_BITS_ACCEPTED,
+          body,
+        }),
     }
   }
 
@@ -248,6 +260,8 @@ export class SealboxClient {
    * `searchConfig`; a search made before it reads the config first) the queries go to every shard at
    * once and each query's parts are merged into one response for the whole database; a
    * shard that does not answer fails the call with its code, naming the shard and its rows.
+   * The request accepts response blocks that drop low-order bits (`x-sealbox-dropped-bits`)
+   * unless `droppedBits` is false.
    */
   async search(
     queries: Uint8Array | readonly Uint8Array[],
@@ -258,6 +272,12 @@ export class SealboxClient {
        * `missingShards` (rank with `rank(…, { partial: true })`), instead of failing.
        */
       partial?: boolean
+      /**
+       * Accept response blocks that drop low-order bits (default true: `PrivateSearchClient`
+       * restores them). False asks for every bit, for responses handed on to an he-core that
+       * predates dropped bits.
+       */
+      droppedBits?: boolean
     } = {},
   ): Promise<SearchCallResult> {
     const list = queries instanceof Uint8Array ? [queries] : [...queries]
@@ -268,6 +288,7 @@ export class SealboxClient {
     const reply = await this.call(searchRoute, {
       signal: options.signal,
       query: { keySet: options.keySet },
+      headers: options.droppedBits === false ? {} : DROPPED_BITS_ACCEPTED,
       body: concatBytes(list),
     })
     const queryMs = (reply.headers.get(SEALBOX_HEADERS.queryMs) ?? '')

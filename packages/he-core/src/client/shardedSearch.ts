@@ -23,7 +23,7 @@ export interface ShardCaller {
   search(
     prefix: string,
     body: Uint8Array,
-    options: CallOptions & { keySet?: string },
+    options: CallOptions & { keySet?: string; droppedBits?: boolean },
   ): Promise<RouteResult<typeof searchRoute>>
 }
 
@@ -121,7 +121,7 @@ export async function searchShards(
   layout: SearchShardLayout,
   caller: ShardCaller,
   queries: readonly Uint8Array[],
-  options: CallOptions & { keySet?: string; partial?: boolean },
+  options: CallOptions & { keySet?: string; partial?: boolean; droppedBits?: boolean },
 ): Promise<SearchCallResult & { shardMs: number[] }> {
   if (options.partial) return searchShardsPartially(layout, caller, queries, options)
   const body = concatBytes(queries)
@@ -138,6 +138,7 @@ export async function searchShards(
           .search(shard.prefix, body, {
             signal: cancel.signal,
             ...(options.keySet === undefined ? {} : { keySet: options.keySet }),
+            ...(options.droppedBits === false ? { droppedBits: false } : {}),
           })
           .catch((error: unknown) => {
             if (!cancel.signal.aborted) cancel.abort(error)
@@ -161,7 +162,7 @@ async function searchShardsPartially(
   layout: SearchShardLayout,
   caller: ShardCaller,
   queries: readonly Uint8Array[],
-  options: CallOptions & { keySet?: string },
+  options: CallOptions & { keySet?: string; droppedBits?: boolean },
 ): Promise<SearchCallResult & { shardMs: number[] }> {
   const body = concatBytes(queries)
   const count = layout.shards.length
@@ -170,6 +171,7 @@ async function searchShardsPartially(
       caller.search(shard.prefix, body, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.keySet === undefined ? {} : { keySet: options.keySet }),
+        ...(options.droppedBits === false ? { droppedBits: false } : {}),
       }),
     ),
   )

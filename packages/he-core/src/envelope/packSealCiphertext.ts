@@ -1,3 +1,4 @@
+import { modInverse } from '@sealbox/he-ring'
 import type { SEALContext } from 'node-seal/throws'
 import { HeError } from '../errors/HeError.ts'
 import type { HeErrorCode } from '../errors/heErrorCodes.ts'
@@ -75,12 +76,59 @@ function assertPackable(ctx: PackedCiphertextContext, code: HeErrorCode): void {
   }
 }
 
+/** Options of `packSealCiphertext`. */
+export interface PackCiphertextOptions {
+  /**
+   * Low-order bits to drop off c0 and c1 (a search response: `searchResponseDroppedBits`):
+   * only for a one-prime, unseeded ciphertext saved in coefficient form (BGV: transform it
+   * from NTT form first — rounding is small only there). See packedCiphertext.ts.
+   */
+  dropBits?: readonly [number, number]
+}
+
+/**
+ * Multiplies `count` u64 residue words (each below q < 2^32) by f mod q, in place. Below
+ * 2^32/3 (every prime here) without a float remainder: the quotient ⌊x·f/q⌋ from a double
+ * (off by at most one), the remainder from 32-bit products, so the true one lies in [−q, 2q).
+ */
+function scaleWords(words: DataView, count: number, f: number, q: number): void {
+  if (q >= 2 ** 32 / 3) {
+    // f in 16-bit halves keeps every product below 2^53.
+    const fHi = Math.floor(f / 65536)
+    const fLo = f % 65536
+    for (let i = 0; i < count; i++) {
+      const x = words.getUint32(i * 8, true)
+      words.setUint32(i * 8, (((x * fHi) % q) * 65536 + x * fLo) % q, true)
+    }
+    return
+  }
+  const fOverQ = f / q
+  const wrap = 2 ** 32 - q
+  for (let i = 0; i < count; i++) {
+    const x = words.getUint32(i * 8, true)
+    const r = (Math.imul(x, f) - Math.imul(Math.floor(x * fOverQ), q)) >>> 0
+    words.setUint32(i * 8, r < q ? r : r >= wrap ? r - wrap : r - q, true)
+  }
+}
+
+/** BGV's t, or 1 (BFV's message is already in the high bits), as the scale of dropped-bit residues. */
+function droppedScale(ctx: PackedCiphertextContext, code: HeErrorCode): bigint {
+  if (ctx.params.scheme === 'bfv') return 1n
+  const t = ctx.plainModulus
+  if (t === undefined) throw new HeError(code, 'dropping low-order bits of a BGV ciphertext needs its plain modulus t')
+  return t
+}
+
 /**
  * Packs an uncompressed SEAL save of a size-2 BFV/BGV ciphertext (`saveToArray` with
  * compression none; a seeded `Serializable` save keeps only c0 and its seed) into the
- * packed layout: each residue in ⌈log2 q⌉ bits.
+ * packed layout: each residue in ⌈log2 q⌉ bits (less `dropBits`).
  */
-export function packSealCiphertext(ctx: PackedCiphertextContext, saved: Uint8Array): Uint8Array {
+export function packSealCiphertext(
+  ctx: PackedCiphertextContext,
+  saved: Uint8Array,
+  options: PackCiphertextOptions = {},
+): Uint8Array {
   assertPackable(ctx, 'INVALID_INPUT')
   const view = new DataView(saved.buffer, saved.byteOffset, saved.byteLength)
   if (saved.length < AT_WORDS || view.getUint16(0, true) !== SEAL_MAGIC || view.getUint8(5) !== 0) {
@@ -99,8 +147,13 @@ export function packSealCiphertext(ctx: PackedCiphertextContext, saved: Uint8Arr
   if (!seeded && saved.length !== ciphertextBytes(2, n, k)) {
     throw new HeError('INVALID_INPUT', `a ${saved.length}-byte save is no size-2 ciphertext of n=${n} over ${k} primes`)
   }
-  const words = saved.subarray(AT_WORDS, AT_WORDS + (seeded ? 1 : 2) * n * k * 8)
+  const dropBits = options.dropBits ?? [0, 0]
+  const dropping = dropBits[0] !== 0 || dropBits[1] !== 0
+  const words = dropping
+    ? roundedWords(ctx, saved.subarray(AT_WORDS, AT_WORDS + 2 * n * 8), view.getUint8(AT_NTT), k, seeded, dropBits)
+    : saved.subarray(AT_WORDS, AT_WORDS + (seeded ? 1 : 2) * n * k * 8)
   const input = {
+    ...(dropping ? { dropped: dropBits } : {}),
     words,
     polys: seeded ? (1 as const) : (2 as const),
     polyModulusDegree: n,
@@ -110,6 +163,48 @@ export function packSealCiphertext(ctx: PackedCiphertextContext, saved: Uint8Arr
   return seeded
     ? packResidues({ ...input, seed: saved.subarray(saved.length - PACKED_SEED_BYTES) })
     : packResidues(input)
+}
+
+/**
+ * The residues of a one-prime ciphertext in coefficient form, scaled by t⁻¹ (BGV) and
+ * rounded to h = round(x / 2^k) per polynomial (h·2^k ≥ q wraps to 0: x's nearest multiple mod q).
+ */
+function roundedWords(
+  ctx: PackedCiphertextContext,
+  source: Uint8Array,
+  nttFlag: number,
+  k: number,
+  seeded: boolean,
+  dropBits: readonly [number, number],
+): Uint8Array {
+  const prime = ctx.coeffPrimes[0] as bigint
+  if (k !== 1 || seeded || prime >= 2n ** 32n) {
+    throw new HeError('INVALID_INPUT', 'only an unseeded ciphertext at one prime below 2^32 drops low-order bits')
+  }
+  if (nttFlag !== 0) {
+    throw new HeError(
+      'INVALID_INPUT',
+      'drop low-order bits of a ciphertext in coefficient form (transform it from NTT form)',
+    )
+  }
+  const q = Number(prime)
+  const n = ctx.params.polyModulusDegree
+  const out = source.slice()
+  const words = new DataView(out.buffer)
+  const t = droppedScale(ctx, 'INVALID_INPUT')
+  const tInverse = Number(modInverse(t % prime, prime))
+  for (let p = 0; p < 2; p++) {
+    const bits = dropBits[p] as number
+    if (bits === 0) continue
+    // Only a polynomial that is rounded needs t⁻¹ (and t again on reading): t·(t⁻¹·c) = c.
+    if (t !== 1n) scaleWords(new DataView(out.buffer, p * n * 8, n * 8), n, tInverse, q)
+    const scale = 2 ** bits
+    for (let j = p * n; j < (p + 1) * n; j++) {
+      const h = Math.floor((words.getUint32(j * 8, true) + scale / 2) / scale)
+      words.setUint32(j * 8, h * scale >= q ? 0 : h, true)
+    }
+  }
+  return out
 }
 
 /**
@@ -155,7 +250,9 @@ export function unpackSealCiphertext(
   const view = new DataView(out.buffer)
   sealHeader(view, 0, length)
   for (const [i, value] of parmsId.entries()) view.setBigUint64(AT_PARMS_ID + 8 * i, value, true)
-  view.setUint8(AT_NTT, ctx.params.scheme === 'bgv' ? 1 : 0)
+  const dropping = shape.dropped[0] !== 0 || shape.dropped[1] !== 0
+  // Dropped bits travel in coefficient form; SEAL's load puts a BGV ciphertext back in NTT form.
+  view.setUint8(AT_NTT, ctx.params.scheme === 'bgv' && !dropping ? 1 : 0)
   view.setBigUint64(AT_SIZE, 2n, true)
   view.setBigUint64(AT_N, BigInt(n), true)
   view.setBigUint64(AT_PRIMES, BigInt(k), true)
@@ -164,6 +261,12 @@ export function unpackSealCiphertext(
   sealHeader(view, AT_DATA_ARRAY, DYN_ARRAY_BYTES + words * 8)
   view.setBigUint64(AT_DATA_ARRAY + SEAL_HEADER_BYTES, BigInt(words), true)
   unpackResidues(payload, shape, primes, out, AT_WORDS)
+  const scale = dropping ? droppedScale(ctx, 'INVALID_ENVELOPE') : 1n
+  for (const [p, bits] of shape.dropped.entries()) {
+    if (bits === 0 || scale === 1n) continue
+    const prime = primes[0] as bigint
+    scaleWords(new DataView(out.buffer, AT_WORDS + p * n * 8, n * 8), n, Number(scale % prime), Number(prime))
+  }
   if (shape.seeded) {
     const at = AT_WORDS + words * 8
     sealHeader(view, at, PRNG_INFO_BYTES)

@@ -15,11 +15,25 @@ export interface ResidueRun {
   primes: readonly bigint[]
   /** Bits per residue of each prime. */
   widths: readonly number[]
+  /**
+   * Low-order bits dropped per polynomial (one prime below 2^32 only): a residue is stored as
+   * h = round(x / 2^k) in w − k bits, with h·2^k < q; the reader gives back h·2^k.
+   */
+  dropped?: readonly number[]
 }
 
 /** Bytes a run takes in the stream. */
 export function residueRunBytes(run: Omit<ResidueRun, 'primes'>): number {
-  return Math.ceil((run.polys * run.polyModulusDegree * run.widths.reduce((sum, w) => sum + w, 0)) / 8)
+  const perPoly = run.widths.reduce((sum, w) => sum + w, 0)
+  let bits = 0
+  for (let p = 0; p < run.polys; p++)
+    bits += run.polyModulusDegree * (perPoly - run.widths.length * (run.dropped?.[p] ?? 0))
+  return Math.ceil(bits / 8)
+}
+
+/** The largest h whose h·2^k is below `prime` (k ≥ 1, prime < 2^32): a stored value's bound. */
+function droppedLimit(prime: bigint, k: number): number {
+  return Number((prime - 1n) >> BigInt(k))
 }
 
 /**
@@ -54,15 +68,22 @@ export function writeResidueRun(
   }
   let word = 0
   for (let p = 0; p < run.polys; p++) {
+    const k = run.dropped?.[p] ?? 0
     for (const [i, prime] of run.primes.entries()) {
-      const w = run.widths[i] as number
-      const qHi = Number(prime >> 32n)
-      const qLo = Number(prime & 0xffffffffn)
+      const w = (run.widths[i] as number) - k
+      const bound = k === 0 ? prime : BigInt(droppedLimit(prime, k)) + 1n
+      const qHi = Number(bound >> 32n)
+      const qLo = Number(bound & 0xffffffffn)
       for (let j = 0; j < run.polyModulusDegree; j++, word++) {
         const lo = source.getUint32(wordsAt + word * 8, true)
         const hi = source.getUint32(wordsAt + word * 8 + 4, true)
         if (hi > qHi || (hi === qHi && lo >= qLo)) {
-          throw new HeError('INVALID_INPUT', `residue ${word} is not below its prime ${prime}`)
+          throw new HeError(
+            'INVALID_INPUT',
+            k === 0
+              ? `residue ${word} is not below its prime ${prime}`
+              : `residue ${word} is no rounded residue of ${prime} without ${k} bits`,
+          )
         }
         if (w <= 32) put(lo, w)
         else {
@@ -109,7 +130,27 @@ export function readResidueRun(
   }
   let word = 0
   for (let p = 0; p < run.polys; p++) {
+    const k = run.dropped?.[p] ?? 0
     for (const [i, prime] of run.primes.entries()) {
+      if (k > 0) {
+        // The writer's rounding: h in w − k bits, h·2^k below the prime (checked in layout: q < 2^32).
+        const w = (run.widths[i] as number) - k
+        const limit = droppedLimit(prime, k)
+        const scale = 2 ** k
+        for (let j = 0; j < run.polyModulusDegree; j++, word++) {
+          const h = bits(w) >>> 0
+          if (h > limit) {
+            throw new HeError(
+              'INVALID_ENVELOPE',
+              `${what}'s residue ${j} of polynomial ${p}, prime ${i} rounds to ${h * scale}, not below the prime ${prime}`,
+              { details: { polynomial: p, prime: i, coefficient: j } },
+            )
+          }
+          out.setUint32(wordsAt + word * 8, h * scale, true)
+          out.setUint32(wordsAt + word * 8 + 4, 0, true)
+        }
+        continue
+      }
       const w = run.widths[i] as number
       const qHi = Number(prime >> 32n)
       const qLo = Number(prime & 0xffffffffn)

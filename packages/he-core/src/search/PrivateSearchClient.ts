@@ -1,6 +1,7 @@
 import { encryptSymmetric, encryptSymmetricSeeded } from '../crypto/encrypt.ts'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
+import { isPackedPayload, PACKED_HEADER_BYTES } from '../envelope/packedCiphertext.ts'
 import { packSealCiphertext } from '../envelope/packSealCiphertext.ts'
 import { sealCompressionMode } from '../envelope/saveSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
@@ -17,6 +18,7 @@ import { scaleQueryVector } from './scaleVectors.ts'
 import { clusterQueryChunks } from './searchClusterLayout.ts'
 import type { SearchWireEncoding } from './searchCost.ts'
 import { isUnusedSlot, querySlots, scatterBlockScores } from './searchLayout.ts'
+import { type SearchResponseDroppedBits, searchResponseDroppedBits } from './searchResponseDroppedBits.ts'
 import { decodeSearchResponse, encodeSearchQuery } from './searchWire.ts'
 import { topKIndices } from './topK.ts'
 
@@ -105,7 +107,11 @@ export class PrivateSearchClient implements Disposable {
     this.#ownsKeys = ownsKeys
     this.catalog = catalog
     this.clustering = clustering
+    this.responseDroppedBits = searchResponseDroppedBits(ctx, config)
   }
+
+  /** The most low-order bits a response block may drop off c0 and c1 (the server's rule); more is refused. */
+  readonly responseDroppedBits: SearchResponseDroppedBits
 
   static create(ctx: HeContext, config: SearchConfig, options: PrivateSearchClientOptions = {}): PrivateSearchClient {
     assertSearchContext(ctx, config)
@@ -260,6 +266,7 @@ export class PrivateSearchClient implements Disposable {
       for (const { index, envelope } of blocks) {
         const block = config.blocks[index]
         if (!block) throw new HeError('INTERNAL', `block ${index} is not in the config`)
+        this.#checkDroppedBits(index, envelope.payload)
         const ciphertext = scope.track(new this.ctx.seal.Ciphertext())
         loadSealObject(ciphertext, this.ctx, envelope, { kind: 'ciphertext' })
         const plaintext = scope.track(new this.ctx.seal.Plaintext())
@@ -311,6 +318,20 @@ export class PrivateSearchClient implements Disposable {
       throw new HeError('INVALID_INPUT', `cluster ${cluster} is not one of the config's ${layout.clusters}`)
     }
     return cluster
+  }
+
+  // A block that drops more bits than the noise bound allows could decrypt wrong with budget left.
+  #checkDroppedBits(index: number, payload: Uint8Array): void {
+    if (!isPackedPayload(payload) || payload.length < PACKED_HEADER_BYTES) return
+    const allowed = this.responseDroppedBits.bits
+    const dropped = [payload[7] as number, payload[12] as number]
+    const over = dropped.findIndex((k, p) => k > (allowed[p] as number))
+    if (over < 0) return
+    throw new HeError(
+      'INVALID_ENVELOPE',
+      `response block ${index} drops ${dropped[over]} low-order bits of c${over}; search config ${this.config.configId} allows at most ${allowed[over]}`,
+      { details: { block: index, polynomial: over, dropped: dropped[over], allowed: allowed[over] } },
+    )
   }
 
   /** The k best rows of decrypted scores, with ids, similarity values and metadata. */

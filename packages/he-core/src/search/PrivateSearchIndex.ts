@@ -26,6 +26,7 @@ import type { SearchDatabase } from './SearchDatabase.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import type { SearchKeys } from './SearchKeys.ts'
 import type { SearchRowSource } from './SearchRowSource.ts'
+import { type SearchResponseDroppedBits, searchResponseDroppedBits } from './searchResponseDroppedBits.ts'
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 import { decodeSharedDiagonals, encodeSharedDiagonals } from './sharedDiagonalsMetadata.ts'
 
@@ -57,6 +58,12 @@ export interface SearchEvaluation {
 export interface SearchEvaluateOptions {
   /** Evaluate only these blocks (of those this index holds), to split one query across workers. */
   blocks?: SearchBlockRange
+  /**
+   * Whether packed response blocks drop the low-order bits `responseDroppedBits` allows
+   * (default true). A server passes false unless the request accepts them: a client that
+   * predates dropped bits refuses such blocks (INVALID_ENVELOPE), and reads full ones.
+   */
+  droppedBits?: boolean
   /**
    * The clock of the timings, in ms (default `performance.now`). A benchmark on a shared
    * machine passes the thread's CPU time so other processes do not inflate the phases.
@@ -96,6 +103,11 @@ export class PrivateSearchIndex implements Disposable {
    * processed with; publish it with the config. Undefined in exact mode.
    */
   readonly clustering: SearchClustering | undefined
+  /**
+   * Low-order bits each packed response block drops off c0 and c1, and the noise bound that
+   * set them (`searchResponseDroppedBits`; [0, 0] with a reason when none may go).
+   */
+  readonly responseDroppedBits: SearchResponseDroppedBits
   readonly #blocks: ProcessedSearchBlock[]
   readonly #owned: SealHandle[]
   readonly #kernel: SearchKernel
@@ -117,6 +129,7 @@ export class PrivateSearchIndex implements Disposable {
     this.#owned = owned
     this.#kernel = kernel
     this.clustering = clustering
+    this.responseDroppedBits = searchResponseDroppedBits(ctx, config)
   }
 
   /**
@@ -297,6 +310,11 @@ export class PrivateSearchIndex implements Disposable {
       timings.loadMs = loadedAt - decodedAt
       const packed = config.responseCompression === 'packed'
       const mode = sealCompressionMode(packed ? 'none' : config.responseCompression)
+      const dropBits = this.responseDroppedBits.bits
+      const dropping = packed && options.droppedBits !== false && (dropBits[0] !== 0 || dropBits[1] !== 0)
+      // Bits are dropped in coefficient form, where rounding adds only a small error: the
+      // kernel's own transforms where it has them, SEAL's otherwise.
+      const transformed = dropping ? scope.track(new ctx.seal.Ciphertext()) : undefined
       try {
         kernel.run({
           ctx,
@@ -306,12 +324,17 @@ export class PrivateSearchIndex implements Disposable {
           galoisKeys: keys?.galoisKeys,
           kernelKeys: keys?.kernelWords,
           scope,
-          onBlock: (block, result) => {
+          coefficientForm: dropping,
+          onBlock: (block, result, coefficients) => {
             const saveStart = now()
-            const saved = result.saveToArray(mode) as Uint8Array
+            let saved = coefficients
+            if (!saved) {
+              if (transformed) ctx.evaluator.cipherTransformFromNtt(result, transformed)
+              saved = (transformed ?? result).saveToArray(mode) as Uint8Array
+            }
             results.push({
               index: block.index,
-              payload: packed ? packSealCiphertext(ctx, saved) : saved,
+              payload: packed ? packSealCiphertext(ctx, saved, dropping ? { dropBits } : {}) : saved,
               seeded: false,
               level: 0,
             })

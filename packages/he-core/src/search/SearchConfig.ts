@@ -33,6 +33,7 @@ import {
   searchProfileParams,
 } from './searchParams.ts'
 import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
+import { withDroppedResponseBytes } from './searchResponseDroppedBits.ts'
 
 /** Largest V accepted: 2^24 rows (4,096 blocks at n=4096). Processed size is checked separately. */
 export const SEARCH_MAX_ROWS = 1 << 24
@@ -336,7 +337,7 @@ export function resolveSearchConfig(
     // Only when set, so every config without it keeps its id.
     ...(hoistBabySteps ? { hoistBabySteps } : {}),
   }
-  return {
+  return withDroppedResponseBytes({
     configId: configIdOf(contract),
     params,
     scheme,
@@ -362,7 +363,7 @@ export function resolveSearchConfig(
     compression: transfer.query,
     responseCompression: transfer.response,
     nttForm: spec.nttForm,
-  }
+  })
 }
 
 /**

@@ -33,8 +33,16 @@ export interface SearchKernelInput {
   /** The same keys in the key-switching kernel's form, when the caller holds only that (`KernelGaloisKeys`). */
   kernelKeys?: GaloisKeyWords | undefined
   scope: SealScope
-  /** Receives each block's result, mod-switched to the last level; the ciphertext is reused after return. */
-  onBlock: (block: SearchBlock, result: Ciphertext) => void
+  /**
+   * Also hand `onBlock` each result's uncompressed SEAL save in coefficient form, where the
+   * kernel has it for a pair of its own transforms (a response that drops low-order bits).
+   */
+  coefficientForm?: boolean
+  /**
+   * Receives each block's result, mod-switched to the last level, and with `coefficientForm`
+   * (when the kernel makes it) its save in coefficient form; both are reused after return.
+   */
+  onBlock: (block: SearchBlock, result: Ciphertext, coefficients?: Uint8Array) => void
 }
 
 /**

@@ -7,6 +7,7 @@ import { configIdOf, type SearchConfig, type SearchConfigInput } from './SearchC
 import { planClusterBlocks } from './searchClusterLayout.ts'
 import { plainModulusOf, type SearchScheme } from './searchParams.ts'
 import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
+import { withDroppedResponseBytes } from './searchResponseDroppedBits.ts'
 
 /** What `resolveSearchConfig` derived before the cluster plan. */
 export interface ClusteredConfigFacts {
@@ -70,7 +71,7 @@ export function clusteredSearchConfig(
     ...(hoistBabySteps ? { hoistBabySteps } : {}),
     clusters: layout,
   }
-  return {
+  return withDroppedResponseBytes({
     configId: configIdOf(contract),
     params,
     scheme,
@@ -97,5 +98,5 @@ export function clusteredSearchConfig(
     responseCompression: plan.transfer.response,
     nttForm: spec.nttForm,
     clusters: layout,
-  }
+  })
 }

@@ -138,6 +138,13 @@ export {
   searchProcessedMemory,
 } from './searchProcessedMemory.ts'
 export {
+  type DroppedBitsContext,
+  RESPONSE_NOISE_Z,
+  type SearchResponseDroppedBits,
+  searchResponseDroppedBits,
+  searchResponseNoiseBound,
+} from './searchResponseDroppedBits.ts'
+export {
   parseSearchShard,
   type SearchShard,
   type SearchShardChoice,

@@ -23,6 +23,8 @@ import type { SearchBlock } from './searchLayout.ts'
 
 /** SEAL's save header and parms id: what `freshCiphertextHeader` reads of a diagonal's save. */
 const PLAINTEXT_HEADER_BYTES = 48
+/** Offset of the NTT-form flag in SEAL's save of a ciphertext (after its header and parms id). */
+const SEAL_NTT_FLAG_AT = 16 + 32
 
 /** `KeySwitchSearch.sink`: a block's diagonals may also arrive already in the kernel's order (`ordered`). */
 export interface KeySwitchDiagonalSink extends SearchDiagonalSink {
@@ -425,6 +427,10 @@ export class KeySwitchSearch implements SearchKernel {
     const lastWords = (this.#cipherWords / kernel.L) * (kernel.L - 1)
     const residuesAt = lastTemplate.byteLength - lastWords * 8
     const out = new Uint8Array(this.#out.buffer, 0, lastWords * 8)
+    // One prime left: its two polynomials back to coefficient form in the kernel (SEAL's
+    // inverse NTT takes ~10× longer), framed as SEAL's save with the NTT flag cleared.
+    const coefficients = input.coefficientForm && kernel.L === 2 ? lastTemplate.slice() : undefined
+    if (coefficients) coefficients[SEAL_NTT_FLAG_AT] = 0
     for (const { block } of input.blocks) {
       kernel.modSwitch(this.#last, this.#blockSum(this.#diagonals.get(block.index) ?? []))
       const words = kernel.words(this.#last, lastWords)
@@ -435,7 +441,14 @@ export class KeySwitchSearch implements SearchKernel {
       lastTemplate.set(out, residuesAt)
       // SEAL's load checks every residue is below its prime: a kernel fault cannot pass as a result.
       sealCall('load block result', () => result.loadFromArray(ctx.context, lastTemplate))
-      input.onBlock(block, result)
+      if (coefficients) {
+        // Kernel offsets are bytes: c1 starts n u32 words after c0.
+        kernel.intt(this.#last, 0)
+        kernel.intt(this.#last + (lastWords / 2) * 4, 0)
+        for (let i = 0; i < words.length; i++) this.#out[2 * i] = words[i] as number
+        coefficients.set(out, residuesAt)
+      }
+      input.onBlock(block, result, coefficients)
     }
   }
 

@@ -13,6 +13,13 @@ export const SEALBOX_HEADERS = {
    * a context, loading keys it did not hold.
    */
   cost: 'x-sealbox-cost',
+  /**
+   * Search request: `accept` when the client restores response blocks that drop low-order
+   * bits (he-core with `searchResponseDroppedBits`, SEARCH.md "Smaller responses"). Without
+   * it the server answers every bit, which any he-core client reads: an older client, which
+   * refuses dropped bits, never sends it.
+   */
+  droppedBits: 'x-sealbox-dropped-bits',
 } as const
 
 /**

@@ -72,6 +72,9 @@ export {
   type RouteReply,
 } from './routeContract.ts'
 export {
+  acceptsDroppedBits,
+  type SearchRequestHeaders,
+  SearchRequestHeadersSchema,
   type SearchShardRoute,
   SearchShardRouteSchema,
   type ServerSearchConfig,

@@ -23,6 +23,11 @@ export interface RouteContract {
   description?: string
   params?: z.ZodType
   querystring?: z.ZodType
+  /**
+   * Request headers the route reads (lower-case names). A loose object: the route sees every
+   * other header too, and a client sends these through `headers`.
+   */
+  headers?: z.ZodType
   /** A JSON body. */
   body?: z.ZodType
   consumes?: readonly string[]

@@ -3,6 +3,7 @@ import { SearchClusteringSchema } from '../../search/SearchClustering.ts'
 import { SearchConfigSchema } from '../../search/SearchConfig.ts'
 import { SearchShardSchema } from '../../search/searchShard.ts'
 import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
+import { SEALBOX_HEADERS } from './httpContract.ts'
 import { KeySetQuerySchema } from './keySetContract.ts'
 import { API_PREFIX, BinaryBodySchema, type RouteContract } from './routeContract.ts'
 
@@ -47,14 +48,31 @@ export const searchConfigRoute = {
   response: { 200: ServerSearchConfigSchema },
 } as const satisfies RouteContract
 
+/**
+ * The search request's headers: `x-sealbox-dropped-bits: accept` opts in to response blocks
+ * that drop low-order bits of c0 (SEARCH.md "Smaller responses"); without it every bit is
+ * sent, as to a client that predates them. Any other value is refused (INVALID_INPUT).
+ */
+export const SearchRequestHeadersSchema = z.looseObject({
+  [SEALBOX_HEADERS.droppedBits]: z.enum(['accept']).optional(),
+})
+/** A search request's headers as the route reads them. */
+export type SearchRequestHeaders = z.infer<typeof SearchRequestHeadersSchema>
+
+/** Whether a search request's headers opt in to dropped low-order bits. */
+export function acceptsDroppedBits(headers: SearchRequestHeaders): boolean {
+  return headers[SEALBOX_HEADERS.droppedBits] === 'accept'
+}
+
 export const searchRoute = {
   method: 'POST',
   path: `${API_PREFIX}/search`,
   tags: ['search'],
   summary: 'Evaluate one or several encrypted queries',
   description:
-    'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. Reply (application/octet-stream): one response bundle per query, back to back, in order; `x-sealbox-query-ms` has the compute time of each.',
+    'Body: one query bundle per query, back to back (application/octet-stream). `?keySet=` names the uploaded Galois keys when the config needs them. `x-sealbox-dropped-bits: accept` lets packed response blocks drop the low-order bits of c0 the noise allows (`SealboxClient.search` sends it); without it every bit is sent, as older clients need. Reply (application/octet-stream): one response bundle per query, back to back, in order; `x-sealbox-query-ms` has the compute time of each.',
   querystring: KeySetQuerySchema,
+  headers: SearchRequestHeadersSchema,
   consumes: ['application/octet-stream'],
   produces: ['application/octet-stream'],
   idempotent: true,
