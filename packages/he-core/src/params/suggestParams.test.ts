@@ -121,6 +121,19 @@ describe('suggestParams', () => {
       expect(run.lines[0], `${depth} multiplications, ${plainBits} bits`).toBe(
         `${last} = [1, ${depth === 0 ? -1 : 1}, 0, ${depth === 0 ? -1 : 1}, 0, 0, 0, 0, ...]`,
       )
+      // The chain is stable, not just lucky: each mod switch brings the noise back to the
+      // same floor (bits of the modulus left − budget − 1). Levels too small for a key set
+      // let it grow a little at every level (1, 2, 4 … bits) long before a wrong result;
+      // 3 bits allow for whole-bit budgets and prime sizes.
+      const data = result.params.coeffModulus.slice(0, -1)
+      const switched = run.steps
+        .filter((step) => step.op === 'modSwitchToNext')
+        .map(
+          (step, level) =>
+            data.slice(0, data.length - 1 - level).reduce((a, b) => a + b, 0) - (step.noiseBudget ?? 0) - 1,
+        )
+      expect(switched).toHaveLength(depth)
+      for (const noise of switched) expect(noise - (switched[0] ?? 0), JSON.stringify(switched)).toBeLessThanOrEqual(3)
     }
   }, 120_000)
 

@@ -50,8 +50,11 @@ export type ParamsSuggestion =
 const CKKS_INTEGER_BITS = 20
 /** CKKS: fresh encryption noise and rescaling round-off use about this many low bits of the scale. */
 const CKKS_NOISE_BITS = 20
-/** BGV: bits a level's prime needs above t · n^1.5 (measured; see bgvAttempt). */
-const BGV_LEVEL_BITS = -1
+/**
+ * BGV: bits a level's prime has above t · n^1.5 — 3 bits of a margin the chain needs for
+ * the worst key sets, and 4 beyond it for keys no sample has shown yet (measured; see bgvAttempt).
+ */
+const BGV_LEVEL_BITS = 3
 /** BGV: bits the first (last-level) prime needs above t · n. */
 const BGV_LAST_LEVEL_BITS = 8
 /** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
@@ -139,13 +142,21 @@ type Failure = Extract<Attempt, { fits: false }>
 
 /**
  * BGV, levelled: one prime per multiplication, each mod-switched away after it, and a
- * first prime that still decrypts. After a switch the noise is about t·√n; a product
- * multiplies two such noises and the ring adds a factor n, so the next switch must
- * divide by about t·n^1.5 to keep the noise from growing level after level. Measured on
- * node-seal 7 (square, relinearize, mod-switch, repeated): levels of t + log2(n) + 4 bits
- * passed 3 levels at n = 8192 but failed the 7th at n = 16384; t + 1.5·log2(n) − 1 holds
- * (suggestParams.test.ts runs depths up to 8). The last level needs t + log2(n) + 7
- * (one bit less failed); one more to spare.
+ * first prime that still decrypts. A mod switch leaves a floor of noise F ≈ t·√n (SEAL
+ * rounds by a multiple of t); a square makes G·x² of noise x, G about n^1.5 and different
+ * for every key set; dividing by the level's prime q gives x' = G·x²/q + F. That settles
+ * (at about F) only when 4·G·F < q — otherwise nothing stops it: the excess doubles at
+ * every level, and a chain that looks fine for 5 levels decrypts to garbage at the 8th.
+ * Measured on node-seal 7 at n = 32768, t of 25 bits (square, relinearize, mod-switch,
+ * each chain under fresh keys): G varies by key set over 4–5 bits (a key set fixes it:
+ * fresh encryptions under one key set give the same budgets). Levels of t + ⌈1.5·log2 n⌉ − 1
+ * bits (47) held for most key sets but left 2 bits of margin: a key set with a 2-bit larger G
+ * (about 1 in 50) lost its budget at the 7th or 8th square, and the ciphertext then really
+ * decrypted wrong. One bit more moved the typical margin by one bit; a larger first prime
+ * nothing. So each level gets BGV_LEVEL_BITS = 3 (4 bits more than that rule): a key set
+ * must square 4 bits worse than the worst of the 1400 measured before a chain can diverge
+ * (packages/bench/results/bgv-chains.md). The last level needs t + log2(n) + 7 (one bit
+ * less failed); one more to spare.
  */
 function bgvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
   const t = needs.plainBits ?? 0
