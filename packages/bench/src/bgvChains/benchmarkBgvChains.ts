@@ -4,6 +4,7 @@ import { loadSeal } from '@sealbox/he-core'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 import { measureBgvChains } from './measureBgvChains.ts'
+import { measureSquaringGain } from './measureSquaringGain.ts'
 
 /*
  * `pnpm --filter @sealbox/bench benchmark:bgv-chains -- --depth 8 --plain-bits 25 --chains 500`:
@@ -11,10 +12,15 @@ import { measureBgvChains } from './measureBgvChains.ts'
  * under a fresh key set, and prints one Markdown row: the parameters, failures out of
  * chains (`--seconds`: as many as fit), and the spread of the noise budget left after the last square (the margin the
  * rule in he-core's suggestParams.ts keeps). Results: packages/bench/results/bgv-chains.md.
+ *
+ * `-- --gain-keys 1000 --n 8192 --plain-bits 20`: instead, how one square's noise spreads
+ * over key sets (what the chain's level primes must hold), as a histogram.
  */
 
 const FlagsSchema = z.object({
-  depth: z.coerce.number().int().min(0).max(30),
+  depth: z.coerce.number().int().min(0).max(30).optional(),
+  'gain-keys': z.coerce.number().int().min(1).optional(),
+  n: z.coerce.number().int().min(1024).max(32768).default(32768),
   'plain-bits': z.coerce.number().int().min(13).max(60),
   chains: z.coerce.number().int().min(1).default(100),
   /** Start no chain after this many seconds (a busy machine: report what was run). */
@@ -26,6 +32,8 @@ const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     depth: { type: 'string' },
+    'gain-keys': { type: 'string' },
+    n: { type: 'string' },
     'plain-bits': { type: 'string' },
     chains: { type: 'string' },
     seconds: { type: 'string' },
@@ -42,6 +50,13 @@ if (!parsed.success) {
 }
 const flags = parsed.data
 const seal = await loadSeal()
+if (flags['gain-keys'] !== undefined) {
+  const gain = measureSquaringGain(seal, flags.n, flags['plain-bits'], flags['gain-keys'])
+  console.log(JSON.stringify(gain))
+  process.exit(0)
+}
+if (flags.depth === undefined)
+  throw new BenchError('INVALID_FLAGS', 'give --depth (chains) or --gain-keys (one square)')
 const report = measureBgvChains(
   seal,
   { depth: flags.depth, slots: 4, plainBits: flags['plain-bits'], security: flags.security, scheme: 'bgv' },
@@ -58,5 +73,5 @@ const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, M
 const budgets = report.lastSquareBudgets
 const switched = report.switchedNoiseBits
 console.log(
-  `| ${flags.depth} | ${flags['plain-bits']} | ${report.polyModulusDegree} | ${report.coeffModulus.join(', ')} | ${report.failures} / ${report.chains} | ${budgets[0]} / ${at(budgets, 0.01)} / ${at(budgets, 0.5)} | ${switched.at(-1)} / ${at(switched, 0.5)} | ${report.seconds.toFixed(0)} s | ${loadavg()[0]?.toFixed(1)} |`,
+  `| ${report.needs.depth} | ${flags['plain-bits']} | ${report.polyModulusDegree} | ${report.coeffModulus.join(', ')} | ${report.failures} / ${report.chains} | ${budgets[0]} / ${at(budgets, 0.01)} / ${at(budgets, 0.5)} | ${switched.at(-1)} / ${at(switched, 0.5)} | ${report.seconds.toFixed(0)} s | ${loadavg()[0]?.toFixed(1)} |`,
 )
