@@ -37,7 +37,8 @@ export function measureBgvChains(
       `no BGV suggestion for ${JSON.stringify(needs)}: ${suggestion.problems[0]?.message}`,
     )
   }
-  const { polyModulusDegree: n, coeffModulus, plainModulus } = suggestion.params
+  const { polyModulusDegree: n, plainModulus } = suggestion.params
+  const coeffModulus = Array.from(suggestion.params.coeffModulus, Number)
   const bits = plainModulus && 'batchingBits' in plainModulus ? plainModulus.batchingBits : 0
   const started = performance.now()
   const lastSquareBudgets: number[] = []
