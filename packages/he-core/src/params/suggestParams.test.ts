@@ -128,7 +128,7 @@ describe('suggestParams', () => {
       // same floor (bits of the modulus left − budget − 1). Levels too small for a key set
       // let it grow a little at every level (1, 2, 4 … bits) long before a wrong result;
       // 3 bits allow for whole-bit budgets and prime sizes.
-      const data = result.params.coeffModulus.slice(0, -1)
+      const data = Array.from(result.params.coeffModulus, Number).slice(0, -1)
       const switched = run.steps
         .filter((step) => step.op === 'modSwitchToNext')
         .map(
