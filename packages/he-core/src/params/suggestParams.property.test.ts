@@ -157,7 +157,7 @@ function anyParamsMeet(needs: ParamsNeeds): boolean {
 
 /**
  * BGV's oracle: at any ring with the slots and a batching prime of the size, the levelled
- * chain of the measured model (see suggestParams.ts: one prime of t + ⌈1.5·log2 n⌉ − 1 bits per
+ * chain of the measured model (see suggestParams.ts: one prime of t + ⌈1.5·log2 n⌉ + 3 bits per
  * multiplication, a first prime of t + log2 n + 8, a special prime as large as any) — at most 60
  * bits a prime, within SEAL's budget, every prime made by SEAL and none equal to t.
  */
@@ -169,7 +169,7 @@ function anyBgvChainMeets(needs: ParamsNeeds): boolean {
     if (plain === undefined) continue
     const log2n = Math.log2(n)
     const first = t + log2n + 8
-    const level = t + Math.ceil(1.5 * log2n) - 1
+    const level = t + Math.ceil(1.5 * log2n) + 3
     if (first > 60 || (needs.depth > 0 && level > 60) || needs.depth + 2 > PRIME_COUNT_MAX) continue
     const levels = Array<number>(needs.depth).fill(level)
     const chain = [first, ...levels, Math.max(first, ...levels)]

@@ -90,14 +90,17 @@ describe('suggestParams', () => {
     expect(run.lines[0]).toBe(`${last} = [1, 256, 6561, 6561, 0, 0, 0, 0, ...]`)
   })
 
-  it('BGV: suggestions across depths and plaintext sizes decrypt right after every level (real SEAL)', async () => {
-    for (const [depth, plainBits] of [
-      [0, 20],
-      [1, 17],
-      [5, 20],
-      [2, 30],
-      [8, 25],
-    ] as const) {
+  // One test per chain (n = 32768 at depth 8 builds a large context and key set): each
+  // gets its own deadline on a loaded machine.
+  it.each([
+    [0, 20],
+    [1, 17],
+    [5, 20],
+    [2, 30],
+    [8, 25],
+  ] as const)(
+    'BGV: depth %i, %i-bit values: the suggestion decrypts right after every level (real SEAL)',
+    async (depth, plainBits) => {
       const result = suggestParams({ depth, slots: 4, plainBits, security: 'tc128', scheme: 'bgv' })
       if (!result.ok) throw new Error(`${depth}, ${plainBits}: ${JSON.stringify(result.problems)}`)
       const steps = []
@@ -121,8 +124,22 @@ describe('suggestParams', () => {
       expect(run.lines[0], `${depth} multiplications, ${plainBits} bits`).toBe(
         `${last} = [1, ${depth === 0 ? -1 : 1}, 0, ${depth === 0 ? -1 : 1}, 0, 0, 0, 0, ...]`,
       )
-    }
-  }, 120_000)
+      // The chain is stable, not just lucky: each mod switch brings the noise back to the
+      // same floor (bits of the modulus left − budget − 1). Levels too small for a key set
+      // let it grow a little at every level (1, 2, 4 … bits) long before a wrong result;
+      // 3 bits allow for whole-bit budgets and prime sizes.
+      const data = Array.from(result.params.coeffModulus, Number).slice(0, -1)
+      const switched = run.steps
+        .filter((step) => step.op === 'modSwitchToNext')
+        .map(
+          (step, level) =>
+            data.slice(0, data.length - 1 - level).reduce((a, b) => a + b, 0) - (step.noiseBudget ?? 0) - 1,
+        )
+      expect(switched).toHaveLength(depth)
+      for (const noise of switched) expect(noise - (switched[0] ?? 0), JSON.stringify(switched)).toBeLessThanOrEqual(3)
+    },
+    300_000,
+  )
 
   it('refuses a scheme that does not hold the values asked for', () => {
     const result = suggestParams({

@@ -50,8 +50,11 @@ export type ParamsSuggestion =
 const CKKS_INTEGER_BITS = 20
 /** CKKS: fresh encryption noise and rescaling round-off use about this many low bits of the scale. */
 const CKKS_NOISE_BITS = 20
-/** BGV: bits a level's prime needs above t · n^1.5 (measured; see bgvAttempt). */
-const BGV_LEVEL_BITS = -1
+/**
+ * BGV: bits a level's prime has above t · n^1.5: 4 more than the typical key set needs,
+ * sized from the measured spread of a square's noise over key sets (see bgvAttempt).
+ */
+const BGV_LEVEL_BITS = 3
 /** BGV: bits the first (last-level) prime needs above t · n. */
 const BGV_LAST_LEVEL_BITS = 8
 /** The largest ring SEAL supports (the last of POLY_MODULUS_DEGREES). */
@@ -139,13 +142,24 @@ type Failure = Extract<Attempt, { fits: false }>
 
 /**
  * BGV, levelled: one prime per multiplication, each mod-switched away after it, and a
- * first prime that still decrypts. After a switch the noise is about t·√n; a product
- * multiplies two such noises and the ring adds a factor n, so the next switch must
- * divide by about t·n^1.5 to keep the noise from growing level after level. Measured on
- * node-seal 7 (square, relinearize, mod-switch, repeated): levels of t + log2(n) + 4 bits
- * passed 3 levels at n = 8192 but failed the 7th at n = 16384; t + 1.5·log2(n) − 1 holds
- * (suggestParams.test.ts runs depths up to 8). The last level needs t + log2(n) + 7
- * (one bit less failed); one more to spare.
+ * first prime that still decrypts. A mod switch leaves a floor of noise F ≈ 3·t·√n (SEAL
+ * rounds by a multiple of t); a square turns noise x into G·x², G different for every key
+ * set; dividing by the level's prime q gives x' = G·x²/q + F. That settles (at about F)
+ * only when 4·G·F < q — otherwise nothing stops it: the excess doubles at every level, and
+ * a chain that looks fine for 5 levels decrypts to garbage at the 8th. At n = 32768, t of
+ * 25 bits: F ≈ 2^34, G ≈ 2^9 for a typical key set, so 4·G·F ≈ 2^45 against q ≈ 2^46.x.
+ * Measured on node-seal 7 at n = 32768, t of 25 bits (square, relinearize, mod-switch,
+ * each chain under fresh keys; packages/bench/results/bgv-chains.md): G is fixed by the key
+ * set (every fresh encryption under one key set gives the same budgets) and spreads over
+ * 5–6 bits between key sets. Levels of t + ⌈1.5·log2 n⌉ − 1 bits (47) left the typical key set
+ * 2 bits of margin; key sets whose G is 2 bits larger (2–5 % of them) ran out at the 7th or
+ * 8th square, and that ciphertext really decrypted wrong. One bit more moved the typical
+ * margin by one bit; a larger first prime nothing (the noise has already grown). So each
+ * level gets 4 bits more (BGV_LEVEL_BITS = 3): to diverge, a key set's G must be 6 bits
+ * above the typical one. Of 1400 key sets (n = 8192 and 32768) the worst was 2 bits above,
+ * and the count falls 5–6 times per bit there: even extrapolated that slowly, 6 bits is
+ * past the 99.99th percentile. The last level needs t + log2(n) + 7 (one bit less
+ * failed); one more to spare.
  */
 function bgvAttempt(needs: ParamsNeeds, n: number, max: number): Attempt {
   const t = needs.plainBits ?? 0
