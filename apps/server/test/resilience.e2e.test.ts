@@ -239,8 +239,10 @@ describe('a worker that runs out of WASM memory (its own server: filling 4 GiB t
 
 describe('a worker that hangs (its own server and deadline)', () => {
   let r: Rig
+  // The deadline must kill the hung job, and never the good search after it: 3 s was shorter
+  // than one search beside other test files at load 25, so it is 15 s (the hang spins that long).
   beforeAll(async () => {
-    r = await rig({ REQUEST_TIMEOUT_MS: 3000 })
+    r = await rig({ REQUEST_TIMEOUT_MS: 15_000 })
   })
   afterAll(async () => {
     await r.close()
@@ -250,7 +252,7 @@ describe('a worker that hangs (its own server and deadline)', () => {
     const before = await replacements(r.server, 'pool', 'timeout')
     const hung = await fault(r.server, r.token, 'hang')
     expect([hung.status, hung.json.error?.code]).toEqual([504, 'TIMEOUT'])
-    // The replacement warms up on its own time; the next request's 3 s deadline starts once it is warm.
+    // The replacement warms up on its own time; the next request's deadline starts once it is warm.
     await r.server.client.waitUntilReady(120_000)
     await r.goodSearch(8)
     expect(await replacements(r.server, 'pool', 'timeout')).toBe(before + 1)
