@@ -191,7 +191,7 @@ describe('resolveSearchConfig', () => {
     const overLimit = failure({ rows: 10_000_000, dimension: 1024 })
     expect(overLimit.code).toBe('LIMIT_EXCEEDED')
     expect(overLimit.message).toMatch(
-      /V=10000000 × D'=1024 needs 76\.3 GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3\.9 GiB/,
+      /V=10000000 × D'=1024 needs 76\.3 GiB of u32 residues in the key-switching kernel's diagonal memory \(one copy per node, shared by its worker threads; one per process under EXECUTOR=process\); the limit is 3\.9 GiB/,
     )
     expect(failure({ rows: 0, dimension: 4 }).code).toBe('INVALID_INPUT')
     expect(failure({ rows: 10, dimension: 4, extra: true }).code).toBe('INVALID_INPUT')

@@ -90,7 +90,7 @@ describe('cluster-private config', () => {
     const bytes = (million.estimate?.queryBytes ?? Infinity) + (million.estimate?.responseBytes ?? Infinity)
     expect(bytes).toBeLessThanOrEqual(1_000_000)
     expect(() => resolveSearchConfig({ rows: 1_400_000, dimension: 384, clusters: 32 })).toThrow(
-      /GiB of u32 residues in the key-switching kernel's diagonal memory; the limit is 3\.9 GiB/,
+      /GiB of u32 residues in the key-switching kernel's diagonal memory \(one copy per node.*the limit is 3\.9 GiB/,
     )
   })
 
