@@ -26,7 +26,9 @@ describe('search-million.md', () => {
     for (const result of json.results) {
       expect(result.exact).toBe(true)
       expect(result.serverTotal.samples).toBeGreaterThanOrEqual(10)
-      // Issue 27 item 7: both modes end to end over both shaped links, through Toxiproxy.
+      // Issue 27 item 7: both modes end to end over both shaped links, through Toxiproxy, at a
+      // million rows (the scaling table's smaller V are measured without links).
+      if (result.rows !== 1_000_000) continue
       expect(result.links?.map((row) => [row.link.name, row.shapedBy])).toEqual([
         ['broadband', 'toxiproxy'],
         ['mobile', 'toxiproxy'],
