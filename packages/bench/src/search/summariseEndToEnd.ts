@@ -1,0 +1,66 @@
+import { type SearchConfig, type SearchLinkRates, transferMs } from '@sealbox/he-core/search'
+import { median } from '../core/stats.ts'
+import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
+import type { EndToEndRow } from './EndToEndReport.ts'
+
+/** Medians of one config's timed queries over one link (the Node client's or the browser's). */
+export function summariseEndToEnd(run: {
+  title: string
+  link: SearchLinkRates
+  shapedBy: EndToEndRow['shapedBy']
+  config: SearchConfig
+  rows: readonly BrowserClientSample[]
+  cpuMs: number | null
+  keyBytes: number
+  topHitFound: boolean
+  exact: boolean
+  noiseExhausted: number
+  /** The config is the served one, so the cost model's estimate applies. */
+  modelled: boolean
+  client?: string
+}): EndToEndRow {
+  const { link, rows, config } = run
+  const model = run.shapedBy === 'model' ? link : undefined
+  const e2e = rows.map(
+    (r) =>
+      r.encrypt +
+      r.request +
+      r.decrypt +
+      (model ? transferMs(r.up, model.upMbps) + transferMs(r.down, model.downMbps) + model.rttMs : 0),
+  )
+  const queryBytes = rows[0]?.up ?? 0
+  const responseBytes = rows[0]?.down ?? 0
+  const estimate = config.estimate
+  return {
+    title: run.title,
+    link,
+    shapedBy: run.shapedBy,
+    client: run.client ?? 'Node',
+    config: {
+      babySteps: config.babySteps,
+      babyStep: config.babyStep,
+      queryCiphertexts: config.queryCiphertexts,
+      galoisSteps: config.galoisSteps,
+      wire: `${config.compression} / ${config.responseCompression}`,
+      polyModulusDegree: config.polyModulusDegree,
+      coeffModulusBits: config.params.coeffModulusBits,
+    },
+    samples: rows.length,
+    encryptMs: median(rows.map((r) => r.encrypt)),
+    uploadMs: transferMs(queryBytes, link.upMbps),
+    serverMs: median(rows.map((r) => r.server)),
+    downloadMs: transferMs(responseBytes, link.downMbps),
+    networkMs: median(rows.map((r) => r.request - r.server)),
+    decryptRankMs: median(rows.map((r) => r.decrypt)),
+    endToEndMs: median(e2e),
+    endToEndMinMs: Math.min(...e2e),
+    serverCpuMs: run.cpuMs,
+    queryBytes,
+    responseBytes,
+    keyBytes: run.keyBytes,
+    topHitFound: run.topHitFound,
+    exact: run.exact,
+    noiseExhausted: run.noiseExhausted,
+    modelMs: estimate && estimate.link.name === link.name && run.modelled ? estimate.totalMs : undefined,
+  }
+}
