@@ -1,9 +1,10 @@
 import type { SearchLinkRates } from '@sealbox/he-core/search'
 import type { EndToEndLimit } from './endToEndCases.ts'
+import type { LinkMedians } from './linkMedians.ts'
 import type { EndToEndTwinRow } from './measureEndToEndTwins.ts'
 
 /** Medians of one config over one link (ms), its bytes and whether every query found the true top hit. */
-export interface EndToEndRow {
+export interface EndToEndRow extends LinkMedians {
   title: string
   link: SearchLinkRates
   /** `toxiproxy`: measured through a shaped link; `model`: loopback plus bytes ÷ rate and one round trip. */
@@ -21,17 +22,6 @@ export interface EndToEndRow {
     coeffModulusBits: number[]
   }
   samples: number
-  encryptMs: number
-  /** Bytes ÷ the link's rate (what the shaper enforces). */
-  uploadMs: number
-  serverMs: number
-  downloadMs: number
-  /** The whole request as the client saw it, minus the server's total: upload, download and the round trip, measured. */
-  networkMs: number
-  decryptRankMs: number
-  /** encrypt + the request + decrypt and rank: the headline. */
-  endToEndMs: number
-  endToEndMinMs: number
   /** The server process's CPU (all threads) per query, from its /metrics. */
   serverCpuMs: number | null
   queryBytes: number

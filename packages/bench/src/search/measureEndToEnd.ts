@@ -9,7 +9,7 @@ import type { EndToEndCase, EndToEndLimit } from './endToEndCases.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin } from './measureEndToEndTwins.ts'
 import { measureInChromium } from './measureInChromium.ts'
 import { measureOverLink } from './measureOverLink.ts'
-import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
+import { ToxiproxyLinks } from './toxiproxyLink.ts'
 
 /**
  * The end-to-end section: for each case a real server process (pool executor), and for
@@ -33,14 +33,10 @@ export async function measureEndToEnd(options: {
 }): Promise<EndToEndReport> {
   const { log } = options
   const loadAverageBefore = loadAverage()
-  let links: ToxiproxyLinks | undefined
-  let shaper = 'model: loopback + bytes ÷ rate + one round trip (Toxiproxy could not be built or started)'
-  try {
-    links = await ToxiproxyLinks.start(await ensureToxiproxy(options.cacheDir, log))
-    shaper = 'Toxiproxy 2.12.0 (latency toxic: half the round trip each way; bandwidth toxic per direction)'
-  } catch (error) {
-    log(`Toxiproxy unavailable (${error instanceof Error ? error.message : String(error)}): modelled rows`)
-  }
+  const links = await ToxiproxyLinks.startOrModel(options.cacheDir, log)
+  const shaper = links
+    ? 'Toxiproxy 2.12.0 (latency toxic: half the round trip each way; bandwidth toxic per direction)'
+    : 'model: loopback + bytes ÷ rate + one round trip (Toxiproxy could not be built or started)'
   const rows: EndToEndRow[] = []
   const twins: EndToEndTwinRow[] = []
   const skipped: { title: string; reason: string }[] = []

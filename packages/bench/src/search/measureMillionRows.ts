@@ -21,6 +21,7 @@ import { loadAverage } from '../core/machineInfo.ts'
 import { type Spread, spread } from '../core/stats.ts'
 import { type MillionLinkRow, measureMillionLinks } from './measureMillionLinks.ts'
 import { measureServerStart, type ServerStart, startMeasuredServer, treeStatusMiB } from './measureServerStart.ts'
+import { serverTotalMs } from './serverTotalMs.ts'
 
 /*
  * `npm run benchmark:search -- --million`: one node (`node src/main.ts`, WORKERS=2, thread
@@ -222,12 +223,7 @@ export async function measureMillionRowsCase(
       const result = await client.search(query, keys ? { keySet: 'search' } : {})
       const timing = result.timing as Partial<Record<string, number>>
       // The server's phases, as the end-to-end bench sums them (not the durable store, not CPU).
-      totals.push(
-        TIMING_PHASES.filter((phase) => phase !== 'store' && phase !== 'cpu').reduce(
-          (sum, phase) => sum + (timing[phase] ?? 0),
-          0,
-        ),
-      )
+      totals.push(serverTotalMs(timing))
       cpu.push(timing.cpu ?? Number.NaN)
       for (const phase of TIMING_PHASES) {
         const ms = timing[phase]

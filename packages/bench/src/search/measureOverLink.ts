@@ -1,37 +1,24 @@
-import { getHeContext, HeError } from '@sealbox/he-core'
-import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
+import { getHeContext } from '@sealbox/he-core'
+import { SealboxClient } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
-  plaintextSearchScores,
   resolveSearchConfig,
   type SearchConfig,
   type SearchLinkRates,
   syntheticSearchDatabase,
   syntheticSearchQuery,
-  topKIndices,
 } from '@sealbox/he-core/search'
 import type { ServerNode } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { parsePrometheus, processCpuSeconds } from '../load/scrapeMetrics.ts'
-import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import type { EndToEndRow } from './EndToEndReport.ts'
 import type { EndToEndCase } from './endToEndCases.ts'
 import { summariseEndToEnd } from './summariseEndToEnd.ts'
+import { timeSearchQueries } from './timeSearchQueries.ts'
 
 /** The server process's CPU seconds so far (all threads), from its /metrics; null when it reports none. */
 export async function serverCpuSeconds(url: string): Promise<number | null> {
   return processCpuSeconds(parsePrometheus(await (await fetch(`${url}/metrics`)).text())) ?? null
-}
-
-/**
- * The server's own time on the request: its wall-clock phases, from decoding the body to
- * encoding the answer. Not Server-Timing's `total`, which starts with the first byte and so
- * holds the upload over a slow link.
- */
-const SERVER_PHASES = TIMING_PHASES.filter((phase) => phase !== 'store' && phase !== 'cpu')
-
-function serverTotal(timing: Partial<Record<string, number>>): number {
-  return SERVER_PHASES.reduce((sum, phase) => sum + (timing[phase] ?? 0), 0)
 }
 
 /**
@@ -66,68 +53,22 @@ export async function measureOverLink(
   if (keys) await client.putKeySet('e2e', keys)
   const options = keys ? { keySet: 'e2e' } : {}
   const database = syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 1 })
-  const rows: BrowserClientSample[] = []
-  let topHitFound = true
-  let exact = true
-  let noiseExhausted = 0
   // One untimed query warms the server's key cache and the connection.
   await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
   const cpuBefore = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
-  for (let i = 0; i < samples; i++) {
-    const vector = syntheticSearchQuery(c.dimension, i + 1)
-    const t0 = performance.now()
-    const query = search.encryptQuery(vector)
-    const t1 = performance.now()
-    const result = await client.search(query, options)
-    const t2 = performance.now()
-    const hits = rankOrNoise(search, result.responses)
-    const t3 = performance.now()
-    const scores = plaintextSearchScores(config, database, vector)
-    if (!hits) noiseExhausted++
-    if (hits?.[0]?.row !== topKIndices(scores, 1)[0]) topHitFound = false
-    if (!hits || !matchesOracle(search.decryptScores(result.responses), scores)) exact = false
-    const responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
-    rows.push({
-      encrypt: t1 - t0,
-      request: t2 - t1,
-      server: serverTotal(result.timing),
-      decrypt: t3 - t2,
-      up: query.byteLength,
-      down: responseBytes,
-    })
-  }
+  const run = await timeSearchQueries({ client, search, config, database, keySet: keys ? 'e2e' : undefined, samples })
   const cpuAfter = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   return summariseEndToEnd({
     title: c.title,
     link,
     shapedBy,
     config,
-    rows,
+    rows: run.samples,
     cpuMs: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / samples : null,
     keyBytes: keys?.byteLength ?? 0,
-    topHitFound,
-    exact,
-    noiseExhausted,
+    topHitFound: run.topHitFound,
+    exact: run.exact,
+    noiseExhausted: run.noiseExhausted,
     modelled: !c.queryEncoding,
   })
-}
-
-/**
- * The client's ranking, or null when a response block has no noise budget left (the client
- * refuses it: NOISE_BUDGET_EXHAUSTED), which the row counts instead of stopping the run.
- */
-function rankOrNoise(search: PrivateSearchClient, responses: readonly Uint8Array[]) {
-  try {
-    return search.rank(responses, 10).hits
-  } catch (error) {
-    if (error instanceof HeError && error.code === 'NOISE_BUDGET_EXHAUSTED') return null
-    throw error
-  }
-}
-
-/** Every row's decrypted score is the oracle's, and no unused slot decrypted to anything but 0. */
-function matchesOracle(decrypted: { scores: Float64Array; strayNonZeroSlots: number }, scores: ArrayLike<number>) {
-  if (decrypted.strayNonZeroSlots !== 0) return false
-  for (let row = 0; row < scores.length; row++) if (decrypted.scores[row] !== scores[row]) return false
-  return true
 }

@@ -1,7 +1,7 @@
-import { type SearchConfig, type SearchLinkRates, transferMs } from '@sealbox/he-core/search'
-import { median } from '../core/stats.ts'
+import type { SearchConfig, SearchLinkRates } from '@sealbox/he-core/search'
 import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import type { EndToEndRow } from './EndToEndReport.ts'
+import { linkMedians } from './linkMedians.ts'
 
 /** Medians of one config's timed queries over one link (the Node client's or the browser's). */
 export function summariseEndToEnd(run: {
@@ -20,14 +20,6 @@ export function summariseEndToEnd(run: {
   client?: string
 }): EndToEndRow {
   const { link, rows, config } = run
-  const model = run.shapedBy === 'model' ? link : undefined
-  const e2e = rows.map(
-    (r) =>
-      r.encrypt +
-      r.request +
-      r.decrypt +
-      (model ? transferMs(r.up, model.upMbps) + transferMs(r.down, model.downMbps) + model.rttMs : 0),
-  )
   const queryBytes = rows[0]?.up ?? 0
   const responseBytes = rows[0]?.down ?? 0
   const estimate = config.estimate
@@ -46,14 +38,7 @@ export function summariseEndToEnd(run: {
       coeffModulusBits: config.params.coeffModulusBits,
     },
     samples: rows.length,
-    encryptMs: median(rows.map((r) => r.encrypt)),
-    uploadMs: transferMs(queryBytes, link.upMbps),
-    serverMs: median(rows.map((r) => r.server)),
-    downloadMs: transferMs(responseBytes, link.downMbps),
-    networkMs: median(rows.map((r) => r.request - r.server)),
-    decryptRankMs: median(rows.map((r) => r.decrypt)),
-    endToEndMs: median(e2e),
-    endToEndMinMs: Math.min(...e2e),
+    ...linkMedians(rows, link, run.shapedBy === 'model'),
     serverCpuMs: run.cpuMs,
     queryBytes,
     responseBytes,
