@@ -2,10 +2,9 @@ import { resolveSearchLink, type SearchLinkName } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../core/machineInfo.ts'
 import type { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
-import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import type { BrowserSearchClient } from './browserSearchClient.ts'
 import type { EndToEndReport, EndToEndRow } from './EndToEndReport.ts'
-import type { EndToEndCase, EndToEndLimit } from './endToEndCases.ts'
+import { type EndToEndCase, type EndToEndLimit, endToEndServerEnv } from './endToEndCases.ts'
 import { type EndToEndTwinRow, measureEndToEndTwin } from './measureEndToEndTwins.ts'
 import { measureInChromium } from './measureInChromium.ts'
 import { measureOverLink } from './measureOverLink.ts'
@@ -47,16 +46,7 @@ export async function measureEndToEnd(options: {
       try {
         node = await ServerNode.start({
           name: `e2e-${i}`,
-          env: {
-            ...BENCH_SERVER_ENV,
-            EXECUTOR: 'pool',
-            WORKERS: '1',
-            SYNTHETIC_ROWS: String(c.rows),
-            SYNTHETIC_DIM: String(c.dimension),
-            SYNTHETIC_SEED: '1',
-            ...(options.browser ? { CORS_ORIGINS: options.browser.client.origin } : {}),
-            ...c.env,
-          },
+          env: endToEndServerEnv(c, options.browser?.client.origin),
           readyTimeoutMs: 300_000,
         })
       } catch (error) {
@@ -72,10 +62,11 @@ export async function measureEndToEnd(options: {
           const url = links ? await links.shape(`e2e-${i}-${name}`, node.port, link) : node.url
           const shapedBy = links ? 'toxiproxy' : 'model'
           const samples = Math.min(options.samples, c.samples ?? options.samples)
-          rows.push(await measureOverLink(node, url, link, shapedBy, c, samples))
+          const run = { node, baseUrl: url, link, shapedBy, c, samples } as const
+          rows.push(await measureOverLink(run))
           if (options.browser?.cases(c)) {
             log(`end to end in Chromium: ${c.title}, ${name}`)
-            rows.push(await measureInChromium(options.browser.client, node, url, link, shapedBy, c, samples))
+            rows.push(await measureInChromium(options.browser.client, run))
           }
         }
       } finally {

@@ -1,10 +1,7 @@
 import { SealboxClient } from '@sealbox/he-core/client'
-import type { SearchLinkRates } from '@sealbox/he-core/search'
-import type { ServerNode } from '@sealbox/testkit'
 import type { BrowserSearchClient } from './browserSearchClient.ts'
 import type { EndToEndRow } from './EndToEndReport.ts'
-import type { EndToEndCase } from './endToEndCases.ts'
-import { serverCpuSeconds } from './measureOverLink.ts'
+import { type LinkRun, serverCpuSeconds } from './measureOverLink.ts'
 import { summariseEndToEnd } from './summariseEndToEnd.ts'
 
 /**
@@ -12,15 +9,8 @@ import { summariseEndToEnd } from './summariseEndToEnd.ts'
  * the server reached through the shaped link from another origin (CORS; the preflight is
  * cached after the untimed first query).
  */
-export async function measureInChromium(
-  browser: BrowserSearchClient,
-  node: ServerNode,
-  baseUrl: string,
-  link: SearchLinkRates,
-  shapedBy: EndToEndRow['shapedBy'],
-  c: EndToEndCase,
-  samples: number,
-): Promise<EndToEndRow> {
+export async function measureInChromium(browser: BrowserSearchClient, linkRun: LinkRun): Promise<EndToEndRow> {
+  const { node, baseUrl, link, shapedBy, c, samples } = linkRun
   let cpuBefore: number | null = null
   const { setup, run } = await browser.run(baseUrl, samples, async () => {
     cpuBefore = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)

@@ -1,10 +1,9 @@
 import { resolveSearchLink } from '@sealbox/he-core/search'
 import { ServerNode } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import { BrowserSearchClient } from './browserSearchClient.ts'
 import type { EndToEndRow } from './EndToEndReport.ts'
-import type { EndToEndCase } from './endToEndCases.ts'
+import { type EndToEndCase, endToEndServerEnv } from './endToEndCases.ts'
 import { measureInChromium } from './measureInChromium.ts'
 import { measureOverLink } from './measureOverLink.ts'
 
@@ -20,15 +19,7 @@ describe('the end-to-end clients', () => {
     browser = await BrowserSearchClient.start()
     node = await ServerNode.start({
       name: 'e2e-clients',
-      env: {
-        ...BENCH_SERVER_ENV,
-        EXECUTOR: 'pool',
-        WORKERS: '1',
-        SYNTHETIC_ROWS: String(c.rows),
-        SYNTHETIC_DIM: String(c.dimension),
-        SYNTHETIC_SEED: '1',
-        CORS_ORIGINS: browser.origin,
-      },
+      env: endToEndServerEnv(c, browser.origin),
     })
   })
 
@@ -54,10 +45,13 @@ describe('the end-to-end clients', () => {
   }
 
   it('Node: every sample decrypts to the oracle and finds the top hit', async () => {
-    checkRow(await measureOverLink(node, node.url, link, 'model', c, 3), /^Node$/)
+    checkRow(await measureOverLink({ node, baseUrl: node.url, link, shapedBy: 'model', c, samples: 3 }), /^Node$/)
   })
 
   it('Chromium: the same through the page', async () => {
-    checkRow(await measureInChromium(browser, node, node.url, link, 'model', c, 3), /^Chromium \d/)
+    checkRow(
+      await measureInChromium(browser, { node, baseUrl: node.url, link, shapedBy: 'model', c, samples: 3 }),
+      /^Chromium \d/,
+    )
   })
 })

@@ -21,18 +21,23 @@ export async function serverCpuSeconds(url: string): Promise<number | null> {
   return processCpuSeconds(parsePrometheus(await (await fetch(`${url}/metrics`)).text())) ?? null
 }
 
+/** One config's timed queries over one link: the server, the URL the client reaches it by, the link. */
+export interface LinkRun {
+  node: ServerNode
+  /** The server's URL, or the shaped proxy's in front of it. */
+  baseUrl: string
+  link: SearchLinkRates
+  shapedBy: EndToEndRow['shapedBy']
+  c: EndToEndCase
+  samples: number
+}
+
 /**
  * One config over one link with the client in this process (node-seal): an untimed query,
  * then `samples` timed ones, each checked against the plaintext oracle outside the timing.
  */
-export async function measureOverLink(
-  node: ServerNode,
-  baseUrl: string,
-  link: SearchLinkRates,
-  shapedBy: EndToEndRow['shapedBy'],
-  c: EndToEndCase,
-  samples: number,
-): Promise<EndToEndRow> {
+export async function measureOverLink(run: LinkRun): Promise<EndToEndRow> {
+  const { node, baseUrl, link, shapedBy, c, samples } = run
   const anonymous = new SealboxClient({ baseUrl })
   const { client } = await anonymous.createSession()
   const { database: _facts, fingerprint: _fingerprint, ...served } = await client.searchConfig()
@@ -56,19 +61,19 @@ export async function measureOverLink(
   // One untimed query warms the server's key cache and the connection.
   await client.search(search.encryptQuery(syntheticSearchQuery(c.dimension, 999)), options)
   const cpuBefore = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
-  const run = await timeSearchQueries({ client, search, config, database, keySet: keys ? 'e2e' : undefined, samples })
+  const timed = await timeSearchQueries({ client, search, config, database, keySet: keys ? 'e2e' : undefined, samples })
   const cpuAfter = await serverCpuSeconds(`http://127.0.0.1:${node.port}`)
   return summariseEndToEnd({
     title: c.title,
     link,
     shapedBy,
     config,
-    rows: run.samples,
+    rows: timed.samples,
     cpuMs: cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) * 1000) / samples : null,
     keyBytes: keys?.byteLength ?? 0,
-    topHitFound: run.topHitFound,
-    exact: run.exact,
-    noiseExhausted: run.noiseExhausted,
+    topHitFound: timed.topHitFound,
+    exact: timed.exact,
+    noiseExhausted: timed.noiseExhausted,
     modelled: !c.queryEncoding,
   })
 }
