@@ -1,7 +1,10 @@
+import { resolve } from 'node:path'
+import process from 'node:process'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { benchErrorOf, parseFlags } from './cliTestKit.ts'
 import { commandLine, defineCli } from './defineCli.ts'
+import { outFlag } from './flagSchemas.ts'
 
 describe('commandLine', () => {
   it('is the bare command without flags, and drops the separator npm passes on', () => {
@@ -44,5 +47,18 @@ describe('defineCli: a flag given once per value', () => {
 
   it('says in the help that it repeats', () => {
     expect(cli.help()).toMatch(/--shape <value> … +a shape/)
+  })
+})
+
+describe('outFlag', () => {
+  const cli = defineCli({ command: 'bench --', flags: z.object({ out: outFlag('where the report goes') }) })
+
+  it('is absent when not given, absolute as given, and relative to where the command was typed', () => {
+    expect(parseFlags(cli, []).out).toBeUndefined()
+    expect(parseFlags(cli, ['--out', '/tmp/report']).out).toBe('/tmp/report')
+    expect(parseFlags(cli, ['--out', 'results/x']).out).toBe(
+      resolve(process.env.INIT_CWD ?? process.cwd(), 'results/x'),
+    )
+    expect(cli.help()).toMatch(/--out <dir> +where the report goes; a relative path is from where you ran the command/)
   })
 })
