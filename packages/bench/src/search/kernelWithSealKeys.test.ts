@@ -1,10 +1,10 @@
 import { getHeContext, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
 import { describe, expect, it } from 'vitest'
+import { sealResidueWords } from '../harness/ops/sealResidueWords.ts'
 import { kernelWithSealKeys } from './kernelWithSealKeys.ts'
 import { measureKernelOps } from './measureKernelOps.ts'
 import { HOISTED_ROTATIONS, measureRotationCosts } from './measureRotations.ts'
-import { sealResidueWords } from './sealResidueWords.ts'
 
 describe('kernelWithSealKeys', () => {
   it("rotates a SEAL ciphertext with SEAL's own keys to SEAL's rotateRows, word for word", async () => {

@@ -1,7 +1,7 @@
 import { encodeBatch, galoisElementOf, type HeContext, KeySet, type SealScope } from '@sealbox/he-core'
 import { parseGaloisKeyWords, RnsKernel } from '@sealbox/he-ring'
 import type { Ciphertext } from 'node-seal/throws'
-import { sealResidueWords } from './sealResidueWords.ts'
+import { sealResidueWords } from '../harness/ops/sealResidueWords.ts'
 
 /** he-ring's kernel holding SEAL's Galois keys for some steps; disposing it deletes the keys. */
 export interface KernelWithSealKeys extends Disposable {

@@ -1,8 +1,8 @@
 import { encodeBatch, getHeContext, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
 import { median } from '../core/stats.ts'
+import { sealResidueWords } from '../harness/ops/sealResidueWords.ts'
 import { kernelWithSealKeys } from './kernelWithSealKeys.ts'
-import { sealResidueWords } from './sealResidueWords.ts'
 
 /** Median ms of each kernel operation and of the model's unit, timed interleaved in one thread. */
 export interface KernelOpTimes {

@@ -1,5 +1,5 @@
 import { narrowResidues, type RnsKernel, sealDataWords } from '@sealbox/he-ring'
-import { BenchError } from '../BenchError.ts'
+import { BenchError } from '../../BenchError.ts'
 
 /**
  * The kernel's u32 words of an uncompressed SEAL save of a ciphertext or plaintext at the
