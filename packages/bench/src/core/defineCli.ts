@@ -7,8 +7,8 @@ import { BenchError } from '../BenchError.ts'
 /**
  * A command's flags, declared once: each key of the zod object is a flag name
  * (`warmup-ms` → `--warmup-ms`), each field says what it takes (a `z.boolean()` field
- * is a switch, anything else takes a value) and carries its help text in
- * `.describe()`. An optional `.meta({ value: 'list' })` names the value in the help.
+ * is a switch, a `z.array()` field a flag given once per value (`--shape a --shape b`),
+ * anything else takes a value) and carries its help text in `.describe()`. An optional `.meta({ value: 'list' })` names the value in the help.
  */
 export type FlagsSchema = z.ZodObject<Record<string, z.ZodType>>
 
@@ -50,6 +50,7 @@ function baseOf(schema: z.ZodType): z.ZodType {
 }
 
 const isSwitch = (schema: z.ZodType) => baseOf(schema) instanceof z.ZodBoolean
+const isRepeated = (schema: z.ZodType) => baseOf(schema) instanceof z.ZodArray
 
 /** The value a field takes when its flag is absent, for the help text (`undefined`: none). */
 function defaultOf(schema: z.ZodType): string | undefined {
@@ -63,15 +64,21 @@ function defaultOf(schema: z.ZodType): string | undefined {
 /** Declares a command's flags once; see `FlagsSchema`. */
 export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): Cli<S> {
   const fields = Object.entries(definition.flags.shape) as Array<[string, z.ZodType]>
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
   }
-  for (const [name, schema] of fields) options[name] = { type: isSwitch(schema) ? 'boolean' : 'string' }
+  for (const [name, schema] of fields) {
+    options[name] = isRepeated(schema)
+      ? { type: 'string', multiple: true }
+      : { type: isSwitch(schema) ? 'boolean' : 'string' }
+  }
 
   function help(): string {
     const rows = fields.map(([name, schema]) => {
       const meta = schema.meta() as { value?: unknown } | undefined
-      const value = isSwitch(schema) ? '' : ` <${typeof meta?.value === 'string' ? meta.value : 'value'}>`
+      const value = isSwitch(schema)
+        ? ''
+        : ` <${typeof meta?.value === 'string' ? meta.value : 'value'}>${isRepeated(schema) ? ' …' : ''}`
       const fallback = defaultOf(schema)
       const text = `${schema.description ?? ''}${fallback === undefined ? '' : ` (default ${fallback})`}`
       return `${`  --${name}${value}`.padEnd(34)} ${text}`
@@ -86,14 +93,14 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
   }
 
   function parse(argv: readonly string[]): z.output<S> | 'help' {
-    let values: Record<string, string | boolean | undefined>
+    let values: Record<string, string | string[] | boolean | undefined>
     try {
       ;({ values } = parseArgs({
         args: argv.filter((arg) => arg !== '--'),
         options,
         strict: true,
         allowPositionals: false,
-      }) as { values: Record<string, string | boolean | undefined> })
+      }) as { values: Record<string, string | string[] | boolean | undefined> })
     } catch (error) {
       throw invalid(describeParseArgsError(error, (name) => options[name]?.type === 'boolean'))
     }
@@ -103,7 +110,9 @@ export function defineCli<S extends FlagsSchema>(definition: CliDefinition<S>): 
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => {
         const flag = issue.path.length > 0 ? `--${String(issue.path[0])}` : 'flags'
-        const given = issue.path.length > 0 ? raw[String(issue.path[0])] : undefined
+        const value = issue.path.length > 0 ? raw[String(issue.path[0])] : undefined
+        // A repeated flag's problem names the one value it is about.
+        const given = Array.isArray(value) && typeof issue.path[1] === 'number' ? value[issue.path[1]] : value
         return `${flag}: ${issue.message}${typeof given === 'string' ? ` (got "${given}")` : ''}`
       })
       throw invalid(problems.join('; '))

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path'
+import process from 'node:process'
 import { z } from 'zod'
 
 /**
@@ -9,6 +11,20 @@ export function numberFlag(name: string, min: number, max: number, { whole = tru
   return (whole ? number.int(`${name} must be a whole number`) : number)
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`)
+}
+
+/**
+ * `--out <dir>`, where a program writes its report, as an absolute path. npm and pnpm run a
+ * script in the package's folder, so a relative path is taken from the folder the command
+ * was typed in (INIT_CWD), as a user means it.
+ */
+export function outFlag(description: string) {
+  return z
+    .string()
+    .min(1)
+    .transform((dir) => resolve(process.env.INIT_CWD ?? process.cwd(), dir))
+    .optional()
+    .meta({ value: 'dir', description: `${description}; a relative path is from where you ran the command` })
 }
 
 /** A comma-separated flag (`--rows a,b`), trimmed, empty parts dropped, at least one item. */

@@ -3,6 +3,18 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
+/** `**bold**` and `code` spans of our own Markdown, as HTML (the rest escaped). */
+export function inlineMarkdown(text: string): string {
+  return escapeHtml(text)
+    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
+    .replace(/`(.+?)`/g, '<code>$1</code>')
+}
+
+/** Markdown bullet lines (`- …`) as an HTML list, each with its inline spans; `separator` goes between items. */
+export function htmlList(lines: readonly string[], separator = ''): string {
+  return `<ul>${lines.map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`).join(separator)}</ul>`
+}
+
 export interface HtmlTableColumn {
   heading: string
   numeric?: boolean

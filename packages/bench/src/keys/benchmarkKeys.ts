@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import process from 'node:process'
 import { TempPostgres } from '@sealbox/testkit'
-import { BenchError } from '../BenchError.ts'
+import { runProgram } from '../core/defineCli.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
 import { writeReportFiles } from '../core/writeReportFiles.ts'
 import { KEYS_BENCH_CLI } from './keysBenchFlags.ts'
@@ -23,20 +23,20 @@ import { type KeysBenchReport, renderKeysHtml, renderKeysMarkdown } from './rend
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function main(): Promise<void> {
-  const command = keysBenchCommand(process.argv.slice(2))
-  if (command.kind === 'help') {
-    process.stdout.write(`${KEYS_BENCH_CLI.help()}\n`)
-    return
-  }
+/** keys-benchmark.{md,json,html} in `dir`. */
+const writeKeysReport = (dir: string, report: KeysBenchReport) =>
+  writeReportFiles(dir, 'keys-benchmark', {
+    markdown: renderKeysMarkdown(report),
+    json: report,
+    html: renderKeysHtml(report),
+  })
+
+runProgram('benchmark:keys', KEYS_BENCH_CLI, async (flags) => {
+  const command = keysBenchCommand(flags)
   if (command.kind === 'render') {
     // Re-renders a previous run's JSON (report layout changes without measuring again).
     const report = JSON.parse(await readFile(command.file, 'utf8')) as KeysBenchReport
-    const paths = await writeReportFiles(dirname(command.file), 'keys-benchmark', {
-      markdown: renderKeysMarkdown(report),
-      json: report,
-      html: renderKeysHtml(report),
-    })
+    const paths = await writeKeysReport(dirname(command.file), report)
     log(`[keys] rendered ${paths.markdown}, ${paths.html}`)
     return
   }
@@ -74,19 +74,6 @@ async function main(): Promise<void> {
     },
     scenarios,
   }
-  const paths = await writeReportFiles(settings.outDir, 'keys-benchmark', {
-    markdown: renderKeysMarkdown(report),
-    json: report,
-    html: renderKeysHtml(report),
-  })
+  const paths = await writeKeysReport(settings.outDir, report)
   log(`[keys] wrote ${paths.markdown}, ${paths.json}, ${paths.html}`)
-}
-
-main().catch((error: unknown) => {
-  if (error instanceof BenchError && error.code === 'INVALID_FLAGS') {
-    log(`benchmark:keys: ${error.message}`)
-    process.exit(2)
-  }
-  log(`benchmark:keys failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-  process.exit(1)
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { benchErrorOf } from '../core/cliTestKit.ts'
+import { benchErrorOf, parseFlags } from '../core/cliTestKit.ts'
 import { KEYS_BENCH_CLI, KeysBenchFlagsSchema } from './keysBenchFlags.ts'
-import { keysBenchCommand } from './keysBenchSettings.ts'
+import { keysBenchCommand as commandOf } from './keysBenchSettings.ts'
 
-const failure = (argv: string[]) => benchErrorOf(() => keysBenchCommand(argv))
+const keysBenchCommand = (argv: string[]) => commandOf(parseFlags(KEYS_BENCH_CLI, argv))
+const failure = (argv: string[]) => benchErrorOf(() => KEYS_BENCH_CLI.parse(argv))
 
 describe('benchmark:keys flags', () => {
   it('resolves defaults (full and --quick) under the explicit flags', () => {
@@ -40,7 +41,7 @@ describe('benchmark:keys flags', () => {
       kind: 'render',
       file: 'results/keys/keys-benchmark.json',
     })
-    expect(keysBenchCommand(['-h'])).toEqual({ kind: 'help' })
+    expect(KEYS_BENCH_CLI.parse(['-h'])).toBe('help')
   })
 
   it.each([

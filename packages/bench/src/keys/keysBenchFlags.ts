@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineCli } from '../core/defineCli.ts'
-import { listFlagOf, numberFlag } from '../core/flagSchemas.ts'
+import { listFlagOf, numberFlag, outFlag } from '../core/flagSchemas.ts'
 
 /**
  * The flags of `npm run benchmark:keys`; messages name the flag and say what is
@@ -84,11 +84,7 @@ export const KeysBenchFlagsSchema = z
       .default(16)
       .meta({ value: 'D', description: "the server's database vector dimension" }),
     quick: z.boolean().optional().describe('small run: users 10,100; fewer requests'),
-    out: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ value: 'dir', description: 'output directory (default packages/bench/results/keys)' }),
+    out: outFlag('output directory (default packages/bench/results/keys)'),
     render: z
       .string()
       .min(1)

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { KEYS_BENCH_CLI } from './keysBenchFlags.ts'
+import type { KeysBenchFlags } from './keysBenchFlags.ts'
 
 const BENCH_DIR = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -45,18 +45,10 @@ export const KeysBenchSettingsSchema = z.object({
 export type KeysBenchSettings = z.infer<typeof KeysBenchSettingsSchema>
 
 /** What one `npm run benchmark:keys` invocation asks for. */
-export type KeysBenchCommand =
-  | { kind: 'help' }
-  | { kind: 'render'; file: string }
-  | { kind: 'run'; settings: KeysBenchSettings }
+export type KeysBenchCommand = { kind: 'render'; file: string } | { kind: 'run'; settings: KeysBenchSettings }
 
-/**
- * Reads the flags (see `KEYS_BENCH_CLI`); a bad one throws `BenchError('INVALID_FLAGS')`
- * with the flag named.
- */
-export function keysBenchCommand(argv: readonly string[]): KeysBenchCommand {
-  const flags = KEYS_BENCH_CLI.parse(argv)
-  if (flags === 'help') return { kind: 'help' }
+/** The run (or re-rendering) the flags ask for, with the defaults that depend on `--quick` resolved. */
+export function keysBenchCommand(flags: KeysBenchFlags): KeysBenchCommand {
   if (flags.render !== undefined) return { kind: 'render', file: flags.render }
   const quick = flags.quick === true
   const settings = KeysBenchSettingsSchema.parse({

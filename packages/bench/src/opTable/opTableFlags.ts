@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 import { defineCli } from '../core/defineCli.ts'
-import { listFlag, numberFlag } from '../core/flagSchemas.ts'
+import { listFlag, numberFlag, outFlag } from '../core/flagSchemas.ts'
 import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import { OP_CATALOG } from '../harness/opCatalog.ts'
@@ -53,10 +53,7 @@ export const OpTableFlagsSchema = z
         description: 'interleaved (default: all engines time each cell in turn, fair on a busy machine) or sequential',
       }),
     quick: z.boolean().optional().describe('n=4096 and a handful of ops, few samples: a ~1 minute shape check (CI)'),
-    out: z.string().min(1).optional().meta({
-      value: 'dir',
-      description: 'folder for operations.{md,json,html} (default packages/bench/results/, quick: results/tmp/quick/)',
-    }),
+    out: outFlag('folder for operations.{md,json,html} (default packages/bench/results/, quick: results/tmp/quick/)'),
     'install-browsers': z
       .boolean()
       .optional()

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
@@ -92,12 +91,7 @@ export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: Readon
       seed: flags.seed ?? 1,
       ...(flags.n || quick ? {} : { limits: [DEFAULT_BGV_LIMIT] }),
     },
-    // npm/pnpm run the script in the package folder; INIT_CWD is where the user typed the command.
-    outDir: flags.out
-      ? resolve(process.env.INIT_CWD ?? process.cwd(), flags.out)
-      : quick
-        ? `${RESULTS_DIR}tmp/quick`
-        : RESULTS_DIR,
+    outDir: flags.out ?? (quick ? `${RESULTS_DIR}tmp/quick` : RESULTS_DIR),
     quick,
     installBrowsers: flags['install-browsers'] === true,
   }

@@ -1,17 +1,10 @@
 import { formatBytes, formatMicros, formatMillis, formatRatio } from '../core/formatNumbers.ts'
-import { escapeHtml, htmlPage, htmlTable } from '../core/htmlPage.ts'
+import { escapeHtml, htmlList, htmlPage, htmlTable, inlineMarkdown } from '../core/htmlPage.ts'
 import { svgBarChart } from '../core/svgBarChart.ts'
 import { cellRatio, type OpTableReport, type OpTableRow, opTableRows } from './OpTableReport.ts'
 import { engineColumns, meanRatio, ratioPairs } from './opTableSummary.ts'
 import { PUBLISHED_COLUMNS, PUBLISHED_LABELS } from './publishedTimings.ts'
 import { engineFactRows, headlineTable, loadDuring, methodText } from './renderOpTableMarkdown.ts'
-
-/** `**bold**` and `code` spans of our own Markdown, as HTML. */
-function inlineMarkdown(text: string): string {
-  return escapeHtml(text)
-    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
-    .replace(/`(.+?)`/g, '<code>$1</code>')
-}
 
 function rowName(row: OpTableRow): string {
   return `${row.spec.group} ${row.spec.op}${row.spec.origin === 'sealbench' ? '' : ' †'}`
@@ -159,10 +152,7 @@ ${perN}
 <p class="note">Published: ${escapeHtml(report.publishedSource)}. † = not in the published table.</p></details>
 <details><summary>Minimum µs per call</summary>${fullTable(report, rows, 'minUs')}</details>
 <h2>Method</h2>
-<ul>${methodText(report)
-    .split('\n')
-    .map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`)
-    .join('\n')}</ul>
+${htmlList(methodText(report).split('\n'), '\n')}
 `
   return htmlPage('SEAL operation timings', body)
 }

@@ -28,7 +28,7 @@ runProgram('benchmark:revisions', REVISIONS_CLI, async (flags, argv) => {
   const absolute = (dir: string) => (isAbsolute(dir) ? dir : resolve(cwd, dir))
   const roots = { before: absolute(flags.before), after: absolute(flags.after ?? HERE_ROOT) }
   const revisions = { before: sourceRevision(roots.before), after: sourceRevision(roots.after) }
-  const outDir = flags.out ? absolute(flags.out) : fileURLToPath(new URL('../../results/search/', import.meta.url))
+  const outDir = flags.out ?? fileURLToPath(new URL('../../results/search/', import.meta.url))
   const loadBefore = loadAverage()
   const shapes: RevisionShapeResult[] = []
   for (const text of flags.shapes.split(',')) {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 import { defineCli } from '../core/defineCli.ts'
-import { numberFlag } from '../core/flagSchemas.ts'
+import { numberFlag, outFlag } from '../core/flagSchemas.ts'
 
 const SHAPE = /^\d+x\d+$/
 
@@ -27,10 +27,7 @@ export const RevisionFlagsSchema = z
       .meta({ value: 'N', description: 'before/after pairs per shape, alternating which goes first' }),
     samples: numberFlag('samples', 1, 10_000).default(20).meta({ value: 'N', description: 'timed queries per child' }),
     warmup: numberFlag('warmup', 0, 1000).default(3).meta({ value: 'N', description: 'warm-up queries per child' }),
-    out: z.string().min(1).optional().meta({
-      value: 'dir',
-      description: 'output directory (default packages/bench/results/search; relative to where you ran npm)',
-    }),
+    out: outFlag('output directory (default packages/bench/results/search)'),
   })
   .strict()
 export type RevisionFlags = z.output<typeof RevisionFlagsSchema>

@@ -5,23 +5,24 @@
  * Three steps: plan the configs (planSearchBench), measure them (measureSearchBench), write
  * the report (writeSearchReport).
  */
-import { cpus, loadavg, type as osType, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import type { SearchLinkName } from '@sealbox/he-core/search'
 import { commandLine, runProgram } from '../core/defineCli.ts'
+import { loadAverage, machineInfo } from '../core/machineInfo.ts'
 import { writeStampedReport } from '../core/writeReportFiles.ts'
 import { NativeSearchHarness } from '../engines/native/NativeSearchHarness.ts'
 import { BrowserSearchClient } from './browserSearchClient.ts'
 import { browserCase, endToEndCases } from './endToEndCases.ts'
 import { measureClusterSearch } from './measureClusterSearch.ts'
-import { endToEndPaths, measureEndToEnd, renderEndToEnd } from './measureEndToEnd.ts'
+import { measureEndToEnd } from './measureEndToEnd.ts'
 import type { MillionRowsCase } from './measureMillionRows.ts'
 import { measureSearchBench } from './measureSearchBench.ts'
 import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
 import { renderClusterSearch } from './renderClusterSearch.ts'
+import { endToEndPaths, renderEndToEnd } from './renderEndToEnd.ts'
 import { runMillionBench } from './runMillionBench.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
@@ -36,7 +37,7 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
     : join(here, '..', '..', 'results', 'search')
   const command = commandLine('npm run benchmark:search', argv)
   const measureThroughput = () =>
-    measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: cpus().length, log })
+    measureServerThroughput({ plan: throughputPlan(values.quick === true), command, cores: machineInfo().cores, log })
   const measureE2e = async () => {
     // Native twins of each default config's server side, unless --no-native (or the venv cannot be made).
     let harness: NativeSearchHarness | undefined
@@ -104,7 +105,7 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
     return
   }
   if (values.clusters) {
-    const before = loadavg().map((v) => Math.round(v * 100) / 100)
+    const before = loadAverage()
     const queries = values.samples ?? (values.quick ? 5 : 20)
     const rows = await measureClusterSearch({
       rows: [values.rows, ...(values.quick || values.large === 0 ? [] : [values.large])],
@@ -118,7 +119,7 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
     const report = {
       command,
       date: new Date().toISOString(),
-      loadAverage: { before, after: loadavg().map((v) => Math.round(v * 100) / 100) },
+      loadAverage: { before, after: loadAverage() },
       queries,
       rows,
     }
@@ -159,15 +160,16 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
     measureThroughput: headlineOnly || values['no-throughput'] ? undefined : measureThroughput,
     log,
   })
+  const machine = machineInfo()
   const markdown = await writeSearchReport(outDir, {
     command,
     date: new Date().toISOString(),
     machine: {
-      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-      cores: cpus().length,
-      node: process.version,
-      os: `${osType()} ${release()}`,
-      loadAverage: loadavg().map((v) => Math.round(v * 100) / 100),
+      cpuModel: machine.cpuModel,
+      cores: machine.cores,
+      node: machine.node,
+      os: machine.os,
+      loadAverage: loadAverage(),
     },
     ...results,
   })

@@ -1,6 +1,7 @@
 import { resolveSearchConfig, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from '@sealbox/he-core/search'
 import { configFor } from '@sealbox/server'
 import { BenchError } from '../BenchError.ts'
+import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 
 /** One config the end-to-end section measures: a database shape and the server's search settings. */
 export interface EndToEndCase {
@@ -15,6 +16,24 @@ export interface EndToEndCase {
   keyEncoding?: 'zstd' | 'none' | 'packed'
   /** Timed queries per link when fewer than the run's (the slowest shapes). */
   samples?: number
+}
+
+/**
+ * The settings of `c`'s server: one pool worker serving the synthetic database of seed 1
+ * (what the clients' oracle rebuilds), the case's own SEARCH_* settings, and CORS for the
+ * browser client's origin when there is one.
+ */
+export function endToEndServerEnv(c: EndToEndCase, corsOrigin?: string): Record<string, string> {
+  return {
+    ...BENCH_SERVER_ENV,
+    EXECUTOR: 'pool',
+    WORKERS: '1',
+    SYNTHETIC_ROWS: String(c.rows),
+    SYNTHETIC_DIM: String(c.dimension),
+    SYNTHETIC_SEED: '1',
+    ...(corsOrigin ? { CORS_ORIGINS: corsOrigin } : {}),
+    ...c.env,
+  }
 }
 
 /** The previous default: the client sends the 16 rotations of q (g = 16), zstd queries and keys, so the server rotates little. */

@@ -1,7 +1,8 @@
-import { encodeBatch, galoisElementOf, getHeContext, KeySet, withScope } from '@sealbox/he-core'
+import { encodeBatch, getHeContext, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
-import { parseGaloisKeyWords, RnsKernel } from '@sealbox/he-ring'
 import { median } from '../core/stats.ts'
+import { sealResidueWords } from '../harness/ops/sealResidueWords.ts'
+import { kernelWithSealKeys } from './kernelWithSealKeys.ts'
 
 /** Median ms of each kernel operation and of the model's unit, timed interleaved in one thread. */
 export interface KernelOpTimes {
@@ -28,16 +29,8 @@ export async function measureKernelOps(samples: number): Promise<KernelOpTimes> 
   const config = resolveSearchConfig({ rows: 1, dimension: 16 })
   const ctx = await getHeContext(config.params)
   const n = config.polyModulusDegree
-  const elements = [1, 2, 3, 4, 5, 6, 7].map((step) => galoisElementOf(n, step))
-  using keys = KeySet.generate(ctx, { galois: { steps: [1, 2, 3, 4, 5, 6, 7] } })
-  const kernel = new RnsKernel({
-    polyModulusDegree: n,
-    keyPrimes: ctx.coeffPrimes,
-    plainModulus: ctx.plainModulus as bigint,
-    galoisElements: elements,
-  })
-  const savedKeys = keys.galoisKeys?.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
-  kernel.useKeys(parseGaloisKeyWords({ polyModulusDegree: n, keyPrimes: ctx.coeffPrimes }, savedKeys, elements))
+  using sealKeys = kernelWithSealKeys(ctx, [1, 2, 3, 4, 5, 6, 7])
+  const { kernel, elements } = sealKeys
   const words = kernel.ciphertextWords
   const plainWords = kernel.L * n
   const times: Record<keyof KernelOpTimes, number[]> = {
@@ -49,14 +42,7 @@ export async function measureKernelOps(samples: number): Promise<KernelOpTimes> 
     modSwitch: [],
   }
   withScope((scope) => {
-    const plaintext = encodeBatch(
-      ctx,
-      Array.from({ length: n }, (_, i) => i % 301),
-      scope,
-    )
-    const encryptor = scope.track(new ctx.seal.Encryptor(ctx.context, keys.publicKey))
-    const ciphertext = scope.track(new ctx.seal.Ciphertext())
-    encryptor.encrypt(plaintext, ciphertext)
+    const { ciphertext, at: src } = sealKeys.encryptSample(scope)
     const first = scope.track(ctx.context.firstParmsId())
     const nttPlain = encodeBatch(
       ctx,
@@ -65,17 +51,11 @@ export async function measureKernelOps(samples: number): Promise<KernelOpTimes> 
     )
     ctx.evaluator.plainTransformToNttInplace(nttPlain, first)
     const product = scope.track(new ctx.seal.Ciphertext())
-    const residues = (saved: Uint8Array, count: number) => {
-      const wide = new Uint32Array(saved.slice(saved.byteLength - count * 8).buffer)
-      return Uint32Array.from({ length: count }, (_, i) => wide[2 * i] as number)
-    }
-    const src = kernel.alloc(words)
     const dst = kernel.alloc(words)
-    kernel.words(src, words).set(residues(ciphertext.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, words))
     const plainAt = kernel.diagonals.alloc(plainWords)
     kernel.diagonals
       .words(plainAt, plainWords)
-      .set(residues(nttPlain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, plainWords))
+      .set(sealResidueWords(kernel, nttPlain.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array, plainWords))
     const sources = Array.from({ length: PRODUCT_TERMS }, () => src)
     const plains = Array.from({ length: PRODUCT_TERMS }, () => plainAt)
     const switched = kernel.alloc(words)

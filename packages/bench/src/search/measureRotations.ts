@@ -1,7 +1,7 @@
-import { encodeBatch, galoisElementOf, getHeContext, KeySet, withScope } from '@sealbox/he-core'
+import { getHeContext, withScope } from '@sealbox/he-core'
 import { resolveSearchConfig } from '@sealbox/he-core/search'
-import { parseGaloisKeyWords, RnsKernel } from '@sealbox/he-ring'
 import { type Spread, spread } from '../core/stats.ts'
+import { kernelWithSealKeys } from './kernelWithSealKeys.ts'
 
 /** One rotation (a Galois key switch by one step) at the search parameters, three ways, in one run. */
 export interface RotationCosts {
@@ -34,42 +34,19 @@ export const HOISTED_ROTATIONS = 7
 export async function measureRotationCosts(samples: number, native?: (samples: number) => Promise<number[]>) {
   const config = resolveSearchConfig({ rows: 1, dimension: 16 })
   const ctx = await getHeContext(config.params)
-  const n = config.polyModulusDegree
   const steps = Array.from({ length: HOISTED_ROTATIONS }, (_, i) => i + 1)
-  const elements = steps.map((step) => galoisElementOf(n, step))
+  using sealKeys = kernelWithSealKeys(ctx, steps)
+  const { kernel, keys, elements } = sealKeys
   const element = elements[0] as number
-  using keys = KeySet.generate(ctx, { galois: { steps } })
-  const kernel = new RnsKernel({
-    polyModulusDegree: n,
-    keyPrimes: ctx.coeffPrimes,
-    plainModulus: ctx.plainModulus as bigint,
-    galoisElements: elements,
-  })
-  // The kernel reads SEAL's own uncompressed save of the keys (what he-core's galoisKeyWordsOf does).
-  const savedKeys = keys.galoisKeys?.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
-  kernel.useKeys(parseGaloisKeyWords({ polyModulusDegree: n, keyPrimes: ctx.coeffPrimes }, savedKeys, elements))
-  const L = kernel.L
-  const words = 2 * L * n
+  const words = kernel.ciphertextWords
   const kernelMs: number[] = []
   const sealMs: number[] = []
   const hoistedMs: number[] = []
   const decompositionMs: number[] = []
   withScope((scope) => {
-    const plaintext = encodeBatch(
-      ctx,
-      Array.from({ length: n }, (_, i) => i % 301),
-      scope,
-    )
-    const encryptor = scope.track(new ctx.seal.Encryptor(ctx.context, keys.publicKey))
-    const ciphertext = scope.track(new ctx.seal.Ciphertext())
-    encryptor.encrypt(plaintext, ciphertext)
+    const { ciphertext, at: src } = sealKeys.encryptSample(scope)
     const rotated = scope.track(new ctx.seal.Ciphertext())
-    const saved = ciphertext.saveToArray(ctx.seal.ComprModeType.none) as Uint8Array
-    const residues = new Uint32Array(saved.slice(saved.byteLength - words * 8).buffer)
-    const src = kernel.alloc(words)
     const dst = kernel.alloc(words)
-    const view = kernel.words(src, words)
-    for (let i = 0; i < words; i++) view[i] = residues[2 * i] as number
     for (let i = 0; i < samples + 3; i++) {
       let started = performance.now()
       kernel.rotate(dst, src, element)

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SourceRevision } from '../core/sourceRevision.ts'
 import { writeStampedReport } from '../core/writeReportFiles.ts'
-import { type MillionRowsResult, renderMillionRows } from './measureMillionRows.ts'
+import type { MillionRowsResult } from './measureMillionRows.ts'
+import { renderMillionRows } from './renderMillionRows.ts'
 
 /*
  * Renders search-million.md again from search-million.json (what `--million` measured), for

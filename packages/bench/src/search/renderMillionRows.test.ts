@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type MillionRowsResult, mergeMillionRows, renderMillionRows } from './measureMillionRows.ts'
+import type { MillionRowsResult } from './measureMillionRows.ts'
+import { mergeMillionRows } from './mergeMillionRows.ts'
+import { renderMillionRows } from './renderMillionRows.ts'
 
 const dir = join(import.meta.dirname, '..', '..', 'results', 'search')
 

@@ -8,9 +8,9 @@ import {
   type MillionRowsResult,
   type MillionRowsSource,
   measureMillionRows,
-  mergeMillionRows,
-  renderMillionRows,
 } from './measureMillionRows.ts'
+import { mergeMillionRows } from './mergeMillionRows.ts'
+import { renderMillionRows } from './renderMillionRows.ts'
 
 /** What search-million.json holds (a report written before rows kept their source has none on them). */
 interface MillionReportJson {

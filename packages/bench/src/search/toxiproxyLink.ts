@@ -40,6 +40,19 @@ export class ToxiproxyLinks implements AsyncDisposable {
     this.#api = api
   }
 
+  /**
+   * Toxiproxy built (or found) and started, or undefined when it cannot be: the caller then
+   * measures over loopback and adds the link by the model, and its rows say so.
+   */
+  static async startOrModel(cacheDir: string, log: (line: string) => void): Promise<ToxiproxyLinks | undefined> {
+    try {
+      return await ToxiproxyLinks.start(await ensureToxiproxy(cacheDir, log))
+    } catch (error) {
+      log(`Toxiproxy unavailable (${error instanceof Error ? error.message : String(error)}): modelled links`)
+      return undefined
+    }
+  }
+
   static async start(binary: string): Promise<ToxiproxyLinks> {
     const port = await freePort()
     const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' })

@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage, htmlTable } from '../core/htmlPage.ts'
+import { escapeHtml, htmlList, htmlPage, htmlTable } from '../core/htmlPage.ts'
 import { svgBarChart } from '../core/svgBarChart.ts'
 import type { Workload } from '../load/PreparedWorkload.ts'
 import { detailTable, headlineLines, methodLines, ms, runFacts } from './renderServerMarkdown.ts'
@@ -7,13 +7,6 @@ import { cellOf, type ServerBenchReport } from './ServerBenchReport.ts'
 
 /** One colour per concurrency level (cycled). */
 const CONCURRENCY_COLORS = ['#3c873a', '#4285f4', '#e66000', '#8e44ad', '#4a4a4a', '#c0392b']
-
-/** `**bold**` and `code` spans of our own Markdown, as HTML. */
-function inlineMarkdown(text: string): string {
-  return escapeHtml(text)
-    .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>')
-    .replace(/`(.+?)`/g, '<code>$1</code>')
-}
 
 /** A Markdown table of ours (plain cells) as an HTML table. */
 function markdownToHtmlTable(markdown: string): string {
@@ -69,9 +62,7 @@ export function renderServerHtml(report: ServerBenchReport, markdownTables: Reco
     '<h1>Server isolation benchmark</h1>',
     `<p class="note">Command: <code>${escapeHtml(report.command)}</code><br>${escapeHtml(runFacts(report))}</p>`,
     '<h2>Headline</h2>',
-    `<ul>${headlineLines(report)
-      .map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`)
-      .join('')}</ul>`,
+    htmlList(headlineLines(report)),
   ]
   for (const w of report.workloads) {
     const id = w.workload
@@ -92,11 +83,6 @@ export function renderServerHtml(report: ServerBenchReport, markdownTables: Reco
       `<details><summary>Every cell</summary>${markdownToHtmlTable(detailTable(report, id))}</details>`,
     )
   }
-  parts.push(
-    '<h2>How it was measured</h2>',
-    `<ul>${methodLines(report)
-      .map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`)
-      .join('')}</ul>`,
-  )
+  parts.push('<h2>How it was measured</h2>', htmlList(methodLines(report)))
   return htmlPage('sealbox server isolation benchmark', parts.join('\n'))
 }

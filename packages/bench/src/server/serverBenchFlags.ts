@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { BenchError } from '../BenchError.ts'
 import { defineCli } from '../core/defineCli.ts'
-import { listFlag, numberFlag } from '../core/flagSchemas.ts'
+import { listFlag, numberFlag, outFlag } from '../core/flagSchemas.ts'
 import { WORKLOADS, type Workload } from '../load/PreparedWorkload.ts'
 
 /** Where a row runs its HE work. */
@@ -90,10 +90,7 @@ export const ServerBenchFlagsSchema = z
           "another tenant's search latency while one tenant floods maximum-cost programs, for this long (default 30; --quick: 3; 0: skip)",
       }),
     quick: z.boolean().optional().describe('few requests, concurrency 1 and 4, one run: a shape check for tests'),
-    out: z.string().min(1).optional().meta({
-      value: 'dir',
-      description: 'where to write server.{md,json,html} (default results/server, --quick: results/tmp/server-quick)',
-    }),
+    out: outFlag('where to write server.{md,json,html} (default results/server, --quick: results/tmp/server-quick)'),
   })
   .strict()
 export type ServerBenchFlags = z.infer<typeof ServerBenchFlagsSchema>

@@ -4,6 +4,7 @@ import { BenchError } from '../../BenchError.ts'
 import type { BenchEnv } from '../BenchEnv.ts'
 import { galoisOp } from './batchSchemeOps.ts'
 import { fixedOp, type OpFactory, opArena } from './PreparedOp.ts'
+import { sealResidueWords } from './sealResidueWords.ts'
 
 /**
  * Why an engine has no kernel rows: he-ring's module declares two memories (its heap and the
@@ -27,14 +28,6 @@ function keyPrimes(env: BenchEnv): bigint[] {
   } finally {
     arena.dispose()
   }
-}
-
-/** The low u32 word of each u64 residue at the end of a SEAL save (uncompressed): `words` of them. */
-function residuesOf(saved: Uint8Array, words: number): Uint32Array {
-  const wide = new Uint32Array(saved.slice(saved.byteLength - words * 8).buffer)
-  const out = new Uint32Array(words)
-  for (let i = 0; i < words; i++) out[i] = wide[2 * i] as number
-  return out
 }
 
 /**
@@ -66,13 +59,15 @@ function kernelFixture(env: BenchEnv) {
     if (!ciphertext.isNttForm()) throw new BenchError('INTERNAL', 'a fresh BGV ciphertext should be in NTT form')
     const words = kernel.ciphertextWords
     const src = kernel.alloc(words)
-    kernel.words(src, words).set(residuesOf(ciphertext.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words))
+    kernel
+      .words(src, words)
+      .set(sealResidueWords(kernel, ciphertext.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words))
     const dst = kernel.alloc(words)
     // Before anything is timed: the kernel's rotation is SEAL's, residue for residue.
     const rotated = arena.track(new env.seal.Ciphertext())
     env.evaluator.rotateRows(ciphertext, 1, keys, rotated)
     kernel.rotate(dst, src, elements[0] as number)
-    const expected = residuesOf(rotated.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
+    const expected = sealResidueWords(kernel, rotated.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
     if (!kernel.words(dst, words).every((word, i) => word === expected[i])) {
       throw new BenchError('INTERNAL', "he-ring's rotation differs from SEAL's rotateRows at the search's parameters")
     }
@@ -126,13 +121,13 @@ export const SEARCH_OPS: Readonly<Record<string, OpFactory>> = {
     const at = kernel.diagonals.alloc(plainWords)
     kernel.diagonals
       .words(at, plainWords)
-      .set(residuesOf(plain.saveToArray(env.seal.ComprModeType.none) as Uint8Array, plainWords))
+      .set(sealResidueWords(kernel, plain.saveToArray(env.seal.ComprModeType.none) as Uint8Array, plainWords))
     // Before timing: the kernel's product is SEAL's multiplyPlain, residue for residue.
     const product = arena.track(new env.seal.Ciphertext())
     env.evaluator.multiplyPlain(ciphertext, plain, product)
     kernel.innerProduct(dst, [src], [at])
     const words = kernel.ciphertextWords
-    const expected = residuesOf(product.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
+    const expected = sealResidueWords(kernel, product.saveToArray(env.seal.ComprModeType.none) as Uint8Array, words)
     if (!kernel.words(dst, words).every((word, i) => word === expected[i])) {
       throw new BenchError('INTERNAL', "he-ring's NTT-form product differs from SEAL's multiplyPlain")
     }
