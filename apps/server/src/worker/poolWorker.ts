@@ -1,26 +1,21 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads'
 import { toHeError } from '@sealbox/he-core'
-import { type PoolEvent, WorkerJobSchema, type WorkerReply } from '../executor/jobMessages.ts'
-import { retireSlotOf } from '../executor/retireFlags.ts'
+import { WorkerJobSchema, type WorkerReply, type WorkerUpMessage } from '../executor/jobMessages.ts'
+import type { ThreadWorkerData } from '../executor/ThreadWorkerHandle.ts'
 import { WorkerSetupSchema } from '../executor/WorkerSetup.ts'
 import { JobRunner } from './JobRunner.ts'
 
 /*
- * The Piscina worker: one node-seal instance per thread, warmed before the pool
- * hands it work. The default export is a promise of the task handler, so Piscina
- * waits for warm-up (SEAL loaded, database processed) before marking it ready.
+ * A worker thread (`ThreadWorkerHandle`, a single-thread Piscina): one node-seal instance,
+ * warmed before the pool hands it work. The default export is a promise of the task handler,
+ * so Piscina waits for warm-up (SEAL loaded, database processed) before it runs a job; a job's
+ * reply is the task's result, the rest (`warm`, `progress`, `warmFailed`) goes on the port.
  */
 
-const data = workerData as {
-  setup: unknown
-  retireFlags: Int32Array
-  wasmModule?: WebAssembly.Module
-  diagonals?: WebAssembly.Memory
-}
-const retireSlot = retireSlotOf(threadId)
+const data = workerData as ThreadWorkerData
 
-function post(event: PoolEvent): void {
-  parentPort?.postMessage(event)
+function post(message: Exclude<WorkerUpMessage, { type: 'reply' }>): void {
+  parentPort?.postMessage(message)
 }
 
 async function warm(): Promise<(task: unknown) => Promise<WorkerReply>> {
@@ -34,14 +29,8 @@ async function warm(): Promise<(task: unknown) => Promise<WorkerReply>> {
       ...(data.wasmModule ? { wasmModule: data.wasmModule } : {}),
       ...(data.diagonals ? { diagonals: data.diagonals } : {}),
     })
-    Atomics.store(data.retireFlags, retireSlot, 0)
     post({ type: 'warm', info: warm })
-    return async (task: unknown) => {
-      const reply = await runner.run(WorkerJobSchema.parse(task))
-      // Before the reply leaves: the main thread must not hand this thread another job.
-      if (reply.recycle) Atomics.store(data.retireFlags, retireSlot, 1)
-      return reply
-    }
+    return (task: unknown) => runner.run(WorkerJobSchema.parse(task))
   } catch (error) {
     post({ type: 'warmFailed', error: toHeError(error).toJSON() })
     throw error
