@@ -87,7 +87,10 @@ export class InlineExecutor implements Executor {
   /** Whether this instance's key cache holds the key set (under any parameters' fingerprint). */
   #holdsKeys(ref: KeySetRef): boolean {
     const wanted = keySetCacheKey(keySetOf(ref))
-    return this.#current?.runner?.keys.keys().some((key) => keySetCacheKey(keySetOf(loadedKeySetRefOf(key))) === wanted) ?? false
+    return (
+      this.#current?.runner?.keys.keys().some((key) => keySetCacheKey(keySetOf(loadedKeySetRefOf(key))) === wanted) ??
+      false
+    )
   }
 
   /** The event loop, when it may start a job: one worker, scheduled like a pool's. */

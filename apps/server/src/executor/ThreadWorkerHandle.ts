@@ -2,7 +2,12 @@ import type { Worker } from 'node:worker_threads'
 import { HeError } from '@sealbox/he-core'
 import { Piscina } from 'piscina'
 import { CHILD_EXEC_ARGV, packageModuleFile } from '../app/packageModule.ts'
-import { type WorkerDownMessage, type WorkerUpMessage, WorkerUpMessageSchema, WorkerReplySchema } from './jobMessages.ts'
+import {
+  type WorkerDownMessage,
+  WorkerReplySchema,
+  type WorkerUpMessage,
+  WorkerUpMessageSchema,
+} from './jobMessages.ts'
 import type { WorkerExit, WorkerHandle } from './WorkerHandle.ts'
 
 const WORKER_FILE = packageModuleFile('worker/poolWorker')

@@ -122,7 +122,10 @@ export class SealWorkerClient {
     }
     if (reply.type === 'failed') this.#pending.reject(reply.id, errorFromJson(reply.error))
     else if (reply.type !== expected.expect) {
-      this.#pending.reject(reply.id, new HeError('WORKER_FAILED', `expected a ${expected.expect} reply, got ${reply.type}`))
+      this.#pending.reject(
+        reply.id,
+        new HeError('WORKER_FAILED', `expected a ${expected.expect} reply, got ${reply.type}`),
+      )
     } else this.#pending.resolve(reply.id, reply)
   }
 

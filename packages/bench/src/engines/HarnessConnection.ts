@@ -49,7 +49,10 @@ export class HarnessConnection {
         // An engine that stops answering is given up on: every command pending on it fails.
         onTimeout: () =>
           this.fail(
-            new BenchError('TIMEOUT', `${this.engine}: no answer to "${label}" after ${Math.round(timeoutMs / 1000)} s`),
+            new BenchError(
+              'TIMEOUT',
+              `${this.engine}: no answer to "${label}" after ${Math.round(timeoutMs / 1000)} s`,
+            ),
           ),
       },
     )

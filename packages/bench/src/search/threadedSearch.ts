@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { getHeContext, sealWasmModule } from '@sealbox/he-core'
+import { PendingReplies } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
@@ -8,7 +9,6 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
 } from '@sealbox/he-core/search'
-import { PendingReplies } from '@sealbox/he-core/client'
 import { BenchError } from '../BenchError.ts'
 import { type Spread, spread } from '../core/stats.ts'
 import type { SampleCounts } from './measureSearch.ts'
@@ -47,7 +47,8 @@ class SearchWorker {
         else if (message.type === 'error' && message.id === undefined)
           reject(new BenchError('PROCESS_FAILED', message.message))
         else if (message.type === 'response') this.#replies.resolve(message.id, message)
-        else if (message.id !== undefined) this.#replies.reject(message.id, new BenchError('PROCESS_FAILED', message.message))
+        else if (message.id !== undefined)
+          this.#replies.reject(message.id, new BenchError('PROCESS_FAILED', message.message))
       }
       this.worker.on('message', onMessage)
     })
