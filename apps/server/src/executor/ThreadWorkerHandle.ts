@@ -10,9 +10,9 @@ import {
 } from './jobMessages.ts'
 import type { WorkerExit, WorkerHandle } from './WorkerHandle.ts'
 
-const WORKER_FILE = packageModuleFile('worker/poolWorker')
+const WORKER_FILE = packageModuleFile('worker/threadWorker')
 
-/** What every thread of a pool is started with (`poolWorker.ts` reads it). */
+/** What every thread of a pool is started with (`threadWorker.ts` reads it). */
 export interface ThreadWorkerData {
   setup: unknown
   /** node-seal compiled once on the main thread and posted to every worker. */
@@ -22,7 +22,7 @@ export interface ThreadWorkerData {
 }
 
 /**
- * A worker thread (`poolWorker.ts`): a single-thread Piscina, which starts the thread with our
+ * A worker thread (`threadWorker.ts`): a single-thread Piscina, which starts the thread with our
  * flags and waits for the module's warm-up before it runs a task. A job is one Piscina task;
  * its result comes back as the job's `reply`. The thread's warm-up and progress messages come
  * on Piscina's `message` event. When the thread is gone the pool is destroyed, so Piscina
