@@ -13,6 +13,7 @@ import {
   prepareSealPayload,
 } from '@sealbox/he-core/envelope'
 import { scrambleParmsId } from '@sealbox/he-core/testing'
+import { waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   errorOf,
@@ -256,5 +257,18 @@ describe('a worker that hangs (its own server and deadline)', () => {
     await r.server.client.waitUntilReady(120_000)
     await r.goodSearch(8)
     expect(await replacements(r.server, 'pool', 'timeout')).toBe(before + 1)
+  })
+
+  it('is the same for a worker process: killed at the deadline, counted, replaced, and the next request served', async () => {
+    const before = await replacements(r.server, 'process', 'timeout')
+    const hung = await fault(r.server, r.token, 'hang', { mode: 'process' })
+    expect([hung.status, hung.json.error?.code]).toEqual([504, 'TIMEOUT'])
+    expect(await replacements(r.server, 'process', 'timeout')).toBe(before + 1)
+    // The killed process's replacement is warm once /metrics counts it in service again.
+    await waitFor('the replacement worker process to be warm', async () => {
+      const warm = await metric(r.server, /^sealbox_workers_warm\{executor="process"\} (\d+)/m)
+      return warm === 1
+    })
+    await r.goodSearch(9, 'process')
   })
 })

@@ -9,7 +9,7 @@ export const RUNS_FROM_SOURCE = import.meta.url.endsWith('.ts')
 
 /**
  * The file of one of this package's modules, by its path under `src/` without extension
- * (`worker/poolWorker`): the `.ts` source or its built `.js`, whichever this process runs.
+ * (`worker/threadWorker`): the `.ts` source or its built `.js`, whichever this process runs.
  */
 export function packageModuleFile(pathUnderSrc: string): string {
   return fileURLToPath(new URL(`../${pathUnderSrc}${RUNS_FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url))

@@ -39,7 +39,8 @@ export interface ExecutorStatus {
 
 /**
  * Where HE jobs run. One class per strategy (worker threads, the main event loop,
- * child processes), chosen at start-up from configuration. Executors run at most
+ * child processes), chosen at start-up from configuration; each keeps its workers through
+ * one `WorkerSet` over the runtime's `WorkerHandle`. Executors run at most
  * `freeSlots()` jobs at once; queueing and fairness live in front of them, in the
  * `FairScheduler`, so every strategy is scheduled the same way.
  */

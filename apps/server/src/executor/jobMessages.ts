@@ -257,26 +257,21 @@ export const WarmInfoSchema = z.object({
 })
 export type WarmInfo = z.infer<typeof WarmInfoSchema>
 
-/** Messages a Piscina worker posts on its parent port (outside task replies). */
-export const PoolEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
-  z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
-  z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
-])
-export type PoolEvent = z.infer<typeof PoolEventSchema>
-
-/** Child process → server, over the IPC channel. */
-export const ProcessUpMessageSchema = z.discriminatedUnion('type', [
+/**
+ * Worker → executor, whatever the worker runs in (`WorkerHandle`): a child process's IPC
+ * channel, or the event loop. A reply carries the id of the job it answers.
+ */
+export const WorkerUpMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('warm'), info: WarmInfoSchema }),
   z.object({ type: z.literal('progress'), workerId: z.string(), progress: ProcessingProgressSchema }),
   z.object({ type: z.literal('warmFailed'), error: HeErrorJSONSchema }),
   z.object({ type: z.literal('reply'), id: z.number().int(), reply: WorkerReplySchema }),
 ])
-export type ProcessUpMessage = z.infer<typeof ProcessUpMessageSchema>
+export type WorkerUpMessage = z.infer<typeof WorkerUpMessageSchema>
 
-/** Server → child process, over the IPC channel. */
-export const ProcessDownMessageSchema = z.discriminatedUnion('type', [
+/** Executor → worker: one job at a time, or stop once the job before is answered. */
+export const WorkerDownMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('job'), id: z.number().int(), job: WorkerJobSchema }),
   z.object({ type: z.literal('shutdown') }),
 ])
-export type ProcessDownMessage = z.infer<typeof ProcessDownMessageSchema>
+export type WorkerDownMessage = z.infer<typeof WorkerDownMessageSchema>

@@ -1,5 +1,5 @@
 import { toHeError } from '@sealbox/he-core'
-import { type ProcessDownMessage, ProcessDownMessageSchema, type ProcessUpMessage } from '../executor/jobMessages.ts'
+import { type WorkerDownMessage, WorkerDownMessageSchema, type WorkerUpMessage } from '../executor/jobMessages.ts'
 import { WorkerSetupSchema } from '../executor/WorkerSetup.ts'
 import { JobRunner } from './JobRunner.ts'
 
@@ -18,12 +18,12 @@ const setup = WorkerSetupSchema.parse(JSON.parse(process.env.SEALBOX_WORKER_SETU
 let runner: JobRunner | undefined
 let queue: Promise<unknown> = Promise.resolve()
 
-function send(message: ProcessUpMessage): void {
+function send(message: WorkerUpMessage): void {
   process.send?.(message)
 }
 
 process.on('message', (raw) => {
-  const parsed = ProcessDownMessageSchema.safeParse(raw)
+  const parsed = WorkerDownMessageSchema.safeParse(raw)
   if (!parsed.success) {
     process.stderr.write(`processWorker: invalid message: ${parsed.error.issues[0]?.message}\n`)
     process.exit(2)
@@ -34,7 +34,7 @@ process.on('message', (raw) => {
 // The server is gone: nobody is left to answer.
 process.on('disconnect', () => process.exit(0))
 
-async function handle(message: ProcessDownMessage): Promise<void> {
+async function handle(message: WorkerDownMessage): Promise<void> {
   switch (message.type) {
     case 'job': {
       if (!runner) return

@@ -1,4 +1,5 @@
 import { HeError, isHeErrorCode } from '@sealbox/he-core'
+import { PendingReplies } from '@sealbox/he-core/client'
 import {
   type ProgressReply,
   REPLY_TYPE,
@@ -18,10 +19,9 @@ export interface RequestOptions {
   transfer?: Transferable[]
 }
 
-interface Pending {
+/** What a pending request must know when a reply with its id arrives. */
+interface Expected {
   expect: string
-  resolve: (reply: unknown) => void
-  reject: (error: HeError) => void
   onProgress: ((progress: ProgressReply) => void) | undefined
 }
 
@@ -35,10 +35,9 @@ export type WorkerFactory = () => Worker
 /** The page's side of the SEAL worker protocol: typed requests, correlated replies, cancel by restart. */
 export class SealWorkerClient {
   readonly #factory: WorkerFactory
-  readonly #pending = new Map<number, Pending>()
+  readonly #pending = new PendingReplies<unknown, Expected>()
   readonly #restartListeners = new Set<() => void>()
   #worker: Worker
-  #nextId = 1
   /** Recent crash times: a worker that keeps crashing is not restarted forever. */
   #crashes: number[] = []
 
@@ -52,17 +51,12 @@ export class SealWorkerClient {
     request: RequestOf<T> & { type: T },
     options: RequestOptions = {},
   ): Promise<ReplyOf<T>> {
-    const id = this.#nextId++
-    const type = request.type
-    return new Promise<ReplyOf<T>>((resolve, reject) => {
-      this.#pending.set(id, {
-        expect: REPLY_TYPE[type],
-        resolve: resolve as (reply: unknown) => void,
-        reject,
-        onProgress: options.onProgress,
-      })
-      this.#worker.postMessage({ ...request, id } as WorkerRequest, options.transfer ?? [])
-    })
+    const reply = this.#pending.request(
+      (id) => this.#worker.postMessage({ ...request, id } as WorkerRequest, options.transfer ?? []),
+      { context: { expect: REPLY_TYPE[request.type], onProgress: options.onProgress } },
+    )
+    // The reply's type was checked against REPLY_TYPE on arrival.
+    return reply as Promise<ReplyOf<T>>
   }
 
   /** Requests still waiting for their reply. */
@@ -120,23 +114,23 @@ export class SealWorkerClient {
       return
     }
     const reply = parsed.data
-    const pending = this.#pending.get(reply.id)
-    if (!pending) return
+    const expected = this.#pending.contextOf(reply.id)
+    if (!expected) return
     if (reply.type === 'progress') {
-      pending.onProgress?.(reply)
+      expected.onProgress?.(reply)
       return
     }
-    this.#pending.delete(reply.id)
-    if (reply.type === 'failed') pending.reject(errorFromJson(reply.error))
-    else if (reply.type !== pending.expect) {
-      pending.reject(new HeError('WORKER_FAILED', `expected a ${pending.expect} reply, got ${reply.type}`))
-    } else pending.resolve(reply)
+    if (reply.type === 'failed') this.#pending.reject(reply.id, errorFromJson(reply.error))
+    else if (reply.type !== expected.expect) {
+      this.#pending.reject(
+        reply.id,
+        new HeError('WORKER_FAILED', `expected a ${expected.expect} reply, got ${reply.type}`),
+      )
+    } else this.#pending.resolve(reply.id, reply)
   }
 
   #failAll(error: HeError): void {
-    const pending = [...this.#pending.values()]
-    this.#pending.clear()
-    for (const entry of pending) entry.reject(error)
+    this.#pending.rejectAll(error)
   }
 }
 

@@ -1,3 +1,4 @@
+import { PendingReplies } from '@sealbox/he-core/client'
 import { BenchError } from '../BenchError.ts'
 import {
   type HarnessCommand,
@@ -6,12 +7,6 @@ import {
   HarnessEventSchema,
   type HarnessResult,
 } from '../protocol/benchProtocol.ts'
-
-interface Pending {
-  resolve: () => void
-  reject: (error: unknown) => void
-  timer: ReturnType<typeof setTimeout>
-}
 
 /**
  * The orchestrator's side of one running harness, whatever carries the messages (IPC,
@@ -22,8 +17,8 @@ export class HarnessConnection {
   readonly engine: string
   readonly #onEvent: (event: HarnessEvent) => void
   readonly #transport: (command: HarnessCommand) => void
-  readonly #pending = new Map<number, Pending>()
-  #seq = 0
+  /** Commands by `seq` (from 0), each resolved by its `ack`. */
+  readonly #acks = new PendingReplies<void>({ firstId: 0 })
   #failure: unknown
   #result: HarnessResult | undefined
 
@@ -40,22 +35,27 @@ export class HarnessConnection {
 
   /** Sends a command; resolves when the harness acknowledges it (after its events). */
   request(command: HarnessCommandBody, timeoutMs: number): Promise<void> {
-    if (this.#failure !== undefined) return Promise.reject(this.#failure)
-    const seq = this.#seq++
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const label = command.type === 'cell' ? `cell ${command.op}` : command.type
-        this.fail(
-          new BenchError('TIMEOUT', `${this.engine}: no answer to "${label}" after ${Math.round(timeoutMs / 1000)} s`),
-        )
-      }, timeoutMs)
-      this.#pending.set(seq, { resolve, reject, timer })
-      try {
-        this.#transport({ ...command, seq } as HarnessCommand)
-      } catch (error) {
-        this.fail(new BenchError('ENGINE_FAILED', `${this.engine}: could not send a command`, { cause: error }))
-      }
-    })
+    const label = command.type === 'cell' ? `cell ${command.op}` : command.type
+    return this.#acks.request(
+      (seq) => {
+        try {
+          this.#transport({ ...command, seq } as HarnessCommand)
+        } catch (error) {
+          this.fail(new BenchError('ENGINE_FAILED', `${this.engine}: could not send a command`, { cause: error }))
+        }
+      },
+      {
+        timeoutMs,
+        // An engine that stops answering is given up on: every command pending on it fails.
+        onTimeout: () =>
+          this.fail(
+            new BenchError(
+              'TIMEOUT',
+              `${this.engine}: no answer to "${label}" after ${Math.round(timeoutMs / 1000)} s`,
+            ),
+          ),
+      },
+    )
   }
 
   /** Parses one raw event from the engine; a malformed one fails the engine. */
@@ -68,12 +68,7 @@ export class HarnessConnection {
     }
     const event = parsed.data
     if (event.type === 'ack') {
-      const pending = this.#pending.get(event.seq)
-      if (pending) {
-        this.#pending.delete(event.seq)
-        clearTimeout(pending.timer)
-        pending.resolve()
-      }
+      this.#acks.resolve(event.seq, undefined)
       return
     }
     if (event.type === 'done') this.#result = event.result
@@ -90,10 +85,6 @@ export class HarnessConnection {
   fail(error: unknown): void {
     if (this.#failure !== undefined) return
     this.#failure = error
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer)
-      pending.reject(error)
-    }
-    this.#pending.clear()
+    this.#acks.fail(error)
   }
 }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { getHeContext, sealWasmModule } from '@sealbox/he-core'
+import { PendingReplies } from '@sealbox/he-core/client'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
@@ -27,32 +28,34 @@ export interface ThreadedMeasurement {
   exact: boolean
 }
 
+type SearchResponse = Extract<SearchWorkerReply, { type: 'response' }>
+
 class SearchWorker {
   readonly worker: Worker
-  readonly #pending = new Map<number, (reply: SearchWorkerReply) => void>()
+  readonly #replies = new PendingReplies<SearchResponse>()
   readonly ready: Promise<Extract<SearchWorkerReply, { type: 'ready' }>>
 
   constructor(data: SearchWorkerData) {
     this.worker = new Worker(new URL('./searchWorker.ts', import.meta.url), { workerData: data })
+    this.worker.once('exit', (code) =>
+      this.#replies.fail(new BenchError('PROCESS_FAILED', `a search worker exited (code ${code})`)),
+    )
     this.ready = new Promise((resolve, reject) => {
       this.worker.once('error', reject)
       const onMessage = (message: SearchWorkerReply) => {
         if (message.type === 'ready') resolve(message)
         else if (message.type === 'error' && message.id === undefined)
           reject(new BenchError('PROCESS_FAILED', message.message))
-        else if ('id' in message && message.id !== undefined) this.#pending.get(message.id)?.(message)
+        else if (message.type === 'response') this.#replies.resolve(message.id, message)
+        else if (message.id !== undefined)
+          this.#replies.reject(message.id, new BenchError('PROCESS_FAILED', message.message))
       }
       this.worker.on('message', onMessage)
     })
   }
 
-  evaluate(id: number, query: Uint8Array): Promise<Extract<SearchWorkerReply, { type: 'response' }>> {
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, (message) => {
-        this.#pending.delete(id)
-        if (message.type === 'response') resolve(message)
-        else reject(new BenchError('PROCESS_FAILED', message.type === 'error' ? message.message : 'unexpected reply'))
-      })
+  evaluate(query: Uint8Array): Promise<SearchResponse> {
+    return this.#replies.request((id) => {
       const request: SearchWorkerRequest = { type: 'query', id, query }
       this.worker.postMessage(request)
     })
@@ -99,10 +102,9 @@ export async function measureThreaded(
     await Promise.all(workers.map((worker) => worker.ready))
     const vectors = Array.from({ length: 4 }, (_, i) => syntheticSearchQuery(config.dimension, 200 + i))
     const queries = vectors.map((vector) => client.encryptQuery(vector))
-    let id = 0
     const run = async (query: Uint8Array) => {
       const started = performance.now()
-      const parts = await Promise.all(workers.map((worker) => worker.evaluate(id++, query)))
+      const parts = await Promise.all(workers.map((worker) => worker.evaluate(query)))
       return { latency: performance.now() - started, parts }
     }
     const check = await run(queries[0] as Uint8Array)

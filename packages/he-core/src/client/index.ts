@@ -25,6 +25,12 @@ export type {
 } from './clientTypes.ts'
 // The contract's schemas and the types inferred from them (one zod module per route group).
 export * from './contract/index.ts'
+// Request/reply by id over a worker, a child process or a long poll (the server, the web app and bench use it).
+export {
+  PendingReplies,
+  type PendingRepliesOptions,
+  type PendingRequestOptions,
+} from './PendingReplies.ts'
 export {
   DEFAULT_RETRY_POLICY,
   RETRIED_STATUSES,
