@@ -23,12 +23,10 @@ const ScaleRecallFlagsSchema = z
     rows: listFlagOf('row count', numberFlag('rows', 100, 1_000_000))
       .default([100_000, 1_000_000])
       .meta({ value: 'V,…', description: 'row counts of the bench data (default 100000,1000000)' }),
-    queries: numberFlag('queries', 1, 10_000)
-      .default(100)
-      .meta({
-        value: 'N',
-        description: "queries drawn like the million bench's (its first --bench-queries are the bench's own)",
-      }),
+    queries: numberFlag('queries', 1, 10_000).default(100).meta({
+      value: 'N',
+      description: "queries drawn like the million bench's (its first --bench-queries are the bench's own)",
+    }),
     'bench-queries': numberFlag('bench-queries', 1, 10_000)
       .default(10)
       .meta({ value: 'N', description: "the million bench's --samples (default 10), reported on their own" }),
