@@ -91,7 +91,7 @@ export async function measureResponseNoise(c: ResponseNoiseCase, queries: number
   const config = resolveSearchConfig(input, { maxProcessedBytes: Number.POSITIVE_INFINITY })
   const ctx = await getHeContext(config.params)
   const rule = searchResponseDroppedBits(ctx, config)
-  const topics = rows / 100
+  const topics = Math.round(rows / 100)
   const database = syntheticSearchDatabase({ rows, dimension: DIMENSION, seed: 11, topics, subjects: 10 })
   const asked = syntheticSearchDatabase({
     rows: queries,
