@@ -36,6 +36,12 @@ const ScaleRecallFlagsSchema = z
     scales: listFlagOf('scale', numberFlag('scales', 1, 1_000_000))
       .optional()
       .meta({ value: 's,…', description: 'more scales to study, given directly' }),
+    probe: z
+      .boolean()
+      .optional()
+      .describe(
+        'also cluster each V as SEARCH_CLUSTERS=auto does and score the nearest cluster only (cluster-private recall)',
+      ),
     out: z.string().min(1).optional().meta({ value: 'DIR', description: 'where scale-recall.{md,json} go' }),
   })
   .strict()
@@ -56,6 +62,7 @@ runProgram('benchmark:scale-recall', SCALE_RECALL_CLI, async (flags, argv) => {
     benchQueries: Math.min(flags['bench-queries'], flags.queries),
     plainBits: flags.bits,
     ...(flags.scales ? { scales: flags.scales } : {}),
+    ...(flags.probe ? { probe: true } : {}),
     log,
   })
   const command = commandLine('pnpm --filter @sealbox/bench benchmark:scale-recall', argv)

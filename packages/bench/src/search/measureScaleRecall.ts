@@ -1,6 +1,9 @@
 import {
   batchingPrime,
+  clusterSearchDatabase,
   maxSearchScale,
+  nearestClusters,
+  resolveSearchConfig,
   SEARCH_PLAIN_MODULUS,
   scaleQueryVector,
   syntheticSearchDatabase,
@@ -38,6 +41,12 @@ export interface ScaleRecallRow {
   perfectQueries: number
   /** Rows scored in integers per query at this s (the proven candidate set), largest. */
   maxCandidates: number
+  /**
+   * With `probe`: the same recall of the integer top 10 of the query's nearest cluster only
+   * (the clustering of the server's `SEARCH_CLUSTERS=auto` config at V): cluster-private
+   * search's recall in plaintext.
+   */
+  clusterRecallAt10?: number
 }
 
 /** What the study measured, with the data's own neighbour gaps. */
@@ -47,6 +56,8 @@ export interface ScaleRecallReport {
   rows: ScaleRecallRow[]
   /** Per V: median and 10th percentile of cos₁₀ − cos₁₁ over the queries (what the error must stay under). */
   gaps: { rows: number; median: number; p10: number }[]
+  /** With `probe`, per V: the auto config's C, t and s, and how much of the float top 10 its nearest cluster holds. */
+  probes?: { rows: number; clusters: number; plainModulus: number; scale: number; nearestHolds: number }[]
 }
 
 /** The million bench's cluster-private data at V rows: float32, as the server reads it. */
@@ -75,6 +86,8 @@ export function measureScaleRecall(options: {
   plainBits: readonly number[]
   scales?: readonly number[]
   polyModulusDegree?: number
+  /** Also cluster each V as `SEARCH_CLUSTERS=auto` does and score the nearest cluster only. */
+  probe?: boolean
   log: (line: string) => void
 }): ScaleRecallReport {
   const { dimension: d, log } = options
@@ -106,7 +119,42 @@ export function measureScaleRecall(options: {
       inverseNorms[row] = 1 / Math.sqrt(squares)
     }
     const recall = settings.map(() => [] as number[])
+    const clusterRecall = settings.map(() => [] as number[])
+    let nearestHolds = 0
     const candidatesMax = settings.map(() => 0)
+    const config = options.probe
+      ? resolveSearchConfig({ rows, dimension: d, clusters: 'auto' }, { maxProcessedBytes: Number.POSITIVE_INFINITY })
+      : undefined
+    if (options.probe)
+      log(`scale recall: V=${rows}: clustering as SEARCH_CLUSTERS=auto (C=${config?.clusters?.clusters})`)
+    const clustering =
+      config?.clusters &&
+      // A row source over the float32 copy the server reads (no float64 copy of a million rows).
+      clusterSearchDatabase(config, {
+        rows,
+        dimension: d,
+        readRows: (first, count) => data.vectors.subarray(first * d, (first + count) * d),
+      })
+    /** The integer top 10 at s among `rows` (ascending), scoring only those that can reach it. */
+    const integerTop10 = (members: readonly number[], scale: number, query: ArrayLike<number>): number[] => {
+      const tenthHere = cosines[
+        topKIndices(
+          members.map((row) => cosines[row] as number),
+          10,
+        ).map((index) => members[index] as number)[9] as number
+      ] as number
+      const floor = tenthHere - errorBound(scale)
+      const candidates = members.filter((row) => (cosines[row] as number) >= floor)
+      const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale }
+      const q = scaleQueryVector(fields, query)
+      const scores = candidates.map((row) => {
+        const x = scaleQueryVector(fields, data.vectors.subarray(row * d, (row + 1) * d))
+        let sum = 0
+        for (let j = 0; j < d; j++) sum += (x[j] as number) * (q[j] as number)
+        return sum
+      })
+      return topKIndices(scores, 10).map((index) => candidates[index] as number)
+    }
     const gaps: number[] = []
     const cosines = new Float64Array(rows)
     for (let i = 0; i < options.queries; i++) {
@@ -142,6 +190,15 @@ export function measureScaleRecall(options: {
         const hits = topKIndices(scores, 10).map((index) => candidates[index] as number)
         recall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
       }
+      if (clustering && config) {
+        const nearest = nearestClusters(clustering, config.metric, query, 1)[0] as number
+        const members = [...(clustering.members[nearest] ?? [])].sort((a, b) => a - b)
+        nearestHolds += members.filter((row) => truthSet.has(row)).length / 10 / options.queries
+        for (const [k, setting] of settings.entries()) {
+          const hits = integerTop10(members, setting.scale, query)
+          clusterRecall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
+        }
+      }
       if ((i + 1) % 10 === 0) log(`scale recall: V=${rows}: ${i + 1}/${options.queries} queries`)
     }
     const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
@@ -155,7 +212,20 @@ export function measureScaleRecall(options: {
         recallAt10Bench: mean(values.slice(0, options.benchQueries)),
         perfectQueries: values.filter((value) => value === 1).length,
         maxCandidates: candidatesMax[k] as number,
+        ...(clustering ? { clusterRecallAt10: mean(clusterRecall[k] ?? []) } : {}),
       })
+    }
+    if (clustering && config) {
+      report.probes = [
+        ...(report.probes ?? []),
+        {
+          rows,
+          clusters: clustering.members.length,
+          plainModulus: config.plainModulus,
+          scale: config.scale,
+          nearestHolds,
+        },
+      ]
     }
     const sorted = [...gaps].sort((a, b) => a - b)
     report.gaps.push({ rows, median: percentile(sorted, 0.5), p10: percentile(sorted, 0.1) })
@@ -172,13 +242,29 @@ export function renderScaleRecall(report: ScaleRecallReport, command: string): s
     '',
     `The million bench's cluster-private data (V/100 topics under V/10,000 subjects, float32) and its queries (${report.queries}; the first ${report.benchQueries} are the bench's \`--samples ${report.benchQueries}\`). Integer scores over every row (proven candidate filter), no encryption: what exact mode decrypts, and what cluster-private mode decrypts for the probed cluster's rows. s for a t of b bits: the largest with (s + √D/2)² ≤ (t − 1)/2.`,
     '',
-    '| V | t bits | t | s | recall@10 (all queries) | recall@10 (bench queries) | queries exact top 10 | candidates scored (max) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| V | t bits | t | s | recall@10 (all queries) | recall@10 (bench queries) | queries exact top 10 | candidates scored (max) |${report.probes ? ' nearest cluster only |' : ''}`,
+    `|---:|---:|---:|---:|---:|---:|---:|---:|${report.probes ? '---:|' : ''}`,
   ]
   for (const row of report.rows) {
+    const probed =
+      row.clusterRecallAt10 === undefined ? (report.probes ? ' — |' : '') : ` ${row.clusterRecallAt10.toFixed(3)} |`
     lines.push(
-      `| ${row.rows.toLocaleString('en-US')} | ${row.plainBits ?? '—'} | ${row.plainModulus ?? '—'} | ${row.scale} | ${row.recallAt10.toFixed(3)} | ${row.recallAt10Bench.toFixed(3)} | ${row.perfectQueries} / ${report.queries} | ${row.maxCandidates.toLocaleString('en-US')} |`,
+      `| ${row.rows.toLocaleString('en-US')} | ${row.plainBits ?? '—'} | ${row.plainModulus ?? '—'} | ${row.scale} | ${row.recallAt10.toFixed(3)} | ${row.recallAt10Bench.toFixed(3)} | ${row.perfectQueries} / ${report.queries} | ${row.maxCandidates.toLocaleString('en-US')} |${probed}`,
     )
+  }
+  if (report.probes) {
+    lines.push(
+      '',
+      "Nearest cluster only: the clustering of the server's `SEARCH_CLUSTERS=auto` config at V (balanced k-means, as the server clusters), the integer top 10 among the query's nearest cluster's rows against float cosine over every row — cluster-private search's recall, in plaintext.",
+      '',
+      '| V | C (auto) | its t | its s | float top 10 held by the nearest cluster |',
+      '|---:|---:|---:|---:|---:|',
+    )
+    for (const probe of report.probes) {
+      lines.push(
+        `| ${probe.rows.toLocaleString('en-US')} | ${probe.clusters} | ${probe.plainModulus} | ${probe.scale} | ${probe.nearestHolds.toFixed(3)} |`,
+      )
+    }
   }
   lines.push('', '| V | cos₁₀ − cos₁₁, median | 10th percentile |', '|---:|---:|---:|')
   for (const gap of report.gaps) {
