@@ -31,6 +31,10 @@ describe('cluster-private search chooses t from its layout', () => {
         expect(config.hoistBabySteps).toBe(false)
         expect(config.scale).toBe(maxSearchScale(SEARCH_PLAIN_MODULUS, dimension, 1))
       }
+      // Where `auto` weighs clusters and takes exact search, it is the default exact config, to the byte.
+      expect(resolveSearchConfig({ rows, dimension, clusters: 'auto' })).toEqual(
+        resolveSearchConfig({ rows, dimension }),
+      )
     }
   })
 
