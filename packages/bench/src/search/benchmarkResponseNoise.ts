@@ -26,16 +26,16 @@ const ResponseNoiseFlagsSchema = z
   .object({
     bits: listFlagOf('bit count', numberFlag('bits', 17, 31))
       .default([18, 19, 20, 21])
-      .meta({ value: 'b,…', description: 'bits of the batching primes t measured beside 65537 (default 18,19,20,21)' }),
+      .meta({ value: 'b,…', description: 'bits of the batching primes t measured beside 65537' }),
     primes: z
       .enum(['30', '31', 'both'])
       .default('both')
-      .meta({ value: 'P', description: 'coefficient moduli: 30 = [30, 30, 31], 31 = [31, 31, 31], both (default)' }),
+      .meta({ value: 'P', description: 'coefficient moduli: 30 = [30, 30, 31], 31 = [31, 31, 31] or both' }),
     layouts: z
       .enum(['exact', 'cluster-private', 'both'])
       .default('both')
-      .meta({ value: 'L', description: 'exact, cluster-private or both (default)' }),
-    queries: numberFlag('queries', 1, 100).default(3).meta({ value: 'N', description: 'queries per case (default 3)' }),
+      .meta({ value: 'L', description: 'exact, cluster-private or both' }),
+    queries: numberFlag('queries', 1, 100).default(3).meta({ value: 'N', description: 'queries per case' }),
     out: z.string().min(1).optional().meta({ value: 'DIR', description: 'where response-noise.{md,json} go' }),
   })
   .strict()

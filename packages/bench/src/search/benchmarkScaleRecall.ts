@@ -22,14 +22,14 @@ const ScaleRecallFlagsSchema = z
   .object({
     rows: listFlagOf('row count', numberFlag('rows', 100, 1_000_000))
       .default([100_000, 1_000_000])
-      .meta({ value: 'V,…', description: 'row counts of the bench data (default 100000,1000000)' }),
+      .meta({ value: 'V,…', description: 'row counts of the bench data' }),
     queries: numberFlag('queries', 1, 10_000).default(100).meta({
       value: 'N',
       description: "queries drawn like the million bench's (its first --bench-queries are the bench's own)",
     }),
     'bench-queries': numberFlag('bench-queries', 1, 10_000)
       .default(10)
-      .meta({ value: 'N', description: "the million bench's --samples (default 10), reported on their own" }),
+      .meta({ value: 'N', description: "the million bench's --samples, reported on their own" }),
     bits: listFlagOf('bit count', numberFlag('bits', 12, 31))
       .default([17, 18, 19, 20, 21, 22])
       .meta({ value: 'b,…', description: 'bits of the batching prime t; s is the largest t allows at D = 384' }),
