@@ -7,6 +7,7 @@ import { decodeBundle, splitEnvelopes } from '@sealbox/he-core/envelope'
 import {
   PrivateSearchClient,
   plaintextSearchScores,
+  resolveSearchConfig,
   type SearchClustering,
   type SearchConfig,
   searchResponseDroppedBits,
@@ -63,6 +64,10 @@ describe('cluster-private search through the server', () => {
   it('serves the layout and the public clustering with the config; the flow is unchanged and exact', async () => {
     const { client, config } = await served(node)
     expect(config.clusters).toMatchObject({ clusters: 4, rowsPerCluster: 750, chunks: 1 })
+    // t chosen from the layout (no SEARCH_PROFILE): larger than exact search's 65537, so a finer scale.
+    expect(config.params.coeffModulusBits).toEqual([31, 31, 31])
+    expect(config.plainModulus).toBeGreaterThan(65537)
+    expect(config.scale).toBeGreaterThan(resolveSearchConfig({ rows: ROWS, dimension: DIM }).scale)
     expect(config.clustering?.members.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: ROWS }, (_, i) => i))
     const ctx = await getHeContext(config.params)
     using search = PrivateSearchClient.create(ctx, config, { catalog: { ids: database.ids } })

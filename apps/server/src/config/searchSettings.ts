@@ -43,7 +43,7 @@ export const SEARCH_SETTINGS = {
     .min(1)
     .optional()
     .describe(
-      'Search parameters: an he-core profile (`n4096`, `n4096-wide`, `n4096-seal-default`, `n8192`); unset: `n4096`, or `n4096-wide` from a padded dimension of 512 on (more noise budget).',
+      'Search parameters: an he-core profile (`n4096`, `n4096-wide`, `n4096-cluster`, `n4096-seal-default`, `n8192`; each at t = 65537); unset: `n4096`, or `n4096-wide` from a padded dimension of 512 on (more noise budget), and in cluster-private BGV search `n4096-cluster` at the largest plain modulus its noise bound allows (a finer scale: better recall).',
     ),
   SEARCH_SCHEME: z.enum(['bgv', 'bfv']).default('bgv').describe('Search scheme: `bgv` or `bfv`.'),
   SEARCH_METRIC: z

@@ -24,6 +24,7 @@ import {
 import { resolveSearchLink, SearchEndToEndEstimateSchema, SearchLinkSchema } from './searchEndToEnd.ts'
 import { nextPowerOfTwo, planBlocks, SearchBlockSchema, type SearchShape } from './searchLayout.ts'
 import {
+  CLUSTER_SEARCH_PROFILE,
   defaultSearchProfile,
   isSearchProfileName,
   plainModulusOf,
@@ -63,7 +64,11 @@ export const SearchConfigInput = z
     metric: z.enum(['cosine', 'dot']).default('cosine'),
     /** `dot` only: the largest Euclidean norm of any database or query vector. */
     maxNorm: z.number().positive().finite().optional(),
-    /** Scale factor s; default the largest that keeps every score inside (−t/2, t/2). */
+    /**
+     * Scale factor s; default the largest that keeps every score inside (−t/2, t/2). In
+     * cluster-private search without `params`, t itself is chosen from the layout
+     * (`clusterPlainModulus`), so the default s is larger there.
+     */
     scale: z.number().int().positive().optional(),
     /**
      * Who rotates the query by the baby steps: `client` (it encrypts the g rotations of q:
@@ -76,7 +81,9 @@ export const SearchConfigInput = z
      * one decomposition in the key-switching kernel, for Galois keys for every step 1 … g − 1
      * (instead of step 1 alone) uploaded once. g is chosen with the hoisted rotation's cost.
      * Only where the kernel runs (BGV in NTT form, every prime and t below 2^31); elsewhere
-     * SEAL rotates one step at a time and the option is ignored (no extra keys).
+     * SEAL rotates one step at a time and the option is ignored (no extra keys). In
+     * cluster-private search without `params` it also lets t grow (chained baby steps add
+     * their rotations' key-switching noise to the query; hoisted ones add one each).
      */
     hoistBabySteps: z.boolean().default(false),
     /** g, the baby step; chosen to minimise the estimated end-to-end time over `link` when left out. */
@@ -181,9 +188,20 @@ export function maxSearchScale(plainModulus: number, dimension: number, maxNorm:
   return Math.floor((Math.sqrt((plainModulus - 1) / 2) - Math.sqrt(dimension) / 2) / maxNorm)
 }
 
-function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParams {
-  // Cluster-private queries are chunks of n/2 = 2048 positions at n = 4096: the profile for that width.
-  const clustered = input.clusters !== undefined && input.clusters !== 0
+/**
+ * The params of exact search (`clustered` false) or of cluster-private search. Cluster-private
+ * BGV without `params` gets `n4096-cluster` at t = `plainModulus` (its t is chosen from the
+ * layout; 65537 while the plan is made, which no choice of the plan depends on).
+ */
+function resolveParams(
+  input: z.output<typeof SearchConfigInput>,
+  clustered: boolean,
+  plainModulus?: number,
+): ResolvedParams {
+  if (clustered && input.params === undefined && input.scheme === 'bgv') {
+    return parseParams(searchProfileParams(CLUSTER_SEARCH_PROFILE, input.scheme, plainModulus))
+  }
+  // Cluster-private BFV queries are chunks of n/2 = 2048 positions at n = 4096: the profile for that width.
   const width = clustered ? Math.max(2048, nextPowerOfTwo(input.dimension)) : nextPowerOfTwo(input.dimension)
   const profile = input.params ?? defaultSearchProfile(width)
   if (isSearchProfileName(profile)) return parseParams(searchProfileParams(profile, input.scheme))
@@ -192,6 +210,33 @@ function resolveParams(input: z.output<typeof SearchConfigInput>): ResolvedParam
     throw invalid('params.scheme', 'private search needs exact integer scores: use BFV or BGV batching, not CKKS')
   }
   return params
+}
+
+/** The scale s of a config at t: the one asked for, checked, or the largest t allows; and that largest. */
+export function searchScaleOf(
+  spec: Pick<z.output<typeof SearchConfigInput>, 'dimension' | 'scale'>,
+  plainModulus: number,
+  maxNorm: number,
+): { scale: number; maxScale: number } {
+  const t = plainModulus
+  const dimension = spec.dimension
+  const maxScale = maxSearchScale(t, dimension, maxNorm)
+  if (maxScale < 1) {
+    throw invalid(
+      'params.plainModulus',
+      `t=${t} is too small for D=${dimension} and norm ${maxNorm}: scores must fit (−t/2, t/2), which needs (s·${maxNorm} + √D/2)² ≤ (t−1)/2 with s ≥ 1; use a larger t or a smaller maxNorm`,
+      { limit: t },
+    )
+  }
+  const scale = spec.scale ?? maxScale
+  if (scale > maxScale) {
+    throw invalid(
+      'scale',
+      `s=${scale} can overflow: scores must fit (−t/2, t/2) with t=${t}, so s ≤ (√((t−1)/2) − √D/2)/maxNorm = ${maxScale}`,
+      { limit: maxScale },
+    )
+  }
+  return { scale, maxScale }
 }
 
 export function configIdOf(fields: Record<string, unknown>): string {
@@ -226,7 +271,8 @@ export function resolveSearchConfig(
     })
   }
   const spec = parsed.data
-  const params = resolveParams(spec)
+  const clustered = spec.clusters !== undefined && spec.clusters !== 0
+  const params = resolveParams(spec, false)
   const scheme = params.scheme as SearchScheme
   const facts = describeParams(params)
   const n = params.polyModulusDegree
@@ -244,22 +290,6 @@ export function resolveSearchConfig(
     throw invalid('maxNorm', 'cosine normalises every vector to norm 1; maxNorm applies to the dot metric only')
   }
   const maxNorm = spec.metric === 'dot' ? (spec.maxNorm ?? 1) : 1
-  const maxScale = maxSearchScale(t, dimension, maxNorm)
-  if (maxScale < 1) {
-    throw invalid(
-      'params.plainModulus',
-      `t=${t} is too small for D=${dimension} and norm ${maxNorm}: scores must fit (−t/2, t/2), which needs (s·${maxNorm} + √D/2)² ≤ (t−1)/2 with s ≥ 1; use a larger t or a smaller maxNorm`,
-      { limit: t },
-    )
-  }
-  const scale = spec.scale ?? maxScale
-  if (scale > maxScale) {
-    throw invalid(
-      'scale',
-      `s=${scale} can overflow: scores must fit (−t/2, t/2) with t=${t}, so s ≤ (√((t−1)/2) − √D/2)/maxNorm = ${maxScale}`,
-      { limit: maxScale },
-    )
-  }
   const base = { polyModulusDegree: n, dimension, paddedDimension, rows: spec.rows }
   // Hoisting is the key-switching kernel's: where SEAL rotates, extra keys would buy nothing.
   const kernelHoists =
@@ -282,20 +312,26 @@ export function resolveSearchConfig(
       },
       link,
     )
-  const clusterPlan = chooseClusters(spec, scheme, facts, kernelHoists, link, exactPlan)
+  const clusterParams = clustered ? resolveParams(spec, true) : params
+  const clusterFacts = describeParams(clusterParams)
+  const clusterHoists =
+    spec.hoistBabySteps &&
+    usesKeySwitchKernel({ babyRotations: 1, giantRotations: 0 }, clusterFacts, scheme, spec.nttForm)
+  const clusterPlan = clustered ? chooseClusters(spec, scheme, clusterFacts, clusterHoists, link, exactPlan) : undefined
   if (clusterPlan) {
+    const chooseT = spec.params === undefined && scheme === 'bgv'
     return clusteredSearchConfig(spec, {
-      params,
+      params: clusterParams,
       scheme,
-      facts,
+      facts: clusterFacts,
       maxNorm,
-      scale,
-      maxScale,
       plan: clusterPlan,
-      hoistBabySteps: kernelHoists,
+      hoistBabySteps: clusterHoists,
+      ...(chooseT ? { paramsAt: (plainModulus: number) => resolveParams(spec, true, plainModulus) } : {}),
       ...(options.maxProcessedBytes === undefined ? {} : { maxProcessedBytes: options.maxProcessedBytes }),
     })
   }
+  const { scale, maxScale } = searchScaleOf(spec, t, maxNorm)
   if (spec.babyStep !== undefined && spec.babyStep > paddedDimension) {
     throw new HeError(
       'INVALID_INPUT',

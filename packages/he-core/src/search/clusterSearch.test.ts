@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeBundle } from '../envelope/decodeBundle.ts'
 import { EvaluationKeys } from '../keys/EvaluationKeys.ts'
-import { getHeContext } from '../params/ContextCache.ts'
+import { getHeContext, paramsInputOf } from '../params/ContextCache.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { liveSealHandles } from '../scope/SealScope.ts'
 import { measureHeap } from '../testing/measureHeap.ts'
@@ -242,7 +242,8 @@ describe('cluster-private errors', () => {
     expect(() => PrivateSearchClient.create(ctx, config, { clustering: twice })).toThrow(/two clusters|more than m/)
     using client = PrivateSearchClient.create(ctx, config, { clustering })
     expect(() => client.encryptQuery(syntheticSearchQuery(8, 1), { cluster: 4 })).toThrow(/cluster 4/)
-    const exact = resolveSearchConfig({ rows: 200, dimension: 8, params: 'n4096-wide' })
+    // Exact search at the cluster config's own params (its t is chosen from the layout).
+    const exact = resolveSearchConfig({ rows: 200, dimension: 8, params: paramsInputOf(config.params) })
     expect(() => PrivateSearchClient.create(ctx, exact, { clustering })).toThrow(/exact/)
   })
 

@@ -3,7 +3,8 @@ import { HeError } from '../errors/HeError.ts'
 import type { describeParams } from '../params/describeParams.ts'
 import type { ResolvedParams } from '../params/ParamsSpec.ts'
 import type { ClusterSearchPlan } from './chooseClusterSearchPlan.ts'
-import { configIdOf, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { clusterPlainModulus } from './clusterPlainModulus.ts'
+import { configIdOf, type SearchConfig, type SearchConfigInput, searchScaleOf } from './SearchConfig.ts'
 import { planClusterBlocks } from './searchClusterLayout.ts'
 import { plainModulusOf, type SearchScheme } from './searchParams.ts'
 import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
@@ -15,13 +16,16 @@ export interface ClusteredConfigFacts {
   scheme: SearchScheme
   facts: ReturnType<typeof describeParams>
   maxNorm: number
-  scale: number
-  maxScale: number
   plan: ClusterSearchPlan
   /** Baby steps hoisted (the key-switching kernel runs them). */
   hoistBabySteps: boolean
   /** `resolveSearchConfig`'s `maxProcessedBytes`. */
   maxProcessedBytes?: number
+  /**
+   * Given when t is the config's to choose (cluster-private BGV without `params`): the
+   * params at a plain modulus. t is then `clusterPlainModulus` of the config at `params`.
+   */
+  paramsAt?: (plainModulus: number) => ResolvedParams
 }
 
 /**
@@ -33,7 +37,16 @@ export function clusteredSearchConfig(
   spec: z.output<typeof SearchConfigInput>,
   derived: ClusteredConfigFacts,
 ): SearchConfig {
-  const { params, scheme, facts, maxNorm, scale, maxScale, plan, hoistBabySteps } = derived
+  const { paramsAt, ...fixed } = derived
+  if (!paramsAt) return clusteredConfigAt(spec, fixed)
+  // The layout, g and the primes are the same at every t: only the noise bound and s move.
+  // A scale asked for is checked against the t chosen, not the placeholder's.
+  const t = clusterPlainModulus(clusteredConfigAt({ ...spec, scale: undefined }, fixed))
+  return clusteredConfigAt(spec, { ...fixed, params: paramsAt(t) })
+}
+
+function clusteredConfigAt(spec: z.output<typeof SearchConfigInput>, derived: ClusteredConfigFacts): SearchConfig {
+  const { params, scheme, facts, maxNorm, plan, hoistBabySteps } = derived
   const { layout, shape } = plan
   const n = facts.polyModulusDegree
   const blocks = planClusterBlocks(shape, layout)
@@ -57,6 +70,7 @@ export function clusteredSearchConfig(
     derived.maxProcessedBytes,
   )
   const t = plainModulusOf(params)
+  const { scale, maxScale } = searchScaleOf(spec, t, maxNorm)
   const contract = {
     v: 1,
     params,

@@ -19,6 +19,7 @@ export function searchConfigInputOf(config: SearchConfig): SearchConfigInput {
     // A config from an older server has no responseCompression: the query's then.
     responseCompression: config.responseCompression ?? config.compression,
     nttForm: config.nttForm,
+    ...(config.clusters ? { clusters: config.clusters.clusters } : {}),
     ...(config.estimate ? { link: linkInputOf(config.estimate.link) } : {}),
   }
 }

@@ -4,8 +4,9 @@ import type { ParamsInput, ResolvedParams } from '../params/ParamsSpec.ts'
 
 /**
  * The parameter sets private search is tuned and tested for. All use t = 65537
- * (a 17-bit batching prime for every n ≤ 32768) and two data primes, so the scores
- * are computed at two primes and the response drops to one by a mod switch.
+ * (a 17-bit batching prime for every n ≤ 32768) unless cluster-private search chooses a
+ * larger one (`clusterPlainModulus`), and two data primes, so the scores are computed at
+ * two primes and the response drops to one by a mod switch.
  */
 export const SEARCH_PARAMS_PROFILES = {
   /** n=4096, coeff modulus [27, 28, 28]: the smallest and fastest (one special prime, two data primes). */
@@ -16,6 +17,12 @@ export const SEARCH_PARAMS_PROFILES = {
    * D, where `n4096` leaves 3 up to D = 256 and only 1–2 past it.
    */
   'n4096-wide': { polyModulusDegree: 4096, coeffModulus: [30, 30, 31] },
+  /**
+   * n=4096, coeff modulus [31, 31, 31]: the largest primes the key-switching kernel takes. The
+   * default of cluster-private search, whose t is chosen from its layout
+   * (`clusterPlainModulus`): each prime's extra bit is room for a larger t, hence a finer scale.
+   */
+  'n4096-cluster': { polyModulusDegree: 4096, coeffModulus: [31, 31, 31] },
   /** n=4096 with SEAL's default chain [36, 36, 37]: more noise budget, same speed class. */
   'n4096-seal-default': { polyModulusDegree: 4096, coeffModulus: 'default' },
   /** n=8192, coeff modulus [43, 43, 44]: twice the slots per ciphertext, twice the cost per operation. */
@@ -36,7 +43,10 @@ export function defaultSearchProfile(paddedDimension: number): SearchParamsProfi
   return paddedDimension >= WIDE_PROFILE_FROM_PADDED_DIMENSION ? 'n4096-wide' : 'n4096'
 }
 
-/** The plain modulus every search profile uses. */
+/** The profile of cluster-private BGV search when its params are not given (t chosen from the layout). */
+export const CLUSTER_SEARCH_PROFILE: SearchParamsProfileName = 'n4096-cluster'
+
+/** The plain modulus every search profile uses (cluster-private search may choose a larger one). */
 export const SEARCH_PLAIN_MODULUS = 65537
 
 /** The two schemes with exact integer batching. */
@@ -47,14 +57,18 @@ export function isSearchProfileName(value: unknown): value is SearchParamsProfil
   return typeof value === 'string' && Object.hasOwn(SEARCH_PARAMS_PROFILES, value)
 }
 
-/** The full parameter spec of a profile under `scheme`. */
-export function searchProfileParams(profile: SearchParamsProfileName, scheme: SearchScheme): ParamsInput {
+/** The full parameter spec of a profile under `scheme`, with t = 65537 unless `plainModulus` says otherwise. */
+export function searchProfileParams(
+  profile: SearchParamsProfileName,
+  scheme: SearchScheme,
+  plainModulus: number = SEARCH_PLAIN_MODULUS,
+): ParamsInput {
   const { polyModulusDegree, coeffModulus } = SEARCH_PARAMS_PROFILES[profile]
   return {
     scheme,
     polyModulusDegree,
     coeffModulus: coeffModulus === 'default' ? 'default' : [...coeffModulus],
-    plainModulus: { value: SEARCH_PLAIN_MODULUS },
+    plainModulus: { value: plainModulus },
     security: 'tc128',
   }
 }
