@@ -23,6 +23,7 @@ import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
 import { renderClusterSearch } from './renderClusterSearch.ts'
 import { runMillionBench } from './runMillionBench.ts'
+import { runSentenceBench } from './sentences/runSentenceBench.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
@@ -99,6 +100,19 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
               cacheDir: join(here, '..', '..', '.cache'),
             },
           }),
+    })
+    process.stdout.write(`\n${markdown}`)
+    return
+  }
+  if (values.sentences) {
+    const markdown = await runSentenceBench({
+      settings: values['sentence-settings'].split(',').map((part) => (part === 'auto' ? 'auto' : Number(part))),
+      queries: values.samples ?? 200,
+      workers: 2,
+      cacheDir: join(here, '..', '..', '.cache'),
+      outDir,
+      command,
+      log,
     })
     process.stdout.write(`\n${markdown}`)
     return
