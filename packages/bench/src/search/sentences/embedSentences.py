@@ -202,6 +202,13 @@ class MiniLmEncoder:
         return out
 
 
+# The reference the sentence-transformers documentation prints for all-MiniLM-L6-v2 (its
+# quickstart: `model.similarity` of these three sentences): an upstream figure to match.
+REFERENCE_SENTENCES = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+REFERENCE_COSINES = {(0, 1): 0.6660, (0, 2): 0.1046, (1, 2): 0.1411}
+REFERENCE_TOLERANCE = 2e-3
+
+
 def check_paraphrases(encoder):
     """Cosines of the paraphrase and unrelated pairs; exits if they do not separate."""
     np = encoder.np
@@ -214,7 +221,18 @@ def check_paraphrases(encoder):
     log(f"self-check: paraphrase cosines {[round(c, 3) for c in para]}, unrelated {[round(c, 3) for c in other]}")
     if min(para) < 0.5 or max(other) > 0.3 or min(para) - max(other) < 0.3:
         raise SystemExit("self-check failed: paraphrases do not score well above unrelated pairs; the forward pass is wrong")
-    return {"paraphraseMin": min(para), "paraphraseMean": sum(para) / len(para), "unrelatedMax": max(other)}
+    e = encoder.encode(REFERENCE_SENTENCES)
+    got = {pair: float(np.dot(e[pair[0]], e[pair[1]])) for pair in REFERENCE_COSINES}
+    deviation = max(abs(got[pair] - expected) for pair, expected in REFERENCE_COSINES.items())
+    log(f"self-check: reference cosines {[round(c, 4) for c in got.values()]}, upstream {list(REFERENCE_COSINES.values())}")
+    if deviation > REFERENCE_TOLERANCE:
+        raise SystemExit(f"self-check failed: a reference cosine is {deviation:.4f} from upstream's; the forward pass is wrong")
+    return {
+        "paraphraseMin": min(para),
+        "paraphraseMean": sum(para) / len(para),
+        "unrelatedMax": max(other),
+        "referenceMaxDeviation": deviation,
+    }
 
 
 def main():

@@ -24,7 +24,13 @@ export const SentenceEmbeddingsSchema = z.object({
     wheelSha256: z.string(),
     safetensorsSha256: z.string(),
     maxTokens: z.number().int(),
-    selfCheck: z.object({ paraphraseMin: z.number(), paraphraseMean: z.number(), unrelatedMax: z.number() }),
+    selfCheck: z.object({
+      paraphraseMin: z.number(),
+      paraphraseMean: z.number(),
+      unrelatedMax: z.number(),
+      /** Largest |cosine − upstream's| over the sentence-transformers documentation's three reference pairs. */
+      referenceMaxDeviation: z.number(),
+    }),
   }),
   rows: z.number().int().positive(),
   queries: z.number().int().positive(),

