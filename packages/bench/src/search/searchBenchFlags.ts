@@ -90,10 +90,10 @@ export const SearchBenchFlagsSchema = z
     'sentence-settings': z
       .string()
       .regex(/^(auto|\d+)(,(auto|\d+))*$/, 'sentence-settings must be a comma-separated list of counts or auto')
-      .default('0,auto,64')
+      .default('0,auto,32')
       .meta({
         value: 'list',
-        description: 'SEARCH_CLUSTERS values of the --sentences run (default 0,auto,64: exact, auto and C = 64)',
+        description: 'SEARCH_CLUSTERS values of the --sentences run (default 0,auto,32: exact, auto and C = 32)',
       }),
     'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
       .default(384)
