@@ -89,8 +89,12 @@ export async function prepareSentenceEmbeddings(options: {
   const child = spawn(
     python,
     [join(HERE, 'embedSentences.py'), '--cache', options.cacheDir, '--queries', String(options.queries)],
-    // One BLAS thread: the embedding shares the machine with everything else on it.
-    { cwd: HERE, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' } },
+    // One BLAS thread unless the caller sets OPENBLAS_NUM_THREADS: the embedding shares the machine with everything else on it.
+    {
+      cwd: HERE,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? '1' },
+    },
   )
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => {
