@@ -23,8 +23,8 @@ import { measureServerThroughput } from './measureServerThroughput.ts'
 import { planSearchBench, throughputPlan } from './planSearchBench.ts'
 import { renderClusterSearch } from './renderClusterSearch.ts'
 import { runMillionBench } from './runMillionBench.ts'
-import { runSentenceBench } from './sentences/runSentenceBench.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
+import { runSentenceBench } from './sentences/runSentenceBench.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)

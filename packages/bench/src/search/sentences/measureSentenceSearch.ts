@@ -42,7 +42,11 @@ export async function loadSentenceData(embeddings: SentenceEmbeddings): Promise<
 }> {
   const database = parseNpy(new Uint8Array(await readFile(embeddings.databasePath)))
   const queries = parseNpy(new Uint8Array(await readFile(embeddings.queriesPath)))
-  if (database.rows !== embeddings.rows || queries.rows !== embeddings.queries || database.dimension !== queries.dimension)
+  if (
+    database.rows !== embeddings.rows ||
+    queries.rows !== embeddings.queries ||
+    database.dimension !== queries.dimension
+  )
     throw new BenchError(
       'INTERNAL',
       `sentences: ${embeddings.databasePath} (${database.rows} × ${database.dimension}) and ${embeddings.queriesPath} (${queries.rows} × ${queries.dimension}) do not match the report (${embeddings.rows} rows, ${embeddings.queries} queries)`,

@@ -104,7 +104,8 @@ export async function prepareSentenceEmbeddings(options: {
     child.on('error', reject)
     child.on('close', resolve)
   })
-  if (code !== 0) throw new BenchError('PROCESS_FAILED', `sentences: embedSentences.py exited with ${code} (its stderr is above)`)
+  if (code !== 0)
+    throw new BenchError('PROCESS_FAILED', `sentences: embedSentences.py exited with ${code} (its stderr is above)`)
   const line = stdout.trim().split('\n').at(-1) ?? ''
   let parsed: unknown
   try {
@@ -116,6 +117,9 @@ export async function prepareSentenceEmbeddings(options: {
   }
   const result = SentenceEmbeddingsSchema.safeParse(parsed)
   if (!result.success)
-    throw new BenchError('PROCESS_FAILED', `sentences: embedSentences.py's report does not parse: ${result.error.message}`)
+    throw new BenchError(
+      'PROCESS_FAILED',
+      `sentences: embedSentences.py's report does not parse: ${result.error.message}`,
+    )
   return result.data
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { loadAverage } from '../../core/machineInfo.ts'
 import { writeStampedReport } from '../../core/writeReportFiles.ts'
-import { measureSentenceSearch } from './measureSentenceSearch.ts'
+import { measureSentenceSearch, type SentenceSearchRow } from './measureSentenceSearch.ts'
 import { prepareSentenceEmbeddings } from './prepareSentenceEmbeddings.ts'
 import { renderSentenceSearch, type SentenceSearchReport } from './renderSentenceSearch.ts'
 
@@ -32,7 +32,7 @@ export async function runSentenceBench(options: {
   const jsonPath = join(options.outDir, 'search-sentences.json')
   const date = new Date().toISOString()
   let markdown = ''
-  const write = async (rows: SentenceSearchReport['rows']) => {
+  const write = async (rows: readonly SentenceSearchRow[]) => {
     const report: SentenceSearchReport = {
       command: options.command,
       date,
@@ -41,7 +41,12 @@ export async function runSentenceBench(options: {
       embeddings,
       rows: [...rows],
     }
-    markdown = await writeStampedReport({ markdownPath, jsonPath, markdown: renderSentenceSearch(report), json: report })
+    markdown = await writeStampedReport({
+      markdownPath,
+      jsonPath,
+      markdown: renderSentenceSearch(report),
+      json: report,
+    })
     options.log(`wrote ${markdownPath} and .json (${rows.length} settings)`)
   }
   await measureSentenceSearch({
