@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeContext } from '@sealbox/he-core'
 import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
-import { PrivateSearchClient, parseNpy, type SearchConfig, type SearchDatabase } from '@sealbox/he-core/search'
+import {
+  nearestClusters,
+  PrivateSearchClient,
+  parseNpy,
+  type SearchConfig,
+  type SearchDatabase,
+} from '@sealbox/he-core/search'
 import { BenchError } from '../../BenchError.ts'
 import { loadAverage } from '../../core/machineInfo.ts'
 import { type Spread, spread } from '../../core/stats.ts'
@@ -28,12 +34,21 @@ export interface SentenceSearchRow {
   recallAt10Min: number
   /** Queries whose recall@10 is at least 0.9. */
   queriesAtLeast09: number
+  /**
+   * Cluster-private: float recall@10 had the client probed its `probes` nearest clusters
+   * (exact cosine over their rows, from the public clustering; no encryption, no integer
+   * scale): what the clustering alone loses, and what more probes would win back.
+   */
+  probeRecall?: { probes: number; recallAt10: number }[]
   queryBytes: number
   responseBytes: number
   /** Sum of the reply's Server-Timing phases but the durable store (as the million bench counts it). */
   serverTotal: Spread & { load: Load }
   readyMs: number
 }
+
+/** Clusters probed in the plaintext what-if (those below C). */
+const PROBES = [1, 2, 4, 8]
 
 /** Rows and held-out queries as the server and the oracle see them (float32 read into float64). */
 export async function loadSentenceData(embeddings: SentenceEmbeddings): Promise<{
@@ -86,6 +101,8 @@ export async function measureSentenceSetting(options: {
     using search = PrivateSearchClient.create(ctx, config)
     const keys = search.evaluationKeys()
     if (keys) await client.putKeySet('search', keys)
+    const probeCounts = search.clustering ? PROBES.filter((p) => p < (config.clusters?.clusters ?? 0) || p === 1) : []
+    const probeSums = probeCounts.map(() => 0)
     const recalls: number[] = []
     const totals: number[] = []
     let queryBytes = 0
@@ -104,7 +121,19 @@ export async function measureSentenceSetting(options: {
       queryBytes = query.byteLength
       responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
       const hits = search.topK(search.decryptScores(result.responses).scores, 10).map((hit) => hit.row)
-      recalls.push(recallAt(hits, cosineTopK(data.database, vector, 10)))
+      const truth = cosineTopK(data.database, vector, 10)
+      recalls.push(recallAt(hits, truth))
+      const clustering = search.clustering
+      if (clustering) {
+        const order = nearestClusters(clustering, config.metric, vector, Math.max(...probeCounts))
+        for (const [k, probes] of probeCounts.entries()) {
+          const rows = order
+            .slice(0, probes)
+            .flatMap((c) => clustering.members[c] ?? [])
+            .sort((a, b) => a - b)
+          probeSums[k] = (probeSums[k] as number) + recallAt(cosineTopK(data.database, vector, 10, rows), truth)
+        }
+      }
       if ((i + 1) % 25 === 0 || i + 1 === data.queries.rows)
         log(
           `sentences: SEARCH_CLUSTERS=${setting}: ${i + 1}/${data.queries.rows} queries, recall@10 so far ${(recalls.reduce((a, b) => a + b, 0) / recalls.length).toFixed(3)}`,
@@ -120,6 +149,14 @@ export async function measureSentenceSetting(options: {
       recallAt10: recalls.reduce((a, b) => a + b, 0) / recalls.length,
       recallAt10Min: Math.min(...recalls),
       queriesAtLeast09: recalls.filter((r) => r >= 0.9).length,
+      ...(probeCounts.length > 0
+        ? {
+            probeRecall: probeCounts.map((probes, k) => ({
+              probes,
+              recallAt10: (probeSums[k] as number) / recalls.length,
+            })),
+          }
+        : {}),
       queryBytes,
       responseBytes,
       serverTotal: { ...spread(totals), load: loadAverage() },

@@ -22,6 +22,17 @@ describe('cosineTopK', () => {
     expect(cosineTopK(db, [0, 2], 2)).toEqual([1, 2])
   })
 
+  it('ranks only the candidate rows when given, naming them by their row', () => {
+    const db = database([
+      [1, 0],
+      [0, 1],
+      [3, 3],
+      [2, 0],
+    ])
+    expect(cosineTopK(db, [1, 0.1], 2, [1, 2])).toEqual([2, 1])
+    expect(cosineTopK(db, [1, 0.1], 5, [1, 3])).toEqual([3, 1])
+  })
+
   it('puts a zero row last', () => {
     const db = database([
       [0, 0],

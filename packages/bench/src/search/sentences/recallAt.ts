@@ -4,12 +4,19 @@ import { type SearchDatabase, topKIndices } from '@sealbox/he-core/search'
  * The `k` rows of `database` nearest `query` by exact float cosine (ties to the lower row,
  * as `topKIndices` breaks them): the truth recall is measured against.
  */
-export function cosineTopK(database: SearchDatabase, query: ArrayLike<number>, k: number): number[] {
+export function cosineTopK(
+  database: SearchDatabase,
+  query: ArrayLike<number>,
+  k: number,
+  /** Only these rows (ascending); every row when absent. */
+  candidates?: readonly number[],
+): number[] {
   const d = database.dimension
   let qq = 0
   for (let j = 0; j < d; j++) qq += (query[j] as number) ** 2
-  const scores = new Float64Array(database.rows)
-  for (let row = 0; row < database.rows; row++) {
+  const rows = candidates ?? Array.from({ length: database.rows }, (_, row) => row)
+  const scores = new Float64Array(rows.length)
+  for (const [i, row] of rows.entries()) {
     let dot = 0
     let xx = 0
     for (let j = 0; j < d; j++) {
@@ -17,9 +24,9 @@ export function cosineTopK(database: SearchDatabase, query: ArrayLike<number>, k
       dot += x * (query[j] as number)
       xx += x * x
     }
-    scores[row] = xx > 0 && qq > 0 ? dot / Math.sqrt(xx * qq) : Number.NEGATIVE_INFINITY
+    scores[i] = xx > 0 && qq > 0 ? dot / Math.sqrt(xx * qq) : Number.NEGATIVE_INFINITY
   }
-  return topKIndices(scores, k)
+  return topKIndices(scores, k).map((i) => rows[i] as number)
 }
 
 /** |found ∩ truth| / |truth|: recall@k of a result list against the true top k. */

