@@ -1,9 +1,12 @@
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { loadAverage } from '../../core/machineInfo.ts'
 import { writeStampedReport } from '../../core/writeReportFiles.ts'
 import { measureSentenceSearch, type SentenceSearchRow } from './measureSentenceSearch.ts'
 import { prepareSentenceEmbeddings } from './prepareSentenceEmbeddings.ts'
 import { renderSentenceSearch, type SentenceSearchReport } from './renderSentenceSearch.ts'
+
+const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url))
 
 /**
  * `--sentences`: embeds the corpus (cached under `cacheDir/sentences`), then measures
@@ -38,7 +41,13 @@ export async function runSentenceBench(options: {
       date,
       loadAverage: { before, after: loadAverage() },
       workers: options.workers,
-      embeddings,
+      // Paths relative to the bench package: the report names the cache files, not this checkout's location.
+      embeddings: {
+        ...embeddings,
+        databasePath: relative(PACKAGE_DIR, embeddings.databasePath),
+        queriesPath: relative(PACKAGE_DIR, embeddings.queriesPath),
+        sentencesPath: relative(PACKAGE_DIR, embeddings.sentencesPath),
+      },
       rows: [...rows],
     }
     markdown = await writeStampedReport({
