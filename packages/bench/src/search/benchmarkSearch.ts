@@ -25,6 +25,7 @@ import { renderClusterSearch } from './renderClusterSearch.ts'
 import { endToEndPaths, renderEndToEnd } from './renderEndToEnd.ts'
 import { runMillionBench } from './runMillionBench.ts'
 import { SEARCH_BENCH_CLI } from './searchBenchFlags.ts'
+import { runSentenceBench } from './sentences/runSentenceBench.ts'
 import { writeSearchReport, writeThroughputOnly } from './writeSearchReport.ts'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -100,6 +101,19 @@ runProgram('benchmark:search', SEARCH_BENCH_CLI, async (values, argv) => {
               cacheDir: join(here, '..', '..', '.cache'),
             },
           }),
+    })
+    process.stdout.write(`\n${markdown}`)
+    return
+  }
+  if (values.sentences) {
+    const markdown = await runSentenceBench({
+      settings: values['sentence-settings'].split(',').map((part) => (part === 'auto' ? 'auto' : Number(part))),
+      queries: values.samples ?? 200,
+      workers: 2,
+      cacheDir: join(here, '..', '..', '.cache'),
+      outDir,
+      command,
+      log,
     })
     process.stdout.write(`\n${markdown}`)
     return

@@ -41,6 +41,12 @@ describe('benchmark:search flags', () => {
     expect(parse(['--million-links', 'mobile'])).toMatchObject({ 'million-links': 'mobile' })
     expect(failure(['--million-links', 'broadband,dialup']).message).toMatch(/million-links: broadband, mobile/)
     expect(failure(['--million-subjects', '-1']).message).toMatch(/--million-subjects/)
+    expect(parse(['--sentences'])).toMatchObject({ sentences: true, 'sentence-settings': '0,auto,32' })
+    expect(parse(['--sentences', '--sentence-settings', 'auto,16', '--samples', '50'])).toMatchObject({
+      'sentence-settings': 'auto,16',
+      samples: 50,
+    })
+    expect(failure(['--sentence-settings', '0,many']).message).toMatch(/sentence-settings must be a comma-separated/)
   })
 
   it.each([

