@@ -14,6 +14,7 @@ import {
 } from '@sealbox/he-core/search'
 import { BenchError } from '../BenchError.ts'
 import { type Spread, spread } from '../core/stats.ts'
+import { cosineTopK, recallAt } from './recallAt.ts'
 
 /** One measured config at one V: exact search or cluster-private with C clusters. */
 export interface ClusterSearchRow {
@@ -79,28 +80,6 @@ export function clusteredBenchData(rows: number, dimension: number, queries: num
 }
 
 const SPREAD = 1
-
-function cosineTop10(database: SearchDatabase, query: ArrayLike<number>, rows?: readonly number[]): number[] {
-  const d = database.dimension
-  let qq = 0
-  for (let j = 0; j < d; j++) qq += (query[j] as number) ** 2
-  const candidates = rows ?? Array.from({ length: database.rows }, (_, row) => row)
-  const scores = candidates.map((row) => {
-    let dot = 0
-    let xx = 0
-    for (let j = 0; j < d; j++) {
-      const x = database.vectors[row * d + j] as number
-      dot += x * (query[j] as number)
-      xx += x * x
-    }
-    return dot / Math.sqrt(xx * qq)
-  })
-  return topKIndices(scores, 10).map((i) => candidates[i] as number)
-}
-
-function overlap(found: readonly number[], exact: readonly number[]): number {
-  return found.filter((row) => exact.includes(row)).length / exact.length
-}
 
 /** Measures exact and cluster-private search at every V of the plan (one process, in this thread). */
 export async function measureClusterSearch(plan: ClusterSearchPlan): Promise<ClusterSearchRow[]> {
@@ -172,14 +151,14 @@ async function measureOne(
       if (scores.scores[row] !== oracle[row]) exact = false
     }
     if (scored && scored.length !== scores.scores.filter(Number.isFinite).length) exact = false
-    recallExactMode += overlap(hits, topKIndices(oracle, 10))
-    const truth = cosineTop10(database, query)
-    recall += overlap(hits, truth)
+    recallExactMode += recallAt(hits, topKIndices(oracle, 10))
+    const truth = cosineTopK(database, query, 10)
+    recall += recallAt(hits, truth)
     if (clustering) {
       const two = nearestClusters(clustering, config.metric, query, 2).flatMap((c) => clustering.members[c] ?? [])
-      recallTwo += overlap(cosineTop10(database, query, two), truth)
+      recallTwo += recallAt(cosineTopK(database, query, 10, two), truth)
     } else {
-      recallTwo += overlap(hits, truth)
+      recallTwo += recallAt(hits, truth)
     }
   }
   if (!exact)

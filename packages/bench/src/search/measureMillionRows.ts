@@ -15,12 +15,12 @@ import {
   syntheticSearchDatabase,
   syntheticSearchQuery,
   syntheticSearchRows,
-  topKIndices,
 } from '@sealbox/he-core/search'
 import { loadAverage } from '../core/machineInfo.ts'
 import { type Spread, spread } from '../core/stats.ts'
 import { type MillionLinkRow, measureMillionLinks } from './measureMillionLinks.ts'
 import { measureServerStart, type ServerStart, startMeasuredServer, treeStatusMiB } from './measureServerStart.ts'
+import { cosineTopK, recallAt } from './recallAt.ts'
 import { serverTotalMs } from './serverTotalMs.ts'
 
 /*
@@ -128,21 +128,6 @@ function oracleScores(
     out[r] = sum
   }
   return out
-}
-
-function cosineTop10(vectors: ArrayLike<number>, rows: number, d: number, query: ArrayLike<number>): number[] {
-  const scores = new Float64Array(rows)
-  for (let row = 0; row < rows; row++) {
-    let dot = 0
-    let xx = 0
-    for (let j = 0; j < d; j++) {
-      const x = vectors[row * d + j] as number
-      dot += x * (query[j] as number)
-      xx += x * x
-    }
-    scores[row] = dot / Math.sqrt(xx)
-  }
-  return topKIndices(scores, 10)
 }
 
 /** Measures one case end to end; `dir` holds its DATA_DIR (and the .npy of clustered data). */
@@ -253,8 +238,8 @@ export async function measureMillionRowsCase(
       }
       if (clustered) {
         const hits = search.topK(scores, 10).map((hit) => hit.row)
-        const truth = cosineTop10(clustered.vectors, c.rows, c.dimension, vector)
-        recall += hits.filter((row) => truth.includes(row)).length / 10
+        const truth = cosineTopK({ vectors: clustered.vectors, rows: c.rows, dimension: c.dimension }, vector, 10)
+        recall += recallAt(hits, truth)
       }
       log(`million: ${c.name} query ${i + 1}/${queryVectors.length}: server ${totals.at(-1)?.toFixed(0)} ms`)
     }

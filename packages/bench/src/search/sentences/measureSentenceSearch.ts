@@ -14,8 +14,8 @@ import { BenchError } from '../../BenchError.ts'
 import { loadAverage } from '../../core/machineInfo.ts'
 import { type Spread, spread } from '../../core/stats.ts'
 import { startMeasuredServer } from '../measureServerStart.ts'
+import { cosineTopK, recallAt } from '../recallAt.ts'
 import type { SentenceEmbeddings } from './prepareSentenceEmbeddings.ts'
-import { cosineTopK, recallAt } from './recallAt.ts'
 
 type Load = [number, number, number]
 

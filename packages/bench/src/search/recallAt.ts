@@ -1,11 +1,15 @@
 import { type SearchDatabase, topKIndices } from '@sealbox/he-core/search'
 
+/** What `cosineTopK` reads of a database: its vectors, row-major, V × D. */
+export type CosineRows = Pick<SearchDatabase, 'dimension' | 'rows'> & { vectors: ArrayLike<number> }
+
 /**
  * The `k` rows of `database` nearest `query` by exact float cosine (ties to the lower row,
- * as `topKIndices` breaks them): the truth recall is measured against.
+ * as `topKIndices` breaks them): the truth recall is measured against, by every search bench
+ * (million rows, clusters, sentences).
  */
 export function cosineTopK(
-  database: SearchDatabase,
+  database: CosineRows,
   query: ArrayLike<number>,
   k: number,
   /** Only these rows (ascending); every row when absent. */
