@@ -263,7 +263,10 @@ describe('a worker that hangs (its own server and deadline)', () => {
     const before = await replacements(r.server, 'process', 'timeout')
     const hung = await fault(r.server, r.token, 'hang', { mode: 'process' })
     expect([hung.status, hung.json.error?.code]).toEqual([504, 'TIMEOUT'])
-    expect(await replacements(r.server, 'process', 'timeout')).toBe(before + 1)
+    // The 504 is sent when the deadline fires; the kill and its count follow the process's exit.
+    await waitFor('the hung worker process counted as a timeout replacement', async () => {
+      return (await replacements(r.server, 'process', 'timeout')) === before + 1
+    })
     // The killed process's replacement is warm once /metrics counts it in service again.
     await waitFor('the replacement worker process to be warm', async () => {
       const warm = await metric(r.server, /^sealbox_workers_warm\{executor="process"\} (\d+)/m)
