@@ -1,13 +1,39 @@
 import { defineConfig } from 'vitest/config'
+import { LongestFirstSequencer } from './scripts/LongestFirstSequencer.mjs'
 
 /**
- * One config for every package: each package's own vitest.config.ts is a project.
- * Projects run in `sequence.groupOrder` (scripts, he-ring and he-core, bench, server, web), one
- * group at a time: the server and browser suites start real servers, workers and browsers and
- * must not fight the SEAL unit tests for the machine's 2 cores.
+ * How many test files run at once in the parallel group. The machine has 2 cores (and CI adds
+ * one busy process per core); most server and browser files wait far more than they compute
+ * (spawning Node, starting servers, launching browsers, waiting on events), so 4 files keep
+ * both cores busy without one file's SEAL key generation starving another's deadline.
+ */
+const PARALLEL_FILES = 6
+
+/**
+ * One config for every package: each package's own vitest.config.ts is a project. Two groups
+ * (`sequence.groupOrder`), one after the other:
+ *
+ * 0. parallel, PARALLEL_FILES files at a time across every project: scripts, he-ring, testkit,
+ *    he-core, bench, server, web. A file here starts its own servers on ports from freePort,
+ *    writes to its own temp dirs, waits on events it controls and compares any timing with a
+ *    baseline from the same test; the web files share one served sandbox (apps/web globalSetup).
+ * 1. serial, one file at a time with nothing beside it: `server-serial`
+ *    (apps/server/vitest.serial.config.ts: the abuse suite and the other files that hold
+ *    `/healthz` latency, CPU time or a database deadline to a bound, and deployDoc, which builds
+ *    dist/ in this checkout) and `he-core-serial` (packages/he-core/vitest.serial.config.ts:
+ *    package.e2e, which packs, so empties and rebuilds dist/).
  */
 export default defineConfig({
   test: {
-    projects: ['scripts/vitest.config.mjs', 'packages/*/vitest.config.ts', 'apps/*/vitest.config.ts'],
+    projects: [
+      'scripts/vitest.config.mjs',
+      'packages/*/vitest.config.ts',
+      'apps/*/vitest.config.ts',
+      'packages/he-core/vitest.serial.config.ts',
+      'apps/server/vitest.serial.config.ts',
+    ],
+    maxWorkers: PARALLEL_FILES,
+    // The longest files first, across projects (scripts/testDurations.json).
+    sequence: { sequencer: LongestFirstSequencer },
   },
 })

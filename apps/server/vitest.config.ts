@@ -1,4 +1,5 @@
-import { defineProject } from 'vitest/config'
+import { configDefaults, defineProject } from 'vitest/config'
+import { SERIAL_SERVER_FILES } from './vitest.serial.config.ts'
 
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
@@ -6,13 +7,15 @@ export default defineProject({
   test: {
     name: 'server',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Files that measure the machine itself run alone in `server-serial` (vitest.serial.config.ts).
+    exclude: [...configDefaults.exclude, ...SERIAL_SERVER_FILES],
     environment: 'node',
-    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
-    sequence: { groupOrder: 2 },
-    // Real servers, real worker threads and child processes, real SEAL: suites start
-    // several servers each, and files run one at a time so they do not fight over 2 cores.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-    fileParallelism: false,
+    // The parallel group (root vitest.config.ts): every file starts its own servers on ports
+    // from freePort, in its own temp dirs, and waits on events, not on the clock.
+    sequence: { groupOrder: 0 },
+    // Real servers, real worker threads and child processes, real SEAL, beside other files
+    // on 2 busy cores: generous per-test limits.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 })

@@ -16,15 +16,15 @@ export default defineProject({
     name: 'web',
     include: ['e2e/**/*.e2e.test.ts', 'src/**/*.test.ts'],
     environment: 'node',
-    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
-    sequence: { groupOrder: 3 },
+    // The parallel group (root vitest.config.ts): each file launches its own browser against
+    // the one served sandbox, in its own workspace.
+    sequence: { groupOrder: 0 },
     globalSetup: ['e2e/globalSetup.ts'],
-    // Browsers and SEAL key generation: generous per-test limits, files one at a time (2 cores).
-    testTimeout: 120_000,
+    // Browsers and SEAL key generation beside other files on 2 busy cores: generous limits.
+    testTimeout: 180_000,
     // expect.poll waits for what the page shows next (an upload finished, a run listed);
     // vitest's 1 s default is a machine-speed bet, so the deadline is generous here.
     expect: { poll: { timeout: 30_000 } },
-    hookTimeout: 120_000,
-    fileParallelism: false,
+    hookTimeout: 180_000,
   },
 })

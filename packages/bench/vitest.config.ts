@@ -7,10 +7,11 @@ export default defineProject({
     name: 'bench',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
-    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
-    sequence: { groupOrder: 1 },
-    // Real SEAL at n=4096, and one end-to-end `--quick` run through Node and Chromium.
-    testTimeout: 90_000,
-    hookTimeout: 90_000,
+    // The parallel group (root vitest.config.ts).
+    sequence: { groupOrder: 0 },
+    // Real SEAL at n=4096, and one end-to-end `--quick` run through Node and Chromium, beside
+    // other files on 2 busy cores.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 })

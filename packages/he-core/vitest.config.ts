@@ -1,4 +1,5 @@
-import { defineProject } from 'vitest/config'
+import { configDefaults, defineProject } from 'vitest/config'
+import { SERIAL_CORE_FILES } from './vitest.serial.config.ts'
 
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
@@ -6,11 +7,14 @@ export default defineProject({
   test: {
     name: 'he-core',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // package.e2e rebuilds dist/: it runs alone in `he-core-serial` (vitest.serial.config.ts).
+    exclude: [...configDefaults.exclude, ...SERIAL_CORE_FILES],
     environment: 'node',
-    // Projects run one after another (root vitest.config.ts): heavy suites do not share 2 cores.
+    // The parallel group (root vitest.config.ts).
     sequence: { groupOrder: 0 },
-    // Real SEAL at small parameters; a few suites build n=8192 contexts.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Real SEAL at small parameters; a few suites build n=8192 contexts, beside other files
+    // on 2 busy cores.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 })
