@@ -10,10 +10,14 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 const report = join(ROOT, 'node_modules', '.vitest-report.json')
 rmSync(report, { force: true })
 const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
+// Node's compile cache for every process the suite starts (vitest's workers, the servers they
+// spawn, their worker threads and processes): each loads the same modules, and a server starts
+// on about half the CPU once they are cached (ready at ~1.1 CPU-s instead of ~2.0).
+const compileCache = process.env.NODE_COMPILE_CACHE ?? join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
 const result = spawnSync(
   process.execPath,
   [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
-  { cwd: ROOT, stdio: 'inherit' },
+  { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_COMPILE_CACHE: compileCache } },
 )
 let status = result.status ?? 1
 if (existsSync(report)) {
