@@ -1,6 +1,6 @@
 import type { ExecutorMode } from '../config/ServerConfig.ts'
-import type { Scheduled } from './FairScheduler.ts'
 import type { FailedJobResult, JobResultOf, WorkerJob } from './jobMessages.ts'
+import type { Scheduled } from './SubmitOptions.ts'
 
 /** How job `J` ended: its own result type, or the worker's error. */
 export type JobOutcome<J extends WorkerJob> =
