@@ -67,16 +67,9 @@ export {
   type SearchClustering,
   SearchClusteringSchema,
 } from './SearchClustering.ts'
-export {
-  maxSearchScale,
-  resolveSearchConfig,
-  SEARCH_MAX_DIMENSION,
-  SEARCH_MAX_ROWS,
-  type SearchConfig,
-  SearchConfigInput,
-  SearchConfigSchema,
-  searchShapeOf,
-} from './SearchConfig.ts'
+export { resolveSearchConfig, type SearchConfig, searchShapeOf } from './SearchConfig.ts'
+export { SEARCH_MAX_DIMENSION, SEARCH_MAX_ROWS, SearchConfigInput } from './SearchConfigInput.ts'
+export { SearchConfigSchema } from './SearchConfigSchema.ts'
 export {
   catalogOf,
   type SearchCatalog,
@@ -144,6 +137,7 @@ export {
   searchResponseDroppedBits,
   searchResponseNoiseBound,
 } from './searchResponseDroppedBits.ts'
+export { maxSearchScale } from './searchScaleOf.ts'
 export {
   parseSearchShard,
   type SearchShard,
