@@ -1,18 +1,6 @@
 import { RingError } from './RingError.ts'
-import type { RnsKernelExports } from './rnsKernelModule.ts'
+import type { RnsKernelCore } from './RnsKernelCore.ts'
 import type { PlacedPrime, RnsKernelTables } from './rnsKernelTables.ts'
-
-/** What BGV's mod-down uses of its kernel: the module's exports, the primes, transforms and views. */
-export interface ModDownKernel {
-  readonly n: number
-  /** Data primes (the special prime is index L). */
-  readonly L: number
-  readonly exports: RnsKernelExports
-  readonly primes: readonly PlacedPrime[]
-  ntt(at: number, prime: number): void
-  intt(at: number, prime: number): void
-  words(at: number, count: number): Uint32Array
-}
 
 /**
  * BGV's division by the last prime of a basis, rounded so the message stays exact mod t:
@@ -22,13 +10,13 @@ export interface ModDownKernel {
  * on the scratch regions it was given.
  */
 export class BgvModDown {
-  readonly #kernel: ModDownKernel
+  readonly #kernel: RnsKernelCore
   readonly #tables: Pick<RnsKernelTables, 'modDown' | 'modSwitch'>
   /** Scratch: one polynomial (the dropped residues), δ, and a key switch's result at L + 1 primes. */
   readonly #scratch: { operandAt: number; deltaAt: number; resultAt: number }
 
   constructor(
-    kernel: ModDownKernel,
+    kernel: RnsKernelCore,
     tables: Pick<RnsKernelTables, 'modDown' | 'modSwitch'>,
     scratch: { operandAt: number; deltaAt: number; resultAt: number },
   ) {

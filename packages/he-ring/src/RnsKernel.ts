@@ -1,8 +1,10 @@
 import { BgvModDown } from './BgvModDown.ts'
+import { DiagonalInnerProduct } from './DiagonalInnerProduct.ts'
 import { DiagonalMemory } from './DiagonalMemory.ts'
 import type { GaloisKeyWords } from './GaloisKeyWords.ts'
 import { productHeadroom } from './productHeadroom.ts'
 import { RingError } from './RingError.ts'
+import type { RnsKernelCore } from './RnsKernelCore.ts'
 import type { RnsKernelOptions, RnsKernelShape } from './RnsKernelShape.ts'
 import { rnsKernelApplies } from './rnsKernelApplies.ts'
 import { type RnsKernelExports, rnsKernelModule } from './rnsKernelModule.ts'
@@ -53,10 +55,8 @@ export class RnsKernel {
   readonly #digitsAt: number
   /** The ciphertext whose decomposition `#digitsAt` holds (`decompose`), or undefined. */
   #decomposed: number | undefined
-  /** `innerProduct`'s u64 accumulator of one ciphertext, and a ciphertext of ones. */
-  readonly #product: { acc64: number; ones: number }
-  /** Products of two data-prime residues a u64 word takes before a reduction. */
-  readonly #headroom: number
+  /** `innerProduct`, on its own scratch. */
+  readonly #innerProduct: DiagonalInnerProduct
 
   constructor(shape: RnsKernelShape, options: RnsKernelOptions = {}) {
     if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
@@ -93,24 +93,23 @@ export class RnsKernel {
     this.#acc64At = this.alloc(4 * n)
     this.#resultAt = this.alloc(2 * (L + 1) * n)
     const deltaAt = this.alloc(n)
-    this.#modDown = new BgvModDown(
-      {
-        n,
-        L,
-        exports: this.#x,
-        primes: this.#primes,
-        ntt: (at, prime) => this.ntt(at, prime),
-        intt: (at, prime) => this.intt(at, prime),
-        words: (at, count) => this.words(at, count),
-      },
-      tables,
-      { operandAt, deltaAt, resultAt: this.#resultAt },
-    )
+    const core: RnsKernelCore = {
+      n,
+      L,
+      exports: this.#x,
+      primes: this.#primes,
+      ntt: (at, prime) => this.ntt(at, prime),
+      intt: (at, prime) => this.intt(at, prime),
+      reduce: (dst, acc, len, prime) => this.reduce(dst, acc, len, prime),
+      words: (at, count) => this.words(at, count),
+    }
+    this.#modDown = new BgvModDown(core, tables, { operandAt, deltaAt, resultAt: this.#resultAt })
     this.#digitsAt = this.alloc(L * (L + 1) * n)
-    this.#headroom = productHeadroom(shape.keyPrimes.slice(0, L))
     // Reserved here, with the rest: the heap is fixed once the kernel is built.
-    this.#product = { acc64: this.alloc(4 * L * n), ones: this.alloc(2 * L * n) }
-    this.words(this.#product.ones, 2 * L * n).fill(1)
+    const product = { acc64: this.alloc(4 * L * n), ones: this.alloc(2 * L * n) }
+    this.words(product.ones, 2 * L * n).fill(1)
+    // Products of two data-prime residues a u64 word takes before a reduction.
+    this.#innerProduct = new DiagonalInnerProduct(core, productHeadroom(shape.keyPrimes.slice(0, L)), product)
   }
 
   /** u32 words of one ciphertext (2 polynomials × L data primes × n). */
@@ -187,34 +186,7 @@ export class RnsKernel {
    * unreduced in u64 words, reduced once per `productHeadroom` terms.
    */
   innerProduct(target: number, ciphertexts: readonly number[], plaintexts: readonly number[]): void {
-    if (ciphertexts.length < plaintexts.length) {
-      throw new RingError('INTERNAL', `${plaintexts.length} plaintexts but ${ciphertexts.length} ciphertexts`)
-    }
-    const words = this.ciphertextWords
-    const plainWords = this.L * this.n
-    const { acc64, ones } = this.#product
-    this.words(acc64, 2 * words).fill(0)
-    for (const [a, plaintext] of plaintexts.entries()) {
-      if (a > 0 && a % this.#headroom === 0) {
-        // Fold the sum so far back in as one reduced term (× 1).
-        this.#reduceCiphertext(target, acc64)
-        this.words(acc64, 2 * words).fill(0)
-        this.mulAcc(acc64, target, ones, words)
-      }
-      const ciphertext = ciphertexts[a] as number
-      this.#x.mulAccDiagonal(acc64, ciphertext, plaintext, plainWords, plainWords * 8, plainWords * 4)
-    }
-    this.#reduceCiphertext(target, acc64)
-  }
-
-  #reduceCiphertext(target: number, acc64: number): void {
-    const { n, L } = this
-    for (let K = 0; K < 2; K++) {
-      for (let i = 0; i < L; i++) {
-        const poly = K * L + i
-        this.reduce(target + poly * n * 4, acc64 + poly * n * 8, n, i)
-      }
-    }
+    this.#innerProduct.run(target, ciphertexts, plaintexts)
   }
 
   /** Copies `keys` into the kernel's key slots unless they are there already. */
