@@ -212,7 +212,8 @@ export class ExecutorHub {
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
     const keyLoad = this.#keyLoadOf(job, scheduler, mode)
     const base = jobCost(job, {
-      ...options,
+      cost: options.cost,
+      peakHeapBytes: options.peakHeapBytes,
       coldContext: cold ? params : undefined,
       search: this.#warm?.search,
       load: this.#loadTarget(),
