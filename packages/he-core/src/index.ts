@@ -73,6 +73,7 @@ export { describeParams, type ExpectedSizes, type ParamsFacts } from './params/d
 export type { HasParmsId } from './params/HasParmsId.ts'
 export { HeContext } from './params/HeContext.ts'
 export type { ChainLevel, ModulusChainOwner } from './params/levelTable.ts'
+export type { NeedsProblem, ParamsNeeds, ParamsSuggestion } from './params/ParamsNeeds.ts'
 export {
   type ParamsInput,
   ParamsSpec,
@@ -85,7 +86,7 @@ export {
   type SecurityLevelName,
 } from './params/ParamsSpec.ts'
 export { type ParseParamsOptions, parseParams } from './params/parseParams.ts'
-export { type NeedsProblem, type ParamsNeeds, type ParamsSuggestion, suggestParams } from './params/suggestParams.ts'
+export { suggestParams } from './params/suggestParams.ts'
 export {
   analyzeProgram,
   type ProgramAnalysis,

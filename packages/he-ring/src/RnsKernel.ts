@@ -1,146 +1,17 @@
+import { BgvModDown } from './BgvModDown.ts'
+import { DiagonalInnerProduct } from './DiagonalInnerProduct.ts'
 import { DiagonalMemory } from './DiagonalMemory.ts'
-import { KEY_SWITCH_LOCAL_WASM, KEY_SWITCH_WASM } from './keySwitchWasm.ts'
-import { modInverse } from './powMod.ts'
+import type { GaloisKeyWords } from './GaloisKeyWords.ts'
 import { productHeadroom } from './productHeadroom.ts'
 import { RingError } from './RingError.ts'
-import { galoisPermutation, nttTables, shoup } from './rnsTables.ts'
-import { wasmModule } from './wasmModule.ts'
-
-/** What the kernel works on: SEAL's key level (data primes, then the one special prime). */
-export interface RnsKernelShape {
-  polyModulusDegree: number
-  /** The primes of the first data level, then the special prime (SEAL's key modulus). */
-  keyPrimes: readonly bigint[]
-  plainModulus: bigint
-  /** The Galois elements it rotates by (their permutations are built once). */
-  galoisElements: readonly number[]
-}
-
-/**
- * A user's Galois keys as the kernel reads them: per element, u32 residues in SEAL's
- * order — decomposition component j < L, then polynomial K < 2, then key-level prime
- * i < L + 1, then coefficient — all in NTT form.
- */
-export interface GaloisKeyWords {
-  readonly elements: ReadonlyMap<number, Uint32Array>
-  readonly bytes: number
-}
-
-interface KernelExports {
-  ntt(a: number, n: number, tab: number, p: number): void
-  intt(a: number, n: number, tab: number, p: number): void
-  nttLazy(a: number, n: number, tab: number, p: number): void
-  inttLazy(a: number, n: number, tab: number, p: number): void
-  mulScalar(a: number, len: number, w: number, wq: number, p: number): void
-  lift(dst: number, src: number, len: number, one: number, p: number): void
-  permute(dst: number, src: number, table: number, n: number): void
-  mulAcc(acc: number, x: number, y: number, len: number): void
-  mulAccDiagonal(acc: number, x: number, y: number, len: number, accOff: number, xOff: number): void
-  mulAccPermuted(acc0: number, acc1: number, x: number, table: number, y0: number, y1: number, len: number): void
-  reduce(dst: number, acc: number, len: number, c: number, cq: number, one: number, p: number): void
-  addInto(dst: number, src: number, len: number, p: number): void
-  keyProduct(
-    out0: number,
-    out1: number,
-    d: number,
-    dStride: number,
-    key: number,
-    keyStride: number,
-    key1Off: number,
-    count: number,
-    len: number,
-    fold: number,
-    c: number,
-    cq: number,
-    one: number,
-    p: number,
-  ): void
-  modDownDelta(
-    delta: number,
-    tl: number,
-    len: number,
-    t: number,
-    k: number,
-    kq: number,
-    q: number,
-    qOne: number,
-    pModQ: number,
-    pModQq: number,
-  ): void
-  modDownFinish(dst: number, c: number, delta: number, len: number, inv: number, invq: number, q: number): void
-}
-
-interface PrimeConstants {
-  p: number
-  /** ⌊2^32/p⌋: Shoup's companion of 1. */
-  one: number
-  /** 2^32 mod p and its companion (reducing u64 sums). */
-  c: number
-  cq: number
-  nInv: number
-  nInvQ: number
-  forwardAt: number
-  inverseAt: number
-  /** p < 2^30: the transforms run Harvey's lazy butterflies (`nttLazy`, `inttLazy`). */
-  lazy: boolean
-  /** Data primes only: the special prime P mod p, P⁻¹ mod p, with companions. */
-  specialMod: number
-  specialModQ: number
-  specialInv: number
-  specialInvQ: number
-}
+import type { RnsKernelCore } from './RnsKernelCore.ts'
+import type { RnsKernelOptions, RnsKernelShape } from './RnsKernelShape.ts'
+import { rnsKernelApplies } from './rnsKernelApplies.ts'
+import { type RnsKernelExports, rnsKernelModule } from './rnsKernelModule.ts'
+import { type PlacedPrime, rnsKernelTables } from './rnsKernelTables.ts'
+import { galoisPermutation } from './rnsTables.ts'
 
 const PAGE = 65536
-/** Primes (and t) below 2^31: Shoup's products stay below 2p < 2^32 before their last correction. */
-export const RNS_KERNEL_MAX_BITS = 31
-/** Below 2^30, 4p fits a u32 word: the NTTs may leave values up to 4p between stages (keySwitch.wat). */
-const LAZY_PRIME_LIMIT = 1n << 30n
-const compiled: { shared?: WebAssembly.Module; local?: WebAssembly.Module } = {}
-
-/** The module whose diagonals memory is declared shared (or not): an import's flag must match. */
-function kernelModule(shared: boolean): WebAssembly.Module {
-  if (shared) {
-    compiled.shared ??= wasmModule(KEY_SWITCH_WASM)
-    return compiled.shared
-  }
-  compiled.local ??= wasmModule(KEY_SWITCH_LOCAL_WASM)
-  return compiled.local
-}
-
-/** Options of `RnsKernel`. */
-export interface RnsKernelOptions {
-  /**
-   * Where `innerProduct` reads its plaintexts: a memory shared with other threads' kernels
-   * (one copy of a database's diagonals per node). Default: a memory of this kernel's own.
-   */
-  diagonals?: DiagonalMemory
-}
-
-let compiles: boolean | undefined
-
-/**
- * Whether this host compiles the kernel (SIMD and multi-memory: Node 22+, current Chrome and
- * Firefox). Where it does not, callers run the search in SEAL's evaluator instead.
- */
-export function rnsKernelCompiles(): boolean {
-  if (compiles === undefined) {
-    try {
-      kernelModule(false)
-      compiles = true
-    } catch {
-      compiles = false
-    }
-  }
-  return compiles
-}
-
-/**
- * Whether the kernel takes these primes: at least one data prime and the special prime, all (and t) below 2^31.
- */
-export function rnsKernelApplies(keyPrimes: readonly bigint[], plainModulus: bigint): boolean {
-  const limit = 1n << BigInt(RNS_KERNEL_MAX_BITS)
-  return keyPrimes.length >= 2 && plainModulus < limit && keyPrimes.every((p) => p < limit)
-}
 
 /**
  * BGV Galois key switching on RNS residues below 2^31, outside SEAL, in a hand-written
@@ -164,14 +35,13 @@ export class RnsKernel {
   /** Where `innerProduct`'s plaintexts are (read only here). */
   readonly diagonals: DiagonalMemory
   readonly #heap: WebAssembly.Memory
-  readonly #x: KernelExports
-  readonly #primes: PrimeConstants[]
+  readonly #x: RnsKernelExports
+  readonly #primes: PlacedPrime[]
   readonly #permutations = new Map<number, number>()
   readonly #keyAt = new Map<number, number>()
   #keyOwner: GaloisKeyWords | undefined
-  readonly #t: { t: number; k: number; kq: number }
-  /** The same for dropping the last data prime (a BGV mod switch), with its constants per lower prime. */
-  readonly #switch: { k: number; kq: number; mod: number[]; modQ: number[]; inv: number[]; invQ: number[] }
+  /** BGV's mod-down by the special prime and mod switch by the last data prime. */
+  readonly #modDown: BgvModDown
   #top = 16
   // Scratch of one key switch.
   /** `rotate`'s decomposition of the permuted c1: component j at key-level prime i, as `#digitsAt`. */
@@ -179,18 +49,14 @@ export class RnsKernel {
   /** Digits summed per `keyProduct` call (the u64 headroom of the key-level primes). */
   readonly #keyTerms: number
   readonly #coeffAt: number
-  readonly #operandAt: number
   readonly #acc64At: number
   readonly #resultAt: number
-  readonly #deltaAt: number
   /** Hoisting: the decomposition of one ciphertext's c1 (component j at every key-level prime i). */
   readonly #digitsAt: number
   /** The ciphertext whose decomposition `#digitsAt` holds (`decompose`), or undefined. */
   #decomposed: number | undefined
-  /** `innerProduct`'s u64 accumulator of one ciphertext, and a ciphertext of ones. */
-  readonly #product: { acc64: number; ones: number }
-  /** Products of two data-prime residues a u64 word takes before a reduction. */
-  readonly #headroom: number
+  /** `innerProduct`, on its own scratch. */
+  readonly #innerProduct: DiagonalInnerProduct
 
   constructor(shape: RnsKernelShape, options: RnsKernelOptions = {}) {
     if (!rnsKernelApplies(shape.keyPrimes, shape.plainModulus)) {
@@ -202,52 +68,17 @@ export class RnsKernel {
     this.L = shape.keyPrimes.length - 1
     this.diagonals = options.diagonals ?? DiagonalMemory.create()
     this.#heap = new WebAssembly.Memory({ initial: 1 })
-    this.#x = new WebAssembly.Instance(kernelModule(this.diagonals.shared), {
+    this.#x = new WebAssembly.Instance(rnsKernelModule(this.diagonals.shared), {
       ring: { heap: this.#heap, diagonals: this.diagonals.memory },
-    }).exports as unknown as KernelExports
-    const special = shape.keyPrimes[this.L] as bigint
-    this.#primes = shape.keyPrimes.map((p, i) => {
-      const { forward, inverse } = nttTables(n, p)
+    }).exports as unknown as RnsKernelExports
+    const tables = rnsKernelTables(shape)
+    this.#primes = tables.primes.map(({ forward, inverse, ...constants }) => {
       const forwardAt = this.alloc(2 * n)
       this.words(forwardAt, 2 * n).set(forward)
       const inverseAt = this.alloc(2 * n)
       this.words(inverseAt, 2 * n).set(inverse)
-      const c = (1n << 32n) % p
-      const nInv = modInverse(BigInt(n), p)
-      const data = i < this.L
-      const specialMod = data ? special % p : 0n
-      const specialInv = data ? modInverse(special, p) : 0n
-      return {
-        p: Number(p),
-        one: shoup(1n, p),
-        c: Number(c),
-        cq: shoup(c, p),
-        nInv: Number(nInv),
-        nInvQ: shoup(nInv, p),
-        forwardAt,
-        inverseAt,
-        lazy: p < LAZY_PRIME_LIMIT,
-        specialMod: Number(specialMod),
-        specialModQ: shoup(specialMod, p),
-        specialInv: Number(specialInv),
-        specialInvQ: shoup(specialInv, p),
-      }
+      return { ...constants, forwardAt, inverseAt }
     })
-    const t = shape.plainModulus
-    // k = −tl·P⁻¹ mod t = (tl mod t)·(t − P⁻¹ mod t) mod t.
-    const k = (t - modInverse(special, t)) % t
-    this.#t = { t: Number(t), k: Number(k), kq: shoup(k, t) }
-    const last = shape.keyPrimes[this.L - 1] as bigint
-    const lower = shape.keyPrimes.slice(0, this.L - 1)
-    const kSwitch = (t - modInverse(last, t)) % t
-    this.#switch = {
-      k: Number(kSwitch),
-      kq: shoup(kSwitch, t),
-      mod: lower.map((q) => Number(last % q)),
-      modQ: lower.map((q) => shoup(last % q, q)),
-      inv: lower.map((q) => Number(modInverse(last, q))),
-      invQ: lower.map((q) => shoup(modInverse(last, q), q)),
-    }
     for (const element of shape.galoisElements) {
       const at = this.alloc(n)
       this.words(at, n).set(galoisPermutation(n, element))
@@ -258,15 +89,27 @@ export class RnsKernel {
     this.#rotationDigitsAt = this.alloc(L * (L + 1) * n)
     this.#keyTerms = productHeadroom(shape.keyPrimes)
     this.#coeffAt = this.alloc(L * n)
-    this.#operandAt = this.alloc(n)
+    const operandAt = this.alloc(n)
     this.#acc64At = this.alloc(4 * n)
     this.#resultAt = this.alloc(2 * (L + 1) * n)
-    this.#deltaAt = this.alloc(n)
+    const deltaAt = this.alloc(n)
+    const core: RnsKernelCore = {
+      n,
+      L,
+      exports: this.#x,
+      primes: this.#primes,
+      ntt: (at, prime) => this.ntt(at, prime),
+      intt: (at, prime) => this.intt(at, prime),
+      reduce: (dst, acc, len, prime) => this.reduce(dst, acc, len, prime),
+      words: (at, count) => this.words(at, count),
+    }
+    this.#modDown = new BgvModDown(core, tables, { operandAt, deltaAt, resultAt: this.#resultAt })
     this.#digitsAt = this.alloc(L * (L + 1) * n)
-    this.#headroom = productHeadroom(shape.keyPrimes.slice(0, L))
     // Reserved here, with the rest: the heap is fixed once the kernel is built.
-    this.#product = { acc64: this.alloc(4 * L * n), ones: this.alloc(2 * L * n) }
-    this.words(this.#product.ones, 2 * L * n).fill(1)
+    const product = { acc64: this.alloc(4 * L * n), ones: this.alloc(2 * L * n) }
+    this.words(product.ones, 2 * L * n).fill(1)
+    // Products of two data-prime residues a u64 word takes before a reduction.
+    this.#innerProduct = new DiagonalInnerProduct(core, productHeadroom(shape.keyPrimes.slice(0, L)), product)
   }
 
   /** u32 words of one ciphertext (2 polynomials × L data primes × n). */
@@ -296,14 +139,14 @@ export class RnsKernel {
 
   /** Forward NTT (SEAL's form) of the polynomial at `at` mod key-level prime `prime`. */
   ntt(at: number, prime: number): void {
-    const c = this.#primes[prime] as PrimeConstants
+    const c = this.#primes[prime] as PlacedPrime
     if (c.lazy) this.#x.nttLazy(at, this.n, c.forwardAt, c.p)
     else this.#x.ntt(at, this.n, c.forwardAt, c.p)
   }
 
   /** Inverse NTT of the polynomial at `at` mod key-level prime `prime`. */
   intt(at: number, prime: number): void {
-    const c = this.#primes[prime] as PrimeConstants
+    const c = this.#primes[prime] as PlacedPrime
     if (c.lazy) this.#x.inttLazy(at, this.n, c.inverseAt, c.p)
     else this.#x.intt(at, this.n, c.inverseAt, c.p)
     this.#x.mulScalar(at, this.n, c.nInv, c.nInvQ, c.p)
@@ -316,13 +159,13 @@ export class RnsKernel {
 
   /** dst (u32) = acc (u64) mod key-level prime `prime`, `len` words. */
   reduce(dst: number, acc: number, len: number, prime: number): void {
-    const c = this.#primes[prime] as PrimeConstants
+    const c = this.#primes[prime] as PlacedPrime
     this.#x.reduce(dst, acc, len, c.c, c.cq, c.one, c.p)
   }
 
   /** dst += src mod key-level prime `prime`, `len` words. */
   addInto(dst: number, src: number, len: number, prime: number): void {
-    this.#x.addInto(dst, src, len, (this.#primes[prime] as PrimeConstants).p)
+    this.#x.addInto(dst, src, len, (this.#primes[prime] as PlacedPrime).p)
   }
 
   /** dst += src, both ciphertexts (2 × L residue polynomials), mod each data prime. */
@@ -343,34 +186,7 @@ export class RnsKernel {
    * unreduced in u64 words, reduced once per `productHeadroom` terms.
    */
   innerProduct(target: number, ciphertexts: readonly number[], plaintexts: readonly number[]): void {
-    if (ciphertexts.length < plaintexts.length) {
-      throw new RingError('INTERNAL', `${plaintexts.length} plaintexts but ${ciphertexts.length} ciphertexts`)
-    }
-    const words = this.ciphertextWords
-    const plainWords = this.L * this.n
-    const { acc64, ones } = this.#product
-    this.words(acc64, 2 * words).fill(0)
-    for (const [a, plaintext] of plaintexts.entries()) {
-      if (a > 0 && a % this.#headroom === 0) {
-        // Fold the sum so far back in as one reduced term (× 1).
-        this.#reduceCiphertext(target, acc64)
-        this.words(acc64, 2 * words).fill(0)
-        this.mulAcc(acc64, target, ones, words)
-      }
-      const ciphertext = ciphertexts[a] as number
-      this.#x.mulAccDiagonal(acc64, ciphertext, plaintext, plainWords, plainWords * 8, plainWords * 4)
-    }
-    this.#reduceCiphertext(target, acc64)
-  }
-
-  #reduceCiphertext(target: number, acc64: number): void {
-    const { n, L } = this
-    for (let K = 0; K < 2; K++) {
-      for (let i = 0; i < L; i++) {
-        const poly = K * L + i
-        this.reduce(target + poly * n * 4, acc64 + poly * n * 8, n, i)
-      }
-    }
+    this.#innerProduct.run(target, ciphertexts, plaintexts)
   }
 
   /** Copies `keys` into the kernel's key slots unless they are there already. */
@@ -407,7 +223,7 @@ export class RnsKernel {
       this.intt(coeff, j)
       for (let i = 0; i <= L; i++) {
         if (i === j) continue
-        const prime = this.#primes[i] as PrimeConstants
+        const prime = this.#primes[i] as PlacedPrime
         x.lift(digitAt(j, i), coeff, n, prime.one, prime.p)
         this.ntt(digitAt(j, i), i)
       }
@@ -416,7 +232,7 @@ export class RnsKernel {
     // Σ_j digit_j ⊙ key_j at every key-level prime i, both key polynomials in one pass.
     const terms = this.#keyTerms
     for (let i = 0; i <= L; i++) {
-      const c = this.#primes[i] as PrimeConstants
+      const c = this.#primes[i] as PlacedPrime
       for (let start = 0; start < L; start += terms) {
         x.keyProduct(
           this.#resultAt + i * poly,
@@ -436,7 +252,7 @@ export class RnsKernel {
         )
       }
     }
-    this.#modDown(dst)
+    this.#modDown.bySpecialPrime(dst)
   }
 
   /**
@@ -461,7 +277,7 @@ export class RnsKernel {
           this.words(digit, n).set(this.words(c1, n))
           continue
         }
-        const prime = this.#primes[i] as PrimeConstants
+        const prime = this.#primes[i] as PlacedPrime
         x.lift(digit, coeff, n, prime.one, prime.p)
         this.ntt(digit, i)
       }
@@ -513,13 +329,13 @@ export class RnsKernel {
     const poly = n * 4
     this.words(dst + L * poly, L * n).fill(0)
     // Σ_j component_j ⊙ key_j at every key-level prime i.
-    const reduceBoth = (i: number, c: PrimeConstants) => {
+    const reduceBoth = (i: number, c: PlacedPrime) => {
       for (let K = 0; K < 2; K++) {
         x.reduce(this.#resultAt + (K * (L + 1) + i) * poly, this.#acc64At + K * 2 * poly, n, c.c, c.cq, c.one, c.p)
       }
     }
     for (let i = 0; i <= L; i++) {
-      const c = this.#primes[i] as PrimeConstants
+      const c = this.#primes[i] as PlacedPrime
       this.words(this.#acc64At, 4 * n).fill(0)
       for (let j = 0; j < L; j++) {
         if (j > 0 && j % this.#keyTerms === 0) {
@@ -540,60 +356,11 @@ export class RnsKernel {
       }
       reduceBoth(i, c)
     }
-    this.#modDown(dst)
+    this.#modDown.bySpecialPrime(dst)
   }
 
-  /**
-   * BGV's mod switch of the ciphertext at src (2·L·n words) to the next level: dst
-   * (2·(L − 1)·n words) = (c − δ)·q⁻¹ at each remaining prime, q the last data prime and
-   * δ ≡ c mod q, δ ≡ 0 mod t (SEAL's mod_t_and_divide_q_last_ntt_inplace). The message is
-   * multiplied by q⁻¹ mod t, which SEAL's header records as the correction factor.
-   */
+  /** BGV's mod switch of the ciphertext at src (2·L·n words) to the next level, dst 2·(L − 1)·n words (`BgvModDown`). */
   modSwitch(dst: number, src: number): void {
-    const { n, L } = this
-    const x = this.#x
-    const poly = n * 4
-    if (L < 2) throw new RingError('INTERNAL', 'a mod switch needs two data primes')
-    const { t } = this.#t
-    const sw = this.#switch
-    const tl = this.#operandAt
-    for (let K = 0; K < 2; K++) {
-      this.words(tl, n).set(this.words(src + (K * L + L - 1) * poly, n))
-      this.intt(tl, L - 1)
-      for (let i = 0; i < L - 1; i++) {
-        const c = this.#primes[i] as PrimeConstants
-        const out = dst + (K * (L - 1) + i) * poly
-        this.words(out, n).fill(0)
-        x.modDownDelta(this.#deltaAt, tl, n, t, sw.k, sw.kq, c.p, c.one, sw.mod[i] as number, sw.modQ[i] as number)
-        this.ntt(this.#deltaAt, i)
-        x.modDownFinish(out, src + (K * L + i) * poly, this.#deltaAt, n, sw.inv[i] as number, sw.invQ[i] as number, c.p)
-      }
-    }
-  }
-
-  /** dst[K] += (result[K] − δ)·P⁻¹ at each data prime, for K = 0, 1 (BGV). */
-  #modDown(dst: number): void {
-    const { n, L } = this
-    const x = this.#x
-    const poly = n * 4
-    const { t, k, kq } = this.#t
-    for (let K = 0; K < 2; K++) {
-      const tl = this.#resultAt + (K * (L + 1) + L) * poly
-      this.intt(tl, L)
-      for (let i = 0; i < L; i++) {
-        const c = this.#primes[i] as PrimeConstants
-        x.modDownDelta(this.#deltaAt, tl, n, t, k, kq, c.p, c.one, c.specialMod, c.specialModQ)
-        this.ntt(this.#deltaAt, i)
-        x.modDownFinish(
-          dst + (K * L + i) * poly,
-          this.#resultAt + (K * (L + 1) + i) * poly,
-          this.#deltaAt,
-          n,
-          c.specialInv,
-          c.specialInvQ,
-          c.p,
-        )
-      }
-    }
+    this.#modDown.modSwitch(dst, src)
   }
 }

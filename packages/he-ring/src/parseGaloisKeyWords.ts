@@ -1,5 +1,5 @@
+import type { GaloisKeyWords } from './GaloisKeyWords.ts'
 import { RingError } from './RingError.ts'
-import type { GaloisKeyWords } from './RnsKernel.ts'
 
 /** The parts of a context the key words depend on. */
 export interface KeyWordsShape {

@@ -1,45 +1,28 @@
-import { mkdir, readdir } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
-import { HeError, loadSeal, parseParams, type ResolvedParams, sealWasmModule } from '@sealbox/he-core'
-import {
-  type KeyLoadTarget,
-  type KeyUploadSize,
-  keyUploadCost,
-  keyUploadPeakHeapBytes,
-  keyUploadSize,
-} from '@sealbox/he-core/envelope'
+import { HeError, loadSeal, parseParams, sealWasmModule } from '@sealbox/he-core'
+import type { KeyLoadTarget } from '@sealbox/he-core/envelope'
 import { compileSealModule } from '@sealbox/he-core/node'
-import { searchCost, searchMemoryPlace } from '@sealbox/he-core/search'
 import type { FastifyBaseLogger } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { EXECUTOR_MODES, type ExecutorMode, type ServerConfig } from '../config/ServerConfig.ts'
-import { checkSearchDatabase } from '../database/checkSearchDatabase.ts'
-import { removeAbandonedCacheWrites } from '../database/ProcessedDatabaseCache.ts'
-import { searchDatabaseContentHash } from '../database/searchDatabaseContentHash.ts'
 import type { ServerMetrics } from '../metrics/ServerMetrics.ts'
 import type { KeyBlobRef, KeyStore } from '../store/KeyStore.ts'
-import { CostAdmission, chargedUnits, type JobCost } from './CostAdmission.ts'
+import { admitSearchDatabase } from './admitSearchDatabase.ts'
+import { CostAdmission, chargedUnits } from './CostAdmission.ts'
 import { checkKeyCacheFits, type WorkerHeapPlan } from './checkKeyCacheFits.ts'
-import { contextBuildUnits, keyLoadUnits } from './coldWorkCost.ts'
-import type { Executor, ExecutorEvents } from './Executor.ts'
-import { FairScheduler, type Scheduled } from './FairScheduler.ts'
+import { keyLoadUnits } from './coldWorkCost.ts'
+import { createExecutor } from './createExecutor.ts'
+import { FairScheduler } from './FairScheduler.ts'
+import type { HubResult } from './HubResult.ts'
+import type { HubSubmitOptions } from './HubSubmitOptions.ts'
+import { hubExecutorEvents } from './hubExecutorEvents.ts'
 import { InlineAdmission } from './InlineAdmission.ts'
 import { InlineExecutor } from './InlineExecutor.ts'
-import {
-  answers,
-  type FailedJobResult,
-  type JobResultOf,
-  type SearchJob,
-  type WarmInfo,
-  type WorkerJob,
-  type WorkerReply,
-} from './jobMessages.ts'
+import { jobCost } from './jobCost.ts'
+import { answers, type SearchJob, type WarmInfo, type WorkerJob, type WorkerReply } from './jobMessages.ts'
 import { KeyBytesCache } from './KeyBytesCache.ts'
 import { KeyPlacement } from './KeyPlacement.ts'
-import { ProcessExecutor } from './ProcessExecutor.ts'
-import { searchCacheBytes } from './searchCacheBytes.ts'
+import { refuseUncacheableKeys } from './refuseUncacheableKeys.ts'
 import { mergeSearchParts, searchParts } from './splitSearch.ts'
-import { WorkerPoolExecutor } from './WorkerPoolExecutor.ts'
 import type { WorkerSetup } from './WorkerSetup.ts'
 
 /** What the hub asks of the key store: to keep a kernel form beside a stored key set. */
@@ -53,59 +36,6 @@ const WASM_HEAP_LIMIT = 4096 * 1024 * 1024
  * worker's context cache (CONTEXT_CACHE_BYTES) holds of them.
  */
 const RECENT_PARAMS = 16
-
-/** Options of one submission through the hub. */
-export interface HubSubmitOptions {
-  /** Executor override (only when the server allows it). */
-  mode?: ExecutorMode
-  signal?: AbortSignal
-  timeoutMs: number
-  /** An evaluate job's estimated work in cost units (the route's program analysis); searches are priced here. */
-  cost?: number
-  /** An evaluate job's estimated peak heap (the route's program analysis); key uploads are sized here. */
-  peakHeapBytes?: number
-  /** An evaluate job's parameters as the route validated them (`parseEvaluateRequest`): not parsed again here. */
-  params?: ResolvedParams
-  /** Who sent it: per-address budgets (the inline executor's milliseconds, anonymous tenants' cost) are kept by it. */
-  client?: JobClient
-}
-
-/** The client behind a job, for the budgets kept per client address. */
-export interface JobClient {
-  address: string
-  /** A local-mode session's tenant: its address's anonymous tenants share one cost budget. */
-  anonymous: boolean
-}
-
-/** How job `J` ended: its own result type, or the worker's error. */
-export type JobOutcome<J extends WorkerJob> =
-  | { ok: true; result: JobResultOf<J> }
-  | { ok: false; error: FailedJobResult['error'] }
-
-/** A finished job `J`, with the executor that ran it and its outcome, typed by the job. */
-export interface HubResult<J extends WorkerJob = WorkerJob> extends Scheduled {
-  mode: ExecutorMode
-  /** Cost units charged: the job's own and the cold work before it (a context build, a key load). */
-  chargedUnits: number
-  outcome: JobOutcome<J>
-}
-
-/** How the warm log line tells where a worker's processed database came from. */
-function warmDatabaseNote(info: WarmInfo): string {
-  if (info.diagonals?.attached) return ": attached to the node's shared diagonals (nothing processed)"
-  const shared = info.diagonals?.shared ? ' into the shared diagonals' : ''
-  if (info.cache) return `: processed database${shared} ${CACHE_OUTCOMES[info.cache.outcome]}`
-  return shared ? `: processed database${shared}` : ''
-}
-
-/** How the log tells a processed-cache outcome. */
-const CACHE_OUTCOMES = {
-  hit: 'read from the cache',
-  written: 'processed and written to the cache',
-  rebuilt: 'cache damaged or stale: processed again and rewritten',
-  busy: 'processed (another worker writes the cache)',
-  unwritable: 'processed; the cache could not be written',
-} as const
 
 /**
  * The executors of this server, each behind its own fair scheduler: the configured
@@ -198,7 +128,7 @@ export class ExecutorHub {
 
   /** Creates and warms the executors; resolves when each has a warm worker. */
   async start(): Promise<WarmInfo> {
-    await this.#admitDatabase()
+    this.#setup = await admitSearchDatabase({ setup: this.#setup, config: this.#config, log: this.#log })
     const modes: ExecutorMode[] = this.#config.ALLOW_EXECUTOR_OVERRIDE
       ? [this.defaultMode, ...EXECUTOR_MODES.filter((m) => m !== this.defaultMode)]
       : [this.defaultMode]
@@ -212,39 +142,8 @@ export class ExecutorHub {
     const warmed = await Promise.all(
       modes.map((mode) => {
         let scheduler: FairScheduler | undefined
-        const events: ExecutorEvents = {
-          onWarm: (info) => {
-            const processing = info.search.database.processing
-            this.#log.info(
-              {
-                worker: info.worker.workerId,
-                warmMs: Math.round(info.warmMs),
-                ...(info.worker.heapBytes === undefined ? {} : { heapBytes: info.worker.heapBytes }),
-                processingMs: Math.round(processing.milliseconds),
-                cachedBlocks: processing.cachedBlocks ?? 0,
-                blocks: processing.blocks.length,
-                ...(info.cache ? { cache: info.cache } : {}),
-                ...(info.diagonals ? { diagonals: info.diagonals } : {}),
-              },
-              `${mode} worker warm${warmDatabaseNote(info)}`,
-            )
-            this.#metrics.workerWarm(mode, info)
-            scheduler?.workerWarm(info.worker)
-          },
-          onReplaced: (workerId, reason) => {
-            this.#log.warn({ worker: workerId, reason }, `${mode} worker replaced`)
-            this.#metrics.replaced(mode, reason)
-          },
-          onProgress: (workerId, progress) => {
-            const percent = Math.floor((100 * progress.blocksDone) / progress.blocks)
-            this.#log.info(
-              { worker: workerId, ...progress, milliseconds: Math.round(progress.milliseconds) },
-              `${mode} worker processing the database: ${progress.blocksDone}/${progress.blocks} blocks (${percent}%), ${progress.fromCache} from the cache, ${(progress.milliseconds / 1000).toFixed(1)} s`,
-            )
-          },
-          onCapacity: () => scheduler?.pump(),
-        }
-        const executor = this.#create(mode, events, wasmModule)
+        const events = hubExecutorEvents(mode, { log: this.#log, metrics: this.#metrics, scheduler: () => scheduler })
+        const executor = createExecutor({ mode, setup: this.#setup, config: this.#config, events, wasmModule })
         scheduler = new FairScheduler({
           executor,
           maxQueued: this.#config.QUEUE_SIZE,
@@ -268,59 +167,6 @@ export class ExecutorHub {
       this.#log.info(this.heapPlan, 'worker heap: fresh + KEY_CACHE_BYTES below WORKER_HEAP_RECYCLE_BYTES')
     this.#warm = first
     return first
-  }
-
-  /**
-   * Before any worker loads the database: refuses it from its shape when the settings
-   * cannot serve it, then (SEARCH_CACHE) names it by its content hash for the processed
-   * cache and clears writes a dead process left there.
-   */
-  async #admitDatabase(): Promise<void> {
-    const started = performance.now()
-    const checked = await checkSearchDatabase(this.#setup)
-    this.#log.info(
-      {
-        rows: checked.rows,
-        dimension: checked.dimension,
-        configId: checked.config.configId,
-        processedBytes: checked.processedBytes,
-        form: checked.memory.form,
-      },
-      `database accepted from its shape: V=${checked.rows} × D=${checked.dimension}, ${(checked.processedBytes / 2 ** 20).toFixed(0)} MiB processed, ${searchMemoryPlace(checked.memory)}`,
-    )
-    if (!this.#config.SEARCH_CACHE) return
-    const contentHash = await searchDatabaseContentHash(this.#setup.database)
-    if (contentHash === undefined) return
-    const dir = join(resolve(this.#config.DATA_DIR), 'search-cache')
-    await mkdir(dir, { recursive: true })
-    removeAbandonedCacheWrites(dir, await readdir(dir))
-    this.#setup = { ...this.#setup, searchCache: { dir, contentHash } }
-    this.#log.info(
-      { contentHash, hashMs: Math.round(performance.now() - started), dir },
-      'processed-database cache: database named by its content hash',
-    )
-  }
-
-  #create(mode: ExecutorMode, events: ExecutorEvents, wasmModule: WebAssembly.Module | undefined): Executor {
-    const setup = this.#setup
-    switch (mode) {
-      case 'pool':
-        return new WorkerPoolExecutor({
-          setup,
-          threads: this.#config.WORKERS,
-          events,
-          ...(wasmModule ? { wasmModule } : {}),
-        })
-      case 'inline':
-        return new InlineExecutor(setup, events, wasmModule)
-      case 'process':
-        return new ProcessExecutor({ setup, processes: this.#config.WORKERS, events })
-      default: {
-        const never: never = mode
-        // Config is parsed against EXECUTOR_MODES: reaching here is a bug of ours, not the client's.
-        throw new HeError('INTERNAL', `unknown executor ${String(never)}`)
-      }
-    }
   }
 
   /** What the first warm worker reported (search config, database facts). */
@@ -365,11 +211,20 @@ export class ExecutorHub {
     const paramsKey = params === undefined ? undefined : JSON.stringify(params)
     const cold = mode !== 'inline' && paramsKey !== undefined && !this.#recentParams.has(paramsKey)
     const keyLoad = this.#keyLoadOf(job, scheduler, mode)
-    const base = this.#costOf(job, options, cold ? params : undefined)
+    const base = jobCost(job, {
+      cost: options.cost,
+      peakHeapBytes: options.peakHeapBytes,
+      coldContext: cold ? params : undefined,
+      search: this.#warm?.search,
+      load: this.#loadTarget(),
+      maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE,
+    })
     const cost = keyLoad ? { ...base, coldUnits: (base.coldUnits ?? 0) + keyLoad.units } : base
     this.#admission.check(cost, mode)
     // Within the per-job limits, keys that could never stay cached are refused too.
-    if (job.type === 'inspectKeys') this.#refuseUncacheable(job.bytes)
+    if (job.type === 'inspectKeys') {
+      refuseUncacheableKeys(job.bytes, { load: this.#loadTarget(), search: this.#warm?.search, config: this.#config })
+    }
     const client = options.client
     // The anonymous sessions of one address wait in one lane: more sessions buy no more of the queue.
     const lane = client?.anonymous ? `address ${client.address}` : tenant
@@ -471,39 +326,6 @@ export class ExecutorHub {
   }
 
   /**
-   * A job's estimated work: the route's program cost (with the build of `coldContext`,
-   * its parameters when no worker ran them lately; the inline executor prices its own cold
-   * work by what its one SEAL instance holds), he-core's search model, a key upload's size,
-   * or a unit for small jobs.
-   */
-  #costOf(job: WorkerJob, options: HubSubmitOptions, coldContext: ResolvedParams | undefined): JobCost {
-    switch (job.type) {
-      case 'evaluate':
-        return {
-          units: options.cost ?? 1,
-          what: 'program',
-          ...(options.peakHeapBytes === undefined ? {} : { peakHeapBytes: options.peakHeapBytes }),
-          ...(coldContext ? { coldUnits: contextBuildUnits(coldContext) } : {}),
-        }
-      case 'search': {
-        const perQuery = Number(this.#warm?.search.config.estimatedServerMs) || 1
-        // A part of a split query is priced by its share of the blocks: the parts sum to the whole.
-        const blocks = this.#warm?.search.config.blocks.length ?? 1
-        const share = job.blocks ? (job.blocks.end - job.blocks.start) / blocks : 1
-        return { units: searchCost({ estimatedServerMs: perQuery * share }, job.queries.length), what: 'search' }
-      }
-      case 'inspectKeys':
-        return this.#keyUploadCostOf(job.bytes)
-      case 'fault':
-        return { units: 1, what: 'job' }
-      default: {
-        const never: never = job
-        throw new HeError('INTERNAL', `unknown job ${JSON.stringify(never)}`)
-      }
-    }
-  }
-
-  /**
    * The load of the job's stored keys, when no worker holds them and fewer jobs that load
    * them are coming than the executor has workers (`#keyLoadsComing`): from the node's
    * bytes cache, or — when it has them not either — from the store (inflated, loaded,
@@ -527,79 +349,6 @@ export class ExecutorHub {
       fullFormBytes: this.bytesCache.sizeOf(keys.keySet),
     })
     return { units, coming }
-  }
-
-  /**
-   * A key upload, priced and sized by what checking it inflates and loads — known from
-   * its headers and meta before anything is inflated (`keyUploadSize`): keys under the
-   * search parameters by their full size, however small the compressed upload. An upload
-   * whose framing does not read is refused by the worker before it inflates anything: it
-   * costs a pass over its bytes.
-   */
-  #keyUploadCostOf(bytes: Uint8Array): JobCost {
-    const load = this.#loadTarget()
-    let size: KeyUploadSize
-    try {
-      size = keyUploadSize(bytes, { load, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
-    } catch {
-      size = {
-        uploadedBytes: bytes.byteLength,
-        inflatedBytes: bytes.byteLength,
-        loadedBytes: 0,
-        loaded: false,
-        galoisElements: 0,
-      }
-    }
-    // What the worker would refuse before inflating anything is refused here, with no worker time.
-    if (size.refusal) throw size.refusal
-    const MiB = 2 ** 20
-    const mib = (value: number) => Math.ceil(value / MiB).toLocaleString('en-US')
-    const elements = size.galoisElements.toLocaleString('en-US')
-    const peakHeapNote = size.loaded
-      ? `its keys take ${mib(size.inflatedBytes)} MiB inflated and ${mib(size.loadedBytes)} MiB loaded into SEAL, the full size of the ${elements} Galois elements its meta lists, however small it is compressed: upload fewer Galois elements`
-      : `its payloads are inflated to as much as ${mib(size.inflatedBytes)} MiB to check them`
-    return { units: keyUploadCost(size), what: 'key upload', peakHeapBytes: keyUploadPeakHeapBytes(size), peakHeapNote }
-  }
-
-  /**
-   * Refuses (LIMIT_EXCEEDED) keys for the search that could never stay cached: larger, in
-   * the form a cache holds them, than a worker's key cache (KEY_CACHE_BYTES) or the
-   * node's bytes cache (KEY_BYTES_CACHE_BYTES) — every request with them would load them
-   * all again from the store (`searchCacheBytes`). A budget of 0 (the tier is off)
-   * refuses nothing.
-   */
-  #refuseUncacheable(bytes: Uint8Array): void {
-    const target = this.#loadTarget()
-    const search = this.#warm?.search
-    if (!target || !search) return
-    let size: KeyUploadSize
-    try {
-      size = keyUploadSize(bytes, { load: target, maxPolyModulusDegree: this.#config.MAX_POLY_DEGREE })
-    } catch {
-      // Framing that does not read is the worker's to refuse (INVALID_ENVELOPE), before it inflates anything.
-      return
-    }
-    if (!size.loaded) return
-    const held = searchCacheBytes(search, size)
-    const mib = (value: number) => Math.ceil(value / 2 ** 20).toLocaleString('en-US')
-    const caches = [
-      { setting: 'KEY_CACHE_BYTES', what: "a worker's key cache", bytes: held, budget: this.#config.KEY_CACHE_BYTES },
-      {
-        setting: 'KEY_BYTES_CACHE_BYTES',
-        what: "the node's key bytes cache",
-        bytes: held,
-        budget: this.#config.KEY_BYTES_CACHE_BYTES,
-      },
-    ]
-    for (const { setting, what, bytes, budget } of caches) {
-      if (budget === 0 || bytes <= budget) continue
-      const needed = search.galoisElements
-      throw new HeError(
-        'LIMIT_EXCEEDED',
-        `this key set takes ${mib(bytes)} MiB in ${what} (${size.galoisElements.toLocaleString('en-US')} Galois elements), more than it holds: ${mib(budget)} MiB (${setting}), so every request with it would load it all again; upload only the Galois elements you use${needed.length > 0 ? ` (the search needs ${needed.join(', ')})` : ''}`,
-        { details: { keyBytes: bytes, galoisElements: size.galoisElements, limit: budget, setting } },
-      )
-    }
   }
 
   /** The search's parameters from the warm worker: keys under them are loaded into SEAL at upload. */

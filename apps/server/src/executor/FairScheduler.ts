@@ -1,11 +1,17 @@
-import { COST_UNIT_MS, HeError } from '@sealbox/he-core'
+import { HeError } from '@sealbox/he-core'
 import { chooseWorker, type SchedulingPolicy } from './chooseWorker.ts'
 import { DeficitRoundRobin } from './DeficitRoundRobin.ts'
 import type { Executor } from './Executor.ts'
-import type { WorkerJob, WorkerReply, WorkerStats } from './jobMessages.ts'
+import type { WorkerJob, WorkerStats } from './jobMessages.ts'
 import type { KeyBytesCache } from './KeyBytesCache.ts'
-import { type JobKeys, KeyPlacement } from './KeyPlacement.ts'
+import { KeyPlacement } from './KeyPlacement.ts'
 import { type KeySetRef, keySetCacheKey } from './keySetRef.ts'
+import type { QueuedJob } from './QueuedJob.ts'
+import { queueRoomFor } from './queueRoomFor.ts'
+import { refuseUnstartable } from './refuseUnstartable.ts'
+import { SlotThroughput } from './SlotThroughput.ts'
+import type { Scheduled, SubmitOptions } from './SubmitOptions.ts'
+import { WorkerHeaps } from './WorkerHeaps.ts'
 
 /** Options of the scheduler in front of an executor. */
 export interface FairSchedulerOptions {
@@ -36,73 +42,10 @@ export interface FairSchedulerOptions {
   workerHeapBudget?: number
 }
 
-/** How to run one submission. */
-export interface SubmitOptions {
-  /** The client went away: cancels the job while it waits (a running job finishes). */
-  signal?: AbortSignal
-  /** Milliseconds from now until the whole request times out, queue wait included. */
-  timeoutMs: number
-  /**
-   * Milliseconds from now that the job's own work may take before its worker is stopped
-   * (default `timeoutMs`): a request whose body took most of its deadline still gets its
-   * job's full time, so a worker is never killed for time spent receiving the body.
-   */
-  workTimeoutMs?: number
-  /**
-   * Whose share of the queue the job counts in (default its tenant): the anonymous sessions
-   * of one client address share one, so opening sessions never buys more of the queue.
-   * The round-robin still serves each tenant's FIFO.
-   */
-  lane?: string
-  /** The job's estimated work in cost units (he-core's cost model); 1 when unknown. */
-  cost?: number
-  /** The most heap the job adds to its worker's (a program's peak, a key upload's keys); 0 when not estimated. */
-  peakHeapBytes?: number
-  /** Called just before the job goes to the executor; what it throws refuses the job instead. */
-  beforeRun?: () => void
-  /** Called with the worker's reply before the submission resolves. */
-  afterRun?: (reply: WorkerReply) => void
-}
-
-/** A finished job and how long it waited for a worker. */
-export interface Scheduled {
-  reply: WorkerReply
-  queueMs: number
-}
-
-interface Entry {
-  tenant: string
-  /** Its deficit round-robin lane: the tenant's FIFO. */
-  lane: string
-  /** Whose share of the queue it counts in: its tenant, or its anonymous client address. */
-  party: string
-  job: WorkerJob
-  /** The job's stored evaluation keys (what a worker may already hold). */
-  jobKeys: JobKeys | undefined
-  /** Their cache key, the identity the worker choice compares. */
-  keys: string | undefined
-  /** Times a later job went first (affinity); bounded so no job waits for long. */
-  bypassed: number
-  /** Estimated work in cost units. */
-  cost: number
-  /** Estimated peak heap, bytes (0: not estimated). */
-  peakHeapBytes: number
-  hooks: Pick<SubmitOptions, 'beforeRun' | 'afterRun'>
-  enqueuedAt: number
-  deadlineAt: number
-  /** When a started job's worker is stopped (`workTimeoutMs`). */
-  workDeadlineAt: number
-  resolve(value: Scheduled): void
-  reject(error: unknown): void
-  cleanup(): void
-}
-
 /** Tenants (queue heads) the worker choice looks at, in fair order. */
 const LOOKAHEAD = 8
 /** Times a job may be passed over for locality before it must go next. */
 const MAX_BYPASS = 4
-/** Workers whose heap the scheduler remembers (far more than any executor runs at once). */
-const MAX_REMEMBERED_WORKERS = 256
 /** Longest Retry-After we announce, seconds (a client should not come back in hours). */
 const MAX_RETRY_AFTER_SECONDS = 600
 
@@ -130,32 +73,19 @@ export class FairScheduler {
   readonly #executor: Executor
   readonly #maxQueued: number
   readonly #maxPerTenant: number
-  readonly #waiting: DeficitRoundRobin<Entry>
+  readonly #waiting: DeficitRoundRobin<QueuedJob>
   /** Waiting jobs per tenant (a tenant's lane may be its address's, shared). */
   readonly #tenantJobs = new Map<string, number>()
   readonly #maxQueuedMs: number
   readonly #runningJobs = new Set<RunningJob>()
   #closing = false
   #idleWaiters: Array<() => void> = []
-  /**
-   * Cost units finished and the slot milliseconds they took, both decayed per job:
-   * their ratio is the measured throughput of one slot (weighted by time, so a
-   * mis-estimated tiny job cannot swing it). The prior is the model's COST_UNIT_MS per unit.
-   */
-  #doneCost = 20
-  #doneMs = 20 * COST_UNIT_MS
+  /** The measured throughput of one slot: what estimates, bounds and Retry-After are computed at. */
+  readonly throughput = new SlotThroughput()
   readonly #scheduling: SchedulingPolicy
   readonly #placement: KeyPlacement
   #lastWorker = ''
-  readonly #heapBudget: number
-  /** The WASM heap each worker reported last (when warm, then after every job). */
-  readonly #heaps = new Map<string, number>()
-  /** Workers warm and not yet given a job: a job that fits no worker may still run on a fresh one. */
-  readonly #fresh = new Set<string>()
-  /** A worker recycled to make room for a job, until a fresh worker is warm. */
-  #making: string | undefined
-  /** The smallest heap a warm worker reported: what a recycled worker comes back with. */
-  #freshHeap = Number.POSITIVE_INFINITY
+  readonly #heaps: WorkerHeaps
 
   constructor(options: FairSchedulerOptions) {
     this.#executor = options.executor
@@ -164,64 +94,14 @@ export class FairScheduler {
     this.#scheduling = options.scheduling ?? 'affinity'
     this.#placement = new KeyPlacement(options.bytesCache)
     this.#waiting = new DeficitRoundRobin(options.quantum ?? 10)
-    this.#heapBudget = options.workerHeapBudget ?? Number.POSITIVE_INFINITY
+    this.#heaps = new WorkerHeaps(options.workerHeapBudget ?? Number.POSITIVE_INFINITY)
     this.#maxQueuedMs = options.maxQueuedMs ?? Number.POSITIVE_INFINITY
   }
 
   /** A worker became warm: its heap is a fresh worker's (a worker recycled to make room has been replaced). */
   workerWarm(worker: WorkerStats): void {
-    if (worker.heapBytes !== undefined) {
-      this.#heaps.set(worker.workerId, worker.heapBytes)
-      this.#freshHeap = Math.min(this.#freshHeap, worker.heapBytes)
-    }
-    this.#fresh.add(worker.workerId)
-    if (this.#fresh.size > MAX_REMEMBERED_WORKERS) this.#fresh.delete(this.#fresh.values().next().value as string)
-    this.#making = undefined
+    this.#heaps.warm(worker)
     this.pump()
-  }
-
-  /** Keeps the heap a reply reports; a worker replaced after it is forgotten (its replacement reports when warm). */
-  #learnHeap(reply: WorkerReply): void {
-    const worker = reply.worker.workerId
-    this.#heaps.delete(worker)
-    if (reply.recycle || reply.worker.heapBytes === undefined) return
-    this.#heaps.set(worker, reply.worker.heapBytes)
-    // Workers that died without a reply (a deadline, a crash) are never heard of again: keep the newest few.
-    if (this.#heaps.size > MAX_REMEMBERED_WORKERS) this.#heaps.delete(this.#heaps.keys().next().value as string)
-  }
-
-  /** The heap `worker` reported last, bytes (0 when it never did). */
-  heapOf(worker: string): number {
-    return this.#heaps.get(worker) ?? 0
-  }
-
-  /**
-   * Whether `entry` may run on `worker` now: its estimated peak fits on top of the heap
-   * the worker reported last, within the budget. A fresh worker takes any job, and so
-   * does every worker when not even a fresh one could hold it (an operator may admit
-   * jobs above the budget, MAX_JOB_HEAP_BYTES ≥ WORKER_HEAP_BYTES): recycling would not
-   * help, and the engine's cap answers 507 if the job really needs more.
-   */
-  #fits(entry: Entry, worker: string): boolean {
-    const peak = entry.peakHeapBytes
-    if (peak === 0 || this.#fresh.has(worker)) return true
-    const fresh = Number.isFinite(this.#freshHeap) ? this.#freshHeap : 0
-    return this.heapOf(worker) + peak <= this.#heapBudget || fresh + peak > this.#heapBudget
-  }
-
-  /**
-   * No queue head fits an idle worker: the first one in fair order waits while the idle
-   * worker with the largest heap is replaced by a fresh one (the executor's own recycling,
-   * off every other job's path); one at a time.
-   */
-  #makeRoom(idle: readonly string[]): void {
-    if (this.#making !== undefined || !this.#executor.recycle) return
-    const grown = idle.filter((worker) => !this.#fresh.has(worker)).sort((a, b) => this.heapOf(b) - this.heapOf(a))[0]
-    if (grown === undefined) return
-    if (this.#executor.recycle(grown, 'heapBudget')) {
-      this.#making = grown
-      this.#heaps.delete(grown)
-    }
   }
 
   get executor(): Executor {
@@ -243,11 +123,6 @@ export class FairScheduler {
     return this.#waiting.cost
   }
 
-  /** Measured throughput of one executor slot, cost units per second. */
-  get unitsPerSecond(): number {
-    return (this.#doneCost / this.#doneMs) * 1000
-  }
-
   /** Waiting jobs per tenant (for metrics). */
   queuedByTenant(): Map<string, number> {
     return new Map(this.#tenantJobs)
@@ -260,15 +135,10 @@ export class FairScheduler {
     return false
   }
 
-  /** Estimated milliseconds of one slot for `cost` units, at the measured throughput. */
-  estimateMs(cost: number): number {
-    return cost / (this.#doneCost / this.#doneMs)
-  }
-
   /** Cost units the queue holds at most: `maxQueuedMs` of every slot at the measured throughput. */
   #costCapacity(): number {
     const slots = Math.max(1, this.#executor.status().size)
-    return this.#maxQueuedMs * slots * (this.#doneCost / this.#doneMs)
+    return this.#maxQueuedMs * slots * this.throughput.perMs
   }
 
   /**
@@ -278,7 +148,7 @@ export class FairScheduler {
    */
   drainSeconds(): number {
     const slots = Math.max(1, this.#executor.status().size)
-    const perMs = this.#doneCost / this.#doneMs
+    const perMs = this.throughput.perMs
     const now = performance.now()
     let running = 0
     for (const job of this.#runningJobs) running += Math.max(0, job.cost - (now - job.startedAt) * perMs)
@@ -293,89 +163,18 @@ export class FairScheduler {
     this.#roomFor(tenant, lane, Math.max(0, cost))
   }
 
-  /**
-   * The waiting jobs to push out so `tenant` may queue a job of `cost` in `lane`, or
-   * OVERLOADED. Static caps first (TENANT_QUEUE_SIZE per tenant and per address lane),
-   * then fair shares: when the queue is full — in jobs (`maxQueued`) or in estimated work
-   * (`maxQueuedMs` per slot) — a lane holding less than its share (the queue ÷ lanes
-   * waiting, counting this one) takes the place of the newest jobs of the lanes holding
-   * the most; a lane at or above its share is refused. A lane with nothing waiting is
-   * never refused for cost: one job of any price may wait.
-   */
-  #roomFor(tenant: string, lane: string, cost: number): Entry[] {
+  /** The waiting jobs to push out so `tenant` may queue a job of `cost` in `lane`, or OVERLOADED (`queueRoomFor`). */
+  #roomFor(tenant: string, lane: string, cost: number): QueuedJob[] {
     if (this.#closing) throw this.#overloaded('the server is shutting down', 5)
-    if ((this.#tenantJobs.get(tenant) ?? 0) >= this.#maxPerTenant) {
-      throw this.#overloaded(`this tenant already has ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE)`)
-    }
-    // The queue's shares are by party (a tenant, or every anonymous session of one address);
-    // the round-robin serves tenants.
-    const byLane = new Map<string, Entry[]>()
-    for (const entries of this.#waiting.entriesByLane().values()) {
-      for (const entry of entries) {
-        const held = byLane.get(entry.party)
-        if (held) held.push(entry)
-        else byLane.set(entry.party, [entry])
-      }
-    }
-    for (const entries of byLane.values()) entries.sort((a, b) => a.enqueuedAt - b.enqueuedAt)
-    const ownJobs = byLane.get(lane)?.length ?? 0
-    if (lane !== tenant && ownJobs >= this.#maxPerTenant) {
-      throw this.#overloaded(
-        `the sessions of this client address already have ${this.#maxPerTenant} jobs waiting (TENANT_QUEUE_SIZE, shared by an address's anonymous sessions)`,
-      )
-    }
-    const lanes = byLane.size + (ownJobs === 0 ? 1 : 0)
-    const pushed: Entry[] = []
-    const pushedFrom = new Map<string, number>()
-    /** The newest job of the lane holding the most by `measure` (not `lane`), once it is above `share`. */
-    const pushOne = (measure: (entries: readonly Entry[], gone: number) => number, share: number): boolean => {
-      let target: string | undefined
-      let most = share
-      for (const [other, entries] of byLane) {
-        if (other === lane) continue
-        const held = measure(entries, pushedFrom.get(other) ?? 0)
-        if (held > most) {
-          most = held
-          target = other
-        }
-      }
-      if (target === undefined) return false
-      const entries = byLane.get(target) as readonly Entry[]
-      const gone = pushedFrom.get(target) ?? 0
-      pushed.push(entries[entries.length - 1 - gone] as Entry)
-      pushedFrom.set(target, gone + 1)
-      return true
-    }
-    if (this.#waiting.size >= this.#maxQueued) {
-      const share = Math.max(1, Math.floor(this.#maxQueued / lanes))
-      if (ownJobs >= share || !pushOne((entries, gone) => entries.length - gone, share)) {
-        throw this.#overloaded(
-          `the job queue is full (${this.#maxQueued} waiting, QUEUE_SIZE) and ${this.#whose(lane, tenant)} ${ownJobs} of them, at least its fair share of ${share} among ${lanes} waiting`,
-        )
-      }
-    }
-    const capacity = this.#costCapacity()
-    const pushedCost = () => pushed.reduce((sum, entry) => sum + entry.cost, 0)
-    if (ownJobs > 0 && this.#waiting.cost - pushedCost() + cost > capacity) {
-      const share = capacity / lanes
-      const ownCost = (byLane.get(lane) ?? []).reduce((sum, entry) => sum + entry.cost, 0)
-      const costOf = (entries: readonly Entry[], gone: number) =>
-        entries.slice(0, entries.length - gone).reduce((sum, entry) => sum + entry.cost, 0)
-      const refuse = () =>
-        this.#overloaded(
-          `the queued work is at its bound (REQUEST_TIMEOUT_MS of every worker, about ${Math.round(this.estimateMs(capacity) / 1000)} s) and ${this.#whose(lane, tenant)} about ${Math.ceil(this.estimateMs(ownCost))} ms of it, its fair share among ${lanes} waiting`,
-        )
-      if (ownCost + cost > share) throw refuse()
-      while (this.#waiting.cost - pushedCost() + cost > capacity) {
-        if (!pushOne(costOf, share)) throw refuse()
-      }
-    }
-    return pushed
-  }
-
-  /** Who holds a lane's waiting jobs, for a refusal's message. */
-  #whose(lane: string, tenant: string): string {
-    return lane === tenant ? 'this tenant holds' : "this client address's sessions hold"
+    return queueRoomFor(tenant, lane, cost, {
+      waiting: this.#waiting,
+      tenantJobs: this.#tenantJobs.get(tenant) ?? 0,
+      maxQueued: this.#maxQueued,
+      maxPerTenant: this.#maxPerTenant,
+      capacity: this.#costCapacity(),
+      estimateMs: (units) => this.throughput.estimateMs(units),
+      overloaded: (message) => this.#overloaded(message),
+    })
   }
 
   /** Queues `job` for `tenant`; resolves with the worker's reply. */
@@ -383,9 +182,9 @@ export class FairScheduler {
     if (options.signal?.aborted) return Promise.reject(new HeError('CANCELLED', 'the client went away'))
     const cost = Math.max(0, options.cost ?? 1)
     const lane = options.lane ?? tenant
-    let pushOut: Entry[]
+    let pushOut: QueuedJob[]
     try {
-      this.#refuseUnstartable(cost, options.timeoutMs)
+      refuseUnstartable(this.throughput.estimateMs(cost), options.timeoutMs)
       pushOut = this.#roomFor(tenant, lane, cost)
     } catch (error) {
       return Promise.reject(error)
@@ -399,7 +198,7 @@ export class FairScheduler {
     return new Promise<Scheduled>((resolve, reject) => {
       const now = performance.now()
       const jobKeys = KeyPlacement.keysOf(job)
-      const entry: Entry = {
+      const entry: QueuedJob = {
         tenant,
         lane: tenant,
         party: lane,
@@ -438,7 +237,7 @@ export class FairScheduler {
    * worker with a job among the first tenants in fair order (affinity: the worker that
    * holds the job's keys), for every executor alike — only where the job's estimated
    * peak heap fits on top of the worker's. When no head fits any idle worker, one is
-   * recycled to make room (`#makeRoom`) and the jobs wait for it.
+   * recycled to make room (`WorkerHeaps.makeRoom`) and the jobs wait for it.
    */
   pump(): void {
     while (this.#waiting.size > 0 && this.#executor.freeSlots() > 0) {
@@ -452,28 +251,28 @@ export class FairScheduler {
         this.#placement.holds,
         this.#lastWorker,
         MAX_BYPASS,
-        (job, worker) => this.#fits(heads[job] as Entry, worker),
+        (job, worker) => this.#heaps.fits((heads[job] as QueuedJob).peakHeapBytes, worker),
       )
       if (!choice) {
-        this.#makeRoom(idle)
+        this.#heaps.makeRoom(idle, this.#executor)
         return
       }
-      const entry = heads[choice.job] as Entry
-      for (let i = 0; i < choice.job; i++) (heads[i] as Entry).bypassed++
+      const entry = heads[choice.job] as QueuedJob
+      for (let i = 0; i < choice.job; i++) (heads[i] as QueuedJob).bypassed++
       this.#waiting.take(entry)
       this.#forget(entry)
       this.#lastWorker = choice.worker
-      this.#fresh.delete(choice.worker)
+      this.#heaps.busy(choice.worker)
       this.#start(entry, choice.worker)
     }
   }
 
-  #start(entry: Entry, worker?: string): void {
+  #start(entry: QueuedJob, worker?: string): void {
     entry.cleanup()
     try {
       // A job that cannot finish before its request's deadline is answered 504 now, not
       // started to be killed with its worker when the deadline passes.
-      this.#refuseUnstartable(entry.cost, entry.deadlineAt - performance.now())
+      refuseUnstartable(this.throughput.estimateMs(entry.cost), entry.deadlineAt - performance.now())
       entry.hooks.beforeRun?.()
     } catch (error) {
       entry.reject(error)
@@ -508,12 +307,9 @@ export class FairScheduler {
         (reply) => {
           const elapsed = performance.now() - started
           // A failed job stopped early (bad input, refused key): its estimate says nothing of speed.
-          if (reply.result.type !== 'failed') {
-            this.#doneCost = 0.8 * this.#doneCost + entry.cost
-            this.#doneMs = 0.8 * this.#doneMs + Math.max(0.01, elapsed)
-          }
+          if (reply.result.type !== 'failed') this.throughput.learn(entry.cost, elapsed)
           this.#placement.learn(reply)
-          this.#learnHeap(reply)
+          this.#heaps.learn(reply)
           entry.hooks.afterRun?.(reply)
           // Posting the job and its reply between threads (or processes): what the worker did not spend.
           if (reply.runMs !== undefined) reply.timings.transfer = Math.max(0, elapsed - reply.runMs)
@@ -531,31 +327,14 @@ export class FairScheduler {
       })
   }
 
-  /**
-   * Throws TIMEOUT when a job of `cost` could not finish in `leftMs` at the measured
-   * throughput: its request is answered at once and no worker starts what its deadline
-   * would stop.
-   */
-  #refuseUnstartable(cost: number, leftMs: number): void {
-    const estimate = this.estimateMs(cost)
-    // A cost that is not a number is the server's bug, not a reason to refuse the request.
-    if (leftMs >= estimate || !Number.isFinite(estimate)) return
-    const left = Math.max(0, Math.floor(leftMs))
-    throw new HeError(
-      'TIMEOUT',
-      `the request has ${left} ms left of its deadline (REQUEST_TIMEOUT_MS) and its job takes about ${Math.ceil(estimate)} ms: not started; send the body faster or the request again`,
-      { details: { leftMs: left, estimatedMs: Math.ceil(estimate), setting: 'REQUEST_TIMEOUT_MS' } },
-    )
-  }
-
   /** A job left the queue (started, dropped or pushed out): its tenant holds one fewer. */
-  #forget(entry: Entry): void {
+  #forget(entry: QueuedJob): void {
     const held = (this.#tenantJobs.get(entry.tenant) ?? 1) - 1
     if (held > 0) this.#tenantJobs.set(entry.tenant, held)
     else this.#tenantJobs.delete(entry.tenant)
   }
 
-  #dropWaiting(entry: Entry, error: HeError): void {
+  #dropWaiting(entry: QueuedJob, error: HeError): void {
     if (!this.#waiting.remove(entry)) return
     this.#forget(entry)
     entry.cleanup()

@@ -2,7 +2,7 @@ import { HeError } from '@sealbox/he-core'
 import { peekEnvelope } from '@sealbox/he-core/envelope'
 import { mergeSearchResponses, type SearchBlockRange } from '@sealbox/he-core/search'
 import type { SearchSummary } from '../app/SearchSummary.ts'
-import type { HubResult } from './ExecutorHub.ts'
+import type { HubResult } from './HubResult.ts'
 import type { SearchJob, WorkerReply } from './jobMessages.ts'
 
 type PhaseTimings = WorkerReply['timings']

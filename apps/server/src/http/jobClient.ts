@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { JobClient } from '../executor/ExecutorHub.ts'
+import type { JobClient } from '../executor/HubSubmitOptions.ts'
 
 /** The client behind a request's job: its address, and whether its tenant is a local-mode session. */
 export function jobClient(request: FastifyRequest): JobClient {

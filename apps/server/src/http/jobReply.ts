@@ -1,6 +1,6 @@
 import { HeError } from '@sealbox/he-core'
 import type { FastifyRequest } from 'fastify'
-import type { HubResult } from '../executor/ExecutorHub.ts'
+import type { HubResult } from '../executor/HubResult.ts'
 import type { JobResultOf, WorkerJob } from '../executor/jobMessages.ts'
 
 /**

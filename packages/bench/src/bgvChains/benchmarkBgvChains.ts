@@ -12,7 +12,7 @@ import { measureSquaringGain } from './measureSquaringGain.ts'
  * runs the chain a BGV suggestion promises (depth × square, relinearize, mod-switch), each
  * under a fresh key set, and prints one Markdown row: the parameters, failures out of
  * chains (`--seconds`: as many as fit), and the spread of the noise budget left after the
- * last square (the margin the rule in he-core's suggestParams.ts keeps). Results:
+ * last square (the margin the rule in he-core's bgvAttempt.ts keeps). Results:
  * packages/bench/results/bgv-chains.md.
  *
  * `-- --gain-keys 1000 --n 8192 --plain-bits 20`: instead, how one square's noise spreads

@@ -9,7 +9,7 @@ export interface SquaringGainReport {
   /**
    * budget(square) − 2·budget(fresh) → how many key sets gave it. Under one key set the
    * figure repeats for every fresh encryption; across key sets it spreads, and a chain's
-   * level primes must hold the worst of it (suggestParams.ts, bgvAttempt).
+   * level primes must hold the worst of it (he-core's bgvAttempt.ts).
    */
   histogram: Array<[number, number]>
 }

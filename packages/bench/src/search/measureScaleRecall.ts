@@ -135,16 +135,8 @@ export function measureScaleRecall(options: {
         dimension: d,
         readRows: (first, count) => data.vectors.subarray(first * d, (first + count) * d),
       })
-    /** The integer top 10 at s among `rows` (ascending), scoring only those that can reach it. */
-    const integerTop10 = (members: readonly number[], scale: number, query: ArrayLike<number>): number[] => {
-      const tenthHere = cosines[
-        topKIndices(
-          members.map((row) => cosines[row] as number),
-          10,
-        ).map((index) => members[index] as number)[9] as number
-      ] as number
-      const floor = tenthHere - errorBound(scale)
-      const candidates = members.filter((row) => (cosines[row] as number) >= floor)
+    /** The integer top 10 at s among `candidates` (ascending rows, so ties rank by row). */
+    const integerTop10 = (candidates: readonly number[], query: ArrayLike<number>, scale: number): number[] => {
       const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale }
       const q = scaleQueryVector(fields, query)
       const scores = candidates.map((row) => {
@@ -179,23 +171,24 @@ export function measureScaleRecall(options: {
         const floor = tenth - errorBound(setting.scale)
         const candidates = pool.filter((row) => (cosines[row] as number) >= floor)
         candidatesMax[k] = Math.max(candidatesMax[k] as number, candidates.length)
-        const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale: setting.scale }
-        const q = scaleQueryVector(fields, query)
-        const scores = candidates.map((row) => {
-          const x = scaleQueryVector(fields, data.vectors.subarray(row * d, (row + 1) * d))
-          let sum = 0
-          for (let j = 0; j < d; j++) sum += (x[j] as number) * (q[j] as number)
-          return sum
-        })
-        const hits = topKIndices(scores, 10).map((index) => candidates[index] as number)
+        const hits = integerTop10(candidates, query, setting.scale)
         recall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
       }
       if (clustering && config) {
         const nearest = nearestClusters(clustering, config.metric, query, 1)[0] as number
         const members = [...(clustering.members[nearest] ?? [])].sort((a, b) => a - b)
         nearestHolds += members.filter((row) => truthSet.has(row)).length / 10 / options.queries
+        // Only the cluster's rows that can reach its integer top 10 are scored.
+        const tenthHere = cosines[
+          topKIndices(
+            members.map((row) => cosines[row] as number),
+            10,
+          ).map((index) => members[index] as number)[9] as number
+        ] as number
         for (const [k, setting] of settings.entries()) {
-          const hits = integerTop10(members, setting.scale, query)
+          const floor = tenthHere - errorBound(setting.scale)
+          const candidates = members.filter((row) => (cosines[row] as number) >= floor)
+          const hits = integerTop10(candidates, query, setting.scale)
           clusterRecall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
         }
       }

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { withScope } from '../scope/SealScope.ts'
 import { loadSeal, type Seal } from '../seal/loadSeal.ts'
+import type { ParamsNeeds } from './ParamsNeeds.ts'
 import { POLY_MODULUS_DEGREES, PRIME_COUNT_MAX } from './ParamsSpec.ts'
 import { parseParams } from './parseParams.ts'
-import { type ParamsNeeds, suggestParams } from './suggestParams.ts'
+import { suggestParams } from './suggestParams.ts'
 
 /*
  * The assistant's whole input space, enumerated: every depth the form accepts, every
@@ -120,7 +121,7 @@ function split(total: number, count: number): number[] {
  * of data primes and a special prime as large as the largest, with a batching prime of
  * exactly the asked size that is none of them; CKKS: one scale-sized prime per
  * multiplication between two outer primes), within SEAL's own secure budget? The bits
- * required are the assistant's noise model (measured; see suggestParams.ts), written
+ * required are the assistant's noise model (measured; see integerAttempt.ts, ckksAttempt.ts), written
  * out again here in plain arithmetic.
  */
 function anyParamsMeet(needs: ParamsNeeds): boolean {
@@ -157,7 +158,7 @@ function anyParamsMeet(needs: ParamsNeeds): boolean {
 
 /**
  * BGV's oracle: at any ring with the slots and a batching prime of the size, the levelled
- * chain of the measured model (see suggestParams.ts: one prime of t + ⌈1.5·log2 n⌉ + 3 bits per
+ * chain of the measured model (see bgvAttempt.ts: one prime of t + ⌈1.5·log2 n⌉ + 3 bits per
  * multiplication, a first prime of t + log2 n + 8, a special prime as large as any) — at most 60
  * bits a prime, within SEAL's budget, every prime made by SEAL and none equal to t.
  */

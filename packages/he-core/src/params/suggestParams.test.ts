@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { runWorkspace } from '../workspace/runWorkspace.ts'
 import { MAX_COEFF_BITS } from './coeffModulusTables.ts'
+import type { ParamsNeeds } from './ParamsNeeds.ts'
 import { parseParams } from './parseParams.ts'
-import { type ParamsNeeds, suggestParams } from './suggestParams.ts'
+import { suggestParams } from './suggestParams.ts'
 
 /** depth × (square, relinearize[, rescale]) on x, printing the last result. */
 function squaringChain(depth: number, ckks: boolean) {

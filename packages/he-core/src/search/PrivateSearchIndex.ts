@@ -1,14 +1,14 @@
 import type { DiagonalMemory } from '@sealbox/he-ring'
-import type { Ciphertext } from 'node-seal/throws'
 import type { BytesLike } from '../envelope/asPlainUint8Array.ts'
 import { loadSealObject } from '../envelope/loadSealObject.ts'
 import { packSealCiphertext } from '../envelope/packSealCiphertext.ts'
 import { sealCompressionMode } from '../envelope/saveSealObject.ts'
 import { HeError } from '../errors/HeError.ts'
 import { toHeError } from '../errors/toHeError.ts'
-import { galoisElementOf } from '../keys/galoisElements.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { disown, type SealHandle, withScope } from '../scope/SealScope.ts'
+import { checkQueryCiphertext } from './checkQueryCiphertext.ts'
+import { checkSearchKeys } from './checkSearchKeys.ts'
 import { chooseSearchKernel, plannedSearchKernel } from './chooseSearchKernel.ts'
 import { clusterSearchDatabase } from './clusterSearchDatabase.ts'
 import { KeySwitchSearch } from './keySwitchSearchKernel.ts'
@@ -20,9 +20,11 @@ import {
   type SearchProcessingReport,
   selectBlocks,
 } from './processSearchDatabase.ts'
+import type { SearchBatchItem, SearchBatchResult } from './SearchBatchItem.ts'
 import { checkSearchClustering, type SearchClustering } from './SearchClustering.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
+import type { SearchEvaluateOptions, SearchEvaluation, SearchEvaluationTimings } from './SearchEvaluation.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 import type { SearchKeys } from './SearchKeys.ts'
 import type { SearchRowSource } from './SearchRowSource.ts'
@@ -30,57 +32,7 @@ import { type SearchResponseDroppedBits, searchResponseDroppedBits } from './sea
 import { decodeSearchQuery, encodeSearchResponse, type WireCiphertext } from './searchWire.ts'
 import { decodeSharedDiagonals, encodeSharedDiagonals } from './sharedDiagonalsMetadata.ts'
 
-/** Where one query's server time went (milliseconds). */
-export interface SearchEvaluationTimings {
-  /** Envelope checks of the query (checksums, ids, labels): JavaScript only. */
-  decodeMs: number
-  /** SEAL loads of the query ciphertexts (seed expansion, decompression). */
-  loadMs: number
-  /** The homomorphic work: rotations, multiplies, additions, mod switches. */
-  computeMs: number
-  /** SEAL saves of the results plus the response envelope. */
-  saveMs: number
-  totalMs: number
-}
-
-/** One evaluated query. */
-export interface SearchEvaluation {
-  /** The response envelope (a bundle of one ciphertext per block evaluated). */
-  response: Uint8Array
-  /** Block indices in the response. */
-  blocks: number[]
-  /** The key set the query (and so the response) belongs to. */
-  keySetId: string
-  timings: SearchEvaluationTimings
-}
-
-/** Options of `evaluate`. */
-export interface SearchEvaluateOptions {
-  /** Evaluate only these blocks (of those this index holds), to split one query across workers. */
-  blocks?: SearchBlockRange
-  /**
-   * Whether packed response blocks drop the low-order bits `responseDroppedBits` allows
-   * (default true). A server passes false unless the request accepts them: a client that
-   * predates dropped bits refuses such blocks (INVALID_ENVELOPE), and reads full ones.
-   */
-  droppedBits?: boolean
-  /**
-   * The clock of the timings, in ms (default `performance.now`). A benchmark on a shared
-   * machine passes the thread's CPU time so other processes do not inflate the phases.
-   */
-  clock?: () => number
-}
-
 const wallClock = () => performance.now()
-
-/** One query of a batch and the keys of its user (null when the config needs no Galois keys). */
-export interface SearchBatchItem {
-  query: BytesLike
-  keys: SearchKeys | null
-}
-
-/** A batch item's outcome: queries are independent, so one bad query fails alone. */
-export type SearchBatchResult = { ok: true; evaluation: SearchEvaluation } | { ok: false; error: HeError }
 
 /**
  * The server half of private search: a database processed once into encoded
@@ -282,7 +234,7 @@ export class PrivateSearchIndex implements Disposable {
       configId: config.configId,
       count: config.queryCiphertexts,
     })
-    this.#checkKeys(decoded.keySetId, keys)
+    checkSearchKeys(ctx, config, this.kernel, decoded.keySetId, keys)
     const blocks = this.#selectBlocks(options.blocks)
     const decodedAt = now()
     const timings: SearchEvaluationTimings = {
@@ -304,7 +256,7 @@ export class PrivateSearchIndex implements Disposable {
             loadSealObject(ciphertext, ctx, item, { kind: 'ciphertext' }, { maxCiphertextSize: 2 })
             return ciphertext
           })
-      for (const ciphertext of ciphertexts) this.#checkQueryCiphertext(ciphertext)
+      for (const ciphertext of ciphertexts) checkQueryCiphertext(ctx, config, ciphertext)
       if (!direct) kernel.loadQuery(ctx, ciphertexts, decoded.items)
       const loadedAt = now()
       timings.loadMs = loadedAt - decodedAt
@@ -382,60 +334,6 @@ export class PrivateSearchIndex implements Disposable {
       )
     }
     return held
-  }
-
-  #checkKeys(keySetId: string, keys: SearchKeys | null): void {
-    const steps = this.config.galoisSteps
-    if (keys !== null && keys.id !== keySetId) {
-      throw new HeError(
-        'KEY_SET_MISMATCH',
-        `the query belongs to key set ${keySetId}, the Galois keys given to ${keys.id}`,
-        { details: { expected: keys.id, found: keySetId } },
-      )
-    }
-    if (steps.length === 0) return
-    if (keys === null || (keys.galoisKeys === undefined && keys.kernelWords === undefined)) {
-      throw new HeError(
-        'MISSING_KEY',
-        `search config ${this.config.configId} rotates by ${steps.join(' and ')}: Galois keys for those steps are required`,
-        { details: { steps } },
-      )
-    }
-    if (keys.ctx.fingerprint !== this.ctx.fingerprint) {
-      throw new HeError('PARAMS_MISMATCH', 'the Galois keys were made under other encryption parameters')
-    }
-    const n = this.config.polyModulusDegree
-    const { galoisKeys, kernelWords } = keys
-    if (kernelWords && this.kernel !== 'keySwitch') {
-      throw new HeError(
-        'INVALID_INPUT',
-        `key set ${keys.id} is in the key-switching kernel's form, but this index runs its search in ${this.kernel}: give it SEAL's Galois keys`,
-      )
-    }
-    const has = (element: number): boolean =>
-      kernelWords ? kernelWords.elements.has(element) : (galoisKeys?.hasKey(element) ?? false)
-    const missing = steps.filter((step) => !has(galoisElementOf(n, step)))
-    if (missing.length > 0) {
-      throw new HeError(
-        'MISSING_KEY',
-        `the Galois keys of key set ${keys.id} lack rotation step ${missing.join(', ')} (this search needs ${steps.join(', ')})`,
-        { details: { missing, steps } },
-      )
-    }
-  }
-
-  /** A query ciphertext must be fresh: size 2, first data level, in the scheme's form. */
-  #checkQueryCiphertext(ciphertext: Ciphertext): void {
-    const { ctx } = this
-    if (ciphertext.size() !== 2) {
-      throw new HeError('INVALID_INPUT', `a query ciphertext has ${ciphertext.size()} polynomials, expected 2 (fresh)`)
-    }
-    if (ctx.levelOf(ciphertext) !== ctx.topLevel) {
-      throw new HeError('LEVEL_MISMATCH', 'a query ciphertext is not at the first data level (it was mod-switched)')
-    }
-    if (ciphertext.isNttForm() !== (this.config.scheme === 'bgv')) {
-      throw new HeError('INVALID_INPUT', `a query ciphertext is ${ciphertext.isNttForm() ? '' : 'not '}in NTT form`)
-    }
   }
 
   get disposed(): boolean {

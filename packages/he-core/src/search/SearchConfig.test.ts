@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { HeError } from '../errors/HeError.ts'
 import { getHeContext } from '../params/ContextCache.ts'
-import { maxSearchScale, resolveSearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { resolveSearchConfig } from './SearchConfig.ts'
+import type { SearchConfigInput } from './SearchConfigInput.ts'
 import { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 import { batchingPrime, SEARCH_PARAMS_PROFILES, type SearchParamsProfileName } from './searchParams.ts'
+import { maxSearchScale } from './searchScaleOf.ts'
 
 function failure(input: unknown): HeError {
   try {

@@ -10,11 +10,12 @@ import { CLUSTER_PLAIN_BITS, clusterNoiseAt, clusterPlainModulus } from './clust
 import { PrivateSearchClient } from './PrivateSearchClient.ts'
 import { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 import { plaintextSearchScores } from './plaintextSearchScores.ts'
-import { maxSearchScale, resolveSearchConfig } from './SearchConfig.ts'
+import { resolveSearchConfig } from './SearchConfig.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import { searchConfigInputOf, verifySearchConfig } from './searchConfigInputOf.ts'
 import { batchingPrime, SEARCH_PLAIN_MODULUS } from './searchParams.ts'
 import { searchResponseDroppedBits } from './searchResponseDroppedBits.ts'
+import { maxSearchScale } from './searchScaleOf.ts'
 import { decodeSearchResponse } from './searchWire.ts'
 import { mulberry32 } from './seededRandom.ts'
 

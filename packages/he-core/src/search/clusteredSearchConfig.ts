@@ -4,11 +4,14 @@ import type { describeParams } from '../params/describeParams.ts'
 import type { ResolvedParams } from '../params/ParamsSpec.ts'
 import type { ClusterSearchPlan } from './chooseClusterSearchPlan.ts'
 import { clusterPlainModulus } from './clusterPlainModulus.ts'
-import { configIdOf, type SearchConfig, type SearchConfigInput, searchScaleOf } from './SearchConfig.ts'
+import { configIdOf } from './configIdOf.ts'
+import type { SearchConfig } from './SearchConfig.ts'
+import type { SearchConfigInput } from './SearchConfigInput.ts'
 import { planClusterBlocks } from './searchClusterLayout.ts'
 import { plainModulusOf, type SearchScheme } from './searchParams.ts'
 import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
 import { withDroppedResponseBytes } from './searchResponseDroppedBits.ts'
+import { searchScaleOf } from './searchScaleOf.ts'
 
 /** What `resolveSearchConfig` derived before the cluster plan. */
 export interface ClusteredConfigFacts {

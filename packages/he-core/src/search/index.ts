@@ -35,14 +35,7 @@ export {
   type SearchHit,
   type SearchScores,
 } from './PrivateSearchClient.ts'
-export {
-  PrivateSearchIndex,
-  type SearchBatchItem,
-  type SearchBatchResult,
-  type SearchEvaluateOptions,
-  type SearchEvaluation,
-  type SearchEvaluationTimings,
-} from './PrivateSearchIndex.ts'
+export { PrivateSearchIndex } from './PrivateSearchIndex.ts'
 export { encodeNpyFloat32, NPY_MAX_HEADER_BYTES, type NpyLayout, parseNpy, readNpyLayout } from './parseNpy.ts'
 export { parseSearchCsv } from './parseSearchCsv.ts'
 export {
@@ -60,6 +53,7 @@ export type {
   SearchDiagonalSink,
   SearchProcessingReport,
 } from './processSearchDatabase.ts'
+export type { SearchBatchItem, SearchBatchResult } from './SearchBatchItem.ts'
 export type { SearchBlockCache, SearchProcessingProgress } from './SearchBlockCache.ts'
 export {
   checkSearchClustering,
@@ -67,16 +61,9 @@ export {
   type SearchClustering,
   SearchClusteringSchema,
 } from './SearchClustering.ts'
-export {
-  maxSearchScale,
-  resolveSearchConfig,
-  SEARCH_MAX_DIMENSION,
-  SEARCH_MAX_ROWS,
-  type SearchConfig,
-  SearchConfigInput,
-  SearchConfigSchema,
-  searchShapeOf,
-} from './SearchConfig.ts'
+export { resolveSearchConfig, type SearchConfig, searchShapeOf } from './SearchConfig.ts'
+export { SEARCH_MAX_DIMENSION, SEARCH_MAX_ROWS, SearchConfigInput } from './SearchConfigInput.ts'
+export { SearchConfigSchema } from './SearchConfigSchema.ts'
 export {
   catalogOf,
   type SearchCatalog,
@@ -84,6 +71,7 @@ export {
   type SearchRowId,
   validateSearchDatabase,
 } from './SearchDatabase.ts'
+export type { SearchEvaluateOptions, SearchEvaluation, SearchEvaluationTimings } from './SearchEvaluation.ts'
 export type { SearchKernelChoice, SearchKernelName } from './SearchKernel.ts'
 export type { SearchKeys } from './SearchKeys.ts'
 export { isSearchRowSource, type SearchRowSource, searchRowSourceOf } from './SearchRowSource.ts'
@@ -144,6 +132,7 @@ export {
   searchResponseDroppedBits,
   searchResponseNoiseBound,
 } from './searchResponseDroppedBits.ts'
+export { maxSearchScale } from './searchScaleOf.ts'
 export {
   parseSearchShard,
   type SearchShard,

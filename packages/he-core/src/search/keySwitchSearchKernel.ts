@@ -1,7 +1,7 @@
 import {
   type DiagonalMemory,
   narrowResidues,
-  RnsKernel,
+  type RnsKernel,
   rnsKernelApplies,
   rnsKernelCompiles,
   sealDataWords,
@@ -15,32 +15,17 @@ import { galoisKeyWordsOf } from '../keys/galoisKeyWordsOf.ts'
 import type { HeContext } from '../params/HeContext.ts'
 import { withScope } from '../scope/SealScope.ts'
 import { areFreshQuerySaves, freshCiphertextHeader, sameBytes } from './freshQueryHeader.ts'
-import { giantRows, type SearchDiagonalSink } from './processSearchDatabase.ts'
+import { type KeySwitchLayout, keySwitchLayoutOf, keySwitchLayoutRows } from './KeySwitchLayout.ts'
+import { type KeySwitchDiagonalSink, keySwitchDiagonalSink } from './keySwitchDiagonalSink.ts'
+import { keySwitchRnsKernel } from './keySwitchRnsKernel.ts'
 import type { SearchConfig } from './SearchConfig.ts'
 import type { ProcessedSearchBlock, SearchKernel, SearchKernelChoice, SearchKernelInput } from './SearchKernel.ts'
 import { usesKeySwitchKernel } from './searchCost.ts'
-import type { SearchBlock } from './searchLayout.ts'
 
 /** SEAL's save header and parms id: what `freshCiphertextHeader` reads of a diagonal's save. */
 const PLAINTEXT_HEADER_BYTES = 48
 /** Offset of the NTT-form flag in SEAL's save of a ciphertext (after its header and parms id). */
 const SEAL_NTT_FLAG_AT = 16 + 32
-
-/** `KeySwitchSearch.sink`: a block's diagonals may also arrive already in the kernel's order (`ordered`). */
-export interface KeySwitchDiagonalSink extends SearchDiagonalSink {
-  beginBlock(block: SearchBlock, options?: { ordered?: boolean }): void
-}
-
-/** Where a `KeySwitchSearch`'s diagonals are in its diagonal memory (`layout`, `attach`). */
-export interface KeySwitchLayout {
-  configId: string
-  /** u32 words of one diagonal (L × n): the diagonals of a block follow each other. */
-  plainWords: number
-  /** Per block: its first diagonal's byte offset and the diagonals of each giant step. */
-  blocks: { index: number; start: number; rows: number[] }[]
-  /** The first bytes of SEAL's save of a diagonal (empty: queries always go through SEAL's load). */
-  plaintextHeader: number[]
-}
 
 /**
  * The whole BSGS product of a search with rotations — baby steps, products, sums and
@@ -122,7 +107,7 @@ export class KeySwitchSearch implements SearchKernel {
    * `applies` is true.
    */
   static begin(ctx: HeContext, config: SearchConfig, diagonals?: DiagonalMemory): KeySwitchSearch {
-    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
+    const kernel = keySwitchRnsKernel(ctx, config, diagonals)
     const search = new KeySwitchSearch(ctx, config, kernel)
     // Every NTT-form diagonal at the first data level has the same save header: an empty one's.
     const header = withScope((scope) => {
@@ -139,87 +124,14 @@ export class KeySwitchSearch implements SearchKernel {
     return search
   }
 
-  /**
-   * Where `processSearchDatabase` streams the diagonals (see `begin`): u32 residues, L × n
-   * words a diagonal. A block's region is reserved at `beginBlock` and each diagonal goes to
-   * its place in the kernel's order (giant step by giant step, chunk-major), so diagonals
-   * may arrive in processing order (chunk by chunk) and SEAL holds one at a time.
-   */
+  /** Where `processSearchDatabase` streams the diagonals (see `begin`, `keySwitchDiagonalSink`). */
   get sink(): KeySwitchDiagonalSink {
-    const kernel = this.#kernel
-    const n = this.#config.polyModulusDegree
-    const plainWords = kernel.L * n
-    const stride = plainWords * 4
-    const words = new Uint32Array(plainWords)
-    let current: { index: number; start: number; place: number[] } | undefined
-    const rowsOf = (block: SearchBlock, start: number) => {
-      let next = start
-      return giantRows(
-        this.#config,
-        block,
-        Array.from({ length: block.diagonals }, (_, k) => k),
-      ).map((row) =>
-        row.map(() => {
-          next += stride
-          return next - stride
-        }),
-      )
-    }
-    return {
-      diagonalBytes: stride,
-      beginBlock: (block, options = {}) => {
-        const start = kernel.diagonals.alloc(plainWords * block.diagonals)
-        // place[k]: where processing-order diagonal k goes in the kernel's order.
-        const order = giantRows(
-          this.#config,
-          block,
-          Array.from({ length: block.diagonals }, (_, k) => k),
-        ).flat()
-        const place = new Array<number>(block.diagonals)
-        order.forEach((k, position) => {
-          place[options.ordered ? position : k] = start + position * stride
-        })
-        current = { index: block.index, start, place }
-      },
-      put: (k, plaintext) => {
-        const at = current?.place[k]
-        if (at === undefined) throw new HeError('INTERNAL', `diagonal ${k} is outside the block being streamed`)
-        const saved = sealCall('save diagonal', () => plaintext.saveToArray(this.#saveMode) as Uint8Array)
-        const residues = ringCall('read diagonal', () => sealDataWords(saved, plainWords))
-        if (narrowResidues(residues, words, kernel.shape.keyPrimes, n) > 0) {
-          throw new HeError('INTERNAL', 'SEAL saved a diagonal residue at or above its prime')
-        }
-        kernel.diagonals.words(at, plainWords).set(words)
-      },
-      endBlock: (block) => {
-        if (current?.index !== block.index) throw new HeError('INTERNAL', `block ${block.index} was not begun`)
-        const { start } = current
-        current = undefined
-        this.#diagonals.set(block.index, rowsOf(block, start))
-        return Array.from(
-          { length: block.diagonals },
-          (_, k) => new Uint8Array(kernel.diagonals.memory.buffer, start + k * stride, stride),
-        )
-      },
-      load: (block, saved) => {
-        if (saved.length !== block.diagonals || saved.some((diagonal) => diagonal.byteLength !== stride)) {
-          return false
-        }
-        // The cache vouches for the bytes; every residue below its prime is what SEAL's load would
-        // check. Checked where the cache read them, then copied once into the diagonal memory.
-        const primes = kernel.shape.keyPrimes.slice(0, kernel.L).map(Number)
-        for (const diagonal of saved) {
-          if (!residuesBelowPrimes(diagonal, primes, n, words)) return false
-        }
-        const start = kernel.diagonals.alloc(plainWords * block.diagonals)
-        const region = new Uint8Array(kernel.diagonals.memory.buffer, start, stride * block.diagonals)
-        saved.forEach((diagonal, k) => {
-          region.set(diagonal, k * stride)
-        })
-        this.#diagonals.set(block.index, rowsOf(block, start))
-        return true
-      },
-    }
+    return keySwitchDiagonalSink({
+      kernel: this.#kernel,
+      config: this.#config,
+      saveMode: this.#saveMode,
+      rows: this.#diagonals,
+    })
   }
 
   /** The baby-set slot of query ciphertext a. */
@@ -239,45 +151,17 @@ export class KeySwitchSearch implements SearchKernel {
     )
   }
 
-  static #kernelFor(ctx: HeContext, config: SearchConfig, diagonals: DiagonalMemory | undefined): RnsKernel {
-    const n = config.polyModulusDegree
-    return ringCall(
-      'prepare the key-switching kernel',
-      () =>
-        new RnsKernel(
-          {
-            polyModulusDegree: n,
-            keyPrimes: ctx.coeffPrimes,
-            plainModulus: ctx.plainModulus ?? 0n,
-            galoisElements: config.galoisSteps.map((step) => galoisElementOf(n, step)),
-          },
-          diagonals ? { diagonals } : {},
-        ),
-    )
-  }
-
   /**
    * Where every block's diagonals are in the diagonal memory, and what else a thread
    * needs to search them without processing (`attach`): plain JSON.
    */
   layout(): KeySwitchLayout {
-    const stride = this.#kernel.L * this.#kernel.n * 4
-    for (const [index, rows] of this.#diagonals) {
-      const start = rows[0]?.[0] ?? 0
-      if (!rows.flat().every((at, k) => at === start + k * stride)) {
-        throw new HeError('INTERNAL', `block ${index}'s diagonals are not contiguous in the diagonal memory`)
-      }
-    }
-    return {
+    return keySwitchLayoutOf({
       configId: this.#config.configId,
       plainWords: this.#kernel.L * this.#kernel.n,
-      blocks: [...this.#diagonals].map(([index, rows]) => ({
-        index,
-        start: rows[0]?.[0] ?? 0,
-        rows: rows.map((row) => row.length),
-      })),
-      plaintextHeader: this.#plaintextHeader ? [...this.#plaintextHeader] : [],
-    }
+      rows: this.#diagonals,
+      plaintextHeader: this.#plaintextHeader,
+    })
   }
 
   /**
@@ -296,7 +180,7 @@ export class KeySwitchSearch implements SearchKernel {
         `the shared diagonals were processed for config ${layout.configId}, not ${config.configId}`,
       )
     }
-    const kernel = KeySwitchSearch.#kernelFor(ctx, config, diagonals)
+    const kernel = keySwitchRnsKernel(ctx, config, diagonals)
     const plainWords = kernel.L * kernel.n
     if (layout.plainWords !== plainWords) {
       throw new HeError(
@@ -305,20 +189,7 @@ export class KeySwitchSearch implements SearchKernel {
       )
     }
     const search = new KeySwitchSearch(ctx, config, kernel)
-    const stride = plainWords * 4
-    const end = diagonals.bytes
-    for (const { index, start, rows } of layout.blocks) {
-      let at = start
-      const offsets = rows.map((count) =>
-        Array.from({ length: count }, () => {
-          const here = at
-          at += stride
-          return here
-        }),
-      )
-      if (at > end) throw new HeError('INVALID_INPUT', `block ${index} of the shared diagonals runs past their end`)
-      search.#diagonals.set(index, offsets)
-    }
+    for (const [index, offsets] of keySwitchLayoutRows(layout, diagonals.bytes)) search.#diagonals.set(index, offsets)
     if (layout.plaintextHeader.length === PLAINTEXT_HEADER_BYTES) {
       search.#plaintextHeader = Uint8Array.from(layout.plaintextHeader)
       search.#freshHeader = freshCiphertextHeader(ctx, search.#plaintextHeader, 2 * plainWords)
@@ -486,35 +357,4 @@ export class KeySwitchSearch implements SearchKernel {
     }
     return acc
   }
-}
-
-/**
- * Whether every u32 residue of a diagonal (`primes.length` runs of n words) is below its
- * prime. Read in place when the bytes are 4-byte aligned (a cache's read buffer), through
- * `scratch` (n × primes words) otherwise.
- */
-function residuesBelowPrimes(
-  diagonal: Uint8Array,
-  primes: readonly number[],
-  n: number,
-  scratch: Uint32Array,
-): boolean {
-  let words: Uint32Array
-  if (diagonal.byteOffset % 4 === 0) {
-    words = new Uint32Array(diagonal.buffer, diagonal.byteOffset, diagonal.byteLength / 4)
-  } else {
-    new Uint8Array(scratch.buffer, scratch.byteOffset, diagonal.byteLength).set(diagonal)
-    words = scratch
-  }
-  for (let prime = 0; prime < primes.length; prime++) {
-    const p = primes[prime] as number
-    // One branch per run, not per word: the loop stays tight (8 ms per 16 MiB here).
-    let high = 0
-    for (let w = prime * n, end = (prime + 1) * n; w < end; w++) {
-      const word = words[w] as number
-      if (word > high) high = word
-    }
-    if (high >= p) return false
-  }
-  return true
 }

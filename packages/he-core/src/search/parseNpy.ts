@@ -1,5 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
-import { SEARCH_MAX_ROWS } from './SearchConfig.ts'
+import { SEARCH_MAX_ROWS } from './SearchConfigInput.ts'
 import { type SearchDatabase, validateSearchDatabase } from './SearchDatabase.ts'
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59] // "\x93NUMPY"

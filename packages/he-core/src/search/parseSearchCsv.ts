@@ -1,5 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
-import { SEARCH_MAX_ROWS } from './SearchConfig.ts'
+import { SEARCH_MAX_ROWS } from './SearchConfigInput.ts'
 import { type SearchDatabase, type SearchRowId, validateSearchDatabase } from './SearchDatabase.ts'
 
 /** Splits CSV text into records (RFC 4180: quoted fields, "" escapes, CRLF or LF). */

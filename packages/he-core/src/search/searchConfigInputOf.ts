@@ -1,6 +1,7 @@
 import { HeError } from '../errors/HeError.ts'
 import { paramsInputOf } from '../params/ContextCache.ts'
-import { resolveSearchConfig, type SearchConfig, type SearchConfigInput } from './SearchConfig.ts'
+import { resolveSearchConfig, type SearchConfig } from './SearchConfig.ts'
+import type { SearchConfigInput } from './SearchConfigInput.ts'
 import type { SearchLinkInput, SearchLinkRates } from './searchEndToEnd.ts'
 
 /** The input that resolves to `config` again (every choice explicit). */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { HeError } from '../errors/HeError.ts'
-import type { KeySwitchLayout } from './keySwitchSearchKernel.ts'
+import type { KeySwitchLayout } from './KeySwitchLayout.ts'
 import type { SearchProcessingReport } from './processSearchDatabase.ts'
 
 /*

@@ -1,5 +1,5 @@
 import { HeError } from '../errors/HeError.ts'
-import { SEARCH_MAX_ROWS } from './SearchConfig.ts'
+import { SEARCH_MAX_ROWS } from './SearchConfigInput.ts'
 import type { SearchDatabase } from './SearchDatabase.ts'
 import type { SearchRowSource } from './SearchRowSource.ts'
 import { gaussian, mulberry32 } from './seededRandom.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { SearchClusteringSchema } from '../../search/SearchClustering.ts'
-import { SearchConfigSchema } from '../../search/SearchConfig.ts'
+import { SearchConfigSchema } from '../../search/SearchConfigSchema.ts'
 import { SearchShardSchema } from '../../search/searchShard.ts'
 import { ServedSearchDatabaseSchema } from '../servedSearchDatabase.ts'
 import { SEALBOX_HEADERS } from './httpContract.ts'
