@@ -135,16 +135,9 @@ export function measureScaleRecall(options: {
         dimension: d,
         readRows: (first, count) => data.vectors.subarray(first * d, (first + count) * d),
       })
-    /** The integer top 10 at s among `rows` (ascending), scoring only those that can reach it. */
-    const integerTop10 = (members: readonly number[], scale: number, query: ArrayLike<number>): number[] => {
-      const tenthHere = cosines[
-        topKIndices(
-          members.map((row) => cosines[row] as number),
-          10,
-        ).map((index) => members[index] as number)[9] as number
-      ] as number
-      const floor = tenthHere - errorBound(scale)
-      const candidates = members.filter((row) => (cosines[row] as number) >= floor)
+    /** The integer top 10 at s among `pool` (ascending rows), scoring only rows with cos ≥ `floor`. */
+    const integerTop10 = (pool: readonly number[], floor: number, scale: number, query: ArrayLike<number>) => {
+      const candidates = pool.filter((row) => (cosines[row] as number) >= floor)
       const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale }
       const q = scaleQueryVector(fields, query)
       const scores = candidates.map((row) => {
@@ -153,7 +146,7 @@ export function measureScaleRecall(options: {
         for (let j = 0; j < d; j++) sum += (x[j] as number) * (q[j] as number)
         return sum
       })
-      return topKIndices(scores, 10).map((index) => candidates[index] as number)
+      return { hits: topKIndices(scores, 10).map((index) => candidates[index] as number), scored: candidates.length }
     }
     const gaps: number[] = []
     const cosines = new Float64Array(rows)
@@ -176,26 +169,25 @@ export function measureScaleRecall(options: {
       const pool: number[] = []
       for (let row = 0; row < rows; row++) if ((cosines[row] as number) >= tenth - widest) pool.push(row)
       for (const [k, setting] of settings.entries()) {
-        const floor = tenth - errorBound(setting.scale)
-        const candidates = pool.filter((row) => (cosines[row] as number) >= floor)
-        candidatesMax[k] = Math.max(candidatesMax[k] as number, candidates.length)
-        const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale: setting.scale }
-        const q = scaleQueryVector(fields, query)
-        const scores = candidates.map((row) => {
-          const x = scaleQueryVector(fields, data.vectors.subarray(row * d, (row + 1) * d))
-          let sum = 0
-          for (let j = 0; j < d; j++) sum += (x[j] as number) * (q[j] as number)
-          return sum
-        })
-        const hits = topKIndices(scores, 10).map((index) => candidates[index] as number)
+        const { hits, scored } = integerTop10(pool, tenth - errorBound(setting.scale), setting.scale, query)
+        candidatesMax[k] = Math.max(candidatesMax[k] as number, scored)
         recall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
       }
       if (clustering && config) {
         const nearest = nearestClusters(clustering, config.metric, query, 1)[0] as number
         const members = [...(clustering.members[nearest] ?? [])].sort((a, b) => a - b)
         nearestHolds += members.filter((row) => truthSet.has(row)).length / 10 / options.queries
+        // The cluster's own 10th row sets the floor: only its rows can enter its top 10.
+        const tenthHere = cosines[
+          members[
+            topKIndices(
+              members.map((row) => cosines[row] as number),
+              10,
+            )[9] as number
+          ] as number
+        ] as number
         for (const [k, setting] of settings.entries()) {
-          const hits = integerTop10(members, setting.scale, query)
+          const { hits } = integerTop10(members, tenthHere - errorBound(setting.scale), setting.scale, query)
           clusterRecall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
         }
       }
