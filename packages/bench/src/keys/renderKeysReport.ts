@@ -292,11 +292,7 @@ export function renderKeysHtml(report: KeysBenchReport): string {
     format: (value) => `${(100 * value).toFixed(0)}%`,
     reference: { value: 0.8, label: '80% target' },
   })
-  const table = (x: Table) =>
-    htmlTable(
-      x.columns.map((col) => ({ heading: col.heading, numeric: col.align === 'right' })),
-      x.rows,
-    )
+  const table = (x: Table) => htmlTable(x.columns, x.rows)
   const li = (lines: string[]) =>
     `<ul>${lines.map((line) => `<li>${escapeHtml(line).replace(/\*\*(.+?)\*\*/g, '<b>$1</b>')}</li>`).join('')}</ul>`
   return htmlPage(
