@@ -1,5 +1,6 @@
 import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
 import { percentile } from '../core/stats.ts'
+import { errorCodes } from '../load/clientFailure.ts'
 import type { LoadResult, RequestSample } from '../load/serverBenchProtocol.ts'
 
 /**
@@ -71,13 +72,6 @@ function phaseRecord(value: (phase: KeyPhase) => number): Record<KeyPhase, numbe
 
 export function summarizeLoad(result: Pick<LoadResult, 'samples' | 'wallMs' | 'stoppedBy'>): LoadSummary {
   const ok = result.samples.filter((sample) => sample.status === 200)
-  const errorCodes: Record<string, number> = {}
-  for (const sample of result.samples) {
-    if (sample.status !== 200) {
-      const code = sample.code ?? `HTTP ${sample.status}`
-      errorCodes[code] = (errorCodes[code] ?? 0) + 1
-    }
-  }
   const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
   const phases = phaseRecord(() => 0)
   const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
@@ -97,7 +91,7 @@ export function summarizeLoad(result: Pick<LoadResult, 'samples' | 'wallMs' | 's
   return {
     requests: result.samples.length,
     errors: result.samples.length - ok.length,
-    errorCodes,
+    errorCodes: errorCodes(result.samples),
     throughput: result.wallMs > 0 ? (ok.length / result.wallMs) * 1000 : 0,
     latency: {
       p50: percentile(latencies, 0.5),
