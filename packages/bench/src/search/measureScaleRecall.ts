@@ -60,11 +60,17 @@ export interface ScaleRecallReport {
   probes?: { rows: number; clusters: number; plainModulus: number; scale: number; nearestHolds: number }[]
 }
 
-/** The million bench's cluster-private data at V rows: float32, as the server reads it. */
-export function millionBenchData(rows: number, dimension: number, queries: number) {
-  const topics = Math.max(1, Math.round(rows / 100))
-  const subjects = Math.max(1, Math.round(rows / 10_000))
-  const grouping = { topics, subjects }
+/**
+ * The million bench's cluster-private data at V rows, float32 as the server reads it, and
+ * `queries` queries drawn like it: V/100 topics grouped under `subjects` (0: independent topics).
+ */
+export function millionBenchData(
+  rows: number,
+  dimension: number,
+  queries: number,
+  subjects = Math.max(1, Math.round(rows / 10_000)),
+) {
+  const grouping = { topics: Math.max(1, Math.round(rows / 100)), ...(subjects ? { subjects } : {}) }
   const vectors = new Float32Array(syntheticSearchDatabase({ rows, dimension, seed: 11, ...grouping }).vectors)
   const asked = syntheticSearchDatabase({ rows: queries, dimension, seed: 12, topicSeed: 11, ...grouping })
   return { vectors, queries: asked.vectors }
