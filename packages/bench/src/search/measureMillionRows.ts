@@ -12,7 +12,6 @@ import {
   scaleQueryVector,
   scaleSearchRows,
   searchProcessedMemory,
-  syntheticSearchDatabase,
   syntheticSearchQuery,
   syntheticSearchRows,
 } from '@sealbox/he-core/search'
