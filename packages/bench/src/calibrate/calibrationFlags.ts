@@ -40,8 +40,6 @@ export const CalibrationFlagsSchema = z
   })
   .strict()
 
-export type CalibrationSettings = z.output<typeof CalibrationFlagsSchema>
-
 export const CALIBRATION_CLI = defineCli({
   command: 'pnpm --filter @sealbox/bench benchmark:calibrate --',
   summary:

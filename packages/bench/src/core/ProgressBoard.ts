@@ -1,6 +1,18 @@
-import { formatDuration, type ProgressStream } from './ProgressLine.ts'
+/** Where progress goes: stderr in the CLI (a TTY or a log file). */
+export interface ProgressStream {
+  write(text: string): boolean
+  isTTY?: boolean
+  columns?: number
+}
 
-export type { ProgressStream } from './ProgressLine.ts'
+/** `m:ss` or `h:mm:ss`. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000))
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const s = String(total % 60).padStart(2, '0')
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`
+}
 
 /** One line of the board: an engine and how far it is. */
 export interface ProgressItem {
@@ -26,10 +38,10 @@ function renderItem(item: ProgressItem, labelWidth: number): string {
 }
 
 /**
- * Live progress bars with ETA, one per item (engine), plus a footer (the total). On a
- * TTY the block is redrawn in place; otherwise (CI, nohup logs) the block is printed as
- * plain lines every `plainEveryMs` or when the footer's first word changes, so logs stay
- * readable.
+ * Live progress bars with ETA, one per item (an engine, or a whole run), and an optional
+ * footer (the total). On a TTY the block is redrawn in place; otherwise (CI, nohup logs)
+ * the block is printed as plain lines every `plainEveryMs` or when the first word of the
+ * footer (without one: of the first item's detail) changes, so logs stay readable.
  */
 export class ProgressBoard {
   readonly #stream: ProgressStream
@@ -37,20 +49,20 @@ export class ProgressBoard {
   #drawnLines = 0
   #lastPlainAt = Number.NEGATIVE_INFINITY
   #lastPlainKey = ''
-  #last: { items: ProgressItem[]; footer: string } | undefined
+  #last: { items: ProgressItem[]; footer: string | undefined } | undefined
 
   constructor(stream: ProgressStream, options: { plainEveryMs?: number } = {}) {
     this.#stream = stream
     this.#plainEveryMs = options.plainEveryMs ?? 15_000
   }
 
-  update(items: ProgressItem[], footer: string, nowMs: number): void {
+  update(items: ProgressItem[], footer: string | undefined, nowMs: number): void {
     this.#last = { items, footer }
     if (this.#stream.isTTY) {
       this.#redraw()
       return
     }
-    const key = footer.split(' ')[0] ?? ''
+    const key = (footer ?? items[0]?.detail ?? '').split(' ')[0] ?? ''
     if (key !== this.#lastPlainKey || nowMs - this.#lastPlainAt >= this.#plainEveryMs) {
       this.#lastPlainKey = key
       this.#lastPlainAt = nowMs
@@ -65,17 +77,19 @@ export class ProgressBoard {
     if (this.#stream.isTTY && this.#last) this.#redraw()
   }
 
-  /** Prints the final state as plain lines. */
-  finish(): void {
+  /** Prints the final state as plain lines, and `message` under them. */
+  finish(message?: string): void {
     this.#clear()
-    if (this.#last) this.#stream.write(`${this.#lines().join('\n')}\n`)
+    const lines = [...this.#lines(), ...(message === undefined ? [] : [message])]
+    if (lines.length > 0) this.#stream.write(`${lines.join('\n')}\n`)
     this.#last = undefined
   }
 
   #lines(): string[] {
     if (!this.#last) return []
     const labelWidth = Math.max(...this.#last.items.map((item) => item.label.length), 0)
-    return [...this.#last.items.map((item) => renderItem(item, labelWidth)), this.#last.footer]
+    const items = this.#last.items.map((item) => renderItem(item, labelWidth))
+    return this.#last.footer === undefined ? items : [...items, this.#last.footer]
   }
 
   #clear(): void {

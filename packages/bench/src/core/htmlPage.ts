@@ -1,3 +1,5 @@
+import type { MarkdownColumn } from './markdownTable.ts'
+
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
@@ -15,19 +17,12 @@ export function htmlList(lines: readonly string[], separator = ''): string {
   return `<ul>${lines.map((line) => `<li>${inlineMarkdown(line.replace(/^- /, ''))}</li>`).join(separator)}</ul>`
 }
 
-export interface HtmlTableColumn {
-  heading: string
-  numeric?: boolean
-}
-
-/** A plain HTML table; cells are text (escaped). */
-export function htmlTable(columns: readonly HtmlTableColumn[], rows: readonly (readonly string[])[]): string {
-  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.heading)}</th>`).join('')
+/** A plain HTML table of the columns a Markdown table has (right-aligned ones are numbers); cells are text (escaped). */
+export function htmlTable(columns: readonly MarkdownColumn[], rows: readonly (readonly string[])[]): string {
+  const num = (c: MarkdownColumn) => (c.align === 'right' ? ' class="num"' : '')
+  const head = columns.map((c) => `<th${num(c)}>${escapeHtml(c.heading)}</th>`).join('')
   const body = rows
-    .map(
-      (row) =>
-        `<tr>${columns.map((c, i) => `<td${c.numeric ? ' class="num"' : ''}>${escapeHtml(row[i] ?? '')}</td>`).join('')}</tr>`,
-    )
+    .map((row) => `<tr>${columns.map((c, i) => `<td${num(c)}>${escapeHtml(row[i] ?? '')}</td>`).join('')}</tr>`)
     .join('\n')
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`
 }

@@ -9,10 +9,10 @@ import {
 import { ServerNode, type TempPostgres } from '@sealbox/testkit'
 import { BenchError } from '../BenchError.ts'
 import { medianOfFinite } from '../core/stats.ts'
+import { runLoad } from '../load/runLoadCell.ts'
 import { scrapeMetrics, sumMetric } from '../load/scrapeMetrics.ts'
+import type { LoadResult } from '../load/serverBenchProtocol.ts'
 import type { KeysBenchSettings } from './keysBenchSettings.ts'
-import type { LoadResult } from './loadJob.ts'
-import { runLoad } from './runLoad.ts'
 import { type LoadSummary, summarizeLoad } from './summarizeLoad.ts'
 import {
   benchTenant,
@@ -91,12 +91,14 @@ export interface BenchFacts {
 const KEY_SET = 'main'
 
 /** Several runs as one (samples concatenated, wall times added). */
-function mergeLoadResults(runs: readonly LoadResult[]): LoadResult {
+function mergeLoadResults(
+  runs: readonly LoadResult[],
+): Pick<LoadResult, 'samples' | 'wallMs' | 'stoppedBy' | 'firstResponses'> {
   return {
     samples: runs.flatMap((run) => run.samples),
     wallMs: runs.reduce((sum, run) => sum + run.wallMs, 0),
     stoppedBy: runs.some((run) => run.stoppedBy === 'time') ? 'time' : 'requests',
-    responses: Object.assign({}, ...runs.map((run) => run.responses)),
+    firstResponses: Object.assign({}, ...runs.map((run) => run.firstResponses)),
   }
 }
 
@@ -238,29 +240,34 @@ export async function runScenario(
     const maxUsers = Math.max(...settings.users)
     log(`[keys] ${spec.store}/${spec.scheduler}: uploading ${maxUsers} users' keys`)
     const uploads: number[] = []
+    // User i's query (a copy: the file it came from holds keys too); re-labelled users share their key set's.
+    const queries: Uint8Array[] = []
     for (let start = 0; start < maxUsers; start += 4) {
       const batch = Array.from({ length: Math.min(4, maxUsers - start) }, (_, i) => start + i)
       const times = await Promise.all(
         batch.map(async (user) => {
           const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
           if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
+          queries[user] = queries[user % settings.distinctKeys] ?? material.query.slice()
           return put(server, user, material.galoisKeys)
         }),
       )
       uploads.push(...times)
     }
+    /** Users 0…count−1, each sending its own query under its own tenant. */
+    const population = (count: number) => ({
+      tokens: Array.from({ length: count }, (_, user) => benchTenant(user).token),
+      calls: { route: 'search' as const, queries: queries.slice(0, count), keySet: KEY_SET },
+    })
     const job = {
       baseUrl: node.url,
-      cacheDir: settings.cacheDir,
-      configId: config.configId,
-      firstUser: 0,
-      zipfS: settings.zipfS,
       requests: settings.requests,
       warmupRequests: settings.warmupRequests,
       maxSeconds: settings.maxSeconds,
       concurrency: settings.concurrency,
-      keySet: KEY_SET,
-      distinctKeys: settings.distinctKeys,
+      scrapeMetrics: false,
+      // Every error reply is a measured outcome; a server that stops answering fails the run.
+      failWithoutAnswer: true,
     }
     const rows: UsersRow[] = []
     let checked = 0
@@ -281,16 +288,16 @@ export async function runScenario(
       for (let round = 0; round < settings.rounds; round++) {
         const hotRun = await runLoad({
           ...job,
-          users: 1,
-          seed: 1000 + i,
+          ...population(1),
+          zipf: { s: settings.zipfS, seed: 1000 + i },
           requests: perRound,
           warmupRequests: Math.min(settings.warmupRequests, 2 * settings.concurrency),
           keepResponsesOf: [],
         })
         const loadRun = await runLoad({
           ...job,
-          users,
-          seed: 1 + i + 100 * round,
+          ...population(users),
+          zipf: { s: settings.zipfS, seed: 1 + i + 100 * round },
           requests: perRound,
           warmupRequests: round === 0 ? settings.warmupRequests : 2 * settings.concurrency,
           keepResponsesOf: round === 0 ? keep : [],
@@ -311,9 +318,9 @@ export async function runScenario(
         const was = sumMetric(before, sample.name, sample.labels)
         serverLookups[sample.labels.tier] = (serverLookups[sample.labels.tier] ?? 0) + sample.value - was
       }
-      for (const [user, base64] of Object.entries(result.responses)) {
+      for (const [user, body] of Object.entries(result.firstResponses)) {
         checked++
-        if (await exactAnswer(settings, config, Number(user), Buffer.from(base64, 'base64'))) exact++
+        if (await exactAnswer(settings, config, Number(user), body)) exact++
       }
       const keysOverCache = (users * facts.keyHeapBytes) / (facts.keyCacheBytes * settings.workers)
       const normalized = medianOfFinite(ratios)
@@ -377,7 +384,7 @@ async function sweepUsers(settings: KeysBenchSettings, server: SealboxClient, co
     await Promise.all(
       order.slice(start, start + settings.concurrency).map(async (user) => {
         const material = await readUserKeyMaterial(settings.cacheDir, config.configId, user, settings.distinctKeys)
-        if (!material) throw new Error(`no key material for user ${user}`)
+        if (!material) throw new BenchError('INTERNAL', `no key material for user ${user}`)
         await searchOnce(server, user, material.query)
       }),
     )

@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage, htmlTable } from '../core/htmlPage.ts'
+import { escapeHtml, htmlList, htmlPage, htmlTable } from '../core/htmlPage.ts'
 import type { MachineInfo } from '../core/machineInfo.ts'
 import { type MarkdownColumn, markdownTable } from '../core/markdownTable.ts'
 import { medianOfFinite } from '../core/stats.ts'
@@ -292,23 +292,17 @@ export function renderKeysHtml(report: KeysBenchReport): string {
     format: (value) => `${(100 * value).toFixed(0)}%`,
     reference: { value: 0.8, label: '80% target' },
   })
-  const table = (x: Table) =>
-    htmlTable(
-      x.columns.map((col) => ({ heading: col.heading, numeric: col.align === 'right' })),
-      x.rows,
-    )
-  const li = (lines: string[]) =>
-    `<ul>${lines.map((line) => `<li>${escapeHtml(line).replace(/\*\*(.+?)\*\*/g, '<b>$1</b>')}</li>`).join('')}</ul>`
+  const table = (x: Table) => htmlTable(x.columns, x.rows)
   return htmlPage(
     'sealbox — evaluation keys at scale',
     [
       '<h1>Evaluation keys at scale</h1>',
       `<p class="note">Generated ${escapeHtml(report.generatedAt)}.</p>`,
       '<h2>Targets</h2>',
-      li(targets(report)),
+      htmlList(targets(report)),
       `<figure>${chart}</figure>`,
       '<h2>Setup</h2>',
-      li(setupLines(report)),
+      htmlList(setupLines(report)),
       '<h2>Throughput and key tiers</h2>',
       table(t),
       '<h2>Time per request by phase (mean ms)</h2>',

@@ -22,7 +22,6 @@ describe('summarizeLoad', () => {
 
   it('splits a request into phases, transfer being client time the server did not account for', () => {
     const split = phaseSplit({
-      user: 0,
       status: 200,
       latencyMs: 40,
       startMs: 0,
@@ -43,11 +42,10 @@ describe('summarizeLoad', () => {
     const summary = summarizeLoad({
       wallMs: 2000,
       stoppedBy: 'requests',
-      responses: {},
       samples: [
-        { user: 0, status: 200, latencyMs: 10, startMs: 0, phases: { compute: 9, total: 9 } },
-        { user: 1, status: 200, latencyMs: 30, startMs: 1, phases: { keyload: 5, keydeserialize: 5, total: 29 } },
-        { user: 2, status: 503, latencyMs: 1, startMs: 2, phases: {}, code: 'OVERLOADED' },
+        { status: 200, latencyMs: 10, startMs: 0, phases: { compute: 9, total: 9 } },
+        { status: 200, latencyMs: 30, startMs: 1, phases: { keyload: 5, keydeserialize: 5, total: 29 } },
+        { status: 503, latencyMs: 1, startMs: 2, phases: {}, code: 'OVERLOADED' },
       ],
     })
     expect(summary.throughput).toBe(1)

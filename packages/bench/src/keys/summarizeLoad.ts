@@ -1,6 +1,7 @@
 import { TIMING_PHASES, type TimingPhase } from '@sealbox/he-core/client'
 import { percentile } from '../core/stats.ts'
-import type { LoadResult, LoadSample } from './loadJob.ts'
+import { errorCodes } from '../load/clientFailure.ts'
+import type { LoadResult, RequestSample } from '../load/serverBenchProtocol.ts'
 
 /**
  * The contract's phases a keyed search is not split into here: `auth`, `decode` and
@@ -57,7 +58,7 @@ export function tierOf(phases: Record<string, number>): KeyTier {
 }
 
 /** Splits a request into the report's phases; `transfer` is client time the server did not account for. */
-export function phaseSplit(sample: LoadSample): Record<KeyPhase, number> {
+export function phaseSplit(sample: RequestSample): Record<KeyPhase, number> {
   const split = phaseRecord((phase) => sample.phases[phase] ?? 0)
   split.transfer += Math.max(0, sample.latencyMs - (sample.phases.total ?? 0))
   return split
@@ -69,15 +70,8 @@ function phaseRecord(value: (phase: KeyPhase) => number): Record<KeyPhase, numbe
   return Object.fromEntries(KEY_PHASES.map((phase) => [phase, value(phase)])) as Record<KeyPhase, number>
 }
 
-export function summarizeLoad(result: LoadResult): LoadSummary {
+export function summarizeLoad(result: Pick<LoadResult, 'samples' | 'wallMs' | 'stoppedBy'>): LoadSummary {
   const ok = result.samples.filter((sample) => sample.status === 200)
-  const errorCodes: Record<string, number> = {}
-  for (const sample of result.samples) {
-    if (sample.status !== 200) {
-      const code = sample.code ?? `HTTP ${sample.status}`
-      errorCodes[code] = (errorCodes[code] ?? 0) + 1
-    }
-  }
   const latencies = ok.map((sample) => sample.latencyMs).sort((a, b) => a - b)
   const phases = phaseRecord(() => 0)
   const tiers: Record<KeyTier, number> = { worker: 0, bytes: 0, store: 0 }
@@ -97,7 +91,7 @@ export function summarizeLoad(result: LoadResult): LoadSummary {
   return {
     requests: result.samples.length,
     errors: result.samples.length - ok.length,
-    errorCodes,
+    errorCodes: errorCodes(result.samples),
     throughput: result.wallMs > 0 ? (ok.length / result.wallMs) * 1000 : 0,
     latency: {
       p50: percentile(latencies, 0.5),

@@ -1,4 +1,5 @@
 import { HeError, type ServerTimingPhases } from '@sealbox/he-core/client'
+import type { RequestSample } from './serverBenchProtocol.ts'
 
 /** What a failed `SealboxClient` call tells a load generator about its request. */
 export interface ClientFailure {
@@ -25,4 +26,15 @@ export function clientFailure(error: unknown, signal?: AbortSignal): ClientFailu
   const phases = typeof timing === 'object' && timing !== null ? (timing as ServerTimingPhases) : {}
   // No status: the client refused what came back (a reply outside the contract).
   return { status: typeof status === 'number' ? status : 0, code: error.code, phases }
+}
+
+/** Error codes of failed requests, counted. */
+export function errorCodes(samples: readonly Pick<RequestSample, 'status' | 'code'>[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const sample of samples) {
+    if (sample.status === 200) continue
+    const code = sample.code ?? `HTTP ${sample.status}`
+    counts[code] = (counts[code] ?? 0) + 1
+  }
+  return counts
 }

@@ -1,7 +1,8 @@
 /**
- * The load generator of `benchmark:server` (and of the search benchmark's throughput
- * rows), in its own process (started by ChildTask): replays the workload's prepared
- * calls through `SealboxClient` (no SEAL work here: the client entry does not load
+ * The bench's one load generator (`benchmark:server`, `benchmark:keys`, the search
+ * benchmark's throughput rows), in its own process (started by ChildTask): replays the
+ * workload's prepared calls as its users (one token, or a Zipf-chosen user per request)
+ * through `SealboxClient` (no SEAL work here: the client entry does not load
  * node-seal) with `concurrency` requests in flight over keep-alive connections
  * (undici's fetch pool: one connection per in-flight request), first
  * `warmupRequests` unrecorded, then until `requests` are done or `maxSeconds` have
@@ -18,6 +19,7 @@ import { runLoadPhase } from './runLoadPhase.ts'
 import { parsePrometheus, processCpuSeconds } from './scrapeMetrics.ts'
 import { sendWorkloadCall, workloadCallCount } from './sendWorkloadCall.ts'
 import { LoadJobSchema, type LoadResult, type LoopDelayReading, type RequestSample } from './serverBenchProtocol.ts'
+import { ZipfSampler } from './zipf.ts'
 
 const epochNow = () => performance.timeOrigin + performance.now()
 
@@ -32,15 +34,19 @@ serveChildTask<LoadResult>(async (input) => {
   const job = LoadJobSchema.parse(input)
   // Every 503 is a measured outcome here, not something to hide behind a retry.
   const server = new SealboxClient({ baseUrl: job.baseUrl, retry: false })
-  const client = server.with({ token: job.token })
+  const clients = job.tokens.map((token) => server.with({ token }))
   const distinct = workloadCallCount(job.calls)
+  const sampler = job.zipf && new ZipfSampler(clients.length, job.zipf.s, job.zipf.seed)
+  const keep = job.keepResponsesOf && new Set(job.keepResponsesOf)
   reportChildReady()
   const firstResponses: Record<number, Uint8Array> = {}
   let measuredStart = 0
 
   const one = async (index: number, record: boolean): Promise<RequestSample> => {
-    const callIndex = index % distinct
-    const signal = AbortSignal.timeout(job.requestTimeoutMs)
+    const user = sampler ? sampler.next() : index
+    const callIndex = user % distinct
+    const signal = job.requestTimeoutMs === undefined ? undefined : AbortSignal.timeout(job.requestTimeoutMs)
+    const client = clients[user % clients.length] as SealboxClient
     const started = performance.now()
     const sample: RequestSample = { latencyMs: 0, status: 0, phases: {}, startMs: started - measuredStart }
     try {
@@ -48,10 +54,14 @@ serveChildTask<LoadResult>(async (input) => {
       sample.latencyMs = performance.now() - started
       sample.status = 200
       sample.phases = phases
-      if (record && firstResponses[callIndex] === undefined) firstResponses[callIndex] = answer
+      if (record && (keep?.has(callIndex) ?? true) && firstResponses[callIndex] === undefined) {
+        firstResponses[callIndex] = answer
+      }
     } catch (error) {
       sample.latencyMs = performance.now() - started
       const failure = clientFailure(error, signal)
+      // No answer at all (the server is gone): a failed run, when the job says so, rather than noise.
+      if (failure.status === 0 && job.failWithoutAnswer) throw error
       sample.status = failure.status
       sample.phases = failure.phases
       sample.code = failure.code

@@ -21,13 +21,23 @@ export interface LoadCell {
 }
 
 /**
- * Runs one cell in a fresh load-generator process (`loadGenerator.ts`), reading the
- * server's `/metrics` (event-loop delay, process CPU) right before and after the measured part.
+ * Runs one load job in a fresh load-generator process (`loadGenerator.ts`) and returns what
+ * it measured. The process is killed if it overstays the job's own time bounds by a minute.
+ */
+export async function runLoad(job: LoadJob): Promise<LoadResult> {
+  // Warm-up and measured part are each bounded by maxSeconds; the last request by its timeout.
+  const limitMs = (2 * job.maxSeconds + 60) * 1000 + (job.requestTimeoutMs ?? 0)
+  return ChildTask.start<LoadResult>('load generator', LOAD_GENERATOR, job, limitMs).result
+}
+
+/**
+ * Runs one cell as one user, reading the server's `/metrics` (event-loop delay, process CPU)
+ * right before and after the measured part.
  */
 export async function runLoadCell(cell: LoadCell): Promise<LoadResult> {
-  const job: LoadJob = {
+  return runLoad({
     baseUrl: cell.baseUrl,
-    token: cell.token,
+    tokens: [cell.token],
     calls: cell.workload.calls,
     concurrency: cell.concurrency,
     warmupRequests: cell.warmupRequests,
@@ -35,7 +45,5 @@ export async function runLoadCell(cell: LoadCell): Promise<LoadResult> {
     maxSeconds: cell.maxSeconds,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     scrapeMetrics: true,
-  }
-  const limitMs = (2 * cell.maxSeconds + 60) * 1000 + REQUEST_TIMEOUT_MS
-  return ChildTask.start<LoadResult>('load generator', LOAD_GENERATOR, job, limitMs).result
+  })
 }

@@ -37,19 +37,29 @@ export type WorkloadCalls = z.infer<typeof WorkloadCallsSchema>
 /** One load-generator run: warm-up, then the measured part, against one server. */
 export const LoadJobSchema = z.object({
   baseUrl: z.url(),
-  token: z.string().min(1),
+  /**
+   * The users the load comes from, by bearer token. Request i is sent by user i mod U, or
+   * with `zipf` by a user drawn from a Zipf law (rank k is user k); user u sends call u mod N.
+   */
+  tokens: z.array(z.string().min(1)).min(1),
   calls: WorkloadCallsSchema,
-  concurrency: z.number().int().min(1).max(256),
+  /** Who sends the next request: P(user k) ∝ 1 / (k + 1)^s, seeded (see `ZipfSampler`). */
+  zipf: z.object({ s: z.number().nonnegative(), seed: z.number().int() }).optional(),
+  concurrency: z.number().int().min(1).max(10_000),
   /** Unrecorded requests at the same concurrency before the measured part. */
   warmupRequests: z.number().int().nonnegative(),
   /** The measured part stops after this many requests… */
   requests: z.number().int().positive(),
   /** …or after this many seconds (in-flight requests finish), whichever comes first. */
   maxSeconds: z.number().positive(),
-  /** A single request gives up after this long (counted as an error). */
-  requestTimeoutMs: z.number().int().positive(),
+  /** A single request gives up after this long (counted as an error); absent: it waits. */
+  requestTimeoutMs: z.number().int().positive().optional(),
+  /** A request that gets no answer at all (the server is gone) fails the run instead of being recorded. */
+  failWithoutAnswer: z.boolean().optional(),
   /** Read the server's `/metrics` before and after the measured part (event-loop delay, process CPU). */
   scrapeMetrics: z.boolean(),
+  /** Return the first answer of these calls only (absent: of every call). */
+  keepResponsesOf: z.array(z.number().int().nonnegative()).optional(),
 })
 export type LoadJob = z.infer<typeof LoadJobSchema>
 
@@ -82,7 +92,7 @@ export interface LoadResult {
   window: { startEpochMs: number; endEpochMs: number }
   wallMs: number
   stoppedBy: StoppedBy
-  /** The first successful answer envelope for each call index (to check it decrypts correctly). */
+  /** The first recorded answer envelope of each call index kept (to check it decrypts correctly). */
   firstResponses: Record<number, Uint8Array>
   /** Event-loop delay over the measured part as the server's histogram recorded it (resolution included). */
   loopDelay: LoopDelayReading | undefined

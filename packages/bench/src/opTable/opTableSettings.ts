@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { ENGINE_IDS, type EngineId } from '../engines/BenchEngine.ts'
+import { ENGINE_IDS } from '../engines/BenchEngine.ts'
 import { ALL_NS } from '../harness/benchParameters.ts'
 import type { BenchPlan, CellBudget, MeasurePolicy } from '../protocol/benchProtocol.ts'
 import type { OpTableFlags } from './opTableFlags.ts'
@@ -53,19 +53,8 @@ export const DEFAULT_BGV_LIMIT = {
   reason: 'BGV above n=16384 is left out of the default run (time budget); run it with --n 32768 --ops BGV',
 } as const
 
-/** Everything one `npm run benchmark` invocation does, resolved from its flags. */
-export interface OpTableSettings {
-  engines: EngineId[]
-  /** `interleaved`: every engine measures a cell before the next one starts; `sequential`: engine after engine. */
-  schedule: 'interleaved' | 'sequential'
-  plan: BenchPlan
-  outDir: string
-  quick: boolean
-  installBrowsers: boolean
-}
-
-/** Applies defaults (full or `--quick`) under the explicit flags. */
-export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: ReadonlySet<string>): OpTableSettings {
+/** Everything one `npm run benchmark` invocation does: defaults (full or `--quick`) under the explicit flags. */
+export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: ReadonlySet<string>) {
   const quick = flags.quick === true
   const policy: MeasurePolicy = {
     iterations: flags.iterations ?? (quick ? 3 : 10),
@@ -79,20 +68,22 @@ export function resolveOpTableSettings(flags: OpTableFlags, publishedIds: Readon
     engineWarmupMs: flags['warmup-ms'] ?? (quick ? 300 : 8000),
   }
   policy.minRepeats = Math.min(policy.minRepeats, policy.repeats)
-  const ops = flags.ops ? selectOps(flags.ops, publishedIds) : quick ? [...QUICK_OPS] : selectOps(['all'], publishedIds)
+  const plan: BenchPlan = {
+    runId: new Date().toISOString(),
+    ns: flags.n ?? (quick ? [4096] : [...ALL_NS]),
+    ops: flags.ops ? selectOps(flags.ops, publishedIds) : quick ? [...QUICK_OPS] : selectOps(['all'], publishedIds),
+    policy,
+    seed: flags.seed ?? 1,
+    ...(flags.n || quick ? {} : { limits: [DEFAULT_BGV_LIMIT] }),
+  }
   return {
     engines: flags.engines ?? [...ENGINE_IDS],
-    schedule: flags.schedule ?? 'interleaved',
-    plan: {
-      runId: new Date().toISOString(),
-      ns: flags.n ?? (quick ? [4096] : [...ALL_NS]),
-      ops,
-      policy,
-      seed: flags.seed ?? 1,
-      ...(flags.n || quick ? {} : { limits: [DEFAULT_BGV_LIMIT] }),
-    },
+    /** `interleaved`: every engine measures a cell before the next one starts; `sequential`: engine after engine. */
+    schedule: flags.schedule ?? ('interleaved' as const),
+    plan,
     outDir: flags.out ?? (quick ? `${RESULTS_DIR}tmp/quick` : RESULTS_DIR),
     quick,
     installBrowsers: flags['install-browsers'] === true,
   }
 }
+export type OpTableSettings = ReturnType<typeof resolveOpTableSettings>

@@ -27,8 +27,11 @@ function cellText(row: OpTableRow, id: OpTableReport['engines'][number]['id'], p
   return missing ? (missing.startsWith('n/a') ? 'n/a' : 'failed') : ''
 }
 
-/** The operation table in the published layout, plus ratio and published columns. */
-export function operationTableMarkdown(report: OpTableReport, pick: 'medianUs' | 'minUs' = 'medianUs'): string {
+/** The operation table in the published layout, plus ratio and published columns (those with medians only). */
+export function operationTable(
+  report: OpTableReport,
+  pick: 'medianUs' | 'minUs',
+): { columns: MarkdownColumn[]; rows: string[][] } {
   const engines = engineColumns(report)
   const pairs = pick === 'medianUs' ? ratioPairs(report) : []
   const withPublished = pick === 'medianUs'
@@ -52,6 +55,11 @@ export function operationTableMarkdown(report: OpTableReport, pick: 'medianUs' |
     ...pairs.map((p) => formatRatio(cellRatio(row, p.a.id, p.b.id))),
     ...(withPublished ? PUBLISHED_COLUMNS.map((c) => formatMicros(row.published?.values[c])) : []),
   ])
+  return { columns, rows }
+}
+
+function operationTableMarkdown(report: OpTableReport, pick: 'medianUs' | 'minUs' = 'medianUs'): string {
+  const { columns, rows } = operationTable(report, pick)
   return markdownTable(columns, rows)
 }
 

@@ -1,7 +1,6 @@
 import { BenchError } from '../BenchError.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
-import { ProgressBoard, type ProgressStream } from '../core/ProgressBoard.ts'
-import { formatDuration } from '../core/ProgressLine.ts'
+import { formatDuration, ProgressBoard, type ProgressStream } from '../core/ProgressBoard.ts'
 import { writeReportFiles } from '../core/writeReportFiles.ts'
 import type { BenchEngine, EngineId } from '../engines/BenchEngine.ts'
 import { ENGINE_IDS } from '../engines/BenchEngine.ts'

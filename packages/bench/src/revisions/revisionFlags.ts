@@ -30,7 +30,6 @@ export const RevisionFlagsSchema = z
     out: outFlag('output directory (default packages/bench/results/search)'),
   })
   .strict()
-export type RevisionFlags = z.output<typeof RevisionFlagsSchema>
 
 /** Parses `10000x16` into rows and dimension (the flag's regex has checked the form). */
 export function parseShape(text: string): { rows: number; dimension: number } {

@@ -6,10 +6,11 @@ import {
   type SearchLinkRates,
 } from '@sealbox/he-core/search'
 import type { ServerNode } from '@sealbox/testkit'
+import { BenchError } from '../BenchError.ts'
 import { loadAverage } from '../core/machineInfo.ts'
 import type { BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import { type LinkMedians, linkMedians } from './linkMedians.ts'
-import { serverTotalMs } from './serverTotalMs.ts'
+import { timeClientQuery } from './timeSearchQueries.ts'
 import { ToxiproxyLinks } from './toxiproxyLink.ts'
 
 /** One link's end to end at a million rows: medians over the samples (ms), as the end-to-end section counts them. */
@@ -51,23 +52,12 @@ export async function measureMillionLinks(options: {
       await client.search(search.encryptQuery(vectors[0] as ArrayLike<number>), request)
       const samples: BrowserClientSample[] = []
       for (const vector of vectors) {
-        const t0 = performance.now()
-        const query = search.encryptQuery(vector)
-        const t1 = performance.now()
-        const result = await client.search(query, request)
-        const t2 = performance.now()
-        search.rank(result.responses, 10)
-        const t3 = performance.now()
-        const timing = result.timing as Partial<Record<string, number>>
-        samples.push({
-          encrypt: t1 - t0,
-          request: t2 - t1,
-          server: serverTotalMs(timing),
-          decrypt: t3 - t2,
-          up: query.byteLength,
-          down: result.responses.reduce((sum, r) => sum + r.byteLength, 0),
-        })
-        log(`million: ${name} sample ${samples.length}/${vectors.length}: ${(t3 - t0).toFixed(0)} ms end to end`)
+        const { sample, hits } = await timeClientQuery(client, search, vector, request)
+        if (!hits) throw new BenchError('ENGINE_FAILED', `million: ${name}: a response block ran out of noise budget`)
+        samples.push(sample)
+        log(
+          `million: ${name} sample ${samples.length}/${vectors.length}: ${(sample.encrypt + sample.request + sample.decrypt).toFixed(0)} ms end to end`,
+        )
       }
       out.push({
         link,

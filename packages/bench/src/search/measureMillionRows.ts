@@ -12,13 +12,13 @@ import {
   scaleQueryVector,
   scaleSearchRows,
   searchProcessedMemory,
-  syntheticSearchDatabase,
   syntheticSearchQuery,
   syntheticSearchRows,
 } from '@sealbox/he-core/search'
 import { loadAverage } from '../core/machineInfo.ts'
 import { type Spread, spread } from '../core/stats.ts'
 import { type MillionLinkRow, measureMillionLinks } from './measureMillionLinks.ts'
+import { millionBenchData } from './measureScaleRecall.ts'
 import { measureServerStart, type ServerStart, startMeasuredServer, treeStatusMiB } from './measureServerStart.ts'
 import { cosineTopK, recallAt } from './recallAt.ts'
 import { serverTotalMs } from './serverTotalMs.ts'
@@ -158,20 +158,15 @@ export async function measureMillionRowsCase(
     source = syntheticSearchRows({ rows: c.rows, dimension: c.dimension, seed })
     queryVectors = Array.from({ length: queries }, (_, i) => syntheticSearchQuery(c.dimension, 100 + i))
   } else {
-    // Topics as the cluster-private bench draws them (V/100), grouped under subjects when the case has them; queries drawn like the data.
-    const topics = Math.max(1, Math.round(c.rows / 100))
-    const grouping = { topics, ...(c.subjects ? { subjects: c.subjects } : {}) }
-    const f32 = new Float32Array(
-      syntheticSearchDatabase({ rows: c.rows, dimension: c.dimension, seed: 11, ...grouping }).vectors,
-    )
+    // The scale-recall study's data: V/100 topics, under the case's subjects if it has them; queries drawn like the rows.
+    const { vectors: f32, queries: asked } = millionBenchData(c.rows, c.dimension, queries, c.subjects ?? 0)
     const path = join(dir, `clustered-${c.rows}x${c.dimension}.npy`)
     await writeFile(path, encodeNpyFloat32(f32, c.rows, c.dimension))
     // The server reads float32: the oracle does too, from the one float32 copy.
     clustered = { vectors: f32 }
     const d = c.dimension
     source = { rows: c.rows, dimension: d, readRows: (first, count) => f32.subarray(first * d, (first + count) * d) }
-    const asked = syntheticSearchDatabase({ rows: queries, dimension: d, seed: 12, topicSeed: 11, ...grouping })
-    queryVectors = Array.from({ length: queries }, (_, i) => asked.vectors.slice(i * d, (i + 1) * d))
+    queryVectors = Array.from({ length: queries }, (_, i) => asked.slice(i * d, (i + 1) * d))
     env = { DATABASE: path, SEARCH_CLUSTERS: 'auto' }
     log(`million: wrote ${path}`)
   }

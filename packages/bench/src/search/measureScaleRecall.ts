@@ -60,11 +60,17 @@ export interface ScaleRecallReport {
   probes?: { rows: number; clusters: number; plainModulus: number; scale: number; nearestHolds: number }[]
 }
 
-/** The million bench's cluster-private data at V rows: float32, as the server reads it. */
-export function millionBenchData(rows: number, dimension: number, queries: number) {
-  const topics = Math.max(1, Math.round(rows / 100))
-  const subjects = Math.max(1, Math.round(rows / 10_000))
-  const grouping = { topics, subjects }
+/**
+ * The million bench's cluster-private data at V rows, float32 as the server reads it, and
+ * `queries` queries drawn like it: V/100 topics grouped under `subjects` (0: independent topics).
+ */
+export function millionBenchData(
+  rows: number,
+  dimension: number,
+  queries: number,
+  subjects = Math.max(1, Math.round(rows / 10_000)),
+) {
+  const grouping = { topics: Math.max(1, Math.round(rows / 100)), ...(subjects ? { subjects } : {}) }
   const vectors = new Float32Array(syntheticSearchDatabase({ rows, dimension, seed: 11, ...grouping }).vectors)
   const asked = syntheticSearchDatabase({ rows: queries, dimension, seed: 12, topicSeed: 11, ...grouping })
   return { vectors, queries: asked.vectors }
@@ -135,8 +141,9 @@ export function measureScaleRecall(options: {
         dimension: d,
         readRows: (first, count) => data.vectors.subarray(first * d, (first + count) * d),
       })
-    /** The integer top 10 at s among `candidates` (ascending rows, so ties rank by row). */
-    const integerTop10 = (candidates: readonly number[], query: ArrayLike<number>, scale: number): number[] => {
+    /** The integer top 10 at s among `pool` (ascending rows), scoring only rows with cos ≥ `floor`. */
+    const integerTop10 = (pool: readonly number[], floor: number, scale: number, query: ArrayLike<number>) => {
+      const candidates = pool.filter((row) => (cosines[row] as number) >= floor)
       const fields = { dimension: d, metric: 'cosine' as const, maxNorm: 1, scale }
       const q = scaleQueryVector(fields, query)
       const scores = candidates.map((row) => {
@@ -145,7 +152,7 @@ export function measureScaleRecall(options: {
         for (let j = 0; j < d; j++) sum += (x[j] as number) * (q[j] as number)
         return sum
       })
-      return topKIndices(scores, 10).map((index) => candidates[index] as number)
+      return { hits: topKIndices(scores, 10).map((index) => candidates[index] as number), scored: candidates.length }
     }
     const gaps: number[] = []
     const cosines = new Float64Array(rows)
@@ -168,27 +175,25 @@ export function measureScaleRecall(options: {
       const pool: number[] = []
       for (let row = 0; row < rows; row++) if ((cosines[row] as number) >= tenth - widest) pool.push(row)
       for (const [k, setting] of settings.entries()) {
-        const floor = tenth - errorBound(setting.scale)
-        const candidates = pool.filter((row) => (cosines[row] as number) >= floor)
-        candidatesMax[k] = Math.max(candidatesMax[k] as number, candidates.length)
-        const hits = integerTop10(candidates, query, setting.scale)
+        const { hits, scored } = integerTop10(pool, tenth - errorBound(setting.scale), setting.scale, query)
+        candidatesMax[k] = Math.max(candidatesMax[k] as number, scored)
         recall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
       }
       if (clustering && config) {
         const nearest = nearestClusters(clustering, config.metric, query, 1)[0] as number
         const members = [...(clustering.members[nearest] ?? [])].sort((a, b) => a - b)
         nearestHolds += members.filter((row) => truthSet.has(row)).length / 10 / options.queries
-        // Only the cluster's rows that can reach its integer top 10 are scored.
+        // The cluster's own 10th row sets the floor: only its rows can enter its top 10.
         const tenthHere = cosines[
-          topKIndices(
-            members.map((row) => cosines[row] as number),
-            10,
-          ).map((index) => members[index] as number)[9] as number
+          members[
+            topKIndices(
+              members.map((row) => cosines[row] as number),
+              10,
+            )[9] as number
+          ] as number
         ] as number
         for (const [k, setting] of settings.entries()) {
-          const floor = tenthHere - errorBound(setting.scale)
-          const candidates = members.filter((row) => (cosines[row] as number) >= floor)
-          const hits = integerTop10(candidates, query, setting.scale)
+          const { hits } = integerTop10(members, tenthHere - errorBound(setting.scale), setting.scale, query)
           clusterRecall[k]?.push(hits.filter((row) => truthSet.has(row)).length / 10)
         }
       }

@@ -16,8 +16,6 @@ import { medianOfFinite, type Spread, spread } from '../core/stats.ts'
 import { threadCpuMs } from '../core/threadCpuMs.ts'
 import type { SealCallClock } from './sealCallClock.ts'
 
-export { threadCpuMs } from '../core/threadCpuMs.ts'
-
 /** Min and median of each server phase of one config (ms, wall clock). */
 export interface PhaseSpreads {
   decode: Spread

@@ -1,13 +1,13 @@
 import process from 'node:process'
 import { ServerNode } from '@sealbox/testkit'
 import { loadAverage } from '../core/machineInfo.ts'
+import { threadCpuMs } from '../core/threadCpuMs.ts'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import { openBenchSession } from '../load/openBenchSession.ts'
 import type { PreparedWorkload } from '../load/PreparedWorkload.ts'
 import { runLoadCell } from '../load/runLoadCell.ts'
 import { prepareSearchWorkload } from '../load/searchWorkload.ts'
 import { cpuShares, readThreadCpu, type ThreadCpuSplit, threadCpuSpent } from '../load/threadCpu.ts'
-import { threadCpuMs } from './measureSearch.ts'
 import {
   type DirectThroughput,
   summarizeDirectThroughput,

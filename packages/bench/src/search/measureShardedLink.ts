@@ -20,6 +20,7 @@ import { ServerNode, TempNginx } from '@sealbox/testkit'
 import { loadAverage } from '../core/machineInfo.ts'
 import { median } from '../core/stats.ts'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
+import { timeClientQuery } from './timeSearchQueries.ts'
 import { ensureToxiproxy, ToxiproxyLinks } from './toxiproxyLink.ts'
 
 /*
@@ -104,25 +105,17 @@ async function measureOne(
   let exact = true
   for (let i = -1; i < samples; i++) {
     const vector = syntheticSearchQuery(dimension, 100 + i)
-    let t = performance.now()
-    const query = search.encryptQuery(vector)
-    const encryptMs = performance.now() - t
-    t = performance.now()
-    const answer = await client.search(query, { keySet: 'main' })
-    const callMs = performance.now() - t
-    t = performance.now()
-    const { hits } = search.rank(answer.responses, 10)
-    const decryptMs = performance.now() - t
+    const { sample, result, hits } = await timeClientQuery(client, search, vector, { keySet: 'main' })
     const oracle = topKIndices(plaintextSearchScores(config, database, vector), 10)
-    exact &&= hits.map((hit) => hit.row).join() === oracle.join()
-    uploadBytes = query.byteLength * shards
-    downloadBytes = answer.responses.reduce((sum, response) => sum + response.byteLength, 0)
+    exact &&= hits?.map((hit) => hit.row).join() === oracle.join()
+    uploadBytes = sample.up * shards
+    downloadBytes = sample.down
     // The first query warms the connections and the shards' key caches: not counted.
     if (i < 0) continue
-    encrypt.push(encryptMs)
-    call.push(callMs)
-    server.push(answer.queryMs[0] ?? 0)
-    decrypt.push(decryptMs)
+    encrypt.push(sample.encrypt)
+    call.push(sample.request)
+    server.push(result.queryMs[0] ?? 0)
+    decrypt.push(sample.decrypt)
   }
   const endToEndMs = median(encrypt) + median(call) + median(decrypt)
   const extraUploadMs = transferMs(uploadBytes - uploadBytes / shards, link.upMbps)
@@ -154,7 +147,10 @@ export async function measureShardedLink(options: {
   cacheDir: string
   log: (line: string) => void
 }): Promise<ShardLinkRow[]> {
-  const links = await ToxiproxyLinks.start(await ensureToxiproxy(options.cacheDir, options.log))
+  // Loopback rows alone need no Toxiproxy.
+  const links = options.links.every((name) => name === 'loopback')
+    ? undefined
+    : await ToxiproxyLinks.start(await ensureToxiproxy(options.cacheDir, options.log))
   const out: ShardLinkRow[] = []
   try {
     for (const shards of options.shardCounts) {
@@ -189,7 +185,8 @@ export async function measureShardedLink(options: {
             name === 'loopback'
               ? { name: 'custom', upMbps: Number.POSITIVE_INFINITY, downMbps: Number.POSITIVE_INFINITY, rttMs: 0 }
               : resolveSearchLink(name)
-          const url = name === 'loopback' ? nginx.url : await links.shape(`shards-${shards}-${name}`, nginx.port, link)
+          const url =
+            name === 'loopback' || !links ? nginx.url : await links.shape(`shards-${shards}-${name}`, nginx.port, link)
           options.log(`S = ${shards}, ${name}`)
           const row = await measureOne(url, nginx.url, link, options.rows, options.dimension, options.samples)
           out.push({ shards, ...row })
@@ -200,7 +197,7 @@ export async function measureShardedLink(options: {
       }
     }
   } finally {
-    await links[Symbol.asyncDispose]()
+    await links?.[Symbol.asyncDispose]()
   }
   return out
 }

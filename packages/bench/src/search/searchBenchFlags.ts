@@ -122,7 +122,6 @@ export const SearchBenchFlagsSchema = z
     }),
   })
   .strict()
-export type SearchBenchFlags = z.infer<typeof SearchBenchFlagsSchema>
 
 /** The command line of `npm run benchmark:search`. */
 export const SEARCH_BENCH_CLI = defineCli({ command: 'npm run benchmark:search --', flags: SearchBenchFlagsSchema })

@@ -8,7 +8,7 @@ import {
   syntheticSearchQuery,
   topKIndices,
 } from '@sealbox/he-core/search'
-import type { BrowserClientRun } from './browserClient/browserClientProtocol.ts'
+import type { BrowserClientRun, BrowserClientSample } from './browserClient/browserClientProtocol.ts'
 import { serverTotalMs } from './serverTotalMs.ts'
 
 /**
@@ -32,28 +32,43 @@ export async function timeSearchQueries(options: {
   const run: BrowserClientRun = { samples: [], topHitFound: true, exact: true, noiseExhausted: 0 }
   for (let i = 0; i < options.samples; i++) {
     const vector = syntheticSearchQuery(config.dimension, i + 1)
-    const t0 = performance.now()
-    const query = search.encryptQuery(vector)
-    const t1 = performance.now()
-    const result = await client.search(query, request)
-    const t2 = performance.now()
-    const hits = rankOrNull(search, result.responses)
-    const t3 = performance.now()
+    const { sample, result, hits } = await timeClientQuery(client, search, vector, request)
     const scores = plaintextSearchScores(config, database, vector)
     if (!hits) run.noiseExhausted++
     if (hits?.[0]?.row !== topKIndices(scores, 1)[0]) run.topHitFound = false
     if (!hits || !decryptsToOracle(search.decryptScores(result.responses), scores)) run.exact = false
-    run.samples.push({
-      encrypt: t1 - t0,
-      request: t2 - t1,
-      server: serverTotalMs(result.timing),
-      decrypt: t3 - t2,
-      up: query.byteLength,
-      down: result.responses.reduce((sum, r) => sum + r.byteLength, 0),
-    })
+    run.samples.push(sample)
     options.onSample?.(i + 1)
   }
   return run
+}
+
+/**
+ * One query as the client a user runs sees it: encrypt, the search call, then decrypt and
+ * rank the top 10 (null when a response block has no noise budget left), timed apart.
+ */
+export async function timeClientQuery(
+  client: SealboxClient,
+  search: PrivateSearchClient,
+  vector: ArrayLike<number>,
+  request: { keySet?: string },
+) {
+  const t0 = performance.now()
+  const query = search.encryptQuery(vector)
+  const t1 = performance.now()
+  const result = await client.search(query, request)
+  const t2 = performance.now()
+  const hits = rankOrNull(search, result.responses)
+  const t3 = performance.now()
+  const sample: BrowserClientSample = {
+    encrypt: t1 - t0,
+    request: t2 - t1,
+    server: serverTotalMs(result.timing),
+    decrypt: t3 - t2,
+    up: query.byteLength,
+    down: result.responses.reduce((sum, r) => sum + r.byteLength, 0),
+  }
+  return { sample, result, hits }
 }
 
 /** The client's top 10, or null when a response block has no noise budget left. */

@@ -58,7 +58,18 @@ export class ToxiproxyLinks implements AsyncDisposable {
     const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' })
     const api = `http://127.0.0.1:${port}`
     const links = new ToxiproxyLinks(child, api)
-    await waitFor('Toxiproxy to answer', async () => (await fetch(`${api}/version`)).ok, 20_000)
+    // A binary that cannot be run fails the start (and `startOrModel` falls back to the model), not the process.
+    const spawnFailed = new Promise<never>((_, reject) =>
+      child.once('error', (error) =>
+        reject(
+          new BenchError('PROCESS_FAILED', `Toxiproxy (${binary}) did not start: ${error.message}`, { cause: error }),
+        ),
+      ),
+    )
+    await Promise.race([
+      spawnFailed,
+      waitFor('Toxiproxy to answer', async () => (await fetch(`${api}/version`)).ok, 20_000),
+    ])
     return links
   }
 

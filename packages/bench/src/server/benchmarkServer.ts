@@ -8,7 +8,7 @@
 import process from 'node:process'
 import { commandLine, runProgram } from '../core/defineCli.ts'
 import { loadAverage, machineInfo } from '../core/machineInfo.ts'
-import { ProgressLine } from '../core/ProgressLine.ts'
+import { ProgressBoard } from '../core/ProgressBoard.ts'
 import { writeReportFiles } from '../core/writeReportFiles.ts'
 import { BENCH_SERVER_ENV } from '../load/benchServerEnv.ts'
 import type { PreparedWorkload, Workload } from '../load/PreparedWorkload.ts'
@@ -52,13 +52,14 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
   const withDirect = settings.rows.some((row) => row.kind === 'direct')
   const cellsPerServer = prepared.length * settings.concurrency.length
   const units = settings.repeats * ((withDirect ? prepared.length : 0) + serverRows.length * (1 + cellsPerServer))
-  const progress = new ProgressLine(process.stderr, 'benchmark:server')
+  const progress = new ProgressBoard(process.stderr)
   const started = performance.now()
   let done = 0
   const tick = (detail: string) => {
     const elapsedMs = performance.now() - started
     const fraction = done / units
-    progress.update({ fraction, elapsedMs, etaMs: done > 0 ? (elapsedMs / done) * (units - done) : undefined, detail })
+    const etaMs = done > 0 ? (elapsedMs / done) * (units - done) : undefined
+    progress.update([{ label: 'benchmark:server', fraction, elapsedMs, etaMs, detail }], undefined, elapsedMs)
   }
   const servers: ServerRunRecord[] = []
   const runs: RunRecord[] = []
@@ -108,7 +109,7 @@ async function run(settings: ServerBenchSettings, prepared: PreparedWorkload[]) 
       runs.push(...result.runs)
     }
   }
-  progress.finish(`done in ${((performance.now() - started) / 60_000).toFixed(1)} min`)
+  progress.finish(`[benchmark:server] done in ${((performance.now() - started) / 60_000).toFixed(1)} min`)
   return { servers, runs, failures }
 }
 

@@ -24,7 +24,7 @@ function markdownToHtmlTable(markdown: string): string {
   const head = cells(lines[0] ?? '')
   const rows = lines.slice(2).map(cells)
   return htmlTable(
-    head.map((heading, i) => ({ heading, numeric: i > 0 })),
+    head.map((heading, i) => ({ heading, align: i > 0 ? 'right' : 'left' })),
     rows,
   )
 }

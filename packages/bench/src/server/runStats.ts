@@ -1,6 +1,6 @@
 import { mean as meanOf, medianOfFinite, percentile } from '../core/stats.ts'
 import type { DirectTiming } from '../load/PreparedWorkload.ts'
-import type { LoadResult, ProbeKind, ProbeSample, RequestSample } from '../load/serverBenchProtocol.ts'
+import type { LoadResult, ProbeKind, ProbeSample } from '../load/serverBenchProtocol.ts'
 
 /**
  * The server's prom-client event-loop monitor runs at a 10 ms resolution
@@ -130,15 +130,4 @@ export function medianStats(runs: readonly RunStats[]): RunStats {
   const stats = emptyStats()
   for (const key of RUN_STAT_KEYS) stats[key] = medianOrNull(runs.map((run) => run[key]))
   return stats
-}
-
-/** Error codes of failed requests, counted. */
-export function errorCodes(samples: readonly RequestSample[]): Record<string, number> {
-  const counts: Record<string, number> = {}
-  for (const sample of samples) {
-    if (sample.status === 200) continue
-    const code = sample.code ?? `HTTP ${sample.status}`
-    counts[code] = (counts[code] ?? 0) + 1
-  }
-  return counts
 }

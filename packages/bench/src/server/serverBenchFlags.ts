@@ -98,44 +98,30 @@ export type ServerBenchFlags = z.infer<typeof ServerBenchFlagsSchema>
 /** The command line of `npm run benchmark:server`. */
 export const SERVER_BENCH_CLI = defineCli({ command: 'npm run benchmark:server --', flags: ServerBenchFlagsSchema })
 
-/** Everything one run does, resolved from its flags. */
-export interface ServerBenchSettings {
-  rows: RowSpec[]
-  workloads: Workload[]
-  concurrency: number[]
-  /** Measured requests per cell, at most. */
-  requests: number
-  /** Measured seconds per cell, at most. */
-  durationSeconds: number
-  repeats: number
-  /** Probes per second per connection kind (fresh and keep-alive). */
-  probeHz: number
-  /** Quiet time with the prober running before the first cell of each server (idle baseline). */
-  idleMs: number
-  /** Seconds of the cost-fairness scenario (needs the search workload; 0 skips it). */
-  costFloodSeconds: number
-  quick: boolean
-  outDir: string
-}
-
 /** The package's results folder for this table. */
 export const SERVER_RESULTS_DIR = fileURLToPath(new URL('../../results/server/', import.meta.url))
 const QUICK_RESULTS_DIR = fileURLToPath(new URL('../../results/tmp/server-quick/', import.meta.url))
 
-/** Applies the defaults (full or `--quick`) under the explicit flags. */
-export function resolveServerBenchSettings(flags: ServerBenchFlags): ServerBenchSettings {
+/** Everything one run does: the defaults (full or `--quick`) under the explicit flags. */
+export function resolveServerBenchSettings(flags: ServerBenchFlags) {
   const quick = flags.quick === true
   return {
     rows: (flags.rows ?? [...DEFAULT_ROWS]).map(rowSpec),
-    workloads: flags.workloads ?? (quick ? ['search', 'program'] : [...WORKLOADS]),
+    workloads: flags.workloads ?? ((quick ? ['search', 'program'] : [...WORKLOADS]) satisfies Workload[]),
     concurrency: flags.concurrency ?? (quick ? [1, 4] : [1, 4, 16]),
+    /** Measured requests per cell, at most. */
     requests: flags.requests ?? (quick ? 10 : 200),
+    /** Measured seconds per cell, at most. */
     durationSeconds: flags.duration ?? (quick ? 1 : 5),
     repeats: flags.repeats ?? (quick ? 1 : 3),
+    /** Probes per second per connection kind (fresh and keep-alive). */
     probeHz: flags['probe-hz'] ?? 20,
+    /** Quiet time with the prober running before the first cell of each server (idle baseline). */
     idleMs: quick ? 300 : 1500,
+    /** Seconds of the cost-fairness scenario (needs the search workload; 0 skips it). */
     costFloodSeconds: flags['cost-flood'] ?? (quick ? 3 : 30),
     quick,
     outDir: flags.out ?? (quick ? QUICK_RESULTS_DIR : SERVER_RESULTS_DIR),
   }
 }
+export type ServerBenchSettings = ReturnType<typeof resolveServerBenchSettings>

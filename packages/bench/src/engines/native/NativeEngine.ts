@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { BenchError } from '../../BenchError.ts'
 import { OP_CATALOG } from '../../harness/opCatalog.ts'
 import type { BenchEngine, EngineAvailability, EngineSession, EngineStartContext } from '../BenchEngine.ts'
 import { HarnessConnection } from '../HarnessConnection.ts'
+import { startPythonHarness } from './startPythonHarness.ts'
 
 const HERE = fileURLToPath(new URL('./', import.meta.url))
 const VENV = fileURLToPath(new URL('../../../.venv/', import.meta.url))
@@ -55,41 +54,24 @@ export class NativeEngine implements BenchEngine {
   }
 
   async start(context: EngineStartContext): Promise<EngineSession> {
-    const child = spawn(VENV_PYTHON, ['sealbench_native.py'], { cwd: HERE, stdio: ['pipe', 'pipe', 'pipe'] })
-    const connection = new HarnessConnection('native', context.onEvent, (command) =>
-      child.stdin.write(`${JSON.stringify(command)}\n`),
-    )
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4000)
+    const harness = startPythonHarness({
+      python: VENV_PYTHON,
+      script: 'sealbench_native.py',
+      name: 'native harness',
+      onLine: (value) => connection.accept(value),
+      onUnreadable: (error) => connection.fail(error),
+      onExit: (error) => connection.fail(error),
     })
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let raw: unknown
-      try {
-        raw = JSON.parse(line)
-      } catch (error) {
-        connection.fail(
-          new BenchError('ENGINE_FAILED', `native: unreadable output line: ${line.slice(0, 200)}`, { cause: error }),
-        )
-        return
-      }
-      connection.accept(raw)
-    })
-    child.on('close', (code) =>
-      connection.fail(new BenchError('ENGINE_FAILED', `native harness exited with code ${code}: ${stderr.trim()}`)),
-    )
+    const connection = new HarnessConnection('native', context.onEvent, (command) => harness.send(command))
     // The first line is the plan (with the op catalog, so Python needs no copy of it); commands follow.
-    child.stdin.write(`${JSON.stringify({ plan: context.plan, catalog: OP_CATALOG })}\n`)
+    harness.send({ plan: context.plan, catalog: OP_CATALOG })
     return {
       request: (command, timeoutMs) => connection.request(command, timeoutMs),
       get result() {
         return connection.result
       },
       versions: async () => ({ ...this.#versions, seal: '4.1.2 (seal-python wheel)' }),
-      close: async () => {
-        child.stdin.end()
-        if (child.exitCode === null && child.signalCode === null) child.kill()
-      },
+      close: async () => harness.close(),
     }
   }
 }

@@ -1,10 +1,6 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { BenchError } from '../../BenchError.ts'
 import { NativeEngine, VENV_PYTHON } from './NativeEngine.ts'
-
-const HERE = fileURLToPath(new URL('./', import.meta.url))
+import { type PythonHarness, startPythonHarness } from './startPythonHarness.ts'
 
 /** One reply line of search_native.py. */
 type NativeReply = { ok: true; [field: string]: unknown } | { ok: false; error: string; trace?: string }
@@ -48,34 +44,22 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
  * on first use), one command at a time over stdin/stdout JSON lines.
  */
 export class NativeSearchHarness implements AsyncDisposable {
-  readonly #child: ChildProcessWithoutNullStreams
   readonly #waiting: { resolve: (reply: NativeReply) => void; reject: (error: Error) => void }[] = []
-  #stderr = ''
+  readonly #harness: PythonHarness
   #closed: Error | undefined
   versions: Record<string, string> = {}
 
-  private constructor(child: ChildProcessWithoutNullStreams) {
-    this.#child = child
-    child.stderr.on('data', (chunk: Buffer) => {
-      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-4000)
-    })
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const waiter = this.#waiting.shift()
-      if (!waiter) return
-      try {
-        waiter.resolve(JSON.parse(line) as NativeReply)
-      } catch (error) {
-        waiter.reject(
-          new BenchError('ENGINE_FAILED', `native search: unreadable line ${line.slice(0, 200)}`, { cause: error }),
-        )
-      }
-    })
-    child.on('close', (code) => {
-      this.#closed = new BenchError(
-        'ENGINE_FAILED',
-        `native search harness exited with code ${code}: ${this.#stderr.trim()}`,
-      )
-      for (const waiter of this.#waiting.splice(0)) waiter.reject(this.#closed)
+  private constructor() {
+    this.#harness = startPythonHarness({
+      python: VENV_PYTHON,
+      script: 'search_native.py',
+      name: 'native search harness',
+      onLine: (reply) => this.#waiting.shift()?.resolve(reply as NativeReply),
+      onUnreadable: (error) => this.#waiting.shift()?.reject(error),
+      onExit: (error) => {
+        this.#closed = error
+        for (const waiter of this.#waiting.splice(0)) waiter.reject(error)
+      },
     })
   }
 
@@ -85,8 +69,7 @@ export class NativeSearchHarness implements AsyncDisposable {
     if (!availability.available) {
       throw new BenchError('ENGINE_UNAVAILABLE', `native SEAL: ${availability.reason}; ${availability.install ?? ''}`)
     }
-    const child = spawn(VENV_PYTHON, ['search_native.py'], { cwd: HERE, stdio: ['pipe', 'pipe', 'pipe'] })
-    const harness = new NativeSearchHarness(child)
+    const harness = new NativeSearchHarness()
     harness.versions = (await harness.#request({ cmd: 'versions' })) as unknown as Record<string, string>
     delete harness.versions.ok
     return harness
@@ -96,7 +79,7 @@ export class NativeSearchHarness implements AsyncDisposable {
     if (this.#closed) throw this.#closed
     const reply = await new Promise<NativeReply>((resolve, reject) => {
       this.#waiting.push({ resolve, reject })
-      this.#child.stdin.write(`${JSON.stringify(command)}\n`)
+      this.#harness.send(command)
     })
     if (!reply.ok) {
       throw new BenchError('ENGINE_FAILED', `native search ${String(command.cmd)}: ${reply.error}`, {
@@ -143,7 +126,6 @@ export class NativeSearchHarness implements AsyncDisposable {
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    this.#child.stdin.end()
-    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill()
+    this.#harness.close()
   }
 }

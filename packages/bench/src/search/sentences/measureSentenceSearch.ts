@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeContext } from '@sealbox/he-core'
-import { SealboxClient, TIMING_PHASES } from '@sealbox/he-core/client'
+import { SealboxClient } from '@sealbox/he-core/client'
 import {
   nearestClusters,
   PrivateSearchClient,
@@ -15,6 +15,7 @@ import { loadAverage } from '../../core/machineInfo.ts'
 import { type Spread, spread } from '../../core/stats.ts'
 import { startMeasuredServer } from '../measureServerStart.ts'
 import { cosineTopK, recallAt } from '../recallAt.ts'
+import { serverTotalMs } from '../serverTotalMs.ts'
 import type { SentenceEmbeddings } from './prepareSentenceEmbeddings.ts'
 
 type Load = [number, number, number]
@@ -111,13 +112,7 @@ export async function measureSentenceSetting(options: {
       const vector = data.queries.vectors.subarray(i * d, (i + 1) * d)
       const query = search.encryptQuery(vector)
       const result = await client.search(query, keys ? { keySet: 'search' } : {})
-      const timing = result.timing as Partial<Record<string, number>>
-      totals.push(
-        TIMING_PHASES.filter((phase) => phase !== 'store' && phase !== 'cpu').reduce(
-          (sum, phase) => sum + (timing[phase] ?? 0),
-          0,
-        ),
-      )
+      totals.push(serverTotalMs(result.timing))
       queryBytes = query.byteLength
       responseBytes = result.responses.reduce((sum, r) => sum + r.byteLength, 0)
       const hits = search.topK(search.decryptScores(result.responses).scores, 10).map((hit) => hit.row)
