@@ -28,6 +28,8 @@ const REQUEST_TIMEOUT_MS = 2000
  * it (before its next timeout check: accepted, the case at issue; after it: 408).
  */
 const LATE_MS = [-30, -15, -5, 5, 15, 30]
+/** Rounds of LATE_MS at most, until a body is accepted with too little time left. */
+const ROUNDS = 5
 /** Queries per late search (MAX_QUERIES_PER_SEARCH): a job of tens of ms, far longer than what its request has left. */
 const QUERIES = 16
 /** Generous: the victim's slowest search while late bodies arrive, vs its idle median. */
@@ -110,8 +112,17 @@ describe('a body that completes just after REQUEST_TIMEOUT_MS never gets a worke
   it('answers 504 (or 408) at once, and replaces no worker', async () => {
     const query = Buffer.concat(Array.from({ length: QUERIES }, (_, i) => side.query(i + 2).bytes))
     const replacedBefore = metricSum(await metricsText(server.url), 'sealbox_worker_replacements_total')
+    // A round lands bodies a few ms either side of the deadline by the test's clock. On a busy
+    // machine the test's own timers can slip past the server's check in every one of them (all
+    // 408s, the case at issue never arising): up to ROUNDS rounds, until one body is accepted.
     const { result, health } = await duringAttack(server.url, () =>
-      victimDuring(server.victim, () => Promise.all(LATE_MS.map((late) => lateSearch(server.url, token, query, late)))),
+      victimDuring(server.victim, async () => {
+        const all: Awaited<ReturnType<typeof lateSearch>>[] = []
+        for (let round = 0; round < ROUNDS && !all.some((answer) => answer.status === 504); round++) {
+          all.push(...(await Promise.all(LATE_MS.map((late) => lateSearch(server.url, token, query, late)))))
+        }
+        return all
+      }),
     )
     const answers = result.result
     for (const answer of answers) {
@@ -136,7 +147,7 @@ describe('a body that completes just after REQUEST_TIMEOUT_MS never gets a worke
     expect(next).toBeGreaterThan(0)
     expectHealthy({
       attack: 'late body: last byte just after REQUEST_TIMEOUT_MS',
-      test: `${FILE} › ${LATE_MS.length} late searches`,
+      test: `${FILE} › ${answers.length} late searches`,
       answer: `${accepted} × 504 TIMEOUT at once (max ${Math.round(Math.max(...answers.map((a) => a.afterLastByteMs)))} ms after the last byte), ${answers.length - accepted} × 408; 0 workers replaced`,
       during: health,
       idle,
