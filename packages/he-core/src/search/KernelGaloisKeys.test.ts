@@ -69,12 +69,22 @@ describe('KernelGaloisKeys', () => {
       const kernelHeap = index.heapBytes
       // A full collection before each reading: garbage from earlier work freed in between
       // would otherwise be subtracted from what the keys hold.
-      collectGarbage()
-      const buffersBefore = process.memoryUsage().arrayBuffers
-      const users = forms.map((form) => KernelGaloisKeys.fromBytes(ctx, structuredClone(form)))
-      collectGarbage()
-      const buffersAfter = process.memoryUsage().arrayBuffers
-      const counted = users.reduce((sum, user) => sum + user.bytes, 0)
+      // The count is process-wide: ArrayBuffers the test runner itself allocates in the window
+      // (its messages to vitest's main process) land in it too, so the closest of up to three
+      // windows is compared, each with the users' keys made afresh.
+      let users: KernelGaloisKeys[] = []
+      let counted = 0
+      const offBy: number[] = []
+      for (let window = 0; window < 3 && !(Math.min(...offBy) < 0.02); window++) {
+        users = []
+        collectGarbage()
+        const buffersBefore = process.memoryUsage().arrayBuffers
+        users = forms.map((form) => KernelGaloisKeys.fromBytes(ctx, structuredClone(form)))
+        collectGarbage()
+        const buffersAfter = process.memoryUsage().arrayBuffers
+        counted = users.reduce((sum, user) => sum + user.bytes, 0)
+        offBy.push(Math.abs(buffersAfter - buffersBefore - counted) / counted)
+      }
       for (const user of users) {
         expect(user.bytes).toBe(user.toBytes().buffer.byteLength)
         expect(user.kernelWords.bytes).toBe(elements.length * perElement)
@@ -84,7 +94,7 @@ describe('KernelGaloisKeys', () => {
       }
       // What the cache counts is what the process holds in ArrayBuffers for them (other
       // allocations in between are small beside 32 × 384 KiB).
-      expect(Math.abs(buffersAfter - buffersBefore - counted) / counted).toBeLessThan(0.02)
+      expect(Math.min(...offBy)).toBeLessThan(0.02)
       expect(liveSealHandles()).toBe(handles)
       expect(wasmHeapBytes() ?? 0).toBe(sealHeap)
       const responses = users.map((user, i) => index.evaluate(queries[i] as Uint8Array, user).response)
