@@ -2,10 +2,11 @@ import { defineConfig } from 'vitest/config'
 import { LongestFirstSequencer } from './scripts/LongestFirstSequencer.mjs'
 
 /**
- * How many test files run at once in the parallel group. The machine has 2 cores (and CI adds
- * one busy process per core); most server and browser files wait far more than they compute
- * (spawning Node, starting servers, launching browsers, waiting on events), so 4 files keep
- * both cores busy without one file's SEAL key generation starving another's deadline.
+ * How many test files run at once in the parallel group. The machine this suite is sized
+ * for has 2 cores, and CI adds one busy process per core: a test file gets a share of the
+ * CPU by having runnable threads, and most server and browser files wait on processes,
+ * servers and browsers more than they compute. Under CI's load, 6 at a time ran the suite
+ * in 19 min where one at a time took 35 (`npm test`, typecheck and lint included).
  */
 const PARALLEL_FILES = 6
 
@@ -13,15 +14,16 @@ const PARALLEL_FILES = 6
  * One config for every package: each package's own vitest.config.ts is a project. Two groups
  * (`sequence.groupOrder`), one after the other:
  *
- * 0. parallel, PARALLEL_FILES files at a time across every project: scripts, he-ring, testkit,
- *    he-core, bench, server, web. A file here starts its own servers on ports from freePort,
+ * 0. parallel, PARALLEL_FILES files at a time across every project (scripts, he-ring, testkit,
+ *    he-core, bench, server, web), the longest first (scripts/LongestFirstSequencer.mjs, from
+ *    scripts/testDurations.json). A file here starts its own servers on ports from freePort,
  *    writes to its own temp dirs, waits on events it controls and compares any timing with a
  *    baseline from the same test; the web files share one served sandbox (apps/web globalSetup).
  * 1. serial, one file at a time with nothing beside it: `server-serial`
- *    (apps/server/vitest.serial.config.ts: the abuse suite and the other files that hold
- *    `/healthz` latency, CPU time or a database deadline to a bound, and deployDoc, which builds
- *    dist/ in this checkout) and `he-core-serial` (packages/he-core/vitest.serial.config.ts:
- *    package.e2e, which packs, so empties and rebuilds dist/).
+ *    (apps/server/vitest.serial.config.ts: eventLoop.e2e, whose one assertion is an ordering of
+ *    /healthz latencies, and deployDoc, which builds dist/ in this checkout) and `he-core-serial`
+ *    (packages/he-core/vitest.serial.config.ts: package.e2e, which packs, so empties and rebuilds
+ *    dist/).
  */
 export default defineConfig({
   test: {

@@ -1,12 +1,12 @@
 import { defineProject } from 'vitest/config'
 
 /**
- * The server files whose subject is the machine itself, run alone after every parallel file
- * (root vitest.config.ts): each holds `/healthz` latency, CPU time or a database deadline
- * to a bound measured against a baseline taken a moment earlier in the same test, so a
- * neighbour file starting a browser or a SEAL key generation between the two would move
- * the bound, not the server. deployDoc runs the doc's `npm run build` in this checkout,
- * rewriting the dist/ folders other files serve or pack, so it too runs with nothing beside it.
+ * The server files that run alone after every parallel file (root vitest.config.ts):
+ * eventLoop.e2e asserts one ordering of `/healthz` latencies (pool near idle, inline far
+ * from it) that a neighbour's burst between its windows could blur; deployDoc runs the
+ * doc's `npm run build` in this checkout, rewriting the dist/ folders other files serve
+ * or pack. Every other file, the abuse suite included, judges its timings against
+ * baselines from the same test and runs in the parallel group.
  */
 export const SERIAL_SERVER_FILES: readonly string[] = [
   // /healthz near its idle latency while the pool computes, far from it inline: a neighbour
