@@ -3,12 +3,20 @@ import { defineProject } from 'vitest/config'
 /**
  * The server files that run alone after every parallel file (root vitest.config.ts):
  * eventLoop.e2e asserts one ordering of `/healthz` latencies (pool near idle, inline far
- * from it) that a neighbour's burst between its windows could blur; deployDoc runs the
+ * from it) that a neighbour's burst between its windows could blur; the inline executor's
+ * abuse files and PostgresKeyStore's deadlines measure the machine too; deployDoc runs the
  * doc's `npm run build` in this checkout, rewriting the dist/ folders other files serve
  * or pack. Every other file, the abuse suite included, judges its timings against
  * baselines from the same test and runs in the parallel group.
  */
 export const SERIAL_SERVER_FILES: readonly string[] = [
+  // The inline executor computes on the event loop by design; under-pressure answers 503 when
+  // the loop lags, and a busy neighbour's lag is indistinguishable from the job's own.
+  'test/abuse/inlineFlood.e2e.test.ts',
+  'test/abuse/inlineExecutor.e2e.test.ts',
+  // Lock, statement and acquire timeouts answered within their bound plus a slack, against a
+  // PostgreSQL of its own whose connections a busy neighbour slows.
+  'src/store/PostgresKeyStore.test.ts',
   // /healthz near its idle latency while the pool computes, far from it inline: a neighbour
   // file's burst between the idle and the loaded window would blur the one ordering it asserts.
   'test/eventLoop.e2e.test.ts',
