@@ -20,8 +20,9 @@ const PARALLEL_FILES = 6
  *    writes to its own temp dirs, waits on events it controls and compares any timing with a
  *    baseline from the same test; the web files share one served sandbox (apps/web globalSetup).
  * 1. serial, one file at a time with nothing beside it: `server-serial`
- *    (apps/server/vitest.serial.config.ts: eventLoop.e2e, the inline executor's two abuse files and
- *    PostgresKeyStore, which hold latencies or deadlines to bounds a busy neighbour moves, and
+ *    (apps/server/vitest.serial.config.ts: eventLoop.e2e, the inline executor's two abuse files,
+ *    bigKeysWithQueueFlood and PostgresKeyStore, which hold latencies or deadlines to bounds a busy
+ *    neighbour moves, and
  *    deployDoc, which builds dist/ in this checkout) and `he-core-serial`
  *    (packages/he-core/vitest.serial.config.ts: package.e2e, which packs, so empties and rebuilds
  *    dist/).

@@ -43,7 +43,7 @@ describe('expensive parameters (a real server process)', () => {
     // The deadline is not what this file tests: a cold n = 16384 context's admission estimate
     // follows the measured speed of earlier jobs, and beside other work it passed 60 s
     // (a 504 before the context was built, where the test expects the build's 4xx).
-    server = await spawnAbuseServer({ REQUEST_TIMEOUT_MS: '600000' }, { name: 'params' })
+    server = await spawnAbuseServer({ REQUEST_TIMEOUT_MS: '1800000' }, { name: 'params' })
     side = await server.searchSide()
     idle = await idleHealth(server.url)
   }, 120_000)

@@ -44,7 +44,7 @@ describe('memory is priced: peak heap bounded per job, grown workers replaced', 
       // The deadline is not what this file tests: the admission estimate of the slow-load program
       // follows the measured speed of earlier jobs, and on a machine busy with other work it
       // passed 2 minutes (134 s estimated against a 120 s deadline: a 504 before any work).
-      REQUEST_TIMEOUT_MS: '600000',
+      REQUEST_TIMEOUT_MS: '1800000',
     })
     attacker = (await abuse.client.createSession()).client
     const ctx = await getHeContext(params)
