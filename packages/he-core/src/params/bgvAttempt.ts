@@ -2,6 +2,7 @@ import type { ChainAttempt } from './ChainAttempt.ts'
 import { coeffPrimesProblem, plainBitsFit } from './modulusProblems.ts'
 import type { ParamsNeeds } from './ParamsNeeds.ts'
 import { PRIME_BITS_MAX, PRIME_COUNT_MAX } from './ParamsSpec.ts'
+import { ringReason } from './ringReason.ts'
 
 /**
  * BGV: bits a level's prime has above t · n^1.5: 4 more than the typical key set needs,
@@ -59,7 +60,7 @@ export function bgvAttempt(needs: ParamsNeeds, n: number, max: number): ChainAtt
         security: needs.security,
       },
       reasons: [
-        `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} and a ${t}-bit batching prime whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+        ringReason(needs, n, max, total, t),
         `BGV, as asked, for whole numbers; a ${t}-bit batching plain modulus holds values in ±2^${t - 1}.`,
         `${depth} prime${depth === 1 ? '' : 's'} of ${level} bits, one per multiplication: relinearize and mod-switch after each, and the noise drops with the prime.`,
         `A first prime of ${first} bits decrypts the last level; a special prime of ${special} bits lets you make relinearization and Galois keys.`,

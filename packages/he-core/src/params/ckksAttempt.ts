@@ -2,6 +2,7 @@ import type { ChainAttempt } from './ChainAttempt.ts'
 import { coeffPrimesProblem } from './modulusProblems.ts'
 import type { ParamsNeeds } from './ParamsNeeds.ts'
 import { PRIME_BITS_MAX } from './ParamsSpec.ts'
+import { ringReason } from './ringReason.ts'
 
 /** CKKS: the outer primes hold the integer part on top of the scale (SEAL's 60/40/60 pattern). */
 const CKKS_INTEGER_BITS = 20
@@ -25,7 +26,7 @@ export function ckksAttempt(needs: ParamsNeeds, n: number, max: number): ChainAt
       ok: true,
       params: { scheme: 'ckks', polyModulusDegree: n, coeffModulus: chain, scaleBits, security: needs.security },
       reasons: [
-        `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+        ringReason(needs, n, max, total),
         `CKKS, because the values are real numbers; scale 2^${scaleBits}: about ${CKKS_NOISE_BITS} of its bits go to noise, leaving the ${needs.precisionBits} you asked for.`,
         `${depth} middle prime${depth === 1 ? '' : 's'} of ${scaleBits} bits: each multiplication is rescaled by one, returning to the same scale.`,
         `Outer primes of ${outer} bits: the first holds the integer part of a result, the last (the special prime) lets you make relinearization and Galois keys.`,

@@ -3,6 +3,7 @@ import type { ChainAttempt } from './ChainAttempt.ts'
 import { coeffPrimesProblem, plainBitsFit } from './modulusProblems.ts'
 import type { ParamsNeeds } from './ParamsNeeds.ts'
 import { PRIME_BITS_MAX, PRIME_COUNT_MAX } from './ParamsSpec.ts'
+import { ringReason } from './ringReason.ts'
 
 /** Splits `total` bits into `count` primes, as even as possible (larger first). */
 function splitPrimes(total: number, count: number): number[] {
@@ -53,7 +54,7 @@ export function integerAttempt(needs: ParamsNeeds, n: number, max: number): Chai
           security: needs.security,
         },
         reasons: [
-          `n = ${n}: the smallest ring with ${needs.slots} slot${needs.slots === 1 ? '' : 's'} and a ${t}-bit batching prime whose ${needs.security} budget (${max} bits) fits the ${total}-bit coefficient modulus.`,
+          ringReason(needs, n, max, total, t),
           `BFV, because the values are whole numbers; a ${t}-bit batching plain modulus holds values in ±2^${t - 1}.`,
           `${dataBits} bits of data primes (split into ${data.join(' + ')}): a fresh ciphertext uses about ${fresh} bits of noise budget and each of the ${depth} multiplication${depth === 1 ? '' : 's'} about ${t + log2n}.`,
           `A special prime of ${special} bits (as large as the largest data prime) lets you make relinearization and Galois keys.`,
