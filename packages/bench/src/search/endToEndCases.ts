@@ -79,9 +79,10 @@ export function processedPlaintextBytes(c: EndToEndCase): number {
  * project's benchmark shape (V = 10,000, D = 16), each with today's default (chosen by
  * he-core for broadband) and the previous one; then the default at embedding sizes, every
  * D of EMBEDDING_DIMENSIONS with every V of EMBEDDING_ROWS, each with the parameters
- * `resolveSearchConfig` picks for its D (n4096 [27, 28, 28] up to D' = 256, n4096-wide
+ * `resolveSearchConfig` picks for its D and V (n4096 [27, 28, 28] up to D' = 256, n4096-wide
  * [30, 30, 31] from D' = 512, where [27, 28, 28] leaves a response 1–2 bits of noise
- * budget), and D = 768 with SEAL's default chain too. A shape whose processed database
+ * budget, and below it where the plan's rotations would leave none), and D = 768 with SEAL's
+ * default chain too. A shape whose processed database
  * would leave the worker's heap above the server's default WORKER_HEAP_RECYCLE_BYTES is a
  * named limit, not a row: that worker would be replaced, and the database processed again
  * (minutes of a core), after every query. `--quick` keeps Apple's shape (both configs)

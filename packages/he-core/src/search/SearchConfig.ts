@@ -17,12 +17,13 @@ import {
   CLUSTER_SEARCH_PROFILE,
   defaultSearchProfile,
   isSearchProfileName,
+  NOISE_FALLBACK_PROFILE,
   plainModulusOf,
   type SearchScheme,
   searchProfileParams,
 } from './searchParams.ts'
 import { assertSearchMemoryFits, searchProcessedMemory } from './searchProcessedMemory.ts'
-import { withDroppedResponseBytes } from './searchResponseDroppedBits.ts'
+import { leavesResponseBudget, withDroppedResponseBytes } from './searchResponseDroppedBits.ts'
 import { searchScaleOf } from './searchScaleOf.ts'
 
 /** A validated search config with every derived number (`SearchConfigSchema`). Plain data: post it to workers as is. */
@@ -59,19 +60,14 @@ function resolveParams(
  * Validates a search config and derives everything client and server need: D', s,
  * g (chosen by the cost model unless given), the blocks, the exact Galois steps and
  * the configId. Impossible combinations throw `INVALID_PARAMS` naming the limit.
+ *
+ * Without `params`, exact search gets `defaultSearchProfile(D')`, and `NOISE_FALLBACK_PROFILE`
+ * when the plan chosen at that profile has a response noise bound that leaves no bit of noise
+ * budget (`leavesResponseBudget`): the client would refuse some responses.
  */
 export function resolveSearchConfig(
   input: SearchConfigInput | unknown,
-  options: {
-    /**
-     * Refuse a config whose processed database is above this many bytes in the form it is
-     * held in (`searchProcessedMemory`; default its form's limit: SEARCH_MAX_PROCESSED_BYTES
-     * of SEAL plaintexts in one WASM heap, SEARCH_MAX_KERNEL_DIAGONAL_BYTES of u32 residues
-     * in the key-switching kernel's diagonal memory). A node serving one shard checks its
-     * own part instead, and a client, which processes nothing, passes Infinity.
-     */
-    maxProcessedBytes?: number
-  } = {},
+  options: ResolveSearchOptions = {},
 ): SearchConfig {
   const parsed = SearchConfigInput.safeParse(input)
   if (!parsed.success) {
@@ -82,7 +78,28 @@ export function resolveSearchConfig(
       details: { field },
     })
   }
-  const spec = parsed.data
+  const config = resolveParsed(parsed.data, options)
+  // The default profile by D' alone can leave a response no noise budget: its noise grows with
+  // the baby step g the plan picks, and g grows with the rows (V = 80,000, D = 256: g = 64).
+  if (parsed.data.params === undefined && !config.clusters && !leavesResponseBudget(config)) {
+    return resolveParsed({ ...parsed.data, params: NOISE_FALLBACK_PROFILE }, options)
+  }
+  return config
+}
+
+/** Options of `resolveSearchConfig`. */
+export interface ResolveSearchOptions {
+  /**
+   * Refuse a config whose processed database is above this many bytes in the form it is
+   * held in (`searchProcessedMemory`; default its form's limit: SEARCH_MAX_PROCESSED_BYTES
+   * of SEAL plaintexts in one WASM heap, SEARCH_MAX_KERNEL_DIAGONAL_BYTES of u32 residues
+   * in the key-switching kernel's diagonal memory). A node serving one shard checks its
+   * own part instead, and a client, which processes nothing, passes Infinity.
+   */
+  maxProcessedBytes?: number
+}
+
+function resolveParsed(spec: z.output<typeof SearchConfigInput>, options: ResolveSearchOptions): SearchConfig {
   const clustered = spec.clusters !== undefined && spec.clusters !== 0
   const params = resolveParams(spec, false)
   const scheme = params.scheme as SearchScheme

@@ -19,7 +19,8 @@ export const SearchConfigInput = z
   .object({
     /**
      * A profile name or a full BFV/BGV parameter spec. Default: `n4096`, or `n4096-wide`
-     * from D' = 512 on (`defaultSearchProfile`), where `n4096` leaves too little noise budget.
+     * from D' = 512 on (`defaultSearchProfile`), where `n4096` leaves too little noise budget,
+     * and wherever the plan at `n4096` would leave a response none (`NOISE_FALLBACK_PROFILE`).
      */
     params: z.union([z.enum(profileNames), ParamsSpec]).optional(),
     /** Scheme for a profile. BGV (default) keeps ciphertexts in NTT form; BFV pays 2 NTTs per query ciphertext. */

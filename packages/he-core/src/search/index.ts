@@ -61,7 +61,7 @@ export {
   type SearchClustering,
   SearchClusteringSchema,
 } from './SearchClustering.ts'
-export { resolveSearchConfig, type SearchConfig, searchShapeOf } from './SearchConfig.ts'
+export { type ResolveSearchOptions, resolveSearchConfig, type SearchConfig, searchShapeOf } from './SearchConfig.ts'
 export { SEARCH_MAX_DIMENSION, SEARCH_MAX_ROWS, SearchConfigInput } from './SearchConfigInput.ts'
 export { SearchConfigSchema } from './SearchConfigSchema.ts'
 export {
@@ -110,6 +110,7 @@ export { planBlocks, type SearchBlock, type SearchShape } from './searchLayout.t
 export {
   batchingPrime,
   defaultSearchProfile,
+  NOISE_FALLBACK_PROFILE,
   SEARCH_PARAMS_PROFILES,
   SEARCH_PLAIN_MODULUS,
   SEARCH_SCHEMES,
@@ -127,6 +128,7 @@ export {
 } from './searchProcessedMemory.ts'
 export {
   type DroppedBitsContext,
+  leavesResponseBudget,
   RESPONSE_NOISE_Z,
   type SearchResponseDroppedBits,
   searchResponseDroppedBits,

@@ -38,7 +38,19 @@ export type SearchParamsProfileName = keyof typeof SEARCH_PARAMS_PROFILES
  */
 export const WIDE_PROFILE_FROM_PADDED_DIMENSION = 512
 
-/** The profile a search gets when its params are not given: by its padded dimension D'. */
+/**
+ * The profile exact search falls back to, without `params`, when the plan at the default
+ * profile has a response noise bound above q/(4t) (`leavesResponseBudget`). Below D' = 512 that
+ * happens with many rows: the plan's baby step g grows with V, and every chained rotation adds
+ * key-switching noise (V = 80,000, D = 256 at `n4096`: g = 64, bound 869 against a room of 512;
+ * its responses kept 1–2 bits and, rarely, none).
+ */
+export const NOISE_FALLBACK_PROFILE: SearchParamsProfileName = 'n4096-wide'
+
+/**
+ * The profile a search gets when its params are not given, by its padded dimension D'
+ * (`resolveSearchConfig` then moves to `NOISE_FALLBACK_PROFILE` if the plan's noise needs it).
+ */
 export function defaultSearchProfile(paddedDimension: number): SearchParamsProfileName {
   return paddedDimension >= WIDE_PROFILE_FROM_PADDED_DIMENSION ? 'n4096-wide' : 'n4096'
 }

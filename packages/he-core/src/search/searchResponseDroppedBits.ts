@@ -123,6 +123,27 @@ export function searchResponseDroppedBits(ctx: DroppedBitsContext, config: Searc
   return { bits: best, noiseBound, room }
 }
 
+/** The rule's context from a config alone: its primes taken as 2^w − 1 (the model has widths, not primes). */
+function modelledContext(config: SearchConfig): DroppedBitsContext {
+  return {
+    coeffPrimes: config.params.coeffModulusBits.map((w) => 2n ** BigInt(w) - 1n),
+    plainModulus: BigInt(config.plainModulus),
+    params: { polyModulusDegree: config.polyModulusDegree, scheme: config.scheme },
+  }
+}
+
+/**
+ * Whether the config's response noise bound leaves one bit of noise budget with every bit kept:
+ * ‖e‖ + ½ < q/(4t) at the response prime. Where it does not, the client refuses some responses
+ * (NOISE_BUDGET_EXHAUSTED). The bound models BGV: a BFV config is taken as leaving it.
+ */
+export function leavesResponseBudget(config: SearchConfig): boolean {
+  if (config.scheme !== 'bgv') return true
+  const ctx = modelledContext(config)
+  const q = Number(ctx.coeffPrimes[0])
+  return searchResponseNoiseBound(ctx, config) + 0.5 < q / (4 * config.plainModulus)
+}
+
 /**
  * The config's end-to-end estimate with the response bytes its packed blocks save by the
  * rule, primes taken as 2^w − 1 (the model has widths, not primes). The plan is chosen on
@@ -132,12 +153,7 @@ export function searchResponseDroppedBits(ctx: DroppedBitsContext, config: Searc
 export function withDroppedResponseBytes(config: SearchConfig): SearchConfig {
   const estimate = config.estimate
   if (!estimate) return config
-  const modelled: DroppedBitsContext = {
-    coeffPrimes: config.params.coeffModulusBits.map((w) => 2n ** BigInt(w) - 1n),
-    plainModulus: BigInt(config.plainModulus),
-    params: { polyModulusDegree: config.polyModulusDegree, scheme: config.scheme },
-  }
-  const [k0, k1] = searchResponseDroppedBits(modelled, config).bits
+  const [k0, k1] = searchResponseDroppedBits(modelledContext(config), config).bits
   if (k0 + k1 === 0) return config
   const responseBytes = estimate.responseBytes - (config.blocks.length * config.polyModulusDegree * (k0 + k1)) / 8
   const downloadMs = transferMs(responseBytes, estimate.link.downMbps)
