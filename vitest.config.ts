@@ -18,14 +18,14 @@ const PARALLEL_FILES = 6
  *    he-core, bench, server, web), the longest first (scripts/LongestFirstSequencer.mjs, from
  *    scripts/testDurations.json). A file here starts its own servers on ports from freePort,
  *    writes to its own temp dirs, waits on events it controls and compares any timing with a
- *    baseline from the same test; the web files share one served sandbox (apps/web globalSetup).
+ *    baseline from the same test; the web files share one served sandbox (apps/web globalSetup,
+ *    which builds apps/web/dist). A file that builds or packs (deployDoc's `npm run build`,
+ *    package.e2e's `pnpm pack`, which empties dist/ first) does it in a copy of the checkout
+ *    (scripts/copyCheckout.mjs), so no dist/ another file reads changes under it.
  * 1. serial, one file at a time with nothing beside it: `server-serial`
  *    (apps/server/vitest.serial.config.ts: eventLoop.e2e, the inline executor's two abuse files,
  *    bigKeysWithQueueFlood and PostgresKeyStore, which hold latencies or deadlines to bounds a busy
- *    neighbour moves, and
- *    deployDoc, which builds dist/ in this checkout) and `he-core-serial`
- *    (packages/he-core/vitest.serial.config.ts: package.e2e, which packs, so empties and rebuilds
- *    dist/).
+ *    neighbour moves).
  */
 export default defineConfig({
   test: {
@@ -33,7 +33,6 @@ export default defineConfig({
       'scripts/vitest.config.mjs',
       'packages/*/vitest.config.ts',
       'apps/*/vitest.config.ts',
-      'packages/he-core/vitest.serial.config.ts',
       'apps/server/vitest.serial.config.ts',
     ],
     maxWorkers: PARALLEL_FILES,

@@ -10,10 +10,10 @@
 //   3. Dependencies from the lockfile, only when the lockfile changed.
 // Everything lands in .tools/ and node_modules/; a second run downloads nothing.
 import { spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isInstalled, writeInstallStamp } from './installStamp.mjs'
 import { nodeShimText } from './nodeShim.mjs'
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -96,22 +96,12 @@ function ensurePnpm(nodeBin) {
   return entry
 }
 
-function lockHash() {
-  const hash = createHash('sha256')
-  for (const file of ['pnpm-lock.yaml', 'package.json']) {
-    if (existsSync(join(ROOT, file))) hash.update(readFileSync(join(ROOT, file)))
-  }
-  return hash.digest('hex')
-}
-
 function ensureDependencies(nodeBin, pnpmEntry, env) {
-  const stamp = join(ROOT, 'node_modules', '.sealbox-install-stamp')
-  const want = lockHash()
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return
+  if (isInstalled(ROOT)) return
   log('installing dependencies from the lockfile')
   const frozen = existsSync(join(ROOT, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : []
   mustRun(nodeBin, [pnpmEntry, 'install', ...frozen, '--prefer-offline'], { cwd: ROOT, env })
-  writeFileSync(stamp, lockHash())
+  writeInstallStamp(ROOT)
 }
 
 /**

@@ -4,10 +4,11 @@ import { defineProject } from 'vitest/config'
  * The server files that run alone after every parallel file (root vitest.config.ts):
  * eventLoop.e2e asserts one ordering of `/healthz` latencies (pool near idle, inline far
  * from it) that a neighbour's burst between its windows could blur; the inline executor's
- * abuse files and PostgresKeyStore's deadlines measure the machine too; deployDoc runs the
- * doc's `npm run build` in this checkout, rewriting the dist/ folders other files serve
- * or pack. Every other file, the abuse suite included, judges its timings against
- * baselines from the same test and runs in the parallel group.
+ * abuse files and PostgresKeyStore's deadlines measure the machine too. Every other file,
+ * the abuse suite included, judges its timings against baselines from the same test and
+ * runs in the parallel group; so does deployDoc, whose `npm run build` writes dist/ in a
+ * copy of the checkout (scripts/copyCheckout.mjs), never in the dist/ folders other files
+ * serve (the web sandbox's build) or read.
  */
 export const SERIAL_SERVER_FILES: readonly string[] = [
   // The inline executor computes on the event loop by design; under-pressure answers 503 when
@@ -23,8 +24,6 @@ export const SERIAL_SERVER_FILES: readonly string[] = [
   // /healthz near its idle latency while the pool computes, far from it inline: a neighbour
   // file's burst between the idle and the loaded window would blur the one ordering it asserts.
   'test/eventLoop.e2e.test.ts',
-  // `npm run build` in this checkout: he-ring, he-core, server and web dist/.
-  'test/deploy/deployDoc.test.ts',
 ]
 
 export default defineProject({

@@ -1,5 +1,4 @@
-import { configDefaults, defineProject } from 'vitest/config'
-import { SERIAL_CORE_FILES } from './vitest.serial.config.ts'
+import { defineProject } from 'vitest/config'
 
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
@@ -7,8 +6,6 @@ export default defineProject({
   test: {
     name: 'he-core',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // package.e2e rebuilds dist/: it runs alone in `he-core-serial` (vitest.serial.config.ts).
-    exclude: [...configDefaults.exclude, ...SERIAL_CORE_FILES],
     environment: 'node',
     // The parallel group (root vitest.config.ts).
     sequence: { groupOrder: 0 },

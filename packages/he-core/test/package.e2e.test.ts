@@ -4,12 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { HeError } from '@sealbox/he-core'
 import { chromium } from 'playwright-core'
 import { build, preview } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyCheckout } from '../../../scripts/copyCheckout.mjs'
 import { chromiumLaunch } from './support/chromiumLaunch.ts'
 import { modulesLoadedBy } from './support/modulesLoadedBy.ts'
 import { readmeExample } from './support/readmeExample.ts'
@@ -21,11 +21,12 @@ import { readmeExample } from './support/readmeExample.ts'
  * the shipped declarations, and bundled by Vite into a page that runs it in Chromium.
  * he-core depends on @sealbox/he-ring (the ring layer, a package of its own, published
  * beside it): it is packed too and installed from its tarball, as npm would fetch it.
+ * Both are packed from a copy of this checkout (scripts/copyCheckout.mjs: the same files, the
+ * same installed dependencies), because `pnpm pack` empties and rebuilds the package's dist/:
+ * in the copy, no other test file's reads of this checkout's dist/ can meet it half-built.
  */
 
 const run = promisify(execFile)
-const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
-const RING_DIR = fileURLToPath(new URL('../../he-ring', import.meta.url))
 // npm and the example run on the Node that runs the tests (24), not whatever is first on PATH.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
 const example = readmeExample()
@@ -35,11 +36,19 @@ let project: string
 let installed: string
 let installedRing: string
 
+// Two builds and an npm install beside five other files on 2 busy cores (the parallel group):
+// the deadlines here catch a hang, they do not measure the machine.
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sealbox-package-'))
+  const checkout = copyCheckout({
+    into: join(work, 'checkout'),
+    workspaces: ['packages/he-ring', 'packages/he-core'],
+  })
+  const ringDir = join(checkout, 'packages/he-ring')
+  const packageDir = join(checkout, 'packages/he-core')
   // The ring first: he-core's build reads its types, its tarball names it by version.
-  await run('pnpm', ['pack', '--pack-destination', work], { cwd: RING_DIR, env })
-  await run('pnpm', ['pack', '--pack-destination', work], { cwd: PACKAGE_DIR, env })
+  await run('pnpm', ['pack', '--pack-destination', work], { cwd: ringDir, env })
+  await run('pnpm', ['pack', '--pack-destination', work], { cwd: packageDir, env })
   const tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz'))
   const ringTarball = tarballs.find((name) => name.startsWith('sealbox-he-ring-'))
   const tarball = tarballs.find((name) => name.startsWith('sealbox-he-core-'))
@@ -56,13 +65,13 @@ beforeAll(async () => {
   installed = join(project, 'node_modules', '@sealbox', 'he-core')
   installedRing = join(project, 'node_modules', '@sealbox', 'he-ring')
   await writeFile(join(project, 'example.ts'), example.code)
-}, 240_000)
+}, 900_000)
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true })
 })
 
-describe('the @sealbox/he-core tarball', { timeout: 180_000 }, () => {
+describe('the @sealbox/he-core tarball', { timeout: 600_000 }, () => {
   it('ships built ESM and declarations for every entry, the docs, and registry versions of its dependencies', async () => {
     const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
       exports: Record<string, Record<string, string>>

@@ -27,6 +27,8 @@ export interface ServerNodeOptions {
   name?: string
   /** `source` (default): `node --conditions=@sealbox/source src/main.ts`; `built`: `node dist/main.js` (build first). */
   entry?: 'source' | 'built'
+  /** The built `main.js` that `entry: 'built'` runs (a copy of the checkout's); default: this checkout's, BUILT_MAIN. */
+  builtMain?: string
   /** Keep HOST as given in `env` instead of 127.0.0.1 (the node is still reached on 127.0.0.1). */
   keepHost?: boolean
   /** A fixed port (a node restarted where nginx expects it); default: a free one. */
@@ -60,8 +62,9 @@ function spawnMain(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   entry: 'source' | 'built' = 'source',
+  builtMain = BUILT_MAIN,
 ): ChildProcess {
-  const main = entry === 'built' ? [BUILT_MAIN] : ['--conditions=@sealbox/source', SOURCE_MAIN]
+  const main = entry === 'built' ? [builtMain] : ['--conditions=@sealbox/source', SOURCE_MAIN]
   // The IPC channel is how the node notices this process going, however it goes
   // (main.ts shuts down on 'disconnect'): a killed test run leaves no server behind.
   return spawn(process.execPath, [...main, ...args], {
@@ -127,6 +130,7 @@ export class ServerNode {
         DATA_DIR: dataDir,
       }),
       options.entry,
+      options.builtMain,
     )
     const node = new ServerNode(name, port, dir, dataDir, child, log)
     if (options.waitReady === false) return node

@@ -14,7 +14,6 @@ import {
   verifySearchConfig,
 } from '@sealbox/he-core/search'
 import {
-  BUILT_MAIN,
   freePort,
   isRoot,
   postgresBinDir,
@@ -26,6 +25,8 @@ import {
 } from '@sealbox/testkit'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyCheckout } from '../../../../scripts/copyCheckout.mjs'
+import { writeInstallStamp } from '../../../../scripts/installStamp.mjs'
 import {
   buildEnv,
   docBlock,
@@ -42,7 +43,11 @@ import {
 /*
  * deploy/README.md (and KEY-STORE.md's backup and restore), followed as its reader does:
  * as root, in a directory `postgres` cannot read, the marked blocks in the doc's order, each
- * run by bash as written. What differs from a real host, and only that: /etc/sealbox,
+ * run by bash as written. What differs from a real host, and only that: the doc's `git clone`
+ * is a copy of this checkout's working tree (scripts/copyCheckout.mjs: uncommitted edits
+ * included, node_modules linked to this checkout's installed dependencies, the bootstrap's
+ * install stamp written as a clone whose dependencies are installed has it), so the build
+ * writes dist/ there and nothing another test file reads here changes under it; /etc/sealbox,
  * /etc/ssl, /etc/systemd/system and PostgreSQL's configuration directory are directories of
  * this test; the cluster is a throwaway one from Debian's binaries on a loopback port, its
  * TLS switched on with the doc's certificates (ALTER SYSTEM + reload, for the doc's
@@ -52,16 +57,14 @@ import {
  * (deployDocKit.ts) that record what they were asked, apt-get acting as on a host whose
  * NodeSource `nodejs` already provides npm; nodes are test-sized (one worker, the demo
  * database, SEARCH_BABY_STEPS=server so searches need keys in the store) and run by plain
- * Node from the build the doc's `npm run build` made. The client example runs from that
+ * Node from the build the doc's `npm run build` made in that copy. The client example runs from that
  * build against nginx's TLS site, trusting the doc's self-signed certificate through
  * NODE_EXTRA_CA_CERTS.
  */
 
 const run = promisify(execFile)
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const README = fileURLToPath(new URL('../../../../deploy/README.md', import.meta.url))
 const KEY_STORE_DOC = fileURLToPath(new URL('../../../../deploy/KEY-STORE.md', import.meta.url))
-const BUILT_SEARCH_BIN = join(ROOT, 'packages/he-core/dist/node/sealboxSearchMain.js')
 const PASSWORD = 'test-password-for-the-sealbox-role'
 /** The steps this test takes, in the order the doc gives them. */
 const DOC_ORDER = [
@@ -84,6 +87,8 @@ let host: ReaderHost
 let etc: string
 let pgConf: string
 let clientDir: string
+/** The doc's /opt/sealbox: a copy of this checkout, where `npm run build` writes dist/. */
+let checkout: string
 let user: string
 let userAdded = false
 let postgres: TempPostgres
@@ -115,7 +120,14 @@ async function oracleIds(url: string, token: string, text: string): Promise<stri
 }
 
 function startNode(name: string, port?: number, waitReady = true): Promise<ServerNode> {
-  return ServerNode.start({ name, entry: 'built', env: nodeEnv, ...(port ? { port } : {}), waitReady })
+  return ServerNode.start({
+    name,
+    entry: 'built',
+    builtMain: join(checkout, 'apps/server/dist/main.js'),
+    env: nodeEnv,
+    ...(port ? { port } : {}),
+    waitReady,
+  })
 }
 
 beforeAll(async () => {
@@ -191,6 +203,8 @@ beforeAll(async () => {
     ['10.0.0.5:5432', `127.0.0.1:${postgres.port}`],
     ['/etc/sealbox/db-ca.crt', join(etc, 'db-ca.crt')],
   ])
+  checkout = copyCheckout({ into: join(home, 'opt-sealbox') })
+  writeInstallStamp(checkout)
   const settings = substitute(docBlock(readme, 'env'), [
     ['/etc/sealbox', etc],
     ['postgres://sealbox:CHANGE-ME@db.internal:5432/sealbox', keyStore],
@@ -199,7 +213,7 @@ beforeAll(async () => {
   await writeFile(host.editedSettings, `${settings}\n`)
   await asReader(
     substitute(docBlock(readme, 'node-host'), [
-      ['git clone <your sealbox repository> /opt/sealbox && cd /opt/sealbox', `cd ${JSON.stringify(ROOT)}`],
+      ['git clone <your sealbox repository> /opt/sealbox && cd /opt/sealbox', `cd ${JSON.stringify(checkout)}`],
       ['/etc/systemd/system/', `${join(host.home, 'systemd')}/`],
       ['-g sealbox', `-g ${user}`],
       ...users,
@@ -229,7 +243,7 @@ beforeAll(async () => {
     ['/etc/ssl/', `${host.home}/`],
     ['/etc/nginx/conf.d/sealbox.conf', join(host.home, 'sealbox.conf')],
   ])
-  await asReader(render, { cwd: ROOT })
+  await asReader(render, { cwd: checkout })
   await asReader(
     substitute(docBlock(readme, 'test-cert'), [
       ['/etc/ssl/', `${host.home}/`],
@@ -241,7 +255,7 @@ beforeAll(async () => {
   // startSite checks it with `nginx -t` first, as the doc's next line does.
   tlsNginx = await TempNginx.startSite(tlsSite, tlsPort)
   // Step 5's example, placed where the build's @sealbox/he-core resolves (apps/server's node_modules).
-  clientDir = join(ROOT, 'apps/server/node_modules', `.deploy-doc-client-${process.pid}`)
+  clientDir = join(checkout, 'apps/server/node_modules', '.deploy-doc-client')
   await mkdir(clientDir, { recursive: true })
   await writeFile(join(clientDir, 'search.mjs'), docBlock(readme, 'client'))
 }, 1_200_000)
@@ -282,8 +296,9 @@ describe('deploy/README.md, as written', () => {
   })
 
   it('is JavaScript that plain Node runs: --help from the built server', async () => {
-    expect(existsSync(BUILT_MAIN)).toBe(true)
-    const help = await run(process.execPath, [BUILT_MAIN, '--help'])
+    const builtMain = join(checkout, 'apps/server/dist/main.js')
+    expect(existsSync(builtMain)).toBe(true)
+    const help = await run(process.execPath, [builtMain, '--help'])
     expect(help.stdout).toContain('usage: node apps/server/dist/main.js')
     expect(help.stdout).toContain('--tokens-file <value>')
   })
@@ -304,11 +319,23 @@ describe('deploy/README.md, as written', () => {
         "SELECT tableowner FROM pg_tables WHERE tablename LIKE 'sealbox_%' ORDER BY tablename",
       )
       expect(owners.rows.map((row) => row.tableowner)).toEqual(['sealbox', 'sealbox', 'sealbox', 'sealbox'])
-      const tls = await client.query<{ ssl: boolean }>(
-        "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'sealbox'",
-      )
-      expect(tls.rows.length).toBeGreaterThan(0)
-      expect(tls.rows.every((row) => row.ssl)).toBe(true)
+      // A node's pool closes a connection idle for 30 s, which a loaded machine spends between
+      // the nodes' start and this test: each node reads the store, then its connections are looked at.
+      let tls: Array<{ ssl: boolean }> = []
+      await waitFor('the nodes’ connections to the key store', async () => {
+        await Promise.all(
+          nodes.map((node) =>
+            new SealboxClient({ baseUrl: node.url, token: tokens.get('alice') as string }).listKeySets(),
+          ),
+        )
+        tls = (
+          await client.query<{ ssl: boolean }>(
+            "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'sealbox'",
+          )
+        ).rows
+        return tls.length > 0
+      })
+      expect(tls.every((row) => row.ssl)).toBe(true)
     } finally {
       await client.end()
     }
@@ -363,7 +390,8 @@ describe('deploy/README.md, as written', () => {
     )
     expect(lines[0]).toMatch(/^1\. \w+ 0\.\d{3} \{"name":/)
     // The built command, the same way.
-    const command = await run(process.execPath, [BUILT_SEARCH_BIN, '--url', env.SEALBOX_URL, '--text', 'iron'], {
+    const searchBin = join(checkout, 'packages/he-core/dist/node/sealboxSearchMain.js')
+    const command = await run(process.execPath, [searchBin, '--url', env.SEALBOX_URL, '--text', 'iron'], {
       cwd: host.home,
       env,
     })
