@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { describe, expect, inject } from 'vitest'
 import { runAxe } from './support/axe.ts'
+import { inTempDir } from './support/keyedContext.ts'
 import { PANEL_NAMES } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
@@ -113,7 +115,12 @@ describe('learner features B in Chromium', () => {
       console.warn('python3 is missing: the downloaded Python program was not executed')
       return
     }
-    const { stdout } = await run(python, [await download.path()], { timeout: 120_000 })
+    // saveAs: the project's Chromium is a remote browser to this file, so the download has no local path.
+    const stdout = await inTempDir(async (dir) => {
+      const program = join(dir, download.suggestedFilename())
+      await download.saveAs(program)
+      return (await run(python, [program], { timeout: 120_000 })).stdout
+    })
     expect(stdout.trimEnd().split('\n')).toEqual(expected)
   })
 
