@@ -1,16 +1,15 @@
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
 import { EXAMPLE_WORKSPACES } from '@sealbox/he-core'
 import type { Page } from 'playwright-core'
 import { describe, expect, inject } from 'vitest'
 import { runAxe } from './support/axe.ts'
-import { inTempDir } from './support/keyedContext.ts'
 import { PANEL_NAMES } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { venvPython } from './support/venvPython.ts'
+import { withSavedDownload } from './support/withSavedDownload.ts'
 
 /*
  * The sandbox's learner features, part B, in Chromium against the built app and the real
@@ -115,12 +114,7 @@ describe('learner features B in Chromium', () => {
       console.warn('python3 is missing: the downloaded Python program was not executed')
       return
     }
-    // saveAs: the project's Chromium is a remote browser to this file, so the download has no local path.
-    const stdout = await inTempDir(async (dir) => {
-      const program = join(dir, download.suggestedFilename())
-      await download.saveAs(program)
-      return (await run(python, [program], { timeout: 120_000 })).stdout
-    })
+    const { stdout } = await withSavedDownload(download, (program) => run(python, [program], { timeout: 120_000 }))
     expect(stdout.trimEnd().split('\n')).toEqual(expected)
   })
 
