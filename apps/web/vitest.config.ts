@@ -16,8 +16,8 @@ export default defineProject({
     name: 'web',
     include: ['e2e/**/*.e2e.test.ts', 'src/**/*.test.ts'],
     environment: 'node',
-    // The parallel group (root vitest.config.ts): each file launches its own browser against
-    // the one served sandbox, in its own workspace.
+    // The parallel group (root vitest.config.ts): each file opens its own browser contexts
+    // (Chromium: in the project's one browser) against the one served sandbox.
     sequence: { groupOrder: 0 },
     globalSetup: ['e2e/globalSetup.ts'],
     // A worker runs file after file without re-importing vitest, Playwright and the
