@@ -1,4 +1,5 @@
-import { ServerNode } from '@sealbox/testkit'
+import { chromiumLaunchOptions, ServerNode } from '@sealbox/testkit'
+import { chromium } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 import { buildApp, DIST_DIR } from './support/buildApp.ts'
 
@@ -6,6 +7,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Origin serving the freshly built sandbox. */
     sandboxUrl: string
+    /** Where the project's one Chromium listens for Playwright clients (e2e/support/sandboxTest.ts). */
+    chromiumWsEndpoint: string
   }
 }
 
@@ -16,6 +19,11 @@ declare module 'vitest' {
  * Inline admission (a job the inline executor measured above INLINE_MAX_JOB_MS is
  * refused) is the server's own test; here a loaded machine must not turn the sandbox's
  * pool-versus-inline comparison into a refusal, so the bound is the largest allowed.
+ *
+ * It also launches the one Chromium every Chromium file connects to: a launch cost about
+ * a CPU-second per file, a new context (what each test gets) a few milliseconds, and a
+ * context shares no storage, cache or process with another, so a test sees the same
+ * fresh browser either way.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await buildApp()
@@ -34,7 +42,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     },
   })
   project.provide('sandboxUrl', server.url)
+  const chromiumServer = await chromium.launchServer(chromiumLaunchOptions()).catch(async (error: unknown) => {
+    await server.stop()
+    throw error
+  })
+  project.provide('chromiumWsEndpoint', chromiumServer.wsEndpoint())
   return async () => {
+    await chromiumServer.close()
     await server.stop()
   }
 }

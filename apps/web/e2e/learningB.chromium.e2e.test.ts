@@ -9,6 +9,7 @@ import { PANEL_NAMES } from './support/layout.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { venvPython } from './support/venvPython.ts'
+import { withSavedDownload } from './support/withSavedDownload.ts'
 
 /*
  * The sandbox's learner features, part B, in Chromium against the built app and the real
@@ -113,7 +114,7 @@ describe('learner features B in Chromium', () => {
       console.warn('python3 is missing: the downloaded Python program was not executed')
       return
     }
-    const { stdout } = await run(python, [await download.path()], { timeout: 120_000 })
+    const { stdout } = await withSavedDownload(download, (program) => run(python, [program], { timeout: 120_000 }))
     expect(stdout.trimEnd().split('\n')).toEqual(expected)
   })
 

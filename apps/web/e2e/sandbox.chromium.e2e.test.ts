@@ -10,6 +10,7 @@ import { ckksExampleLines, numbersOf } from './support/exampleOracle.ts'
 import { openPanel } from './support/openPanel.ts'
 import { test } from './support/sandboxTest.ts'
 import { saveElementScreenshot, saveScreenshot } from './support/screenshots.ts'
+import { withSavedDownload } from './support/withSavedDownload.ts'
 
 /*
  * The sandbox as a person uses it, in Chromium. Every test opens a fresh page (an empty
@@ -113,8 +114,7 @@ describe('sandbox in Chromium', () => {
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download galois keys' }).click(),
     ])
-    const path = await download.path()
-    await page.getByTestId('upload-relinKeys').setInputFiles(path)
+    await withSavedDownload(download, (file) => page.getByTestId('upload-relinKeys').setInputFiles(file))
     const alert = page.getByTestId('key-relinKeys').getByRole('alert')
     await alert.waitFor()
     await expect(alert.textContent()).resolves.toMatch(/This file holds Galois keys, not relinearization keys/)
@@ -288,13 +288,14 @@ describe('sandbox in Chromium', () => {
       page.getByRole('dialog').getByRole('button', { name: 'Download' }).click(),
     ])
     expect(download.suggestedFilename()).toMatch(/^sealbox-workspace-bfv-4096-with-secret-key\.json$/)
-    const file = await download.path()
-    await page.getByRole('button', { name: 'Start over' }).click()
-    await page.getByRole('button', { name: 'Remove everything' }).click()
-    await page.getByTestId('worker-ready').waitFor()
-    await openPanel(page, 'Variables')
-    await page.getByText('need encryption parameters first').waitFor()
-    await page.getByTestId('import-workspace').setInputFiles(file)
+    await withSavedDownload(download, async (file) => {
+      await page.getByRole('button', { name: 'Start over' }).click()
+      await page.getByRole('button', { name: 'Remove everything' }).click()
+      await page.getByTestId('worker-ready').waitFor()
+      await openPanel(page, 'Variables')
+      await page.getByText('need encryption parameters first').waitFor()
+      await page.getByTestId('import-workspace').setInputFiles(file)
+    })
     await page.getByTestId('variable-r3').waitFor()
     await page.getByTestId('worker-ready').waitFor()
     await page.getByTestId('variable-r3').getByRole('button', { name: 'Decrypt r3', exact: true }).click()

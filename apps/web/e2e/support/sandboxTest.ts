@@ -1,4 +1,3 @@
-import { chromiumLaunchOptions } from '@sealbox/testkit'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { test as base, inject } from 'vitest'
 
@@ -20,10 +19,11 @@ export interface SandboxPage {
 const VIEWPORT = { width: 1360, height: 900 }
 
 /**
- * Vitest fixtures for the Chromium suites. `chromium` is one headless Debian Chromium
- * per file; `sandbox` opens the served sandbox (on its Parameters panel, SEAL worker
- * ready) in a fresh browser context per test, so every test starts from an empty
- * workspace, builds what it needs itself, and can run alone (`-t`). A file changes
+ * Vitest fixtures for the Chromium suites. `chromium` is this file's connection to the
+ * project's one headless Debian Chromium (launched by e2e/globalSetup.ts); `sandbox`
+ * opens the served sandbox (on its Parameters panel, SEAL worker ready) in a fresh
+ * browser context per test (its own storage, cache and renderer), so every test starts
+ * from an empty workspace, builds what it needs itself, and can run alone (`-t`). A file changes
  * how pages open by overriding `sandboxOptions` (`test.extend({ sandboxOptions: … })`).
  */
 export const test = base.extend<{
@@ -33,14 +33,18 @@ export const test = base.extend<{
   chromium: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
     async ({}, use) => {
-      const browser = await chromium.launch(chromiumLaunchOptions())
-      await use(browser)
-      await browser.close()
+      const browser = await chromium.connect(inject('chromiumWsEndpoint'))
+      try {
+        await use(browser)
+      } finally {
+        // Closes the contexts this file opened and disconnects; the browser stays for other files.
+        await browser.close()
+      }
     },
     { scope: 'file' },
   ],
   sandboxOptions: {},
-  /** Pages in fresh contexts of the file's Chromium (a second "person"), closed after the test. */
+  /** Pages in fresh contexts of the project's Chromium (a second "person"), closed after the test. */
   newPage: async ({ chromium: browser }, use) => {
     const contexts: Array<Awaited<ReturnType<Browser['newContext']>>> = []
     await use(async () => {
