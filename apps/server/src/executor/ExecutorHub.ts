@@ -250,7 +250,7 @@ export class ExecutorHub {
     const submitted = scheduler.submit(tenant, job, {
       timeoutMs: options.timeoutMs,
       // The job's own time is the whole REQUEST_TIMEOUT_MS from here, whatever its body took.
-      workTimeoutMs: this.#config.REQUEST_TIMEOUT_MS,
+      workTimeoutMs: options.workTimeoutMs ?? this.#config.REQUEST_TIMEOUT_MS,
       lane,
       cost: chargedUnits(cost),
       ...(cost.peakHeapBytes === undefined ? {} : { peakHeapBytes: cost.peakHeapBytes }),

@@ -7,6 +7,11 @@ export interface HubSubmitOptions {
   mode?: ExecutorMode
   signal?: AbortSignal
   timeoutMs: number
+  /**
+   * How long the job's own work may run before its worker is stopped (default
+   * REQUEST_TIMEOUT_MS from submission, whatever the body took); never shorter than `timeoutMs`.
+   */
+  workTimeoutMs?: number
   /** An evaluate job's estimated work in cost units (the route's program analysis); searches are priced here. */
   cost?: number
   /** An evaluate job's estimated peak heap (the route's program analysis); key uploads are sized here. */

@@ -14,6 +14,7 @@ import { requestTimeLeft } from '../http/requestTimeLeft.ts'
 const GateName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'a gate is 1–64 of a–z, 0–9 and -')
 const FaultParams = z.object({ fault: z.enum(FAULTS) })
 const FaultQuery = z.object({
+  /** `slow` and `hold`: how long the job keeps its worker; `hang`: the job's deadline, when shorter than the request's. */
   ms: z.coerce.number().int().min(1).max(120_000).optional(),
   /** `hold`: the gate that releases the job (`POST /_faults/gates/<gate>` opens it). */
   gate: GateName.optional(),
@@ -21,8 +22,9 @@ const FaultQuery = z.object({
 const GateParams = z.object({ gate: GateName })
 
 /**
- * Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang, run
- * out of memory, throw, stay busy, or hold until a test opens a gate. Gates are files
+ * Test-only (FAULT_INJECTION, refused in production): make a worker crash, hang (until
+ * the request's deadline, or `?ms=` when that is sooner), run out of memory, throw, stay
+ * busy, or hold until a test opens a gate. Gates are files
  * under DATA_DIR/fault-gates, so a job in a worker thread, a child process or inline
  * sees its gate open the same way.
  */
@@ -35,6 +37,10 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
     const { tenant } = request
     const { fault } = request.params
     const { ms, gate } = request.query
+    // A hang spins until its deadline kills it: `ms` makes that deadline (the answer's and
+    // the work's) sooner, so a test proves the kill without spinning a core for the whole
+    // REQUEST_TIMEOUT_MS.
+    const hangMs = fault === 'hang' && ms !== undefined ? Math.min(ms, requestTimeLeft(request)) : undefined
     const done = await hub.submit(
       tenant.id,
       {
@@ -43,7 +49,12 @@ export async function faultRoutes(app: FastifyInstance): Promise<void> {
         ...(ms === undefined ? {} : { ms }),
         ...(gate === undefined ? {} : { gatePath: join(gates, gate) }),
       },
-      { timeoutMs: requestTimeLeft(request), client: jobClient(request), ...executorOverride(request) },
+      {
+        timeoutMs: hangMs ?? requestTimeLeft(request),
+        ...(hangMs === undefined ? {} : { workTimeoutMs: hangMs }),
+        client: jobClient(request),
+        ...executorOverride(request),
+      },
     )
     reply.header(SEALBOX_HEADERS.executor, done.mode)
     jobResult(request, done)

@@ -76,18 +76,41 @@ export interface LoopCounts {
 }
 
 /**
- * Runs `once` back to back until `stop()`, counting successes and failures; `waitForOk(n)`
- * resolves once `n` more searches have succeeded (how a drill knows traffic flows).
+ * The pace of a drill whose subject is a window of seconds (a restart, an outage): one
+ * search a second still puts several in every window, and leaves the nodes the CPU to
+ * start and warm up.
+ */
+export const DRILL_SEARCH_INTERVAL_MS = 1000
+
+/** How a `SearchLoop` runs. */
+export interface SearchLoopOptions {
+  /**
+   * Starts a search at most once per this many ms (0: back to back). A rate limit, not an
+   * ordering: drills wait on `waitForOk` counts and on their own events, and a paced loop
+   * still covers every phase of a drill, at a fraction of the CPU a loop spinning on
+   * searches (or on instant failures while a shard is down) spends.
+   */
+  intervalMs?: number
+}
+
+/**
+ * Runs `once` until `stop()` (back to back, or paced by `intervalMs`), counting successes
+ * and failures; `waitForOk(n)` resolves once `n` more searches have succeeded (how a drill
+ * knows traffic flows).
  */
 export class SearchLoop {
   readonly counts: LoopCounts = { ok: 0, failed: 0, errors: [] }
   #stopped = false
   #waiters: Array<{ target: number; resolve: () => void }> = []
+  /** Ends the pause between two paced searches early (on `stop()`). */
+  #wake: (() => void) | undefined
   readonly #done: Promise<void>
 
-  constructor(once: () => Promise<void>) {
+  constructor(once: () => Promise<void>, options: SearchLoopOptions = {}) {
+    const intervalMs = options.intervalMs ?? 0
     this.#done = (async () => {
       while (!this.#stopped) {
+        const started = performance.now()
         try {
           await once()
           this.counts.ok++
@@ -100,8 +123,21 @@ export class SearchLoop {
           waiter.resolve()
           return false
         })
+        const rest = started + intervalMs - performance.now()
+        if (rest > 0 && !this.#stopped) await this.#pause(rest)
       }
     })()
+  }
+
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#wake?.(), ms)
+      this.#wake = () => {
+        clearTimeout(timer)
+        this.#wake = undefined
+        resolve()
+      }
+    })
   }
 
   /** Resolves when `more` further searches have succeeded. */
@@ -113,6 +149,7 @@ export class SearchLoop {
   /** Stops after the search in flight and returns the counts. */
   async stop(): Promise<LoopCounts> {
     this.#stopped = true
+    this.#wake?.()
     await this.#done
     return this.counts
   }

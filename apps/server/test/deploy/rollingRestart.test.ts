@@ -4,7 +4,7 @@ import { SealboxClient } from '@sealbox/he-core/client'
 import { runCommand, ServerNode, TempNginx, TempPostgres } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { docBlock, substitute } from './deployDocKit.ts'
-import { drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
+import { DRILL_SEARCH_INTERVAL_MS, drillNodeEnv, type KeyedSearch, keyedSearch, SearchLoop } from './drillKit.ts'
 
 /*
  * The rolling restart of deploy/README.md with a database that takes long to warm (issue
@@ -57,7 +57,9 @@ afterAll(async () => {
 describe('rolling restart, as the guide writes it, with a slow-warming database', () => {
   it('loses 0 searches', { timeout: 900_000 }, async () => {
     const readme = await readFile(README, 'utf8')
-    const loop = new SearchLoop(() => keyed.run(new SealboxClient({ baseUrl: nginx.url, token: ALICE })))
+    const loop = new SearchLoop(() => keyed.run(new SealboxClient({ baseUrl: nginx.url, token: ALICE })), {
+      intervalMs: DRILL_SEARCH_INTERVAL_MS,
+    })
     onTestFinished(async () => {
       await loop.stop()
     })

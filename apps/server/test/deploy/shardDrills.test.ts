@@ -3,7 +3,15 @@ import { topKIndices } from '@sealbox/he-core/search'
 import type { ServerNode } from '@sealbox/testkit'
 import { TempPostgres, waitFor } from '@sealbox/testkit'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { drillNodeEnv, type KeyedSearch, keyedSearch, metric, SearchLoop, storeOf } from './drillKit.ts'
+import {
+  DRILL_SEARCH_INTERVAL_MS,
+  drillNodeEnv,
+  type KeyedSearch,
+  keyedSearch,
+  metric,
+  SearchLoop,
+  storeOf,
+} from './drillKit.ts'
 import { SHARD_ROWS, type ShardedDeployment, startShardedDeployment } from './shardKit.ts'
 
 /*
@@ -60,7 +68,7 @@ afterAll(async () => {
 
 describe('2 shards × 2 replicas while searches run', () => {
   it('loses 0 searches when one replica is killed (kill -9)', { timeout: 600_000 }, async () => {
-    const loop = new SearchLoop(() => keyed.run(viaNginx))
+    const loop = new SearchLoop(() => keyed.run(viaNginx), { intervalMs: DRILL_SEARCH_INTERVAL_MS })
     onTestFinished(async () => {
       await loop.stop()
     })
@@ -80,7 +88,7 @@ describe('2 shards × 2 replicas while searches run', () => {
   })
 
   it('loses 0 searches in a rolling restart of every node', { timeout: 900_000 }, async () => {
-    const loop = new SearchLoop(() => keyed.run(viaNginx))
+    const loop = new SearchLoop(() => keyed.run(viaNginx), { intervalMs: DRILL_SEARCH_INTERVAL_MS })
     onTestFinished(async () => {
       await loop.stop()
     })
@@ -108,7 +116,7 @@ describe('2 shards × 2 replicas while searches run', () => {
   it('fails with a coded error naming the shard while a whole shard is down', { timeout: 600_000 }, async () => {
     // One try a call: the drill counts what a caller sees, not the client's retries.
     const once = viaNginx.with({ retry: false })
-    const loop = new SearchLoop(() => keyed.run(once))
+    const loop = new SearchLoop(() => keyed.run(once), { intervalMs: DRILL_SEARCH_INTERVAL_MS })
     onTestFinished(async () => {
       await loop.stop()
     })
@@ -148,7 +156,7 @@ describe('2 shards × 2 replicas while searches run', () => {
   })
 
   it('loses < 1 % of searches while PostgreSQL is stopped', { timeout: 600_000 }, async () => {
-    const loop = new SearchLoop(() => keyed.run(viaNginx))
+    const loop = new SearchLoop(() => keyed.run(viaNginx), { intervalMs: DRILL_SEARCH_INTERVAL_MS })
     onTestFinished(async () => {
       await loop.stop()
     })
