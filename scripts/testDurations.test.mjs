@@ -31,15 +31,18 @@ describe('the suite order', () => {
     ])
   })
 
-  it('reads durations from a vitest JSON report, and an unreadable file as none', () => {
-    const report = {
-      testResults: [
-        { name: '/r/b.test.ts', startTime: 1000, endTime: 3460 },
-        { name: '/r/a.test.ts', startTime: 0, endTime: 49 },
+  it("reads whole-file durations from vitest's results cache, and an unreadable file as none", () => {
+    const cache = {
+      version: '4',
+      results: [
+        ['server:b.test.ts', { duration: 2460, failed: false }],
+        ['he-core:a.test.ts', { duration: 49, failed: false }],
+        ['server-serial:b.test.ts', { duration: 1000, failed: false }],
+        ['web:c.test.ts', { failed: true }],
       ],
     }
-    expect(durationsOf(report, '/r')).toEqual({ 'a.test.ts': 0, 'b.test.ts': 2.5 })
-    expect(Object.keys(durationsOf(report, '/r'))).toEqual(['a.test.ts', 'b.test.ts'])
+    expect(durationsOf(cache)).toEqual({ 'a.test.ts': 0, 'b.test.ts': 2.5 })
+    expect(Object.keys(durationsOf(cache))).toEqual(['a.test.ts', 'b.test.ts'])
     const dir = mkdtempSync(join(tmpdir(), 'sealbox-durations-'))
     try {
       const broken = join(dir, 'broken.json')
