@@ -24,8 +24,10 @@ const PARALLEL_FILES = 6
  *    (scripts/copyCheckout.mjs), so no dist/ another file reads changes under it.
  * 1. serial, one file at a time with nothing beside it: `server-serial`
  *    (apps/server/vitest.serial.config.ts: eventLoop.e2e, the inline executor's two abuse files,
- *    bigKeysWithQueueFlood and PostgresKeyStore, which hold latencies or deadlines to bounds a busy
- *    neighbour moves).
+ *    bigKeysWithQueueFlood, PostgresKeyStore, grownInput, queueShare and retryAfterDrain, which
+ *    hold latencies or deadlines to bounds a busy neighbour moves).
+ * 2. then `he-core-serial` (packages/he-core/vitest.serial.config.ts: KernelGaloisKeys, which
+ *    counts the process's ArrayBuffer bytes exactly).
  */
 export default defineConfig({
   test: {
@@ -34,6 +36,7 @@ export default defineConfig({
       'packages/*/vitest.config.ts',
       'apps/*/vitest.config.ts',
       'apps/server/vitest.serial.config.ts',
+      'packages/he-core/vitest.serial.config.ts',
     ],
     maxWorkers: PARALLEL_FILES,
     // The longest files first, across projects (scripts/testDurations.json).

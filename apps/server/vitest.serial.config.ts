@@ -4,7 +4,8 @@ import { defineProject } from 'vitest/config'
  * The server files that run alone after every parallel file (root vitest.config.ts):
  * eventLoop.e2e asserts one ordering of `/healthz` latencies (pool near idle, inline far
  * from it) that a neighbour's burst between its windows could blur; the inline executor's
- * abuse files and PostgresKeyStore's deadlines measure the machine too. Every other file,
+ * abuse files and PostgresKeyStore's deadlines measure the machine too, and three abuse files
+ * whose baseline and attack windows a neighbour's burst can split (below). Every other file,
  * the abuse suite included, judges its timings against baselines from the same test and
  * runs in the parallel group; so does deployDoc, whose `npm run build` writes dist/ in a
  * copy of the checkout (scripts/copyCheckout.mjs), never in the dist/ folders other files
@@ -24,6 +25,13 @@ export const SERIAL_SERVER_FILES: readonly string[] = [
   // /healthz near its idle latency while the pool computes, far from it inline: a neighbour
   // file's burst between the idle and the loaded window would blur the one ordering it asserts.
   'test/eventLoop.e2e.test.ts',
+  // A victim's latency during the attack against its baseline from before it (grownInput:
+  // max < 8 × p50; queueShare: /healthz p99), and Retry-After against a drain timed in the
+  // same test: a neighbour's burst in one window and not the other fails them (all three in
+  // one fresh-clone run beside deployDoc's build, passing in the two runs before it).
+  'test/abuse/grownInput.e2e.test.ts',
+  'test/abuse/queueShare.e2e.test.ts',
+  'test/abuse/retryAfterDrain.e2e.test.ts',
 ]
 
 export default defineProject({

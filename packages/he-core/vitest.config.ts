@@ -1,4 +1,5 @@
-import { defineProject } from 'vitest/config'
+import { configDefaults, defineProject } from 'vitest/config'
+import { SERIAL_CORE_FILES } from './vitest.serial.config.ts'
 
 export default defineProject({
   resolve: { conditions: ['@sealbox/source'] },
@@ -6,6 +7,8 @@ export default defineProject({
   test: {
     name: 'he-core',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // KernelGaloisKeys counts the process's ArrayBuffers: it runs alone in `he-core-serial`.
+    exclude: [...configDefaults.exclude, ...SERIAL_CORE_FILES],
     environment: 'node',
     // The parallel group (root vitest.config.ts).
     sequence: { groupOrder: 0 },
